@@ -1,0 +1,58 @@
+/**
+ * Suite definitions. A suite is data (a YAML file in suites/); a check is a list of steps;
+ * each step and each expectation names a kind that the engine's small registry interprets.
+ * An unknown kind or an unknown field is a load error, never a silent pass.
+ */
+import type { Level, SpecRef } from './result.js';
+import type { TransportKind } from '../transport/types.js';
+
+/** Condition on the agent profile (its declared capabilities and listed tasks). */
+export type Condition =
+  | { capability: string; equals?: unknown; present?: boolean; in?: unknown[] }
+  | { task_declared: string }
+  | { all: Condition[] }
+  | { any: Condition[] }
+  | { not: Condition };
+
+export interface StepDef {
+  kind: string;
+  /** Name under which the step's result is saved for later templates (`{{steps.<id>...}}`). */
+  id?: string;
+  /** `setup`: a failed expectation means the check's prerequisite is missing (not_testable).
+   *  `probe` (default): a failed expectation fails the check. */
+  role?: 'setup' | 'probe';
+  /** Kind-specific fields, validated by the kind's own schema. */
+  [field: string]: unknown;
+}
+
+export interface ExpectationDef {
+  kind: string;
+  [field: string]: unknown;
+}
+
+export interface CheckDef {
+  /** Stable dotted id: `<suite>.<area>.<rule>`; never a position number. */
+  id: string;
+  title: string;
+  level: Level;
+  spec: SpecRef;
+  /** What the check verifies and why, for people reading the report. */
+  description?: string;
+  applies_when?: Condition;
+  /** Why the check is not applicable when `applies_when` is false (shown in the report). */
+  not_applicable_reason?: string;
+  /** Restrict to some transports (others report not_applicable). */
+  transports?: TransportKind[];
+  /** Run alone (not concurrently with other checks of the same suite and transport). */
+  serial?: boolean;
+  steps: StepDef[];
+}
+
+export interface SuiteDef {
+  id: string;
+  title: string;
+  description?: string;
+  /** Suites that run after every other suite (e.g. schemas, which grades all observed replies). */
+  order?: 'normal' | 'last';
+  checks: CheckDef[];
+}

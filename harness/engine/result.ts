@@ -1,0 +1,118 @@
+/**
+ * The canonical run result. Every report (agent-compliance JSON, JUnit, HTML, Allure, console)
+ * is a rendering of this one object; nothing in reports/ calls an agent.
+ */
+import type { TransportKind, WireExchange } from '../transport/types.js';
+
+export const OUTCOMES = ['pass', 'fail', 'warn', 'info', 'not_applicable', 'not_testable', 'error'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export const LEVELS = ['MUST', 'SHOULD', 'MAY'] as const;
+export type Level = (typeof LEVELS)[number];
+
+export type OverallStatus = 'passing' | 'degraded' | 'failing' | 'unreachable' | 'auth_required';
+export type SuiteStatus = 'passing' | 'failing' | 'partial' | 'not_applicable' | 'untested';
+
+export interface SpecRef {
+  /** `interface-spec` (authoritative) or `digest` (details the spec names). */
+  doc: 'interface-spec' | 'digest';
+  /** Section number, e.g. `4.4`. */
+  section: string;
+  /** Rule within the section, e.g. `rule 2`, or a short name of the statement. */
+  rule?: string;
+}
+
+export interface Evidence {
+  /** What the check wanted. */
+  expected?: unknown;
+  /** What the agent did. */
+  actual?: unknown;
+  /** RFC 6901 pointer into the payload the expectation looked at. */
+  pointer?: string;
+  /** Wire exchanges of the check, secrets redacted. */
+  exchanges: WireExchange[];
+  /** Extra facts (e.g. where the payload was read from). */
+  notes?: string[];
+}
+
+export interface CheckResult {
+  check_id: string;
+  suite_id: string;
+  title: string;
+  level: Level;
+  spec_ref: SpecRef;
+  transport: TransportKind;
+  outcome: Outcome;
+  duration_ms: number;
+  /** One line: why it passed / failed / was skipped. */
+  message: string;
+  /** Present on every non-pass (and optionally on passes). */
+  evidence?: Evidence;
+  /** True when the run budget ran out before this check finished (outcome is then not_testable). */
+  not_run?: boolean;
+  /** True when a baseline entry expected this failure (issue 6). */
+  baselined?: boolean;
+}
+
+export type OutcomeCounts = Record<Outcome, number>;
+
+export interface SuiteResult {
+  suite_id: string;
+  title: string;
+  status: SuiteStatus;
+  counts: OutcomeCounts;
+  /** Per transport: the same summary restricted to that transport. */
+  by_transport: Partial<Record<TransportKind, { status: SuiteStatus; counts: OutcomeCounts }>>;
+  first_failure?: { check_id: string; transport: TransportKind; message: string };
+}
+
+export interface TransportInfo {
+  transport: TransportKind;
+  endpoint: string;
+  reachable: boolean;
+  auth_required: boolean;
+  /** MCP session id (redacted to a prefix) or absent for stateless servers. */
+  session?: string;
+  /** MCP sessions opened during the run (1 when the server keeps sessions). */
+  sessions_opened?: number;
+  server?: string;
+  /** Task names the agent lists. */
+  declared_tasks: string[];
+  /** Why the transport could not be used, if it could not. */
+  problem?: string;
+}
+
+export interface RunResult {
+  schema_version: '1.0';
+  harness: { name: 'proto-comply'; version: string };
+  agent_url: string;
+  token: string;
+  transports: TransportKind[];
+  transport_info: TransportInfo[];
+  overall_status: OverallStatus;
+  completeness: { status: 'complete' | 'partial'; reasons: string[] };
+  headline: string;
+  seed: string;
+  started_at: string;
+  finished_at: string;
+  duration_ms: number;
+  /** Shell command that reproduces this run (same seed, same selection). */
+  command: string;
+  selection: { suites: string[]; check_glob?: string; budget_s?: number; strict: boolean };
+  counts: OutcomeCounts;
+  suites: SuiteResult[];
+  checks: CheckResult[];
+}
+
+export function emptyCounts(): OutcomeCounts {
+  return { pass: 0, fail: 0, warn: 0, info: 0, not_applicable: 0, not_testable: 0, error: 0 };
+}
+
+/** Does this outcome fail a run? MUST not_testable counts as failing; SHOULD only under --strict. */
+export function isFailing(check: Pick<CheckResult, 'outcome' | 'level' | 'not_run'>, strict = false): boolean {
+  if (check.not_run) return false;
+  if (check.outcome === 'fail' || check.outcome === 'error') return true;
+  if (check.outcome === 'not_testable' && check.level === 'MUST') return true;
+  if (strict && check.outcome === 'warn') return true;
+  return false;
+}
