@@ -8,8 +8,12 @@ import type { TransportKind } from '../transport/types.js';
 
 /** Condition on the agent profile (its declared capabilities and listed tasks). */
 export type Condition =
-  | { capability: string; equals?: unknown; present?: boolean; in?: unknown[] }
+  /** `capability` is a JSON pointer (or a list tried in order) into the capability declaration;
+   *  `{token}` in it is replaced by the protocol token. */
+  | { capability: string | string[]; equals?: unknown; present?: boolean; in?: unknown[]; contains?: unknown }
   | { task_declared: string }
+  /** Facts about the run itself, e.g. `auth_token`: the user gave a bearer token. */
+  | { run: 'auth_token' }
   | { all: Condition[] }
   | { any: Condition[] }
   | { not: Condition };
@@ -41,6 +45,10 @@ export interface CheckDef {
   applies_when?: Condition;
   /** Why the check is not applicable when `applies_when` is false (shown in the report). */
   not_applicable_reason?: string;
+  /** A prerequisite the agent must offer for the check to be testable (e.g. the test
+   *  controller). When false the check is not_testable with `requires_reason`. */
+  requires?: Condition;
+  requires_reason?: string;
   /** Restrict to some transports (others report not_applicable). */
   transports?: TransportKind[];
   /** Run alone (not concurrently with other checks of the same suite and transport). */
@@ -50,9 +58,11 @@ export interface CheckDef {
 
 export interface SuiteDef {
   id: string;
+  /** YAML anchors for steps shared by several checks; not interpreted by the engine. */
+  fragments?: unknown;
   title: string;
   description?: string;
-  /** Suites that run after every other suite (e.g. schemas, which grades all observed replies). */
-  order?: 'normal' | 'last';
+  /** `first` runs before other suites (capabilities); `last` after them (schemas, which grades every observed reply). */
+  order?: 'first' | 'normal' | 'last';
   checks: CheckDef[];
 }

@@ -1,0 +1,46 @@
+/** The `proto-comply` command: dispatches to subcommands; usage errors exit 2 with one line. */
+import { HARNESS_VERSION } from '../version.js';
+import { MAIN_HELP, UsageError } from './usage.js';
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./run-command.js')).runCommand,
+  vectors: async () => (await import('../signing/vectors/cli.js')).vectorsCommand,
+  mock: async () => mockCommand,
+};
+
+async function mockCommand(argv: string[]): Promise<number> {
+  const [which, ...rest] = argv;
+  switch (which) {
+    case 'seller':
+      return (await import('../../mocks/seller/cli.js')).mockSellerCommand(rest);
+    default:
+      throw new UsageError(`mock: expected "seller", got ${which === undefined ? 'nothing' : JSON.stringify(which)}`);
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  try {
+    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+      process.stdout.write(MAIN_HELP + '\n');
+      return name === undefined ? 2 : 0;
+    }
+    if (name === '--version' || name === '-v') {
+      process.stdout.write(`proto-comply ${HARNESS_VERSION}\n`);
+      return 0;
+    }
+    const load = COMMANDS[name];
+    if (!load) throw new UsageError(`unknown command ${JSON.stringify(name)} (commands: ${Object.keys(COMMANDS).join(', ')})`);
+    return await (await load())(rest);
+  } catch (e) {
+    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`proto-comply: ${(e as Error).message}\n`);
+      return 2;
+    }
+    process.stderr.write(`proto-comply: internal error: ${(e as Error).message}\n`);
+    if (process.env.PROTO_COMPLY_DEBUG) process.stderr.write(`${(e as Error).stack}\n`);
+    return 1;
+  }
+}

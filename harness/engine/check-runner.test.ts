@@ -1,0 +1,194 @@
+/**
+ * Outcome mapping of the check runner, driven by a scripted in-process agent implementing the
+ * Transport interface (the end-to-end tests against real servers live with the suites).
+ */
+import { describe, expect, it } from 'vitest';
+import type { CallOptions, OpenInfo, TaskListReply, TaskReply, Transport, TransportKind } from '../transport/types.js';
+import type { CheckDef, SuiteDef } from './model.js';
+import { runCheck, type CheckEnv } from './check-runner.js';
+import { protocolIds } from '../token.js';
+import { ObservedReplies } from './observed.js';
+import { validateSuite } from './loader.js';
+import type { AgentProfile } from './profile.js';
+import type { SchemaChecker } from './kinds/types.js';
+
+type Script = (task: string, args: Record<string, unknown>, options: CallOptions) => Partial<TaskReply> | Promise<Partial<TaskReply>>;
+
+class ScriptedAgent implements Transport {
+  readonly endpoint = 'scripted://agent';
+  calls: { task: string; args: Record<string, unknown>; options: CallOptions }[] = [];
+  constructor(
+    readonly kind: TransportKind,
+    private readonly script: Script,
+  ) {}
+  async open(): Promise<OpenInfo> {
+    return { transport: this.kind, exchanges: [] };
+  }
+  async listTasks(): Promise<TaskListReply> {
+    return { transport: this.kind, names: ['get_products'], source: 'tools/list', exchanges: [] };
+  }
+  async call(task: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<TaskReply> {
+    this.calls.push({ task, args, options });
+    if (options.signal?.aborted) return this.reply(task, { ok: false, failure: { kind: 'aborted', message: 'aborted' } });
+    return this.reply(task, await this.script(task, args, options));
+  }
+  private reply(task: string, r: Partial<TaskReply>): TaskReply {
+    return { transport: this.kind, task, ok: true, status: 'completed', payloadSource: 'content_text', isError: false, durationMs: 1, exchanges: [], notes: [], ...r };
+  }
+  async getTask(taskId: string): Promise<TaskReply> {
+    return this.reply(taskId, { ok: false, failure: { kind: 'protocol', message: 'no' } });
+  }
+  stats() {
+    return { sessionsOpened: 1, calls: this.calls.length };
+  }
+  async close() {}
+}
+
+const noSchemas: SchemaChecker = {
+  validateTaskResponse: () => ({ valid: true, errors: [] }),
+  validate: () => ({ valid: true, errors: [] }),
+  hasTaskSchema: () => true,
+  hasSchema: () => true,
+};
+
+function env(transport: Transport, profile: Partial<AgentProfile> = {}, signal = new AbortController().signal): CheckEnv {
+  return {
+    transport,
+    profile: { transport: transport.kind, offered: true, reachable: true, authRequired: false, tasks: ['get_products'], authTokenSet: false, capabilities: { feature: { on: true } }, ...profile },
+    ids: protocolIds('proto'),
+    seed: '42',
+    runStartedAt: new Date('2026-11-22T00:00:00Z'),
+    signal,
+    observed: new ObservedReplies(),
+    schemas: noSchemas,
+  };
+}
+
+function suiteWith(check: Omit<CheckDef, 'spec' | 'title'> & Partial<CheckDef>): { suite: SuiteDef; check: CheckDef } {
+  const suite = validateSuite(
+    { id: 'demo', title: 'Demo', checks: [{ title: 'a check', spec: { doc: 'interface-spec', section: '7' }, ...check }] },
+    'test',
+  );
+  return { suite, check: suite.checks[0] };
+}
+
+const ok = (payload: unknown): Partial<TaskReply> => ({ payload });
+const err = (code: string): Partial<TaskReply> => ({ ok: false, isError: true, status: 'failed', error: { code, message: `${code}!`, source: 'is_error_text', raw: { code, message: `${code}!` } } });
+
+describe('check runner outcomes', () => {
+  it('passes when every probe expectation holds', async () => {
+    const agent = new ScriptedAgent('mcp', () => ok({ value: 3 }));
+    const { suite, check } = suiteWith({ id: 'demo.a.pass', level: 'MUST', steps: [{ kind: 'call', task: 'get_products', expect: [{ kind: 'field', path: '/value', equals: 3 }] }] });
+    const r = await runCheck(suite, check, env(agent));
+    expect(r.outcome).toBe('pass');
+    expect(r.evidence).toBeUndefined();
+  });
+
+  it('maps a failed probe to fail / warn / info by level, with evidence', async () => {
+    for (const [level, outcome] of [['MUST', 'fail'], ['SHOULD', 'warn'], ['MAY', 'info']] as const) {
+      const agent = new ScriptedAgent('mcp', () => ok({ value: 4 }));
+      const { suite, check } = suiteWith({ id: 'demo.a.level', level, steps: [{ kind: 'call', task: 'get_products', expect: [{ kind: 'field', path: '/value', equals: 3 }] }] });
+      const r = await runCheck(suite, check, env(agent));
+      expect(r.outcome).toBe(outcome);
+      expect(r.evidence).toMatchObject({ expected: 3, actual: 4, pointer: '/value' });
+      expect(r.message).toContain('/value');
+    }
+  });
+
+  it('a failed setup step makes the check not_testable, never a pass', async () => {
+    const agent = new ScriptedAgent('mcp', (task) => (task === 'get_products' ? err('INTERNAL') : ok({})));
+    const { suite, check } = suiteWith({
+      id: 'demo.a.setup',
+      level: 'MUST',
+      steps: [
+        { kind: 'call', role: 'setup', task: 'get_products' },
+        { kind: 'call', task: 'create_media_buy' },
+      ],
+    });
+    const r = await runCheck(suite, check, env(agent));
+    expect(r.outcome).toBe('not_testable');
+    expect(r.message).toMatch(/prerequisite not met/);
+    expect(agent.calls).toHaveLength(1);
+  });
+
+  it('an unresolved template is a missing prerequisite', async () => {
+    const agent = new ScriptedAgent('mcp', () => ok({ products: [] }));
+    const { suite, check } = suiteWith({
+      id: 'demo.a.template',
+      level: 'MUST',
+      steps: [
+        { kind: 'call', id: 'p', task: 'get_products' },
+        { kind: 'call', task: 'create_media_buy', args: { product_id: '{{steps.p.payload.products.0.product_id}}' } },
+      ],
+    });
+    const r = await runCheck(suite, check, env(agent));
+    expect(r.outcome).toBe('not_testable');
+    expect(r.message).toMatch(/unresolved substitution/);
+  });
+
+  it('applies_when false → not_applicable with the reason; requires false → not_testable', async () => {
+    const agent = new ScriptedAgent('mcp', () => ok({}));
+    const a = suiteWith({ id: 'demo.a.na', level: 'MUST', applies_when: { capability: '/missing' }, not_applicable_reason: 'nothing declared', steps: [{ kind: 'call', task: 'x' }] });
+    expect(await runCheck(a.suite, a.check, env(agent))).toMatchObject({ outcome: 'not_applicable', message: 'nothing declared' });
+    const b = suiteWith({ id: 'demo.a.nt', level: 'MUST', requires: { capability: '/feature/on', equals: false }, steps: [{ kind: 'call', task: 'x' }] });
+    const rb = await runCheck(b.suite, b.check, env(agent));
+    expect(rb.outcome).toBe('not_testable');
+    expect(rb.message).toMatch(/feature\/on/);
+    expect(agent.calls).toHaveLength(0);
+  });
+
+  it('transport filters and unusable transports', async () => {
+    const agent = new ScriptedAgent('a2a', () => ok({}));
+    const a = suiteWith({ id: 'demo.a.mcponly', level: 'MUST', transports: ['mcp'], steps: [{ kind: 'call', task: 'x' }] });
+    expect((await runCheck(a.suite, a.check, env(agent))).outcome).toBe('not_applicable');
+    const b = suiteWith({ id: 'demo.a.down', level: 'MUST', steps: [{ kind: 'call', task: 'x' }] });
+    expect((await runCheck(b.suite, b.check, env(agent, { reachable: false, problem: 'down' }))).outcome).toBe('not_testable');
+  });
+
+  it('an unreachable agent mid-check is not_testable, a 5xx is a failure', async () => {
+    const down = new ScriptedAgent('mcp', () => ({ ok: false, failure: { kind: 'network', message: 'ECONNREFUSED' } }));
+    const { suite, check } = suiteWith({ id: 'demo.a.net', level: 'MUST', steps: [{ kind: 'call', task: 'get_products' }] });
+    expect((await runCheck(suite, check, env(down))).outcome).toBe('not_testable');
+    const crash = new ScriptedAgent('mcp', () => ({ ok: false, failure: { kind: 'http_status', httpStatus: 500, message: 'HTTP 500' } }));
+    expect((await runCheck(suite, check, env(crash))).outcome).toBe('fail');
+  });
+
+  it('a run budget that runs out marks the check not run', async () => {
+    const ctl = new AbortController();
+    const agent = new ScriptedAgent('mcp', () => {
+      ctl.abort();
+      return ok({});
+    });
+    const { suite, check } = suiteWith({ id: 'demo.a.budget', level: 'MUST', steps: [{ kind: 'call', task: 'a' }, { kind: 'call', task: 'b' }] });
+    const r = await runCheck(suite, check, env(agent, {}, ctl.signal));
+    expect(r).toMatchObject({ outcome: 'not_testable', not_run: true });
+  });
+
+  it('a harness exception is an error outcome, not a failure of the agent', async () => {
+    const agent = new ScriptedAgent('mcp', () => {
+      throw new Error('boom');
+    });
+    const { suite, check } = suiteWith({ id: 'demo.a.error', level: 'MUST', steps: [{ kind: 'call', task: 'a' }] });
+    const r = await runCheck(suite, check, env(agent));
+    expect(r.outcome).toBe('error');
+    expect(r.message).toMatch(/boom/);
+  });
+
+  it('generates the same keys for the same seed and check, different ones across checks', async () => {
+    const seen: unknown[] = [];
+    const agent = new ScriptedAgent('mcp', (_t, args) => {
+      seen.push(args.key);
+      return ok({});
+    });
+    const a = suiteWith({ id: 'demo.a.keys', level: 'MUST', steps: [{ kind: 'call', task: 't', args: { key: '{{uuid:k}}' } }, { kind: 'call', task: 't', args: { key: '{{uuid:k}}' } }] });
+    await runCheck(a.suite, a.check, env(agent));
+    await runCheck(a.suite, a.check, env(agent));
+    const b = suiteWith({ id: 'demo.a.other', level: 'MUST', steps: [{ kind: 'call', task: 't', args: { key: '{{uuid:k}}' } }] });
+    await runCheck(b.suite, b.check, env(agent));
+    expect(seen[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(seen[1]).toBe(seen[0]);
+    expect(seen[2]).toBe(seen[0]);
+    expect(seen[3]).toBe(seen[0]);
+    expect(seen[4]).not.toBe(seen[0]);
+  });
+});

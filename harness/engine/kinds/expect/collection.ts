@@ -1,0 +1,86 @@
+/** Expectations on items of an array found by their fields (e.g. one media buy among many). */
+import { isDeepStrictEqual } from 'node:util';
+import type { ExpectationDef } from '../../model.js';
+import type { CheckContext, ExpectationKind, Subject } from '../types.js';
+import { at, OK, payloadOf, short } from './util.js';
+
+const WHERE = { type: 'object', additionalProperties: true, minProperties: 1 } as const;
+
+function matching(subject: Subject, exp: ExpectationDef, ctx: CheckContext): { list?: unknown[]; pointer: string; items: unknown[]; where: Record<string, unknown> } {
+  const r = at(payloadOf(subject), exp.in as string, ctx);
+  const where = ctx.expand(exp.where) as Record<string, unknown>;
+  if (!r.found || !Array.isArray(r.value)) return { pointer: r.pointer, items: [], where };
+  const items = r.value.filter((item) =>
+    Object.entries(where).every(([p, want]) => {
+      const v = at(item, p, ctx);
+      return v.found && isDeepStrictEqual(v.value, want);
+    }),
+  );
+  return { list: r.value, pointer: r.pointer, items, where };
+}
+
+/** Exactly one item of the array at `in` matches `where`; the nested expectations judge it. */
+export const item: ExpectationKind = {
+  name: 'item',
+  fields: { in: { type: 'string' }, where: WHERE, expect: { type: 'array' } },
+  required: ['in', 'where'],
+  expectationFields: ['expect'],
+  evaluate(exp, subject, ctx) {
+    const m = matching(subject, exp, ctx);
+    if (!m.list) return { ok: false, message: `${m.pointer} must be an array`, pointer: m.pointer };
+    if (m.items.length !== 1) {
+      return { ok: false, message: `${m.items.length} items of ${m.pointer} match ${short(m.where)}, expected exactly one`, expected: m.where, actual: m.items.length, pointer: m.pointer };
+    }
+    const index = m.list.indexOf(m.items[0]);
+    const j = ctx.judge(exp.expect as ExpectationDef[] | undefined, { record: { payload: m.items[0] } });
+    if (j.ok) return OK;
+    return { ...j, pointer: `${m.pointer}/${index}${j.pointer ?? ''}` };
+  },
+};
+
+export const countMatching: ExpectationKind = {
+  name: 'count_matching',
+  fields: { in: { type: 'string' }, where: WHERE, equals: { type: 'integer', minimum: 0 } },
+  required: ['in', 'where', 'equals'],
+  evaluate(exp, subject, ctx) {
+    const m = matching(subject, exp, ctx);
+    if (!m.list) return { ok: false, message: `${m.pointer} must be an array`, pointer: m.pointer };
+    if (m.items.length !== exp.equals) {
+      return {
+        ok: false,
+        message: `${m.items.length} items of ${m.pointer} match ${short(m.where)}, expected ${exp.equals as number}`,
+        expected: exp.equals,
+        actual: m.items,
+        pointer: m.pointer,
+      };
+    }
+    return OK;
+  },
+};
+
+/** The error object, exactly as the agent sent it, satisfies an inline schema. */
+export const errorMatches: ExpectationKind = {
+  name: 'error_matches',
+  fields: { schema: { type: 'object' }, description: { type: 'string' } },
+  required: ['schema'],
+  evaluate(exp, subject) {
+    const raw = subject.reply?.error?.raw ?? subject.record.error?.raw;
+    if (raw === undefined) return { ok: false, message: 'no error object to judge' };
+    return checkSchema(exp.schema as object, raw, (exp.description as string | undefined) ?? 'the error object');
+  },
+};
+
+import { compileInline } from './schema.js';
+
+function checkSchema(schema: object, value: unknown, what: string): { ok: boolean; message?: string; expected?: unknown; actual?: unknown; pointer?: string } {
+  const fn = compileInline(schema);
+  if (fn(value)) return { ok: true };
+  const e = fn.errors?.[0];
+  return {
+    ok: false,
+    message: `${what}: ${e?.instancePath || '/'} ${e?.message ?? 'invalid'}${e?.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`,
+    expected: schema,
+    actual: value,
+    pointer: e?.instancePath,
+  };
+}

@@ -1,0 +1,9 @@
+import type { StepKind } from '../types.js';
+import { call } from './call.js';
+import { callConcurrent } from './concurrent.js';
+import { listTasks } from './list-tasks.js';
+import { sessionReuse } from './session-reuse.js';
+import { observedReplies, observedSchema } from './observed.js';
+import { assertStep } from './assert.js';
+
+export const STEP_KINDS: StepKind[] = [call, callConcurrent, listTasks, sessionReuse, observedSchema, observedReplies, assertStep];

@@ -1,0 +1,83 @@
+/**
+ * Steps that grade every reply the run has received so far on this transport (the schemas suite
+ * runs last), optionally after one sample call of their own.
+ */
+import type { ExpectationDef } from '../../model.js';
+import type { StepKind } from '../types.js';
+import { recordOf } from '../types.js';
+import { verdictToJudgement } from '../expect/schema.js';
+import type { Observation } from '../../observed.js';
+
+export const observedSchema: StepKind = {
+  name: 'observed_schema',
+  fields: {
+    task: { type: 'string', minLength: 1 },
+    /** Several tasks graded together (not_applicable only when none of them was received). */
+    tasks: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 },
+    /** Arguments of a sample call made when the agent lists the task (omit to only grade what was observed). */
+    sample_args: { type: 'object' },
+  },
+  async run(step, ctx) {
+    const tasks = [...(step.task !== undefined ? [step.task] : []), ...((step.tasks as unknown[] | undefined) ?? [])].map((t) => String(ctx.expand(t)));
+    if (tasks.length === 0) return { verdict: { status: 'unmet', message: 'observed_schema needs task or tasks' } };
+    const seen: Observation[] = [];
+    for (const task of tasks) {
+      if (!ctx.schemas.hasTaskSchema(task)) return { verdict: { status: 'unmet', message: `the harness has no response schema for ${task}` } };
+      if (step.sample_args !== undefined && ctx.profile.tasks.includes(task)) {
+        await ctx.call(task, ctx.expand(step.sample_args) as Record<string, unknown>);
+      }
+      const mine = ctx.observed.forTask(ctx.kind, task).filter((o) => !o.reply.failure);
+      if (mine.length === 0 && step.sample_args !== undefined && ctx.profile.tasks.includes(task)) {
+        return { verdict: { status: 'unmet', message: `the sample ${task} call got no reply` } };
+      }
+      seen.push(...mine);
+    }
+    if (seen.length === 0) {
+      return { verdict: { status: 'not_applicable', message: `no ${tasks.join('/')} reply was received during this run` } };
+    }
+    let errorReplies = 0;
+    for (const o of seen) {
+      const r = o.reply;
+      const verdict = r.isError
+        ? r.error && r.error.raw !== undefined
+          ? ctx.schemas.validate('error', r.error.raw)
+          : { valid: true, errors: [] }
+        : ctx.schemas.validateTaskResponse(r.task, r.payload);
+      if (r.isError) errorReplies++;
+      if (!verdict.valid) {
+        ctx.exchanges.push(...r.exchanges);
+        const j = verdictToJudgement(verdict, r.isError ? `a ${r.task} error object` : `a ${r.task} response (check ${o.checkId})`);
+        return { verdict: { status: 'failed', message: j.message ?? 'schema-invalid', expected: j.expected, actual: r.isError ? r.error?.raw : r.payload, pointer: j.pointer }, record: recordOf(r) };
+      }
+    }
+    ctx.notes.push(`${seen.length} ${tasks.join('/')} replies validated (${errorReplies} error objects)`);
+    return { verdict: { status: 'ok' } };
+  },
+};
+
+export const observedReplies: StepKind = {
+  name: 'observed_replies',
+  fields: {
+    /** Restrict to these tasks (default: every task). */
+    tasks: { type: 'array', items: { type: 'string' } },
+    expect: { type: 'array', minItems: 1 },
+  },
+  required: ['expect'],
+  expectationFields: ['expect'],
+  async run(step, ctx) {
+    const tasks = (step.tasks as string[] | undefined)?.map((t) => ctx.ids.expand(t));
+    const seen = ctx.observed
+      .all(ctx.kind)
+      .filter((o) => o.reply.ok && !o.reply.isError && (!tasks || tasks.includes(o.reply.task)));
+    if (seen.length === 0) return { verdict: { status: 'unmet', message: 'no successful reply was received during the run' } };
+    for (const o of seen) {
+      const j = ctx.judge(step.expect as ExpectationDef[], { reply: o.reply, record: recordOf(o.reply) });
+      if (!j.ok) {
+        ctx.exchanges.push(...o.reply.exchanges);
+        return { verdict: { status: 'failed', message: `${o.reply.task} (check ${o.checkId}): ${j.message}`, expected: j.expected, actual: j.actual, pointer: j.pointer } };
+      }
+    }
+    ctx.notes.push(`${seen.length} replies checked`);
+    return { verdict: { status: 'ok' } };
+  },
+};

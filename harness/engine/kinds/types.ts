@@ -1,0 +1,129 @@
+/**
+ * The contract between the engine and its check kinds. A step kind performs one action against
+ * the agent (a task call, a burst of concurrent calls, a task listing...); an expectation kind
+ * judges what came back. Both declare the fields they accept as a JSON Schema, so a suite with a
+ * misspelt field fails to load instead of silently passing.
+ */
+import type { ProtocolIds } from '../../token.js';
+import type { CallOptions, TaskListReply, TaskReply, Transport, TransportKind, WireExchange } from '../../transport/types.js';
+import type { AgentProfile } from '../profile.js';
+import type { ScopedRandom } from '../rng.js';
+import type { ExpectationDef, StepDef } from '../model.js';
+import type { ObservedReplies } from '../observed.js';
+
+/** What a step leaves behind for later templates: `{{steps.<id>.payload.media_buy_id}}`. */
+export interface StepRecord {
+  task?: string;
+  ok?: boolean;
+  status?: string;
+  payload?: unknown;
+  is_error?: boolean;
+  error?: { code: string; message: string; raw?: unknown };
+  task_id?: string;
+  http_status?: number;
+  /** Concurrent calls: one record per reply. */
+  replies?: StepRecord[];
+  /** Task listings. */
+  names?: string[];
+}
+
+export interface Judgement {
+  ok: boolean;
+  message?: string;
+  expected?: unknown;
+  actual?: unknown;
+  pointer?: string;
+}
+
+export type StepVerdict =
+  | { status: 'ok' }
+  /** An expectation of the step failed (the check fails, or is not_testable for a setup step). */
+  | { status: 'failed'; message: string; expected?: unknown; actual?: unknown; pointer?: string }
+  /** The step could not be carried out (agent unreachable, unresolved template...): not_testable. */
+  | { status: 'unmet'; message: string; expected?: unknown; actual?: unknown; pointer?: string }
+  /** Nothing to judge (e.g. no reply of a task was ever observed and the agent lists no such task). */
+  | { status: 'not_applicable'; message: string };
+
+export interface SchemaVerdict {
+  valid: boolean;
+  errors: { pointer: string; message: string; keyword: string; schemaPath: string }[];
+}
+
+export interface SchemaChecker {
+  validateTaskResponse(task: string, payload: unknown): SchemaVerdict;
+  validate(schemaName: string, value: unknown): SchemaVerdict;
+  hasTaskSchema(task: string): boolean;
+  hasSchema(name: string): boolean;
+}
+
+export interface CheckContext {
+  checkId: string;
+  transport: Transport;
+  kind: TransportKind;
+  ids: ProtocolIds;
+  profile: AgentProfile;
+  random: ScopedRandom;
+  runStartedAt: Date;
+  signal: AbortSignal;
+  steps: Record<string, StepRecord>;
+  /** Every exchange of this check, in order (evidence). */
+  exchanges: WireExchange[];
+  notes: string[];
+  observed: ObservedReplies;
+  schemas: SchemaChecker;
+  /** Expand `{{...}}` templates against this check's scope. */
+  expand(value: unknown): unknown;
+  /** Call a task through the transport; records exchanges and the observed reply. */
+  call(task: string, args: Record<string, unknown>, options?: CallOptions): Promise<TaskReply>;
+  listTasks(): Promise<TaskListReply>;
+  /** Judge a subject with a list of expectation definitions (first failure wins). */
+  judge(expectations: ExpectationDef[] | undefined, subject: Subject): Judgement;
+}
+
+/** What expectations look at. */
+export interface Subject {
+  reply?: TaskReply;
+  record: StepRecord;
+  replies?: TaskReply[];
+  list?: TaskListReply;
+}
+
+export interface StepKind {
+  name: string;
+  /** JSON Schema `properties` of the kind's own fields (besides kind, id, role). */
+  fields: Record<string, unknown>;
+  required?: string[];
+  /** Field names holding nested expectation lists (validated recursively at load). */
+  expectationFields?: string[];
+  run(step: StepDef, ctx: CheckContext): Promise<{ verdict: StepVerdict; record?: StepRecord }>;
+}
+
+export interface ExpectationKind {
+  name: string;
+  fields: Record<string, unknown>;
+  required?: string[];
+  expectationFields?: string[];
+  evaluate(exp: ExpectationDef, subject: Subject, ctx: CheckContext): Judgement;
+}
+
+export function recordOf(reply: TaskReply): StepRecord {
+  return {
+    task: reply.task,
+    ok: reply.ok,
+    status: reply.status,
+    payload: reply.payload,
+    is_error: reply.isError,
+    error: reply.error ? { code: reply.error.code, message: reply.error.message, raw: reply.error.raw } : undefined,
+    task_id: reply.taskId,
+    http_status: reply.httpStatus ?? reply.failure?.httpStatus,
+  };
+}
+
+/** One line describing a reply, for failure messages. */
+export function describeReply(reply: TaskReply): string {
+  if (reply.failure) return `no task reply (${reply.failure.kind}: ${reply.failure.message})`;
+  if (reply.isError) {
+    return reply.error ? `error ${reply.error.code || '(no code)'}: ${reply.error.message}` : 'an error without a readable error object';
+  }
+  return `a ${reply.status} reply`;
+}

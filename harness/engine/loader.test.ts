@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { loadSuites, SuiteLoadError, validateSuite } from './loader.js';
+
+const base = {
+  id: 'demo',
+  title: 'Demo',
+  checks: [
+    {
+      id: 'demo.area.rule',
+      title: 'a rule',
+      level: 'MUST',
+      spec: { doc: 'interface-spec', section: '7' },
+      steps: [{ kind: 'call', task: 'get_products', expect: [{ kind: 'success' }] }],
+    },
+  ],
+};
+
+function variant(mutate: (s: any) => void) {
+  const copy = structuredClone(base);
+  mutate(copy);
+  return copy;
+}
+
+describe('suite loader', () => {
+  it('loads every suite in suites/ with unique check ids', () => {
+    const suites = loadSuites();
+    expect(suites.length).toBeGreaterThanOrEqual(3);
+    const ids = suites.flatMap((s) => s.checks.map((c) => c.id));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('accepts a well-formed suite', () => {
+    expect(validateSuite(base, 'demo.yaml').checks).toHaveLength(1);
+  });
+
+  it.each([
+    ['an unknown step kind', (s: any) => (s.checks[0].steps[0].kind = 'teleport'), /unknown step kind "teleport"/],
+    ['an unknown step field', (s: any) => (s.checks[0].steps[0].taks = 'x'), /taks/],
+    ['an unknown expectation kind', (s: any) => (s.checks[0].steps[0].expect = [{ kind: 'vibes' }]), /unknown expectation kind "vibes"/],
+    ['an unknown expectation field', (s: any) => (s.checks[0].steps[0].expect = [{ kind: 'error_code', allowed_code: ['X'] }]), /allowed_code/],
+    ['a missing required expectation field', (s: any) => (s.checks[0].steps[0].expect = [{ kind: 'error_code' }]), /allowed_codes/],
+    ['an unknown check field', (s: any) => (s.checks[0].severity = 'high'), /severity/],
+    ['a bad level', (s: any) => (s.checks[0].level = 'MIGHT'), /level/],
+    ['a check id outside the suite', (s: any) => (s.checks[0].id = 'other.area.rule'), /must start with the suite id/],
+    ['a positional check id', (s: any) => (s.checks[0].id = 'demo'), /id/],
+    ['a duplicate check id', (s: any) => s.checks.push(structuredClone(s.checks[0])), /duplicate check id/],
+    ['a nested unknown expectation', (s: any) => (s.checks[0].steps[0] = { kind: 'call_concurrent', task: 't', count: 2, expect: [{ kind: 'each', expect: [{ kind: 'nope' }] }] }), /nope/],
+    ['a bad condition', (s: any) => (s.checks[0].applies_when = { capability_path: '/x' }), /applies_when/],
+  ])('rejects %s', (_name, mutate, message) => {
+    expect(() => validateSuite(variant(mutate), 'demo.yaml')).toThrow(SuiteLoadError);
+    expect(() => validateSuite(variant(mutate), 'demo.yaml')).toThrow(message);
+  });
+});

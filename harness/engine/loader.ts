@@ -1,0 +1,169 @@
+/**
+ * Loads suite files (YAML data in suites/) and rejects anything the engine would not interpret
+ * exactly: unknown kinds, unknown or missing fields, duplicate or malformed check ids.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv';
+import type { CheckDef, ExpectationDef, StepDef, SuiteDef } from './model.js';
+import { expectationKind, expectationKindNames, stepKind, stepKindNames } from './kinds/registry.js';
+import type { ExpectationKind, StepKind } from './kinds/types.js';
+
+export class SuiteLoadError extends Error {}
+
+export const SUITES_DIR = fileURLToPath(new URL('../../suites/', import.meta.url));
+
+const CONDITION = {
+  $id: 'condition',
+  oneOf: [
+    {
+      type: 'object',
+      properties: {
+        capability: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] },
+        equals: {},
+        present: { type: 'boolean' },
+        in: { type: 'array' },
+        contains: {},
+      },
+      required: ['capability'],
+      additionalProperties: false,
+    },
+    { type: 'object', properties: { task_declared: { type: 'string' } }, required: ['task_declared'], additionalProperties: false },
+    { type: 'object', properties: { run: { enum: ['auth_token'] } }, required: ['run'], additionalProperties: false },
+    { type: 'object', properties: { all: { type: 'array', items: { $ref: 'condition' } } }, required: ['all'], additionalProperties: false },
+    { type: 'object', properties: { any: { type: 'array', items: { $ref: 'condition' } } }, required: ['any'], additionalProperties: false },
+    { type: 'object', properties: { not: { $ref: 'condition' } }, required: ['not'], additionalProperties: false },
+  ],
+};
+
+const SUITE_SCHEMA = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', pattern: '^[a-z][a-z0-9-]*$' },
+    title: { type: 'string', minLength: 1 },
+    description: { type: 'string' },
+    order: { enum: ['first', 'normal', 'last'] },
+    fragments: {},
+    checks: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string', pattern: '^[a-z][a-z0-9-]*(\\.[a-z0-9][a-z0-9_-]*)+$' },
+          title: { type: 'string', minLength: 1 },
+          level: { enum: ['MUST', 'SHOULD', 'MAY'] },
+          spec: {
+            type: 'object',
+            properties: { doc: { enum: ['interface-spec', 'digest'] }, section: { type: 'string', minLength: 1 }, rule: { type: 'string' } },
+            required: ['doc', 'section'],
+            additionalProperties: false,
+          },
+          description: { type: 'string' },
+          applies_when: { $ref: 'condition' },
+          not_applicable_reason: { type: 'string' },
+          requires: { $ref: 'condition' },
+          requires_reason: { type: 'string' },
+          transports: { type: 'array', items: { enum: ['mcp', 'a2a'] }, minItems: 1 },
+          serial: { type: 'boolean' },
+          steps: { type: 'array', minItems: 1, items: { type: 'object', required: ['kind'] } },
+        },
+        required: ['id', 'title', 'level', 'spec', 'steps'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['id', 'title', 'checks'],
+  additionalProperties: false,
+};
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+ajv.addSchema(CONDITION);
+const validateSuiteShape = ajv.compile(SUITE_SCHEMA);
+const kindValidators = new Map<string, ReturnType<typeof ajv.compile>>();
+
+function kindValidator(prefix: string, kind: StepKind | ExpectationKind, base: Record<string, unknown>) {
+  const key = `${prefix}:${kind.name}`;
+  let v = kindValidators.get(key);
+  if (!v) {
+    v = ajv.compile({
+      type: 'object',
+      properties: { kind: { const: kind.name }, ...base, ...kind.fields },
+      required: ['kind', ...(kind.required ?? [])],
+      additionalProperties: false,
+    });
+    kindValidators.set(key, v);
+  }
+  return v;
+}
+
+function formatErrors(errors: ErrorObject[] | null | undefined): string {
+  return (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`).join('; ');
+}
+
+function checkExpectations(list: unknown, where: string): void {
+  if (list === undefined) return;
+  if (!Array.isArray(list)) throw new SuiteLoadError(`${where}: expectations must be a list`);
+  list.forEach((e: ExpectationDef, i) => {
+    const at = `${where}[${i}]`;
+    if (!e || typeof e !== 'object' || typeof e.kind !== 'string') throw new SuiteLoadError(`${at}: an expectation needs a kind`);
+    const kind = expectationKind(e.kind);
+    if (!kind) throw new SuiteLoadError(`${at}: unknown expectation kind "${e.kind}" (known: ${expectationKindNames().join(', ')})`);
+    const v = kindValidator('expect', kind, {});
+    if (!v(e)) throw new SuiteLoadError(`${at} (${e.kind}): ${formatErrors(v.errors)}`);
+    for (const f of kind.expectationFields ?? []) checkExpectations((e as Record<string, unknown>)[f], `${at}.${f}`);
+  });
+}
+
+function checkStep(step: StepDef, where: string): void {
+  const kind = stepKind(step.kind);
+  if (!kind) throw new SuiteLoadError(`${where}: unknown step kind "${step.kind}" (known: ${stepKindNames().join(', ')})`);
+  const v = kindValidator('step', kind, { id: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' }, role: { enum: ['setup', 'probe'] } });
+  if (!v(step)) throw new SuiteLoadError(`${where} (${step.kind}): ${formatErrors(v.errors)}`);
+  for (const f of kind.expectationFields ?? []) checkExpectations(step[f], `${where}.${f}`);
+}
+
+export function validateSuite(data: unknown, source: string): SuiteDef {
+  if (!validateSuiteShape(data)) throw new SuiteLoadError(`${source}: ${formatErrors(validateSuiteShape.errors)}`);
+  const suite = data as unknown as SuiteDef;
+  const ids = new Set<string>();
+  suite.checks.forEach((check: CheckDef) => {
+    const where = `${source}: ${check.id}`;
+    if (!check.id.startsWith(`${suite.id}.`)) throw new SuiteLoadError(`${where}: check ids must start with the suite id "${suite.id}."`);
+    if (ids.has(check.id)) throw new SuiteLoadError(`${where}: duplicate check id`);
+    ids.add(check.id);
+    const stepIds = new Set<string>();
+    check.steps.forEach((step, i) => {
+      checkStep(step, `${where} step ${i + 1}`);
+      if (step.id !== undefined) {
+        if (stepIds.has(step.id)) throw new SuiteLoadError(`${where}: duplicate step id "${step.id}"`);
+        stepIds.add(step.id);
+      }
+    });
+  });
+  return suite;
+}
+
+export function loadSuiteFile(path: string): SuiteDef {
+  let data: unknown;
+  try {
+    data = parse(readFileSync(path, 'utf8'), { merge: true, uniqueKeys: true, maxAliasCount: 5000 });
+  } catch (e) {
+    throw new SuiteLoadError(`${path}: ${(e as Error).message}`);
+  }
+  return validateSuite(data, path);
+}
+
+/** Every suite in suites/ (files named <id>.yaml), in a stable order. */
+export function loadSuites(dir: string = SUITES_DIR): SuiteDef[] {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+  const suites = files.map((f) => {
+    const suite = loadSuiteFile(join(dir, f));
+    if (`${suite.id}.yaml` !== f) throw new SuiteLoadError(`${join(dir, f)}: file name must be ${suite.id}.yaml`);
+    return suite;
+  });
+  return suites;
+}

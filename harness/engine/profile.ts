@@ -1,0 +1,65 @@
+/**
+ * What the engine learns about an agent before any suite runs, once per transport: can it be
+ * reached, does it want credentials, which tasks it lists and what it declares.
+ */
+import type { OpenInfo, TaskReply, Transport, TransportKind } from '../transport/types.js';
+import type { ProtocolIds } from '../token.js';
+
+export interface AgentProfile {
+  transport: TransportKind;
+  /** False when the agent does not offer this transport at all (e.g. no A2A agent card). */
+  offered: boolean;
+  reachable: boolean;
+  authRequired: boolean;
+  /** Why the transport is unusable (unreachable, auth, not offered). */
+  problem?: string;
+  tasks: string[];
+  /** The capability declaration, when the capabilities task answered. */
+  capabilities?: Record<string, unknown>;
+  capabilitiesReply?: TaskReply;
+  open?: OpenInfo;
+  /** The run has a bearer token for the agent. */
+  authTokenSet: boolean;
+}
+
+export async function buildProfile(
+  transport: Transport,
+  ids: ProtocolIds,
+  opts: { signal: AbortSignal; authTokenSet: boolean; explicitlyRequested: boolean },
+): Promise<AgentProfile> {
+  const base: AgentProfile = {
+    transport: transport.kind,
+    offered: true,
+    reachable: true,
+    authRequired: false,
+    tasks: [],
+    authTokenSet: opts.authTokenSet,
+  };
+  const open = await transport.open(opts.signal);
+  base.open = open;
+  if (open.failure) {
+    const f = open.failure;
+    if (f.kind === 'aborted') return { ...base, problem: 'the run budget ran out while profiling the agent' };
+    if (f.kind === 'http_status' && (f.httpStatus === 401 || f.httpStatus === 403)) {
+      return { ...base, authRequired: true, problem: `${transport.kind}: the agent refused the harness's credentials (HTTP ${f.httpStatus})` };
+    }
+    if (f.kind === 'http_status' && f.httpStatus === 404 && transport.kind === 'a2a' && !opts.explicitlyRequested) {
+      return { ...base, offered: false, problem: 'the agent offers no A2A agent card (HTTP 404)' };
+    }
+    return { ...base, reachable: false, problem: `${transport.kind}: ${f.message}` };
+  }
+  const list = await transport.listTasks(opts.signal);
+  if (!list.failure) base.tasks = list.names;
+  const caps = await transport.call(ids.capabilitiesTask, {}, { signal: opts.signal, purpose: 'profile' });
+  base.capabilitiesReply = caps;
+  if (caps.failure?.kind === 'http_status' && (caps.failure.httpStatus === 401 || caps.failure.httpStatus === 403)) {
+    return { ...base, authRequired: true, problem: `${transport.kind}: the agent refused the harness's credentials (HTTP ${caps.failure.httpStatus})` };
+  }
+  if (caps.failure && (caps.failure.kind === 'network' || caps.failure.kind === 'timeout')) {
+    return { ...base, reachable: false, problem: `${transport.kind}: ${caps.failure.message}` };
+  }
+  if (caps.ok && caps.payload !== null && typeof caps.payload === 'object' && !Array.isArray(caps.payload)) {
+    base.capabilities = caps.payload as Record<string, unknown>;
+  }
+  return base;
+}

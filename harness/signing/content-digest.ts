@@ -1,0 +1,53 @@
+/**
+ * Content-Digest (RFC 9530) over the exact raw body bytes (digest 1.7).
+ * `sha-256` is what the profile uses; `sha-512` is accepted too. Unknown algorithms are
+ * ignored; a header with no supported algorithm cannot match.
+ */
+import * as nodeCrypto from 'node:crypto';
+import { encodeBinary, type BinaryEncoding } from './base64.js';
+import { parseStrictDictionary, StructuredFieldError } from './structured-fields.js';
+
+export type DigestAlgorithm = 'sha-256' | 'sha-512';
+const NODE_ALG: Record<DigestAlgorithm, string> = { 'sha-256': 'sha256', 'sha-512': 'sha512' };
+
+/** Raw digest bytes of a body. */
+export function digestBytes(body: Uint8Array, alg: DigestAlgorithm = 'sha-256'): Buffer {
+  // One-shot crypto.hash (Node >= 20.12) avoids a Hash object per request.
+  const oneShot = (nodeCrypto as { hash?: (alg: string, data: Uint8Array, enc: 'buffer') => Buffer }).hash;
+  return oneShot ? oneShot(NODE_ALG[alg], body, 'buffer') : nodeCrypto.createHash(NODE_ALG[alg]).update(body).digest();
+}
+
+/** The `Content-Digest` header value for a body: `sha-256=:<b64>:`. */
+export function contentDigestHeader(
+  body: Uint8Array,
+  encoding: BinaryEncoding,
+  alg: DigestAlgorithm = 'sha-256',
+): string {
+  return `${alg}=:${encodeBinary(digestBytes(body, alg), encoding)}:`;
+}
+
+/** Parsed `Content-Digest`: algorithm → digest bytes. Throws StructuredFieldError when malformed. */
+export function parseContentDigest(value: string, encoding: BinaryEncoding): Map<string, Buffer> {
+  const dict = parseStrictDictionary(value, encoding);
+  const out = new Map<string, Buffer>();
+  for (const [alg, member] of dict) {
+    const v = member[0];
+    if (!Buffer.isBuffer(v) || member[1].size > 0) {
+      throw new StructuredFieldError(`Content-Digest member ${alg} is not a plain byte sequence`);
+    }
+    out.set(alg, v);
+  }
+  return out;
+}
+
+/** True when every supported algorithm present matches the body and at least one is present. */
+export function contentDigestMatches(parsed: Map<string, Buffer>, body: Uint8Array): boolean {
+  let checked = 0;
+  for (const alg of Object.keys(NODE_ALG) as DigestAlgorithm[]) {
+    const expected = parsed.get(alg);
+    if (!expected) continue;
+    checked++;
+    if (!expected.equals(digestBytes(body, alg))) return false;
+  }
+  return checked > 0;
+}

@@ -1,0 +1,315 @@
+/**
+ * The one HTTP client every transport uses (undici). Every call has a connect timeout, a total
+ * timeout (headers + body), a response body cap enforced while reading, no redirect following,
+ * caller abort, bearer auth with per-call override, a last `prepare` hook over the exact bytes,
+ * and every request/response is recorded through the run's `ExchangeRecorder`.
+ */
+import { Agent, request } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import { describeError, failure, TransportConfigError } from './errors.js';
+import { HARNESS_NAME, HARNESS_VERSION } from './version.js';
+import type {
+  AuthOverride,
+  CallOptions,
+  OutgoingRequest,
+  TransportFailure,
+  TransportKind,
+  TransportSettings,
+  WireExchange,
+} from './types.js';
+
+export type HttpSettings = Pick<
+  TransportSettings,
+  'authToken' | 'connectTimeoutMs' | 'totalTimeoutMs' | 'maxResponseBytes' | 'capture'
+>;
+
+/** Given the response status and headers, optionally return a chunk sink; it returns true to stop reading. */
+export type StreamConsumerFactory = (
+  status: number,
+  headers: Record<string, string>,
+) => ((chunk: Buffer) => boolean) | undefined;
+
+export interface HttpRequestSpec {
+  method: string;
+  url: string;
+  /** Request headers; names are lower-cased before sending. */
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  transport: TransportKind | 'http';
+  purpose: string;
+  signal?: AbortSignal;
+  auth?: AuthOverride;
+  prepare?: CallOptions['prepare'];
+  /** Total timeout of this one request (default: settings.totalTimeoutMs). */
+  timeoutMs?: number;
+  /** Lets a caller stop reading a stream (SSE) once it has what it needs. */
+  consumer?: StreamConsumerFactory;
+}
+
+interface HttpBase {
+  exchange: WireExchange;
+  durationMs: number;
+}
+
+/** A complete, non-redirect HTTP response (any status). */
+export interface HttpResponse extends HttpBase {
+  ok: true;
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  text: string;
+  /** True when the consumer stopped reading before the server ended the body. */
+  stoppedEarly: boolean;
+}
+
+/** No usable response: network, timeout, abort, redirect or size cap. */
+export interface HttpFailure extends HttpBase {
+  ok: false;
+  failure: TransportFailure;
+  status?: number;
+  headers?: Record<string, string>;
+}
+
+export type HttpResult = HttpResponse | HttpFailure;
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+function errorCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new TransportConfigError(`${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+export function normalizeHeaders(h: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) {
+    if (v === undefined) continue;
+    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+  }
+  return out;
+}
+
+export function validateHttpUrl(url: string, what = 'URL'): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TransportConfigError(`${what} ${JSON.stringify(url)} is not a valid absolute URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new TransportConfigError(`${what} ${JSON.stringify(url)} must use http or https, not ${parsed.protocol.replace(/:$/, '')}`);
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new TransportConfigError(`${what} must not carry credentials in the URL (userinfo); pass them with --auth-token instead`);
+  }
+  return parsed;
+}
+
+export class HttpClient {
+  private readonly agent: Agent;
+  private readonly settings: HttpSettings;
+
+  constructor(settings: HttpSettings) {
+    positive('connectTimeoutMs', settings.connectTimeoutMs);
+    positive('totalTimeoutMs', settings.totalTimeoutMs);
+    positive('maxResponseBytes', settings.maxResponseBytes);
+    this.settings = settings;
+    if (settings.authToken) settings.capture.addSecret(settings.authToken);
+    this.agent = new Agent({
+      connect: { timeout: settings.connectTimeoutMs },
+      headersTimeout: settings.totalTimeoutMs,
+      bodyTimeout: settings.totalTimeoutMs,
+    });
+  }
+
+  get totalTimeoutMs(): number {
+    return this.settings.totalTimeoutMs;
+  }
+
+  /** Build the exact outgoing request: headers, auth, then the caller's `prepare` hook. */
+  private async outgoing(spec: HttpRequestSpec): Promise<OutgoingRequest> {
+    const headers: Record<string, string> = { 'user-agent': `${HARNESS_NAME}/${HARNESS_VERSION}` };
+    for (const [k, v] of Object.entries(spec.headers ?? {})) headers[k.toLowerCase()] = v;
+    const auth = spec.auth ?? { mode: 'default' };
+    delete headers.authorization;
+    if (auth.mode === 'default' && this.settings.authToken) headers.authorization = `Bearer ${this.settings.authToken}`;
+    if (auth.mode === 'bearer') {
+      this.settings.capture.addSecret(auth.token);
+      headers.authorization = `Bearer ${auth.token}`;
+    }
+    const body = typeof spec.body === 'string' ? new TextEncoder().encode(spec.body) : (spec.body ?? new Uint8Array());
+    let req: OutgoingRequest = { method: spec.method, url: spec.url, headers, body };
+    if (spec.prepare) {
+      req = await spec.prepare(req);
+      const lower: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) lower[k.toLowerCase()] = v;
+      req = { ...req, headers: lower };
+    }
+    return req;
+  }
+
+  /**
+   * Send one request. Wire problems come back as `{ok: false, failure}`; only harness bugs throw
+   * (a `prepare` hook that throws or produces a non-http(s) URL).
+   */
+  async send(spec: HttpRequestSpec): Promise<HttpResult> {
+    const req = await this.outgoing(spec);
+    // A URL only `prepare` can break; the constructors validated the configured ones.
+    validateHttpUrl(req.url, 'request URL');
+    const startedAt = new Date();
+    const t0 = performance.now();
+    const reqRecord = {
+      method: req.method,
+      url: req.url,
+      headers: req.headers,
+      body: Buffer.from(req.body).toString('utf8'),
+    };
+    const finish = (
+      response: WireExchange['response'] | undefined,
+      error: string | undefined,
+    ): { exchange: WireExchange; durationMs: number } => {
+      const durationMs = Math.round(performance.now() - t0);
+      const exchange = this.settings.capture.record({
+        transport: spec.transport,
+        purpose: spec.purpose,
+        started_at: startedAt.toISOString(),
+        duration_ms: durationMs,
+        request: reqRecord,
+        ...(response ? { response } : {}),
+        ...(error !== undefined ? { error } : {}),
+      });
+      return { exchange, durationMs };
+    };
+    const fail = (f: TransportFailure, response?: WireExchange['response']): HttpFailure => ({
+      ok: false,
+      failure: f,
+      ...(response ? { status: response.status, headers: response.headers } : {}),
+      ...finish(response, f.message),
+    });
+
+    if (spec.signal?.aborted) return fail(failure('aborted', 'request aborted before it was sent'));
+
+    const timeoutMs = Math.max(1, Math.min(spec.timeoutMs ?? this.settings.totalTimeoutMs, this.settings.totalTimeoutMs));
+    const controller = new AbortController();
+    let why: 'timeout' | 'aborted' | undefined;
+    const timer = setTimeout(() => {
+      why ??= 'timeout';
+      controller.abort(new Error(`total timeout of ${timeoutMs} ms exceeded`));
+    }, timeoutMs);
+    const onCallerAbort = (): void => {
+      why ??= 'aborted';
+      controller.abort(new Error('request aborted by the caller'));
+    };
+    spec.signal?.addEventListener('abort', onCallerAbort, { once: true });
+
+    const classify = (err: unknown, phase: string): TransportFailure => {
+      if (why === 'timeout') return failure('timeout', `total timeout of ${timeoutMs} ms exceeded (${phase})`);
+      if (why === 'aborted') return failure('aborted', `request aborted by the caller (${phase})`);
+      const code = errorCode(err);
+      if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+        return failure('timeout', `connect timeout of ${this.settings.connectTimeoutMs} ms exceeded`);
+      }
+      if (code && TIMEOUT_CODES.has(code)) return failure('timeout', `timeout (${phase}): ${describeError(err)}`);
+      // Refused, reset, DNS, closed socket, TLS, anything else below HTTP: the agent was not reached.
+      return failure('network', `${phase}: ${describeError(err)}`);
+    };
+
+    const cap = this.settings.maxResponseBytes;
+    try {
+      let res;
+      try {
+        res = await request(req.url, {
+          method: req.method as 'POST',
+          headers: req.headers,
+          body: req.body.length > 0 || req.method !== 'GET' ? Buffer.from(req.body) : undefined,
+          signal: controller.signal,
+          dispatcher: this.agent,
+        });
+      } catch (err) {
+        return fail(classify(err, 'sending request'));
+      }
+      const status = res.statusCode;
+      const headers = normalizeHeaders(res.headers);
+      const head = { status, headers };
+      const drop = (): void => {
+        res.body.on('error', () => {});
+        res.body.destroy();
+      };
+
+      if (status >= 300 && status < 400) {
+        drop();
+        const location = headers.location;
+        return fail(
+          failure('redirect', `HTTP ${status} redirect${location ? ` to ${location}` : ' without a Location header'} not followed`, {
+            httpStatus: status,
+          }),
+          { ...head, body: '' },
+        );
+      }
+      const declared = Number(headers['content-length']);
+      if (Number.isFinite(declared) && declared > cap) {
+        drop();
+        return fail(
+          failure('body_too_large', `response declares ${declared} bytes, above the ${cap}-byte cap; not read`, { httpStatus: status }),
+          { ...head, body: '', body_truncated: true },
+        );
+      }
+
+      const sink = spec.consumer?.(status, headers);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let stoppedEarly = false;
+      try {
+        for await (const raw of res.body) {
+          const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw as Uint8Array);
+          if (size + chunk.length > cap) {
+            chunks.push(chunk.subarray(0, cap - size));
+            size = cap;
+            drop();
+            return fail(
+              failure('body_too_large', `response body exceeded the ${cap}-byte cap; reading stopped`, { httpStatus: status }),
+              { ...head, body: Buffer.concat(chunks).toString('utf8'), body_truncated: true },
+            );
+          }
+          chunks.push(chunk);
+          size += chunk.length;
+          if (sink?.(chunk)) {
+            stoppedEarly = true;
+            drop();
+            break;
+          }
+        }
+      } catch (err) {
+        return fail(classify(err, 'reading response body'), {
+          ...head,
+          body: Buffer.concat(chunks).toString('utf8'),
+          body_truncated: true,
+        });
+      }
+      const body = Buffer.concat(chunks);
+      const text = body.toString('utf8');
+      return { ok: true, status, headers, body, text, stoppedEarly, ...finish({ ...head, body: text }, undefined) };
+    } finally {
+      clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  /** Close idle connections; anything still open after a short grace period is destroyed. */
+  async close(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), 1_000);
+    });
+    const outcome = await Promise.race([this.agent.close().then(() => 'closed' as const), grace]).catch(() => 'late' as const);
+    clearTimeout(timer);
+    if (outcome === 'late') await this.agent.destroy().catch(() => {});
+  }
+}

@@ -1,0 +1,58 @@
+/** JSON-RPC 2.0 message shapes and pure helpers shared by the MCP and A2A transports. */
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcResponse {
+  jsonrpc?: unknown;
+  id: unknown;
+  result?: unknown;
+  error?: unknown;
+}
+
+export function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/** Parse JSON without throwing; `undefined` when the text is not JSON. */
+export function tryParseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+export function isResponseFor(msg: unknown, id: number | string): msg is JsonRpcResponse {
+  return isObject(msg) && msg.id === id && ('result' in msg || 'error' in msg);
+}
+
+/** Find the response to request `id` in a parsed JSON body (single message or batch). */
+export function pickResponse(parsed: unknown, id: number | string): JsonRpcResponse | undefined {
+  if (Array.isArray(parsed)) return parsed.find((m) => isResponseFor(m, id));
+  return isResponseFor(parsed, id) ? parsed : undefined;
+}
+
+/** Normalise the `error` member of a response; malformed members are kept visible, not dropped. */
+export function jsonRpcErrorOf(response: JsonRpcResponse): JsonRpcErrorObject | undefined {
+  if (!('error' in response) || response.error === undefined) return undefined;
+  const e = response.error;
+  if (!isObject(e)) return { code: 0, message: `malformed JSON-RPC error member: ${JSON.stringify(e)}` };
+  const out: JsonRpcErrorObject = {
+    code: typeof e.code === 'number' ? e.code : 0,
+    message: typeof e.message === 'string' ? e.message : JSON.stringify(e.message ?? null),
+  };
+  if ('data' in e) out.data = e.data;
+  return out;
+}
+
+export function buildRequest(method: string, params: unknown, id?: number | string): string {
+  const msg: Record<string, unknown> = { jsonrpc: '2.0' };
+  if (id !== undefined) msg.id = id;
+  msg.method = method;
+  if (params !== undefined) msg.params = params;
+  return JSON.stringify(msg);
+}

@@ -1,0 +1,126 @@
+/**
+ * JSON-RPC over HTTP POST, decoding either an `application/json` body or a `text/event-stream`
+ * reply. Turns every way it can go wrong into a `TransportFailure`; never throws for wire problems.
+ */
+import { failure } from './errors.js';
+import type { HttpClient, HttpRequestSpec, HttpResponse } from './http-client.js';
+import { buildRequest, jsonRpcErrorOf, pickResponse, tryParseJson, type JsonRpcResponse } from './jsonrpc.js';
+import { createSsePicker, type SsePicker } from './sse.js';
+import type { TransportFailure, WireExchange } from './types.js';
+
+export interface RpcCall extends Omit<HttpRequestSpec, 'method' | 'body' | 'consumer'> {
+  rpcMethod: string;
+  params?: unknown;
+  /** Omitted for notifications. */
+  id?: number | string;
+}
+
+export interface RpcOutcome {
+  /** The JSON-RPC response (also present when it carries an `error`). */
+  response?: JsonRpcResponse;
+  failure?: TransportFailure;
+  /** Present when a complete HTTP response arrived. */
+  http?: HttpResponse;
+  httpStatus?: number;
+  exchange: WireExchange;
+  durationMs: number;
+  notes: string[];
+}
+
+function mediaType(headers: Record<string, string>): string {
+  return (headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+}
+
+function snippet(text: string, max = 200): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max)}…` : t;
+}
+
+export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcOutcome> {
+  const { rpcMethod, params, id, ...rest } = call;
+  const notes: string[] = [];
+  let picker: SsePicker | undefined;
+  const result = await http.send({
+    ...rest,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...call.headers },
+    body: buildRequest(rpcMethod, params, id),
+    consumer:
+      id === undefined
+        ? undefined
+        : (status, headers) => {
+            if (status < 200 || status >= 300 || mediaType(headers) !== 'text/event-stream') return undefined;
+            picker = createSsePicker(id);
+            return (chunk) => picker!.feed(chunk);
+          },
+  });
+  const base = { exchange: result.exchange, durationMs: result.durationMs, notes };
+  if (!result.ok) return { ...base, failure: result.failure, httpStatus: result.status };
+
+  const status = result.status;
+  const out = { ...base, http: result, httpStatus: status };
+  if (status < 200 || status >= 300) {
+    const extra: Omit<TransportFailure, 'kind' | 'message'> = { httpStatus: status };
+    if (status === 401 && result.headers['www-authenticate'] !== undefined) {
+      extra.wwwAuthenticate = result.headers['www-authenticate'];
+    }
+    const parsed = tryParseJson(result.text);
+    let detail = result.text ? `: ${snippet(result.text)}` : '';
+    if (parsed.ok && parsed.value && typeof parsed.value === 'object' && !Array.isArray(parsed.value) && 'error' in parsed.value) {
+      const err = jsonRpcErrorOf(parsed.value as JsonRpcResponse);
+      if (err) {
+        extra.jsonRpcError = err;
+        detail = `: JSON-RPC error ${err.code}: ${err.message}`;
+      }
+    }
+    return { ...out, failure: failure('http_status', `HTTP ${status}${detail}`, extra) };
+  }
+  if (id === undefined) return out; // notification: any 2xx is fine
+
+  let response: JsonRpcResponse | undefined;
+  const type = mediaType(result.headers);
+  if (picker) {
+    picker.end();
+    response = picker.found();
+    notes.push(...picker.notes());
+    if (!response) {
+      return {
+        ...out,
+        failure: failure('protocol', `SSE stream ended after ${picker.events()} event(s) without a JSON-RPC response to id ${String(id)}`),
+      };
+    }
+  } else {
+    const looksJson = type === 'application/json' || type.endsWith('+json') || (type === '' && /^\s*[[{]/.test(result.text));
+    if (looksJson) {
+      if (type !== 'application/json') notes.push(`reply Content-Type is ${type ? JSON.stringify(type) : 'missing'}; parsed as JSON`);
+      const parsed = tryParseJson(result.text);
+      if (!parsed.ok) {
+        return { ...out, failure: failure('protocol', `HTTP ${status} body is not valid JSON: ${snippet(result.text)}`) };
+      }
+      response = pickResponse(parsed.value, id);
+    } else if (type === '' && /^(data|event|id):/m.test(result.text)) {
+      notes.push('reply Content-Type is missing; parsed as SSE');
+      const sniff = createSsePicker(id);
+      sniff.feed(result.body);
+      sniff.end();
+      response = sniff.found();
+    } else {
+      return {
+        ...out,
+        failure: failure(
+          'protocol',
+          `HTTP ${status} reply has Content-Type ${JSON.stringify(result.headers['content-type'] ?? '')}, expected application/json or text/event-stream${result.text ? `: ${snippet(result.text)}` : ' (empty body)'}`,
+        ),
+      };
+    }
+    if (!response) {
+      return { ...out, failure: failure('protocol', `HTTP ${status} reply holds no JSON-RPC response to id ${String(id)}: ${snippet(result.text)}`) };
+    }
+  }
+  if (response.jsonrpc !== '2.0') notes.push(`JSON-RPC response has jsonrpc=${JSON.stringify(response.jsonrpc)}, expected "2.0"`);
+  const err = jsonRpcErrorOf(response);
+  if (err) {
+    return { ...out, response, failure: failure('protocol', `JSON-RPC error ${err.code}: ${err.message}`, { jsonRpcError: err }) };
+  }
+  return { ...out, response };
+}

@@ -1,0 +1,78 @@
+/**
+ * Server-sent events reader for streamable-HTTP replies: feeds chunks to eventsource-parser and
+ * picks the JSON-RPC response whose id matches the request, ignoring notifications, server
+ * requests and other ids. Bounded by an event count (the HTTP client bounds the bytes).
+ */
+import { createParser } from 'eventsource-parser';
+import { pickResponse, tryParseJson, type JsonRpcResponse } from './jsonrpc.js';
+
+export const DEFAULT_MAX_SSE_EVENTS = 1_000;
+
+export interface SsePicker {
+  /** Feed raw bytes; returns true once reading can stop (response found or event bound hit). */
+  feed(chunk: Buffer): boolean;
+  /** The matching response, when one arrived. */
+  found(): JsonRpcResponse | undefined;
+  /** The body ended: dispatch a last event that lacked its blank-line terminator. */
+  end(): void;
+  events(): number;
+  notes(): string[];
+}
+
+export function createSsePicker(id: number | string, maxEvents = DEFAULT_MAX_SSE_EVENTS): SsePicker {
+  const decoder = new TextDecoder('utf-8');
+  const notes: string[] = [];
+  let response: JsonRpcResponse | undefined;
+  let count = 0;
+  let ignored = 0;
+  let done = false;
+  const parser = createParser({
+    onEvent(event) {
+      if (done) return;
+      count += 1;
+      if (event.data === '') return; // priming / keep-alive event
+      const parsed = tryParseJson(event.data);
+      if (!parsed.ok) {
+        if (notes.length < 5) notes.push(`SSE event ${count} is not JSON: ${event.data.slice(0, 120)}`);
+        return;
+      }
+      const match = pickResponse(parsed.value, id);
+      if (match) {
+        response = match;
+        done = true;
+        return;
+      }
+      ignored += 1;
+      if (count >= maxEvents) {
+        done = true;
+        notes.push(`stopped reading the SSE stream after ${maxEvents} events without a response to id ${String(id)}`);
+      }
+    },
+    onError(err) {
+      if (notes.length < 5) notes.push(`SSE parse error: ${err.message}`);
+    },
+  });
+  return {
+    feed(chunk) {
+      if (done) return true;
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      return done;
+    },
+    found() {
+      return response;
+    },
+    end() {
+      if (done) return;
+      const rest = decoder.decode();
+      if (rest) parser.feed(rest);
+      parser.reset({ consume: true });
+    },
+    events() {
+      return count;
+    },
+    notes() {
+      const extra = ignored > 0 ? [`ignored ${ignored} SSE event(s) that were not the response to id ${String(id)}`] : [];
+      return [...notes, ...extra];
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/** The `proto-comply mock seller` command: flags, --list-faults, URLs, clean stop on a signal. */
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { mockSellerCommand } from './cli.js';
+import { listFaults } from './faults.js';
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t) } };
+}
+
+async function waitFor(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('mock seller command', () => {
+  it('--list-faults prints every fault, name first, then the rule it breaks', async () => {
+    const { out, io } = capture();
+    expect(await mockSellerCommand(['--list-faults'], io)).toBe(0);
+    const lines = out.join('').trimEnd().split('\n');
+    const faults = listFaults();
+    expect(lines).toHaveLength(faults.length);
+    lines.forEach((line, i) => {
+      expect(line.startsWith(`${faults[i].name} `)).toBe(true);
+      expect(line).toContain(faults[i].rule);
+    });
+  });
+
+  it.each([
+    [['--nope'], /nope/],
+    [['--port', 'abc'], /--port/],
+    [['--port', '70000'], /--port/],
+    [['--reply-mode', 'xml'], /--reply-mode/],
+    [['--fault', 'no-such-fault'], /no-such-fault.*valid faults/],
+    [['--token', 'Not A Token'], /token/],
+    [['stray-positional'], /stray-positional/],
+  ])('rejects %j with one line on stderr and exit code 2', async (argv, message) => {
+    const { out, err, io } = capture();
+    expect(await mockSellerCommand(argv, io)).toBe(2);
+    expect(out).toEqual([]);
+    expect(err.join('')).toMatch(message);
+    expect(err.join('').trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('prints its URLs when ready, serves, and returns 0 once stopped', async () => {
+    const { out, io } = capture();
+    const stop = new AbortController();
+    const running = mockSellerCommand(['--fault', 'pause-ignored', '--reply-mode', 'json', '--token', 'adcp'], { ...io, stop: stop.signal });
+    await waitFor(() => out.join('').includes('card '), 'the URL lines');
+    const text = out.join('');
+    const mcp = /^MCP {2}(http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(text)?.[1];
+    const a2a = /^A2A {2}(http:\/\/127\.0\.0\.1:\d+\/a2a)$/m.exec(text)?.[1];
+    const card = /^card (http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json)$/m.exec(text)?.[1];
+    expect(mcp && a2a && card).toBeTruthy();
+    const body = (await (await fetch(card!, { signal: AbortSignal.timeout(5_000) })).json()) as { url: string; skills: { id: string }[] };
+    expect(body.url).toBe(a2a);
+    expect(body.skills.map((s) => s.id)).toContain('get_adcp_capabilities');
+    stop.abort();
+    expect(await running).toBe(0);
+    await expect(fetch(card!, { signal: AbortSignal.timeout(5_000) })).rejects.toThrow();
+  });
+
+  it('stops cleanly on SIGTERM as a real process', async () => {
+    const script = "import { mockSellerCommand } from './mocks/seller/cli.ts'; process.exitCode = await mockSellerCommand(process.argv.slice(1));";
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, '--', '--port', '0'], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await waitFor(() => stdout.includes('card '), 'the child seller', 20_000);
+      const mcp = /^MCP {2}(\S+)$/m.exec(stdout)![1];
+      const res = await fetch(mcp, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal: AbortSignal.timeout(5_000) });
+      expect(res.status).toBe(400);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 30_000);
+});

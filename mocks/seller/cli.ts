@@ -1,0 +1,125 @@
+/**
+ * `proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]...
+ *  [--db FILE] [--reply-mode sse|json] [--list-faults]`
+ *
+ * Starts the reference mock seller, prints its URLs, runs until SIGINT/SIGTERM, then closes
+ * cleanly and returns 0. Bad flags: one line on stderr, exit code 2.
+ */
+import { parseArgs } from 'node:util';
+import { TokenError } from '../../harness/token.js';
+import { UnknownFaultError, listFaults } from './faults.js';
+import { startMockSeller } from './index.js';
+
+export interface MockSellerCommandIo {
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+  /** Stops the seller like a signal would (tests). */
+  stop?: AbortSignal;
+}
+
+const USAGE =
+  'usage: proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]... [--db FILE] [--reply-mode sse|json] [--list-faults]';
+
+class FlagError extends Error {}
+
+function parse(argv: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        token: { type: 'string' },
+        'auth-token': { type: 'string' },
+        fault: { type: 'string', multiple: true },
+        db: { type: 'string' },
+        'reply-mode': { type: 'string' },
+        'list-faults': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new FlagError(err instanceof Error ? err.message : String(err));
+  }
+  const v = parsed.values;
+  let port: number | undefined;
+  if (v.port !== undefined) {
+    if (!/^\d{1,5}$/.test(v.port) || Number(v.port) > 65_535) throw new FlagError(`--port must be an integer 0-65535, got ${JSON.stringify(v.port)}`);
+    port = Number(v.port);
+  }
+  const replyMode = v['reply-mode'];
+  if (replyMode !== undefined && replyMode !== 'sse' && replyMode !== 'json') {
+    throw new FlagError(`--reply-mode must be "sse" or "json", got ${JSON.stringify(replyMode)}`);
+  }
+  if (v['auth-token'] !== undefined && v['auth-token'].trim() === '') throw new FlagError('--auth-token must not be empty');
+  return {
+    help: v.help === true,
+    listFaults: v['list-faults'] === true,
+    options: {
+      port,
+      host: v.host,
+      token: v.token,
+      authToken: v['auth-token'],
+      faults: v.fault ?? [],
+      dbPath: v.db,
+      mcpReplyMode: replyMode as 'sse' | 'json' | undefined,
+    },
+  };
+}
+
+function waitForStop(stop: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      stop?.removeEventListener('abort', done);
+      resolve();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+    if (stop?.aborted) done();
+    else stop?.addEventListener('abort', done);
+  });
+}
+
+export async function mockSellerCommand(argv: string[], io: MockSellerCommandIo = {}): Promise<number> {
+  const out = io.stdout ?? ((text: string) => process.stdout.write(text));
+  const err = io.stderr ?? ((text: string) => process.stderr.write(text));
+  let args;
+  try {
+    args = parse(argv);
+  } catch (e) {
+    err(`proto-comply mock seller: ${(e as Error).message}\n`);
+    return 2;
+  }
+  if (args.help) {
+    out(`${USAGE}\n`);
+    return 0;
+  }
+  if (args.listFaults) {
+    const faults = listFaults();
+    const width = Math.max(...faults.map((f) => f.name.length));
+    for (const f of faults) out(`${f.name.padEnd(width)}  ${f.rule}  [${f.targets.join(', ')}]\n`);
+    return 0;
+  }
+
+  let seller;
+  try {
+    seller = await startMockSeller({ ...args.options, log: (line) => err(`${line}\n`) });
+  } catch (e) {
+    if (e instanceof UnknownFaultError || e instanceof TokenError) {
+      err(`proto-comply mock seller: ${e.message}\n`);
+      return 2;
+    }
+    err(`proto-comply mock seller: cannot start: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+  out(`MCP  ${seller.mcpUrl}\nA2A  ${seller.a2aUrl}\ncard ${seller.agentCardUrl}\n`);
+  await waitForStop(io.stop);
+  await seller.close();
+  err('mock seller stopped\n');
+  return 0;
+}

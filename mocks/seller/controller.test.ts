@@ -1,0 +1,197 @@
+/**
+ * comply_test_controller (digest 4.6): production rules for forced states, additive delivery
+ * simulation feeding get_media_buy_delivery, the async create arm with task completion (over MCP
+ * and A2A), the clock, and the controller's error shapes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningMockSeller } from './index.js';
+import { McpTestClient, a2aGetTask, a2aSend } from './test-support/wire-client.js';
+import { createArgs, freshAccount, isoIn, key, startTestSeller } from './test-support/seller-fixtures.js';
+
+let seller: RunningMockSeller;
+let client: McpTestClient;
+
+beforeAll(async () => {
+  seller = await startTestSeller();
+  client = new McpTestClient(seller.mcpUrl);
+  await client.initialize();
+});
+afterAll(() => seller.close());
+
+const control = (scenario: string, params?: Record<string, unknown>, account: Record<string, unknown> = { sandbox: true }) =>
+  client.ok('comply_test_controller', { scenario, ...(params ? { params } : {}), account });
+
+async function statusOf(id: unknown): Promise<string> {
+  const buys = (await client.ok('get_media_buys', { media_buy_ids: [id] })).media_buys as { status: string }[];
+  return buys[0].status;
+}
+
+describe('scenarios and errors', () => {
+  it('lists its scenarios, also declared in capabilities compliance_testing', async () => {
+    const listed = await control('list_scenarios');
+    expect(listed).toMatchObject({ success: true, sandbox: true });
+    const caps = await client.ok('get_proto_capabilities');
+    expect((caps.compliance_testing as { scenarios: string[] }).scenarios).toEqual(listed.scenarios);
+    expect(listed.scenarios).toEqual(['force_media_buy_status', 'simulate_delivery', 'force_create_media_buy_arm', 'force_task_completion', 'advance_clock']);
+  });
+
+  it('answers unknown scenarios, unknown buys, bad params and non-sandbox accounts as {success: false, error}', async () => {
+    expect(await control('teleport')).toMatchObject({ success: false, error: 'UNKNOWN_SCENARIO' });
+    expect(await control('force_media_buy_status', { media_buy_id: 'mb_missing', status: 'active' })).toMatchObject({ success: false, error: 'NOT_FOUND' });
+    expect(await control('force_media_buy_status', { media_buy_id: 'x', status: 'flying' })).toMatchObject({ success: false, error: 'INVALID_PARAMS' });
+    expect(await control('list_scenarios', undefined, { account_id: 'live-account' })).toMatchObject({ success: false, error: 'FORBIDDEN' });
+    const r = await client.call('comply_test_controller', { scenario: 'teleport', account: { sandbox: true } });
+    expect(r.isError).toBe(false);
+  });
+});
+
+describe('force_media_buy_status', () => {
+  it('moves pending_start to active (start of flight) and reports previous and current state', async () => {
+    const buy = await client.ok('create_media_buy', createArgs({ start_time: isoIn(7), end_time: isoIn(37) }));
+    expect(await control('force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'active' })).toEqual({
+      success: true,
+      previous_state: 'pending_start',
+      current_state: 'active',
+      sandbox: true,
+    });
+    expect(await statusOf(buy.media_buy_id)).toBe('active');
+  });
+
+  it('rejects only pending buys and never lets a terminal buy go', async () => {
+    const pending = await client.ok('create_media_buy', createArgs({ start_time: isoIn(7) }));
+    expect(await control('force_media_buy_status', { media_buy_id: pending.media_buy_id, status: 'rejected', rejection_reason: 'policy' })).toMatchObject({
+      success: true,
+      current_state: 'rejected',
+    });
+    const rejected = (await client.ok('get_media_buys', { media_buy_ids: [pending.media_buy_id] })).media_buys as Record<string, unknown>[];
+    expect(rejected[0]).toMatchObject({ status: 'rejected', rejection_reason: 'policy', valid_actions: [] });
+
+    const active = await client.ok('create_media_buy', createArgs());
+    expect(await control('force_media_buy_status', { media_buy_id: active.media_buy_id, status: 'rejected' })).toMatchObject({
+      success: false,
+      error: 'INVALID_TRANSITION',
+      current_state: 'active',
+    });
+    expect(await control('force_media_buy_status', { media_buy_id: active.media_buy_id, status: 'completed' })).toMatchObject({ success: true });
+    expect(await control('force_media_buy_status', { media_buy_id: active.media_buy_id, status: 'active' })).toMatchObject({
+      success: false,
+      error: 'INVALID_TRANSITION',
+      current_state: 'completed',
+    });
+    expect(await statusOf(active.media_buy_id)).toBe('completed');
+  });
+
+  it('is idempotent: forcing the current state succeeds with previous_state == current_state', async () => {
+    const buy = await client.ok('create_media_buy', createArgs());
+    expect(await control('force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'active' })).toMatchObject({
+      success: true,
+      previous_state: 'active',
+      current_state: 'active',
+    });
+  });
+
+  it('marks a seller cancellation as canceled_by seller and announces the change', async () => {
+    const buy = await client.ok('create_media_buy', createArgs());
+    const causes: string[] = [];
+    const off = seller.events.on('media_buy.status_changed', (e) => {
+      if (e.media_buy.media_buy_id === buy.media_buy_id) causes.push(`${e.status}:${e.cause}`);
+    });
+    try {
+      await control('force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'canceled' });
+    } finally {
+      off();
+    }
+    expect(causes).toEqual(['canceled:controller']);
+    const read = (await client.ok('get_media_buys', { media_buy_ids: [buy.media_buy_id] })).media_buys as Record<string, unknown>[];
+    expect(read[0].cancellation).toMatchObject({ canceled_by: 'seller' });
+  });
+});
+
+describe('simulate_delivery', () => {
+  it('adds up and feeds get_media_buy_delivery totals, by_package and aggregated_totals', async () => {
+    const buy = await client.ok('create_media_buy', createArgs());
+    const seen: number[] = [];
+    const off = seller.events.on('delivery.simulated', (e) => seen.push(e.simulated.impressions));
+    try {
+      const one = await control('simulate_delivery', { media_buy_id: buy.media_buy_id, impressions: 10_000, clicks: 25 });
+      expect(one).toMatchObject({ success: true, simulated: { impressions: 10_000, clicks: 25, reported_spend: { amount: 425, currency: 'USD' } } });
+      const two = await control('simulate_delivery', { media_buy_id: buy.media_buy_id, impressions: 2_000, reported_spend: { amount: 100, currency: 'USD' } });
+      expect(two.cumulative).toEqual({ impressions: 12_000, clicks: 25, reported_spend: { amount: 525, currency: 'USD' } });
+    } finally {
+      off();
+    }
+    expect(seen).toEqual([10_000, 2_000]);
+    const delivery = await client.ok('get_media_buy_delivery', { media_buy_ids: [buy.media_buy_id], time_granularity: 'daily' });
+    const d = (delivery.media_buy_deliveries as Record<string, unknown>[])[0];
+    expect(d).toMatchObject({ media_buy_id: buy.media_buy_id, status: 'active', totals: { impressions: 12_000, clicks: 25, spend: { amount: 525, currency: 'USD' } } });
+    expect((d.by_package as Record<string, unknown>[])[0]).toMatchObject({ product_id: 'ctv_sports_premium', impressions: 12_000, completion_rate: expect.any(Number) });
+    expect(delivery.aggregated_totals).toEqual({ impressions: 12_000, clicks: 25, spend: { amount: 525, currency: 'USD' }, media_buy_count: 1 });
+  });
+});
+
+describe('force_create_media_buy_arm and force_task_completion', () => {
+  it('makes the next create of the account answer submitted, then completes the task', async () => {
+    const account = freshAccount();
+    const taskId = `task-${key()}`;
+    const push = { url: 'https://buyer.example/hooks/async', operation_id: 'op-async' };
+    expect(await control('force_create_media_buy_arm', { arm: 'submitted', task_id: taskId }, { ...account, sandbox: true })).toMatchObject({
+      success: true,
+      forced: { arm: 'submitted', task_id: taskId },
+    });
+    const args = createArgs({ account, push_notification_config: push, context: { c: 1 } });
+    const submitted = await client.ok('create_media_buy', args);
+    expect(submitted).toEqual({ status: 'submitted', task_id: taskId, message: expect.any(String), sandbox: true, context: { c: 1 } });
+    expect(await client.ok('create_media_buy', args)).toMatchObject({ status: 'submitted', task_id: taskId, replayed: true });
+    expect((await client.ok('create_media_buy', createArgs({ account }))).status).toBe('active'); // the arm is used up
+
+    const changes: Record<string, unknown>[] = [];
+    const off = seller.events.on('task.status_changed', (e) => changes.push({ ...e, at: undefined }));
+    const result = { media_buy_id: 'mb_from_review', status: 'active', revision: 1 };
+    try {
+      expect(await control('force_task_completion', { task_id: taskId, result })).toMatchObject({ success: true, previous_state: 'submitted', current_state: 'completed' });
+      expect(await control('force_task_completion', { task_id: taskId, result })).toMatchObject({ success: true, previous_state: 'completed', current_state: 'completed' });
+      expect(await control('force_task_completion', { task_id: taskId, result: { other: true } })).toMatchObject({ success: false, error: 'INVALID_TRANSITION' });
+    } finally {
+      off();
+    }
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject({
+      previous_status: 'submitted',
+      status: 'completed',
+      task: { task_id: taskId, task_type: 'create_media_buy', push_notification_config: push, context: { c: 1 }, result },
+    });
+    expect(await control('force_task_completion', { task_id: 'task-unknown', result })).toMatchObject({ success: false, error: 'NOT_FOUND' });
+  });
+
+  it('answers submitted over A2A as a submitted task that tasks/get shows completed afterwards', async () => {
+    const token = 'a2a-async-principal';
+    const taskId = `task-${key()}`;
+    const arm = await a2aSend(seller.a2aUrl, 'comply_test_controller', { scenario: 'force_create_media_buy_arm', params: { arm: 'submitted', task_id: taskId }, account: { sandbox: true } }, { authToken: token });
+    expect(arm.data).toMatchObject({ success: true });
+    const sent = await a2aSend(seller.a2aUrl, 'create_media_buy', createArgs(), { authToken: token });
+    expect(sent.state).toBe('submitted');
+    expect(sent.data).toMatchObject({ status: 'submitted', task_id: taskId });
+    const a2aTaskId = sent.task?.id as string;
+    await a2aSend(seller.a2aUrl, 'comply_test_controller', { scenario: 'force_task_completion', params: { task_id: taskId, result: { media_buy_id: 'mb_done' } }, account: { sandbox: true } }, { authToken: token });
+    const polled = await a2aGetTask(seller.a2aUrl, a2aTaskId, token);
+    expect(polled.state).toBe('completed');
+    expect(polled.data).toEqual({ media_buy_id: 'mb_done' });
+  });
+
+  it('answers input-required and requires a task_id for submitted', async () => {
+    expect(await control('force_create_media_buy_arm', { arm: 'submitted' })).toMatchObject({ success: false, error: 'INVALID_PARAMS' });
+    const account = freshAccount();
+    await control('force_create_media_buy_arm', { arm: 'input-required', message: 'need a PO number' }, { ...account, sandbox: true });
+    const answer = await client.ok('create_media_buy', createArgs({ account }));
+    expect(answer).toMatchObject({ status: 'input-required', task_id: expect.any(String), message: 'need a PO number' });
+  });
+});
+
+describe('advance_clock', () => {
+  it('moves the clock forward and reports the times; rejects non-positive amounts', async () => {
+    const moved = await control('advance_clock', { seconds: 60 }, { ...freshAccount(), sandbox: true });
+    expect(moved).toMatchObject({ success: true });
+    expect(Date.parse(moved.current_state as string) - Date.parse(moved.previous_state as string)).toBe(60_000);
+    expect(await control('advance_clock', { seconds: 0 })).toMatchObject({ success: false, error: 'INVALID_PARAMS' });
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * Asynchronous tasks (interface spec 3.2) and the controller directive that makes the next
+ * create_media_buy answer asynchronously (digest 4.6 `force_create_media_buy_arm`). A task's
+ * registered `push_notification_config` and request `context` are stored with it, and every
+ * status change after the first answer is announced as `task.status_changed`.
+ */
+import type { RecordStore } from '../store/record-store.js';
+import type { SellerClock } from './clock.js';
+import type { SellerEvents } from './events.js';
+
+const TASK_KIND = 'async_task';
+const ARM_KIND = 'create_arm';
+/** Directive scope that matches any account of the principal. */
+export const ANY_ACCOUNT = '*';
+
+export type AsyncTaskStatus = 'submitted' | 'working' | 'input-required' | 'completed' | 'failed' | 'canceled';
+export const NON_TERMINAL_TASK_STATUSES: ReadonlySet<AsyncTaskStatus> = new Set(['submitted', 'working', 'input-required']);
+
+export interface AsyncTaskRecord {
+  task_id: string;
+  task_type: string;
+  status: AsyncTaskStatus;
+  principal: string;
+  account_key: string;
+  created_at: string;
+  updated_at: string;
+  message?: string;
+  /** The request's top-level `context`, echoed on every webhook delivery (interface spec 6.1). */
+  context?: unknown;
+  push_notification_config?: unknown;
+  result?: unknown;
+}
+
+export interface CreateArmDirective {
+  arm: 'submitted' | 'input-required';
+  task_id?: string;
+  message?: string;
+  account_key: string;
+}
+
+export class AsyncTaskService {
+  constructor(
+    private readonly records: RecordStore,
+    private readonly clock: SellerClock,
+    private readonly events: SellerEvents,
+  ) {}
+
+  create(task: Omit<AsyncTaskRecord, 'created_at' | 'updated_at'>): AsyncTaskRecord {
+    const scope = { principal: task.principal, account: task.account_key };
+    const now = this.clock.iso(scope);
+    const record: AsyncTaskRecord = { ...task, created_at: now, updated_at: now };
+    this.records.put(TASK_KIND, record.principal, record.task_id, record.account_key, record, this.clock.now(scope));
+    return record;
+  }
+
+  find(principal: string, taskId: string): AsyncTaskRecord | undefined {
+    return this.records.get<AsyncTaskRecord>(TASK_KIND, principal, taskId);
+  }
+
+  /** Moves a task to a new status and announces it (webhook-triggering statuses, interface spec 3.2 rule 3). */
+  transition(task: AsyncTaskRecord, status: AsyncTaskStatus, result?: unknown): AsyncTaskRecord {
+    const previous = task.status;
+    const updated: AsyncTaskRecord = { ...task, status, updated_at: this.clock.iso({ principal: task.principal, account: task.account_key }) };
+    if (result !== undefined) updated.result = result;
+    this.records.put(TASK_KIND, updated.principal, updated.task_id, updated.account_key, updated, Date.parse(task.created_at));
+    this.events.emit('task.status_changed', { task: updated, previous_status: previous, status, at: updated.updated_at });
+    return updated;
+  }
+
+  setArm(principal: string, directive: CreateArmDirective): void {
+    this.records.put(ARM_KIND, principal, directive.account_key, directive.account_key, directive, this.clock.now());
+  }
+
+  /** Consumes the directive for this account (or the principal-wide one), if any. */
+  takeArm(principal: string, accountKey: string): CreateArmDirective | undefined {
+    for (const key of [accountKey, ANY_ACCOUNT]) {
+      const directive = this.records.get<CreateArmDirective>(ARM_KIND, principal, key);
+      if (directive) {
+        this.records.delete(ARM_KIND, principal, key);
+        return directive;
+      }
+    }
+    return undefined;
+  }
+}

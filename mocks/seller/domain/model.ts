@@ -1,0 +1,137 @@
+/**
+ * The seller's domain model: one instance per running seller, called by both transports. The
+ * dispatch pipeline is: find the task (unknown → INVALID_REQUEST naming it), validate the
+ * arguments before anything else, apply idempotency, run, then add the envelope (`sandbox: true`,
+ * the request `context` echoed verbatim, `replayed: true` on replays).
+ */
+import { z } from 'zod';
+import type { SellerServices } from './services.js';
+import { type ErrorBody, TaskFailure } from './errors.js';
+import { keyForLog } from './idempotency.js';
+import { buildTasks } from './tasks/index.js';
+import {
+  type CallerContext,
+  type SuccessOutcome,
+  type TaskCall,
+  type TaskDef,
+  type TaskOutcome,
+  isPlainObject,
+} from './task-def.js';
+import { accountKeyOf, toValidationFailure } from './validation.js';
+
+export interface ToolDescription {
+  name: string;
+  description: string;
+  inputSchema: { type: 'object'; [k: string]: unknown };
+}
+
+export class SellerModel {
+  private readonly tasks: Map<string, TaskDef>;
+  private descriptions?: ToolDescription[];
+
+  constructor(private readonly s: SellerServices) {
+    this.tasks = new Map(buildTasks(s).map((t) => [t.name, t]));
+  }
+
+  get services(): SellerServices {
+    return this.s;
+  }
+
+  taskNames(): string[] {
+    return [...this.tasks.keys()];
+  }
+
+  /** Name, description and JSON Schema of the input of every task (tools/list, agent card skills). */
+  describeTasks(): ToolDescription[] {
+    this.descriptions ??= [...this.tasks.values()].map((t) => {
+      const { $schema: _ignored, ...schema } = z.toJSONSchema(t.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+      return { name: t.name, description: t.description, inputSchema: { ...schema, type: 'object' } };
+    });
+    return structuredClone(this.descriptions);
+  }
+
+  async dispatch(name: string, rawArgs: unknown, caller: CallerContext): Promise<TaskOutcome> {
+    const started = Date.now();
+    const outcome = await this.dispatchInner(name, rawArgs ?? {}, caller);
+    const key = isPlainObject(rawArgs) && typeof rawArgs.idempotency_key === 'string' ? rawArgs.idempotency_key : undefined;
+    const what = outcome.kind === 'error' ? `error ${outcome.error.code}` : outcome.kind === 'async' ? `async ${outcome.status}` : 'ok';
+    const replayed = outcome.kind !== 'error' && outcome.payload.replayed === true ? ' (replay)' : '';
+    this.s.log(`${caller.transport} ${name} principal=${caller.principal} key=${keyForLog(key)} -> ${what}${replayed} ${Date.now() - started}ms`);
+    return outcome;
+  }
+
+  private async dispatchInner(name: string, rawArgs: unknown, caller: CallerContext): Promise<TaskOutcome> {
+    const def = this.tasks.get(name);
+    if (!def) {
+      const error = this.unknownTask(name);
+      // The buggy seller hands the error object back as an ordinary result (no isError / failed state).
+      if (this.s.faults.has('error-without-is-error')) return { kind: 'completed', payload: { ...error } };
+      return { kind: 'error', error };
+    }
+    if (!isPlainObject(rawArgs)) {
+      return { kind: 'error', error: { code: 'INVALID_REQUEST', message: 'arguments must be a JSON object', field: '(arguments)', recovery: 'correctable' } };
+    }
+    const parsed = def.schema.safeParse(rawArgs);
+    if (!parsed.success) return { kind: 'error', error: toValidationFailure(parsed.error).body };
+    const args = parsed.data as Record<string, unknown>;
+    const accountKey = accountKeyOf(args.account);
+    const call: TaskCall<unknown> = { args, caller, accountKey, clockScope: { principal: caller.principal, account: accountKey } };
+    try {
+      const key = this.s.idempotency.checkKey(def.idempotency, rawArgs.idempotency_key);
+      const execute = () => this.execute(def, call);
+      let outcome: TaskOutcome;
+      if (key === undefined) {
+        outcome = await execute();
+      } else {
+        const guarded = await this.s.idempotency.run(
+          {
+            task: def.name,
+            idempotency: def.idempotency,
+            createsResource: def.createsResource === true,
+            principal: caller.principal,
+            accountKey: call.accountKey,
+            args: rawArgs,
+          },
+          key,
+          execute,
+        );
+        if (guarded.kind === 'error') outcome = { kind: 'error', error: guarded.error };
+        else if (guarded.kind === 'fresh') outcome = guarded.outcome;
+        else outcome = this.markReplayed(def.renderReplay ? def.renderReplay(guarded.stored, call) : guarded.stored);
+      }
+      return this.withEnvelope(outcome, rawArgs.context);
+    } catch (err) {
+      if (err instanceof TaskFailure) return { kind: 'error', error: err.body };
+      this.s.log(`internal error in ${name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      return { kind: 'error', error: { code: 'INTERNAL_ERROR', message: 'internal error in the sandbox seller', recovery: 'transient' } };
+    }
+  }
+
+  private async execute(def: TaskDef, call: TaskCall<unknown>): Promise<TaskOutcome> {
+    try {
+      return await def.run(call);
+    } catch (err) {
+      if (err instanceof TaskFailure) return { kind: 'error', error: err.body };
+      throw err;
+    }
+  }
+
+  /** Unknown tool: INVALID_REQUEST naming the tool (interface spec 7). */
+  private unknownTask(name: string): ErrorBody {
+    const code = this.s.faults.has('unknown-tool-wrong-code') ? 'NOT_FOUND' : 'INVALID_REQUEST';
+    return { code, message: `unknown tool ${JSON.stringify(name)}`, recovery: 'correctable' };
+  }
+
+  private markReplayed(stored: SuccessOutcome): SuccessOutcome {
+    if (this.s.faults.has('replay-not-flagged')) return stored;
+    return { ...stored, payload: { ...stored.payload, replayed: true } };
+  }
+
+  /** Adds `sandbox: true` and echoes `context` verbatim on every success. Errors carry only the error object. */
+  private withEnvelope(outcome: TaskOutcome, context: unknown): TaskOutcome {
+    if (outcome.kind === 'error') return outcome;
+    const payload: Record<string, unknown> = { ...outcome.payload, sandbox: true };
+    if (context !== undefined && !this.s.faults.has('context-not-echoed')) payload.context = context;
+    return { ...outcome, payload };
+  }
+}

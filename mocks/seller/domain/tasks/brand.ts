@@ -1,0 +1,49 @@
+/** get_brand_identity: colors, logos, tone and visual guidelines of a (sandbox) brand. */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { invalidRequest } from '../errors.js';
+import type { SellerServices } from '../services.js';
+import { type TaskDef, completed } from '../task-def.js';
+import { brandRef, domainName, taskSchema } from '../validation.js';
+
+const schema = taskSchema({
+  brand: brandRef.optional(),
+  domain: domainName.optional(),
+  brand_id: z.string().min(1).optional(),
+});
+
+function titleCase(label: string): string {
+  return label
+    .split(/[-_]/)
+    .filter(Boolean)
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join(' ');
+}
+
+export function brandTasks(s: SellerServices): TaskDef[] {
+  const getBrandIdentity: TaskDef<z.infer<typeof schema>> = {
+    name: 'get_brand_identity',
+    description: 'Brand identity of a brand domain: colors, logos, tone and visual guidelines.',
+    idempotency: 'read',
+    schema,
+    run({ args }) {
+      const domain = (args.brand?.domain ?? args.domain)?.toLowerCase();
+      if (!domain && !args.brand_id) throw invalidRequest('brand', 'a brand reference is required ({brand: {domain}}, domain or brand_id)');
+      const key = domain ?? args.brand_id ?? '';
+      const hex = createHash('sha256').update(key).digest('hex');
+      const name = titleCase((domain ?? key).split('.')[0]);
+      return completed({
+        brand: {
+          ...(domain ? { domain } : {}),
+          ...(args.brand_id ? { brand_id: args.brand_id } : {}),
+          name,
+          colors: { primary: `#${hex.slice(0, 6)}`, secondary: `#${hex.slice(6, 12)}`, accent: `#${hex.slice(12, 18)}` },
+          logos: [{ url: `${s.catalog.agentUrl}/sandbox/brands/${encodeURIComponent(key)}/logo.svg`, variant: 'primary', format: 'svg' }],
+          tone: { voice: 'confident and warm', attributes: ['clear', 'optimistic', 'inclusive'] },
+          visual_guidelines: { typography: 'sans-serif headlines, 1.4 line height', imagery: 'natural light, real people', logo_clear_space: '1x logo height' },
+        },
+      });
+    },
+  };
+  return [getBrandIdentity];
+}

@@ -1,0 +1,47 @@
+/**
+ * get_<token>_capabilities (interface spec 4.3; digest 1.15, 3.5): the idempotency declaration at
+ * `<token>.idempotency`, the media-buy features with the reporting granularities this seller
+ * honours, and the controller scenarios (sandbox only).
+ */
+import type { SellerServices } from '../services.js';
+import { type TaskDef, completed } from '../task-def.js';
+import { taskSchema } from '../validation.js';
+import { CONTROLLER_SCENARIOS } from './controller.js';
+import { WINDOWED_PULL_GRANULARITIES } from './media-buy-read.js';
+
+const schema = taskSchema({});
+
+export function capabilitiesTask(s: SellerServices): TaskDef {
+  return {
+    name: s.ids.capabilitiesTask,
+    description: 'Capability declaration: protocol versions, idempotency window, media-buy features, test scenarios.',
+    idempotency: 'exempt',
+    schema,
+    run() {
+      const protocolBlock: Record<string, unknown> = { major_versions: [3] };
+      if (!s.faults.has('idempotency-not-declared')) {
+        protocolBlock.idempotency = {
+          supported: true,
+          replay_ttl_seconds: s.idempotency.replayTtlSeconds,
+          in_flight_max_seconds: s.idempotency.inFlightMaxSeconds,
+        };
+      }
+      return completed({
+        [s.ids.token]: protocolBlock,
+        supported_protocols: ['media_buy', 'creative', 'signals', 'governance', 'brand'],
+        media_buy: {
+          creative_approval_mode: 'auto_approve',
+          supported_pricing_models: ['cpm'],
+          supported_channels: [...new Set(s.catalog.products.flatMap((p) => p.channels))],
+          reporting_capabilities: {
+            windowed_pull_granularities: [...WINDOWED_PULL_GRANULARITIES],
+            available_metrics: ['impressions', 'clicks', 'spend', 'completion_rate'],
+            reporting_delivery_methods: ['pull'],
+          },
+        },
+        account: { supported_billing: ['operator', 'brand'] },
+        compliance_testing: { scenarios: [...CONTROLLER_SCENARIOS] },
+      });
+    },
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * comply_test_controller (digest 4.6), the sandbox test controller: forces media-buy states under
+ * production rules, simulates delivery, shapes the next create_media_buy, completes async tasks,
+ * and advances the seller's clock. Controller failures are answered as `{success: false, error}`
+ * payloads, never as task errors.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import { ANY_ACCOUNT, NON_TERMINAL_TASK_STATUSES } from '../async-tasks.js';
+import { MEDIA_BUY_STATUSES, PENDING_STATUSES, isTerminal, round2 } from '../media-buy-record.js';
+import type { SellerServices } from '../services.js';
+import { type CallerContext, type TaskDef, type TaskPayload, completed } from '../task-def.js';
+import { accountKeyOf, fieldPath, taskSchema } from '../validation.js';
+
+export const CONTROLLER_SCENARIOS = [
+  'force_media_buy_status',
+  'simulate_delivery',
+  'force_create_media_buy_arm',
+  'force_task_completion',
+  'advance_clock',
+] as const;
+
+const MAX_RESULT_BYTES = 256 * 1024;
+const TEN_YEARS_S = 10 * 366 * 86_400;
+
+const schema = taskSchema({
+  scenario: z.string().min(1).max(100),
+  params: z.record(z.string(), z.unknown()).optional(),
+  account: z.looseObject({ sandbox: z.boolean().optional() }),
+});
+type ControllerArgs = z.infer<typeof schema>;
+
+const paramSchemas = {
+  force_media_buy_status: z.looseObject({
+    media_buy_id: z.string().min(1),
+    status: z.enum(MEDIA_BUY_STATUSES),
+    rejection_reason: z.string().max(2_000).optional(),
+  }),
+  simulate_delivery: z.looseObject({
+    media_buy_id: z.string().min(1),
+    impressions: z.number().int().min(0).max(1e12).optional(),
+    clicks: z.number().int().min(0).max(1e12).optional(),
+    reported_spend: z.looseObject({ amount: z.number().min(0).max(1e12), currency: z.string().length(3) }).optional(),
+  }),
+  force_create_media_buy_arm: z.looseObject({
+    arm: z.enum(['submitted', 'input-required']),
+    task_id: z.string().min(1).max(255).optional(),
+    message: z.string().max(2_000).optional(),
+  }),
+  force_task_completion: z.looseObject({ task_id: z.string().min(1), result: z.record(z.string(), z.unknown()) }),
+  advance_clock: z.looseObject({ seconds: z.number().positive().max(TEN_YEARS_S) }),
+};
+
+const fail = (error: string, detail: string, extra: TaskPayload = {}) => ({ success: false, error, error_detail: detail, ...extra });
+
+export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
+  function forceStatus(caller: CallerContext, p: z.infer<typeof paramSchemas.force_media_buy_status>): TaskPayload {
+    const buy = s.mediaBuys.find(caller.principal, p.media_buy_id);
+    if (!buy) return fail('NOT_FOUND', `media buy ${JSON.stringify(p.media_buy_id)} not found`);
+    const previous = buy.status;
+    if (p.status === previous) return { success: true, previous_state: previous, current_state: previous };
+    if (isTerminal(previous) && !s.faults.has('controller-leaves-terminal')) {
+      return fail('INVALID_TRANSITION', `${previous} is terminal and cannot be left`, { current_state: previous });
+    }
+    if (p.status === 'rejected' && !PENDING_STATUSES.has(previous) && !s.faults.has('controller-rejects-active')) {
+      return fail('INVALID_TRANSITION', `only a pending buy can be rejected; this one is ${previous}`, { current_state: previous });
+    }
+    if (previous === 'pending_start' && p.status === 'active' && s.faults.has('controller-start-ignored')) {
+      return { success: true, previous_state: previous, current_state: 'active' };
+    }
+    if (p.status === 'canceled') buy.cancellation = { canceled_at: s.clock.iso(s.mediaBuys.clockScope(buy)), canceled_by: 'seller' };
+    if (p.status === 'rejected') buy.rejection_reason = p.rejection_reason ?? 'rejected by the seller';
+    if (!PENDING_STATUSES.has(p.status)) buy.hold = false;
+    s.mediaBuys.setStatus(buy, p.status, 'controller');
+    return { success: true, previous_state: previous, current_state: p.status };
+  }
+
+  function simulateDelivery(caller: CallerContext, p: z.infer<typeof paramSchemas.simulate_delivery>): TaskPayload {
+    const buy = s.mediaBuys.find(caller.principal, p.media_buy_id);
+    if (!buy) return fail('NOT_FOUND', `media buy ${JSON.stringify(p.media_buy_id)} not found`);
+    const impressions = p.impressions ?? 0;
+    const clicks = p.clicks ?? 0;
+    const budget = buy.packages.reduce((sum, pkg) => sum + pkg.budget, 0);
+    let spendTotal = 0;
+    let impLeft = impressions;
+    let clickLeft = clicks;
+    buy.packages.forEach((pkg, i) => {
+      const last = i === buy.packages.length - 1;
+      const share = budget > 0 ? pkg.budget / budget : 1 / buy.packages.length;
+      const imp = last ? impLeft : Math.floor(impressions * share);
+      const clk = last ? clickLeft : Math.floor(clicks * share);
+      impLeft -= imp;
+      clickLeft -= clk;
+      const price = s.catalog.product(pkg.product_id)?.pricing_options.find((o) => o.pricing_option_id === pkg.pricing_option_id)?.fixed_price ?? 0;
+      const spend = p.reported_spend ? p.reported_spend.amount * share : (imp / 1000) * price;
+      pkg.delivery.impressions += imp;
+      pkg.delivery.clicks += clk;
+      pkg.delivery.spend = round2(pkg.delivery.spend + spend);
+      spendTotal += spend;
+    });
+    s.mediaBuys.save(buy);
+    const simulated = { impressions, clicks, spend: round2(spendTotal) };
+    s.events.emit('delivery.simulated', { media_buy: buy, simulated, at: buy.updated_at });
+    const cumulative = buy.packages.reduce(
+      (acc, pkg) => ({ impressions: acc.impressions + pkg.delivery.impressions, clicks: acc.clicks + pkg.delivery.clicks, spend: acc.spend + pkg.delivery.spend }),
+      { impressions: 0, clicks: 0, spend: 0 },
+    );
+    const money = (amount: number) => ({ amount: round2(amount), currency: buy.currency });
+    return {
+      success: true,
+      simulated: { impressions, clicks, reported_spend: money(spendTotal) },
+      cumulative: { impressions: cumulative.impressions, clicks: cumulative.clicks, reported_spend: money(cumulative.spend) },
+    };
+  }
+
+  function forceArm(caller: CallerContext, account: unknown, p: z.infer<typeof paramSchemas.force_create_media_buy_arm>): TaskPayload {
+    if (p.arm === 'submitted' && !p.task_id) return fail('INVALID_PARAMS', 'params.task_id is required for arm "submitted"');
+    s.asyncTasks.setArm(caller.principal, {
+      arm: p.arm,
+      ...(p.task_id ? { task_id: p.task_id } : {}),
+      ...(p.message ? { message: p.message } : {}),
+      account_key: accountKeyOf(account) || ANY_ACCOUNT,
+    });
+    return { success: true, forced: { arm: p.arm, ...(p.task_id ? { task_id: p.task_id } : {}) } };
+  }
+
+  function completeTask(caller: CallerContext, p: z.infer<typeof paramSchemas.force_task_completion>): TaskPayload {
+    if (Buffer.byteLength(JSON.stringify(p.result)) > MAX_RESULT_BYTES) return fail('INVALID_PARAMS', 'params.result exceeds 256 KB');
+    const task = s.asyncTasks.find(caller.principal, p.task_id);
+    if (!task) return fail('NOT_FOUND', `task ${JSON.stringify(p.task_id)} not found`);
+    if (task.status === 'completed' && isDeepStrictEqual(task.result, p.result)) {
+      return { success: true, previous_state: 'completed', current_state: 'completed' };
+    }
+    if (!NON_TERMINAL_TASK_STATUSES.has(task.status)) {
+      return fail('INVALID_TRANSITION', `task is ${task.status}; a different result cannot be applied`, { current_state: task.status });
+    }
+    const previous = task.status;
+    s.asyncTasks.transition(task, 'completed', p.result);
+    return { success: true, previous_state: previous, current_state: 'completed' };
+  }
+
+  return {
+    name: 'comply_test_controller',
+    description: 'Sandbox test controller: force states, simulate delivery, shape async answers, advance the clock.',
+    idempotency: 'exempt',
+    schema,
+    run({ args, caller }) {
+      if (args.account.sandbox !== true) {
+        return completed(fail('FORBIDDEN', 'the test controller only operates on sandbox accounts (account.sandbox: true)'));
+      }
+      if (args.scenario === 'list_scenarios') return completed({ success: true, scenarios: [...CONTROLLER_SCENARIOS] });
+      if (!(CONTROLLER_SCENARIOS as readonly string[]).includes(args.scenario)) {
+        return completed(fail('UNKNOWN_SCENARIO', `unknown scenario ${JSON.stringify(args.scenario)}; supported: ${CONTROLLER_SCENARIOS.join(', ')}`));
+      }
+      const scenario = args.scenario as (typeof CONTROLLER_SCENARIOS)[number];
+      const parsed = paramSchemas[scenario].safeParse(args.params ?? {});
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return completed(fail('INVALID_PARAMS', `params.${fieldPath(issue.path)}: ${issue.message}`));
+      }
+      const p = parsed.data as never;
+      switch (scenario) {
+        case 'force_media_buy_status':
+          return completed(forceStatus(caller, p));
+        case 'simulate_delivery':
+          return completed(simulateDelivery(caller, p));
+        case 'force_create_media_buy_arm':
+          return completed(forceArm(caller, args.account, p));
+        case 'force_task_completion':
+          return completed(completeTask(caller, p));
+        case 'advance_clock': {
+          const { seconds } = parsed.data as z.infer<typeof paramSchemas.advance_clock>;
+          const { previous, current } = s.clock.advance(seconds, { principal: caller.principal, account: accountKeyOf(args.account) });
+          return completed({
+            success: true,
+            previous_state: new Date(previous).toISOString(),
+            current_state: new Date(current).toISOString(),
+            message: `seller clock advanced by ${seconds} s${accountKeyOf(args.account) ? ' for this account' : ''}`,
+          });
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * create_media_buy (interface spec 4.3, 2.4a; digest 4.2). The buy starts `active` when its
+ * flight has started, `pending_start` when it starts in the future, `paused` when the buyer asked
+ * for a paused create; revision starts at 1. A controller directive (digest 4.6) can make the next
+ * create answer asynchronously instead.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { z } from 'zod';
+import { invalidRequest } from '../errors.js';
+import type { MediaBuyRecord } from '../media-buy-record.js';
+import type { SellerServices } from '../services.js';
+import { type SuccessOutcome, type TaskCall, type TaskDef, completed, isPlainObject } from '../task-def.js';
+import { accountRef, brandRef, httpUrl, isoDateTime, pushNotificationConfig, taskSchema } from '../validation.js';
+
+export const startTimeSchema = z.union(
+  [z.literal('asap'), isoDateTime, z.looseObject({ type: z.literal('date'), date: z.iso.date() })],
+  { error: 'expected "asap", an ISO 8601 date-time, or {type: "date", date: "YYYY-MM-DD"}' },
+);
+
+export function resolveStart(value: z.infer<typeof startTimeSchema>, now: number): number {
+  if (value === 'asap') return now;
+  if (typeof value === 'string') return Date.parse(value);
+  return Date.parse(`${value.date}T00:00:00Z`);
+}
+
+export const packageInput = z.looseObject({
+  product_id: z.string().min(1),
+  budget: z.number().positive().max(1e12),
+  pricing_option_id: z.string().min(1),
+});
+
+const reportingWebhook = z.looseObject({ url: httpUrl });
+
+const createSchema = taskSchema({
+  account: accountRef,
+  brand: brandRef.optional(),
+  start_time: startTimeSchema,
+  end_time: isoDateTime,
+  packages: z.array(packageInput).min(1).max(50),
+  paused: z.boolean().optional(),
+  push_notification_config: pushNotificationConfig.optional(),
+  reporting_webhook: reportingWebhook.optional(),
+});
+type CreateArgs = z.infer<typeof createSchema>;
+
+/** Checks product and pricing option references of new packages. */
+export function checkPackageRefs(s: SellerServices, packages: z.infer<typeof packageInput>[], base: string): void {
+  packages.forEach((p, i) => {
+    const product = s.catalog.product(p.product_id);
+    if (!product) throw invalidRequest(`${base}[${i}].product_id`, `unknown product ${JSON.stringify(p.product_id)}`);
+    if (!product.pricing_options.some((o) => o.pricing_option_id === p.pricing_option_id)) {
+      throw invalidRequest(`${base}[${i}].pricing_option_id`, `not a pricing option of product ${p.product_id}`);
+    }
+  });
+}
+
+/** Replay rendering shared by the media-buy mutations: the stored snapshot, unless a fault says otherwise. */
+export function mediaBuyReplay(s: SellerServices) {
+  return (stored: SuccessOutcome, call: TaskCall<unknown>): SuccessOutcome => {
+    const id = stored.payload.media_buy_id;
+    if (typeof id !== 'string') return stored;
+    const buy = s.mediaBuys.find(call.caller.principal, id);
+    if (!buy) return stored;
+    if (s.faults.has('revision-incremented-on-replay')) {
+      buy.revision += 1;
+      s.mediaBuys.save(buy);
+    }
+    if (s.faults.has('replay-body-differs')) return { ...stored, payload: s.mediaBuys.renderCurrent(buy) };
+    return stored;
+  };
+}
+
+export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
+  return {
+    name: 'create_media_buy',
+    description: 'Create a sandbox media buy from products and pricing options returned by get_products.',
+    idempotency: 'mutating',
+    createsResource: true,
+    schema: createSchema,
+    renderReplay: mediaBuyReplay(s),
+    async run({ args, caller, accountKey, clockScope }) {
+      const now = s.clock.now(clockScope);
+      const start = resolveStart(args.start_time, now);
+      const end = Date.parse(args.end_time);
+      if (!(end > start)) throw invalidRequest('end_time', 'must be after start_time');
+      checkPackageRefs(s, args.packages, 'packages');
+
+      const arm = s.asyncTasks.takeArm(caller.principal, accountKey);
+      if (arm) {
+        const taskId = arm.task_id ?? `task_${randomUUID()}`;
+        const message = arm.message ?? (arm.arm === 'submitted' ? 'media buy submitted for seller review' : 'seller needs buyer input');
+        s.asyncTasks.create({
+          task_id: taskId,
+          task_type: 'create_media_buy',
+          status: arm.arm,
+          principal: caller.principal,
+          account_key: accountKey,
+          message,
+          ...(args.context !== undefined ? { context: args.context } : {}),
+          ...(args.push_notification_config !== undefined ? { push_notification_config: args.push_notification_config } : {}),
+        });
+        return { kind: 'async', status: arm.arm, taskId, payload: { status: arm.arm, task_id: taskId, message } };
+      }
+
+      // The downstream booking call: the reason concurrent same-key requests need an in-flight claim.
+      if (s.bookingLatencyMs > 0) await delay(s.bookingLatencyMs);
+
+      const future = start > now;
+      const paused = args.paused === true;
+      const iso = s.clock.iso(clockScope);
+      const buy: MediaBuyRecord = {
+        media_buy_id: s.mediaBuys.newId(),
+        principal: caller.principal,
+        account_key: accountKey,
+        account: structuredClone(args.account),
+        ...(args.brand ? { brand: structuredClone(args.brand) } : {}),
+        status: future ? 'pending_start' : paused ? 'paused' : 'active',
+        revision: s.faults.has('initial-revision-zero') ? 0 : 1,
+        hold: future && paused,
+        start_time: new Date(start).toISOString(),
+        end_time: new Date(end).toISOString(),
+        currency: 'USD',
+        packages: args.packages.map((p) => ({
+          package_id: s.mediaBuys.newPackageId(),
+          product_id: p.product_id,
+          pricing_option_id: p.pricing_option_id,
+          budget: p.budget,
+          paused: false,
+          delivery: { impressions: 0, clicks: 0, spend: 0 },
+        })),
+        created_at: iso,
+        updated_at: iso,
+        confirmed_at: iso,
+        ...(isPlainObject(args.push_notification_config) ? { push_notification_config: args.push_notification_config } : {}),
+        ...(args.reporting_webhook ? { reporting_webhook: args.reporting_webhook } : {}),
+      };
+      s.mediaBuys.insert(buy);
+      return completed(s.mediaBuys.render(buy));
+    },
+  };
+}

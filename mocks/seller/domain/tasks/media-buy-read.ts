@@ -1,0 +1,132 @@
+/**
+ * Reads of media buys: get_media_buys (interface spec 4.3, with `webhook_activity[]` on request)
+ * and get_media_buy_delivery (totals, `by_package`, `aggregated_totals`; `time_granularity` must
+ * be one the seller declares in `reporting_capabilities.windowed_pull_granularities`).
+ */
+import { z } from 'zod';
+import { invalidRequest } from '../errors.js';
+import { type MediaBuyRecord, type PackageRecord, round2 } from '../media-buy-record.js';
+import type { SellerServices } from '../services.js';
+import { type TaskDef, completed } from '../task-def.js';
+import { accountKeyOf, accountRef, taskSchema } from '../validation.js';
+
+/** Declared in capabilities `media_buy.reporting_capabilities.windowed_pull_granularities`. */
+export const WINDOWED_PULL_GRANULARITIES = ['hourly', 'daily'] as const;
+
+const VIDEO_LIKE = new Set(['ctv', 'olv', 'audio']);
+
+const getBuysSchema = taskSchema({
+  media_buy_ids: z.array(z.string().min(1)).max(500).optional(),
+  account: accountRef.optional(),
+  include_webhook_activity: z.boolean().optional(),
+});
+
+const deliverySchema = taskSchema({
+  media_buy_ids: z.array(z.string().min(1)).min(1).max(500).optional(),
+  account: accountRef.optional(),
+  time_granularity: z.string().min(1).optional(),
+  start_date: z.iso.date().optional(),
+  end_date: z.iso.date().optional(),
+});
+
+function money(amount: number): { amount: number; currency: string } {
+  return { amount: round2(amount), currency: 'USD' };
+}
+
+export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
+  const getMediaBuys: TaskDef<z.infer<typeof getBuysSchema>> = {
+    name: 'get_media_buys',
+    description: 'Read media buys (status, revision, packages, valid_actions); optionally with webhook activity.',
+    idempotency: 'read',
+    schema: getBuysSchema,
+    run({ args, caller }) {
+      const accountKey = args.account ? accountKeyOf(args.account) : undefined;
+      let buys: MediaBuyRecord[] = args.media_buy_ids
+        ? args.media_buy_ids.map((id) => s.mediaBuys.find(caller.principal, id)).filter((b): b is MediaBuyRecord => !!b)
+        : s.mediaBuys.list(caller.principal, accountKey);
+      if (accountKey !== undefined) buys = buys.filter((b) => b.account_key === accountKey);
+      const mediaBuys = buys.map((buy) => s.mediaBuys.renderCurrent(buy, args.include_webhook_activity === true));
+      if (s.faults.has('revision-incremented-on-read')) {
+        for (const buy of buys) {
+          buy.revision += 1; // shown on the next read
+          s.mediaBuys.save(buy);
+        }
+      }
+      return completed({ media_buys: mediaBuys });
+    },
+  };
+
+  const getDelivery: TaskDef<z.infer<typeof deliverySchema>> = {
+    name: 'get_media_buy_delivery',
+    description: 'Delivery totals per media buy and package, with totals aggregated across the buys.',
+    idempotency: 'read',
+    schema: deliverySchema,
+    run({ args, caller }) {
+      const granularity = args.time_granularity;
+      if (granularity !== undefined && !(WINDOWED_PULL_GRANULARITIES as readonly string[]).includes(granularity)) {
+        throw invalidRequest(
+          'time_granularity',
+          `must be one of the declared windowed_pull_granularities (${WINDOWED_PULL_GRANULARITIES.join(', ')})`,
+        );
+      }
+      if (args.start_date && args.end_date && args.end_date < args.start_date) {
+        throw invalidRequest('end_date', 'must not be before start_date');
+      }
+      const accountKey = args.account ? accountKeyOf(args.account) : undefined;
+      const buys = args.media_buy_ids
+        ? args.media_buy_ids.map((id, i) => s.mediaBuys.require(caller.principal, id, `media_buy_ids[${i}]`))
+        : s.mediaBuys.list(caller.principal, accountKey);
+      const now = s.clock.iso({ principal: caller.principal, account: accountKey ?? '' });
+      const earliest = buys.reduce((min, b) => (b.start_time < min ? b.start_time : min), now);
+      const deliveries = buys.map((buy) => {
+        const totals = sum(buy.packages);
+        return {
+          media_buy_id: buy.media_buy_id,
+          status: buy.status,
+          totals: { impressions: totals.impressions, clicks: totals.clicks, spend: money(totals.spend) },
+          by_package: buy.packages.map((p) => {
+            const product = s.catalog.product(p.product_id);
+            const videoLike = product?.channels.some((c) => VIDEO_LIKE.has(c)) ?? false;
+            return {
+              package_id: p.package_id,
+              product_id: p.product_id,
+              impressions: p.delivery.impressions,
+              clicks: p.delivery.clicks,
+              spend: money(p.delivery.spend),
+              ...(videoLike ? { completion_rate: p.delivery.impressions > 0 ? 0.82 : 0 } : {}),
+            };
+          }),
+        };
+      });
+      const all = sum(buys.flatMap((b) => b.packages));
+      return completed({
+        reporting_period: {
+          start: args.start_date ? `${args.start_date}T00:00:00.000Z` : earliest,
+          end: args.end_date ? `${args.end_date}T23:59:59.999Z` : now,
+        },
+        currency: 'USD',
+        ...(granularity ? { time_granularity: granularity } : {}),
+        media_buy_deliveries: deliveries,
+        aggregated_totals: {
+          impressions: all.impressions,
+          clicks: all.clicks,
+          spend: money(all.spend),
+          media_buy_count: buys.length,
+        },
+      });
+    },
+  };
+
+  return [getMediaBuys, getDelivery];
+}
+
+function sum(packages: PackageRecord[]): { impressions: number; clicks: number; spend: number } {
+  return packages.reduce(
+    (acc, p) => ({
+      impressions: acc.impressions + p.delivery.impressions,
+      clicks: acc.clicks + p.delivery.clicks,
+      spend: acc.spend + p.delivery.spend,
+    }),
+    { impressions: 0, clicks: 0, spend: 0 },
+  );
+}

@@ -1,0 +1,172 @@
+/**
+ * update_media_buy (digest 4.2-4.5): pause / resume / cancel, budget, dates and package changes.
+ * Rejections: unknown buy → MEDIA_BUY_NOT_FOUND, cancel of a canceled buy → NOT_CANCELLABLE
+ * (takes precedence), any other update of a terminal buy → INVALID_STATE, unknown package →
+ * PACKAGE_NOT_FOUND, stale `revision` → CONFLICT, an action the state does not allow →
+ * ACTION_NOT_ALLOWED. Every applied change increments `revision` once.
+ */
+import { z } from 'zod';
+import { failure, invalidRequest } from '../errors.js';
+import { type MediaBuyRecord, type MediaBuyStatus, isTerminal, round2, totalBudget, validActions } from '../media-buy-record.js';
+import type { SellerServices } from '../services.js';
+import { type TaskDef, completed } from '../task-def.js';
+import { accountRef, httpUrl, isoDateTime, pushNotificationConfig, taskSchema } from '../validation.js';
+import { checkPackageRefs, mediaBuyReplay, packageInput, resolveStart, startTimeSchema } from './media-buy-create.js';
+
+const updateSchema = taskSchema({
+  media_buy_id: z.string().min(1),
+  account: accountRef.optional(),
+  revision: z.number().int().min(0).optional(),
+  paused: z.boolean().optional(),
+  canceled: z.literal(true, { error: 'only true is accepted (there is no un-cancel)' }).optional(),
+  cancellation_reason: z.string().max(2_000).optional(),
+  budget: z.number().positive().max(1e12).optional(),
+  start_time: startTimeSchema.optional(),
+  end_time: isoDateTime.optional(),
+  packages: z
+    .array(
+      z.looseObject({
+        package_id: z.string().min(1),
+        budget: z.number().positive().max(1e12).optional(),
+        paused: z.boolean().optional(),
+      }),
+    )
+    .optional(),
+  new_packages: z.array(packageInput).max(50).optional(),
+  push_notification_config: pushNotificationConfig.optional(),
+  reporting_webhook: z.looseObject({ url: httpUrl }).optional(),
+});
+type UpdateArgs = z.infer<typeof updateSchema>;
+
+/** The valid_actions vocabulary entries an update asks for. */
+function requestedActions(args: UpdateArgs): string[] {
+  const actions: string[] = [];
+  if (args.paused === true) actions.push('pause');
+  if (args.paused === false) actions.push('resume');
+  if (args.budget !== undefined || args.packages?.some((p) => p.budget !== undefined)) actions.push('update_budget');
+  if (args.start_time !== undefined || args.end_time !== undefined) actions.push('update_dates');
+  if (args.packages?.some((p) => p.paused !== undefined)) actions.push('update_packages');
+  if (args.new_packages?.length) actions.push('add_packages');
+  return actions;
+}
+
+function invalidState(buy: MediaBuyRecord, action: string) {
+  return failure('INVALID_STATE', `cannot ${action} media buy ${buy.media_buy_id}: it is ${buy.status} (terminal)`, {
+    recovery: 'correctable',
+    details: { current_status: buy.status },
+  });
+}
+
+export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
+  return {
+    name: 'update_media_buy',
+    description: 'Pause, resume, cancel or change budgets, dates and packages of a media buy.',
+    idempotency: 'mutating',
+    schema: updateSchema,
+    renderReplay: mediaBuyReplay(s),
+    run({ args, caller }) {
+      const buy = s.mediaBuys.require(caller.principal, args.media_buy_id);
+      const checkRevision = () => {
+        if (args.revision === undefined || args.revision === buy.revision || s.faults.has('stale-revision-accepted')) return;
+        throw failure('CONFLICT', `revision ${args.revision} is stale; the media buy is at revision ${buy.revision}`, {
+          field: 'revision',
+          recovery: 'transient',
+          details: { current_revision: buy.revision },
+        });
+      };
+
+      if (args.canceled === true) {
+        if (buy.status === 'canceled') {
+          if (s.faults.has('second-cancel-invalid-state')) throw invalidState(buy, 'cancel');
+          if (s.faults.has('cancel-canceled-accepted')) return completed(s.mediaBuys.render(buy));
+          throw failure('NOT_CANCELLABLE', `media buy ${buy.media_buy_id} is already canceled`, { recovery: 'correctable' });
+        }
+        if (isTerminal(buy.status)) throw invalidState(buy, 'cancel');
+        checkRevision();
+        const at = s.clock.iso(s.mediaBuys.clockScope(buy));
+        buy.cancellation = {
+          canceled_at: at,
+          canceled_by: 'buyer',
+          ...(args.cancellation_reason ? { reason: args.cancellation_reason } : {}),
+        };
+        buy.hold = false;
+        buy.revision += 1;
+        s.mediaBuys.setStatus(buy, 'canceled', 'buyer');
+        return completed(s.mediaBuys.render(buy));
+      }
+
+      const actions = requestedActions(args);
+      const configChange = args.push_notification_config !== undefined || args.reporting_webhook !== undefined;
+      if (actions.length === 0 && !configChange) {
+        throw invalidRequest('(arguments)', 'no change requested (paused, canceled, budget, dates, packages, new_packages, push_notification_config or reporting_webhook)');
+      }
+
+      let acceptTerminal = false;
+      if (isTerminal(buy.status)) {
+        const pause = args.paused === true;
+        const resume = args.paused === false;
+        if (pause && s.faults.has('pause-terminal-accepted')) return completed(s.mediaBuys.render(buy));
+        if (resume && buy.status === 'canceled' && s.faults.has('resume-canceled-accepted')) return completed(s.mediaBuys.render(buy));
+        acceptTerminal = !pause && !resume && s.faults.has('update-terminal-accepted');
+        if (!acceptTerminal) throw invalidState(buy, actions[0]?.replace('_', ' ') ?? 'update');
+      }
+
+      args.packages?.forEach((p, i) => s.mediaBuys.requirePackage(buy, p.package_id, `packages[${i}].package_id`));
+      if (args.new_packages) checkPackageRefs(s, args.new_packages, 'new_packages');
+      checkRevision();
+
+      if (!acceptTerminal) {
+        const allowed = validActions(buy);
+        const refused = actions.find((a) => !allowed.includes(a));
+        if (refused) {
+          throw failure('ACTION_NOT_ALLOWED', `${refused} is not allowed while the media buy is ${buy.status}`, {
+            recovery: 'correctable',
+            details: { attempted_action: refused, reason: 'wrong_status', currently_available_actions: allowed },
+          });
+        }
+      }
+
+      let nextStatus: MediaBuyStatus = buy.status;
+      let bumpRevision = true;
+      if (args.paused === true) {
+        if (buy.status === 'active') nextStatus = s.faults.has('pause-ignored') ? 'active' : 'paused';
+        else buy.hold = true; // pending: the hold stays latent until the flight can start (digest 4.2)
+        if (s.faults.has('revision-not-incremented-on-pause')) bumpRevision = false;
+      } else if (args.paused === false) {
+        if (buy.status === 'paused') nextStatus = 'active';
+        else buy.hold = false;
+      }
+      if (args.start_time !== undefined || args.end_time !== undefined) {
+        const start = args.start_time !== undefined ? resolveStart(args.start_time, s.clock.now(s.mediaBuys.clockScope(buy))) : Date.parse(buy.start_time);
+        const end = args.end_time !== undefined ? Date.parse(args.end_time) : Date.parse(buy.end_time);
+        if (!(end > start)) throw invalidRequest(args.end_time !== undefined ? 'end_time' : 'start_time', 'end_time must be after start_time');
+        buy.start_time = new Date(start).toISOString();
+        buy.end_time = new Date(end).toISOString();
+      }
+      if (args.budget !== undefined) {
+        const factor = args.budget / totalBudget(buy);
+        for (const p of buy.packages) p.budget = round2(p.budget * factor);
+      }
+      for (const change of args.packages ?? []) {
+        const pkg = s.mediaBuys.requirePackage(buy, change.package_id, 'packages');
+        if (change.budget !== undefined) pkg.budget = change.budget;
+        if (change.paused !== undefined) pkg.paused = change.paused;
+      }
+      for (const p of args.new_packages ?? []) {
+        buy.packages.push({
+          package_id: s.mediaBuys.newPackageId(),
+          product_id: p.product_id,
+          pricing_option_id: p.pricing_option_id,
+          budget: p.budget,
+          paused: false,
+          delivery: { impressions: 0, clicks: 0, spend: 0 },
+        });
+      }
+      if (args.push_notification_config !== undefined) buy.push_notification_config = args.push_notification_config;
+      if (args.reporting_webhook !== undefined) buy.reporting_webhook = args.reporting_webhook;
+      if (bumpRevision) buy.revision += 1;
+      s.mediaBuys.setStatus(buy, nextStatus, 'buyer');
+      return completed(s.mediaBuys.render(buy));
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/** Signals: get_signals (segments with pricing, coverage, activation options) and activate_signal. */
+import { z } from 'zod';
+import { invalidRequest } from '../errors.js';
+import type { SignalSegment } from '../catalog.js';
+import type { SellerServices } from '../services.js';
+import { type TaskDef, completed } from '../task-def.js';
+import { accountRef, taskSchema } from '../validation.js';
+
+const getSignalsSchema = taskSchema({
+  signal_spec: z.string().min(1).max(10_000),
+  account: accountRef.optional(),
+  max_results: z.number().int().positive().max(100).optional(),
+});
+
+const destination = z.looseObject({ type: z.string().min(1), platform: z.string().min(1).optional(), account: z.string().optional() });
+const activateSchema = taskSchema({
+  signal_agent_segment_id: z.string().min(1),
+  account: accountRef.optional(),
+  destinations: z.array(destination).min(1).max(20),
+});
+
+function render(segment: SignalSegment) {
+  const { keywords: _k, ...rest } = segment;
+  return {
+    ...rest,
+    deployments: [{ type: 'platform', platform: 'sandbox-dsp', is_live: false, estimated_activation_duration_minutes: 0 }],
+  };
+}
+
+export function signalTasks(s: SellerServices): TaskDef[] {
+  const getSignals: TaskDef<z.infer<typeof getSignalsSchema>> = {
+    name: 'get_signals',
+    description: 'Find audience signal segments matching a natural-language spec, with pricing and coverage.',
+    idempotency: 'read',
+    schema: getSignalsSchema,
+    run({ args }) {
+      const text = args.signal_spec.toLowerCase();
+      const matching = s.catalog.signals.filter((seg) => seg.keywords.some((k) => text.includes(k)));
+      const chosen = (matching.length > 0 ? matching : s.catalog.signals).slice(0, args.max_results ?? 10);
+      return completed({ signals: chosen.map(render) });
+    },
+  };
+
+  const activateSignal: TaskDef<z.infer<typeof activateSchema>> = {
+    name: 'activate_signal',
+    description: 'Activate a signal segment on one or more destination platforms.',
+    idempotency: 'mutating',
+    schema: activateSchema,
+    run({ args, clockScope }) {
+      const segment = s.catalog.signal(args.signal_agent_segment_id);
+      if (!segment) {
+        throw invalidRequest('signal_agent_segment_id', `unknown segment ${JSON.stringify(args.signal_agent_segment_id)}`);
+      }
+      const deployedAt = s.clock.iso(clockScope);
+      return completed({
+        signal_agent_segment_id: segment.signal_agent_segment_id,
+        deployments: args.destinations.map((d) => ({
+          type: d.type,
+          ...(d.platform ? { platform: d.platform } : {}),
+          is_live: true,
+          activation_key: { type: 'segment_id', segment_id: `${segment.signal_agent_segment_id}_${d.platform ?? d.type}` },
+          deployed_at: deployedAt,
+        })),
+      });
+    },
+  };
+
+  return [getSignals, activateSignal];
+}

@@ -1,0 +1,146 @@
+/**
+ * The sync_* tasks (interface spec 4.3, records of 2.6): accounts, creatives, audiences, catalogs,
+ * plus list_accounts. Each item is upserted per principal; the answer says per item whether it
+ * was created, updated or unchanged.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { invalidRequest } from '../errors.js';
+import type { SellerServices } from '../services.js';
+import { type TaskDef, completed } from '../task-def.js';
+import { accountRef, brandRef, formatId, httpUrl, taskSchema } from '../validation.js';
+
+type SyncAction = 'created' | 'updated' | 'unchanged';
+
+/** Upserts one item; returns what happened to it. */
+function upsert(s: SellerServices, kind: string, principal: string, account: string, id: string, value: unknown): SyncAction {
+  const existing = s.records.get<unknown>(kind, principal, id);
+  if (existing !== undefined && JSON.stringify(existing) === JSON.stringify(value)) return 'unchanged';
+  s.records.put(kind, principal, id, account, value, s.clock.now());
+  return existing === undefined ? 'created' : 'updated';
+}
+
+function uniqueIds(items: { [k: string]: unknown }[], idField: string, listField: string): void {
+  const seen = new Set<unknown>();
+  items.forEach((item, i) => {
+    if (seen.has(item[idField])) throw invalidRequest(`${listField}[${i}].${idField}`, 'duplicate id in this request');
+    seen.add(item[idField]);
+  });
+}
+
+const accountItem = z.looseObject({ brand: brandRef, operator: z.string().min(1).max(255), billing: z.string().min(1).optional() });
+const syncAccountsSchema = taskSchema({ accounts: z.array(accountItem).min(1).max(100) });
+const listAccountsSchema = taskSchema({ status: z.string().optional() });
+
+const asset = z.looseObject({
+  asset_type: z.string().min(1),
+  url: httpUrl.optional(),
+  width: z.number().int().positive().optional(),
+  height: z.number().int().positive().optional(),
+  duration_ms: z.number().int().positive().optional(),
+});
+const creativeItem = z.looseObject({
+  creative_id: z.string().min(1).max(255),
+  name: z.string().min(1).max(500),
+  format_id: formatId,
+  assets: z.record(z.string(), asset),
+});
+const syncCreativesSchema = taskSchema({ account: accountRef, creatives: z.array(creativeItem).min(1).max(100) });
+
+const audienceItem = z.looseObject({
+  audience_id: z.string().min(1).max(255),
+  name: z.string().min(1).max(500),
+  audience_type: z.string().min(1).optional(),
+});
+const syncAudiencesSchema = taskSchema({ account: accountRef, audiences: z.array(audienceItem).min(1).max(100) });
+
+const catalogItem = z.looseObject({
+  catalog_id: z.string().min(1).max(255),
+  name: z.string().min(1).max(500),
+  type: z.string().min(1),
+  url: httpUrl,
+  feed_format: z.string().min(1).optional(),
+  update_frequency: z.string().min(1).optional(),
+});
+const syncCatalogsSchema = taskSchema({ account: accountRef, catalogs: z.array(catalogItem).min(1).max(100) });
+
+export function syncTasks(s: SellerServices): TaskDef[] {
+  const syncAccounts: TaskDef<z.infer<typeof syncAccountsSchema>> = {
+    name: 'sync_accounts',
+    description: 'Create or update buyer accounts (brand, operator, billing party).',
+    idempotency: 'mutating',
+    schema: syncAccountsSchema,
+    run({ args, caller }) {
+      const accounts = args.accounts.map((a) => {
+        const domain = a.brand.domain.toLowerCase();
+        const accountId = `acc_${createHash('sha256').update(`${caller.principal}|${domain}|${a.operator}`).digest('hex').slice(0, 16)}`;
+        const record = { account_id: accountId, brand: { domain }, operator: a.operator, billing: a.billing ?? 'operator', status: 'active' };
+        const action = upsert(s, 'account', caller.principal, `id:${accountId}`, accountId, record);
+        return { ...record, action };
+      });
+      return completed({ accounts });
+    },
+  };
+
+  const listAccounts: TaskDef<z.infer<typeof listAccountsSchema>> = {
+    name: 'list_accounts',
+    description: 'List the accounts (active relationships) of the calling principal.',
+    idempotency: 'read',
+    schema: listAccountsSchema,
+    run({ args, caller }) {
+      let accounts = s.records.list<{ status: string }>('account', caller.principal);
+      if (args.status) accounts = accounts.filter((a) => a.status === args.status);
+      return completed({ accounts });
+    },
+  };
+
+  const syncCreatives: TaskDef<z.infer<typeof syncCreativesSchema>> = {
+    name: 'sync_creatives',
+    description: 'Upload or update creatives (format, assets) into the creative library of an account.',
+    idempotency: 'mutating',
+    schema: syncCreativesSchema,
+    run({ args, caller, accountKey }) {
+      uniqueIds(args.creatives, 'creative_id', 'creatives');
+      const creatives = args.creatives.map((c, i) => {
+        if (!s.catalog.format(c.format_id.id)) throw invalidRequest(`creatives[${i}].format_id.id`, `unknown format ${JSON.stringify(c.format_id.id)}`);
+        const action = upsert(s, 'creative', caller.principal, accountKey, c.creative_id, { ...c, account_key: accountKey });
+        return { creative_id: c.creative_id, action, status: 'approved' };
+      });
+      return completed({ creatives });
+    },
+  };
+
+  const syncAudiences: TaskDef<z.infer<typeof syncAudiencesSchema>> = {
+    name: 'sync_audiences',
+    description: 'Create or update first-party audiences (e.g. suppression lists) for an account.',
+    idempotency: 'mutating',
+    schema: syncAudiencesSchema,
+    run({ args, caller, accountKey }) {
+      uniqueIds(args.audiences, 'audience_id', 'audiences');
+      const audiences = args.audiences.map((a) => ({
+        audience_id: a.audience_id,
+        action: upsert(s, 'audience', caller.principal, accountKey, a.audience_id, { ...a, account_key: accountKey }),
+        status: 'active',
+      }));
+      return completed({ audiences });
+    },
+  };
+
+  const syncCatalogs: TaskDef<z.infer<typeof syncCatalogsSchema>> = {
+    name: 'sync_catalogs',
+    description: 'Register or update product catalogs (feed URL, format, update frequency) for an account.',
+    idempotency: 'mutating',
+    schema: syncCatalogsSchema,
+    run({ args, caller, accountKey }) {
+      uniqueIds(args.catalogs, 'catalog_id', 'catalogs');
+      const catalogs = args.catalogs.map((c) => ({
+        catalog_id: c.catalog_id,
+        action: upsert(s, 'catalog', caller.principal, accountKey, c.catalog_id, { ...c, account_key: accountKey }),
+        status: 'active',
+      }));
+      return completed({ catalogs });
+    },
+  };
+
+  return [syncAccounts, listAccounts, syncCreatives, syncAudiences, syncCatalogs];
+}

@@ -1,0 +1,329 @@
+/**
+ * Fault profiles: the registry's contract, and one small probe per fault that detects the rule
+ * violation. Every probe must find the reference seller clean and the seller with that fault
+ * guilty, so each fault provably changes the behaviour it claims to break.
+ */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { FaultSet, UnknownFaultError, getFault, listFaults, registerFault } from './faults.js';
+import type { RunningMockSeller } from './index.js';
+import { McpTestClient } from './test-support/wire-client.js';
+import { createArgs, isoIn, key, startTestSeller } from './test-support/seller-fixtures.js';
+
+const AUTH = 'fault-probe-token';
+
+interface ProbeContext {
+  seller: RunningMockSeller;
+  client: McpTestClient;
+}
+interface Probe {
+  /** True when the rule is violated. */
+  violated(ctx: ProbeContext): Promise<boolean>;
+  bookingLatencyMs?: number;
+}
+
+const update = (media_buy_id: unknown, change: Record<string, unknown>) => ({ idempotency_key: key(), media_buy_id, ...change });
+const control = (c: McpTestClient, scenario: string, params: Record<string, unknown>, account: object = {}) =>
+  c.ok('comply_test_controller', { scenario, params, account: { ...account, sandbox: true } });
+const codeOf = async (c: McpTestClient, task: string, args: Record<string, unknown>) => (await c.call(task, args)).payload?.code;
+const readBuy = async (c: McpTestClient, id: unknown) =>
+  ((await c.ok('get_media_buys', { media_buy_ids: [id] })).media_buys as Record<string, unknown>[])[0];
+
+async function canceledBuy(c: McpTestClient): Promise<Record<string, unknown>> {
+  const buy = await c.ok('create_media_buy', createArgs());
+  await c.ok('update_media_buy', update(buy.media_buy_id, { canceled: true }));
+  return buy;
+}
+const cancelTwice: Probe = {
+  async violated({ client }) {
+    const buy = await canceledBuy(client);
+    return (await codeOf(client, 'update_media_buy', update(buy.media_buy_id, { canceled: true }))) !== 'NOT_CANCELLABLE';
+  },
+};
+
+const PROBES: Record<string, Probe> = {
+  'unknown-tool-wrong-code': { violated: async ({ client }) => (await codeOf(client, 'no_such_task', {})) !== 'INVALID_REQUEST' },
+  'error-without-is-error': { violated: async ({ client }) => !(await client.call('no_such_task', {})).isError },
+  'error-text-not-json': { violated: async ({ client }) => (await client.call('no_such_task', {})).payload === undefined },
+  'product-schema-invalid': {
+    async violated({ client }) {
+      const products = (await client.ok('get_products', { brief: 'sports video' })).products as Record<string, any>[];
+      return products.some((p) => !Array.isArray(p.pricing_options) || typeof p.forecast?.impressions?.min !== 'number');
+    },
+  },
+  'context-not-echoed': { violated: async ({ client }) => (await client.ok('get_products', { brief: 'x', context: { id: 1 } })).context === undefined },
+  'session-per-call': {
+    async violated({ seller }) {
+      const c = new McpTestClient(seller.mcpUrl, AUTH);
+      await c.initialize();
+      await c.call('list_accounts');
+      return (await c.call('list_accounts')).answer.status !== 200;
+    },
+  },
+  'auth-not-enforced': { violated: async ({ seller }) => (await new McpTestClient(seller.mcpUrl).initialize()).status !== 401 },
+  'idempotency-not-declared': {
+    violated: async ({ client }) => ((await client.ok('get_proto_capabilities')).proto as Record<string, unknown>).idempotency === undefined,
+  },
+  'replay-not-flagged': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', args);
+      return (await client.ok('create_media_buy', args)).replayed !== true;
+    },
+  },
+  'replay-creates-second-buy': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', args);
+      await client.ok('create_media_buy', args);
+      return ((await client.ok('get_media_buys', { account: args.account })).media_buys as unknown[]).length !== 1;
+    },
+  },
+  'replay-body-differs': {
+    async violated({ client }) {
+      const args = createArgs();
+      const { context: _a, ...first } = await client.ok('create_media_buy', args);
+      const { context: _b, replayed: _r, ...again } = await client.ok('create_media_buy', args);
+      return JSON.stringify(first) !== JSON.stringify(again);
+    },
+  },
+  'context-in-hash': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', { ...args, context: { n: 1 } });
+      return (await client.call('create_media_buy', { ...args, context: { n: 2 } })).isError;
+    },
+  },
+  'conflict-answered-with-replay': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', args);
+      return (await codeOf(client, 'create_media_buy', { ...args, end_time: isoIn(31) })) !== 'IDEMPOTENCY_CONFLICT';
+    },
+  },
+  'conflict-leaks-payload': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', args);
+      const err = (await client.call('create_media_buy', { ...args, end_time: isoIn(31) })).payload ?? {};
+      return Object.keys(err).some((k) => !['code', 'message', 'recovery'].includes(k));
+    },
+  },
+  'key-not-task-scoped': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', args);
+      const audiences = [{ audience_id: 'a1', name: 'n', audience_type: 'suppression' }];
+      return (await codeOf(client, 'sync_audiences', { idempotency_key: args.idempotency_key, account: args.account, audiences })) !== 'IDEMPOTENCY_CONFLICT';
+    },
+  },
+  'missing-key-accepted': {
+    async violated({ client }) {
+      const { idempotency_key: _k, ...args } = createArgs();
+      return !(await client.call('create_media_buy', args)).isError;
+    },
+  },
+  'malformed-key-accepted': { violated: async ({ client }) => !(await client.call('create_media_buy', createArgs({ idempotency_key: 'not a key!' }))).isError },
+  'expired-key-reexecuted': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', args);
+      await control(client, 'advance_clock', { seconds: 86_400 + 120 }, args.account as object);
+      return (await codeOf(client, 'create_media_buy', args)) !== 'IDEMPOTENCY_EXPIRED';
+    },
+  },
+  'cache-ignores-account': {
+    async violated({ client }) {
+      const args = createArgs();
+      const first = await client.ok('create_media_buy', args);
+      const other = await client.call('create_media_buy', createArgs({ idempotency_key: args.idempotency_key }));
+      return other.isError || other.payload?.replayed === true || other.payload?.media_buy_id === first.media_buy_id;
+    },
+  },
+  'concurrent-double-create': {
+    bookingLatencyMs: 250,
+    async violated({ client }) {
+      const args = createArgs();
+      const answers = await Promise.all(Array.from({ length: 5 }, () => client.ok('create_media_buy', args)));
+      return new Set(answers.map((a) => a.media_buy_id)).size !== 1;
+    },
+  },
+  'read-rejects-idempotency-key': { violated: async ({ client }) => (await client.call('get_products', { brief: 'x', idempotency_key: key() })).isError },
+  'initial-revision-zero': { violated: async ({ client }) => (await client.ok('create_media_buy', createArgs())).revision !== 1 },
+  'revision-not-incremented-on-pause': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      return (await client.ok('update_media_buy', update(buy.media_buy_id, { paused: true }))).revision !== (buy.revision as number) + 1;
+    },
+  },
+  'revision-incremented-on-replay': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      const pause = update(buy.media_buy_id, { paused: true });
+      const paused = await client.ok('update_media_buy', pause);
+      await client.ok('update_media_buy', pause);
+      return (await readBuy(client, buy.media_buy_id)).revision !== paused.revision;
+    },
+  },
+  'revision-incremented-on-read': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      await readBuy(client, buy.media_buy_id);
+      return (await readBuy(client, buy.media_buy_id)).revision !== buy.revision;
+    },
+  },
+  'valid-actions-stale-after-pause': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      const actions = (await client.ok('update_media_buy', update(buy.media_buy_id, { paused: true }))).valid_actions as string[];
+      return actions.includes('pause') || !actions.includes('resume');
+    },
+  },
+  'pause-ignored': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      await client.ok('update_media_buy', update(buy.media_buy_id, { paused: true }));
+      return (await readBuy(client, buy.media_buy_id)).status !== 'paused';
+    },
+  },
+  'resume-canceled-accepted': {
+    async violated({ client }) {
+      const buy = await canceledBuy(client);
+      return (await codeOf(client, 'update_media_buy', update(buy.media_buy_id, { paused: false }))) !== 'INVALID_STATE';
+    },
+  },
+  'pause-terminal-accepted': {
+    async violated({ client }) {
+      const buy = await canceledBuy(client);
+      return (await codeOf(client, 'update_media_buy', update(buy.media_buy_id, { paused: true }))) !== 'INVALID_STATE';
+    },
+  },
+  'update-terminal-accepted': {
+    async violated({ client }) {
+      const buy = await canceledBuy(client);
+      const pkg = (buy.packages as { package_id: string }[])[0].package_id;
+      return (await codeOf(client, 'update_media_buy', update(buy.media_buy_id, { packages: [{ package_id: pkg, budget: 6000 }] }))) !== 'INVALID_STATE';
+    },
+  },
+  'cancel-canceled-accepted': cancelTwice,
+  'second-cancel-invalid-state': cancelTwice,
+  'stale-revision-accepted': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      await client.ok('update_media_buy', update(buy.media_buy_id, { paused: true }));
+      return (await codeOf(client, 'update_media_buy', update(buy.media_buy_id, { paused: false, revision: buy.revision }))) !== 'CONFLICT';
+    },
+  },
+  'unknown-buy-wrong-code': { violated: async ({ client }) => (await codeOf(client, 'update_media_buy', update('mb_missing', { paused: true }))) !== 'MEDIA_BUY_NOT_FOUND' },
+  'unknown-package-wrong-code': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      return (await codeOf(client, 'update_media_buy', update(buy.media_buy_id, { packages: [{ package_id: 'pkg_missing', budget: 1 }] }))) !== 'PACKAGE_NOT_FOUND';
+    },
+  },
+  'controller-rejects-active': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      return (await control(client, 'force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'rejected' })).success === true;
+    },
+  },
+  'controller-leaves-terminal': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      await control(client, 'force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'completed' });
+      return (await control(client, 'force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'active' })).success === true;
+    },
+  },
+  'controller-start-ignored': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs({ start_time: isoIn(7), end_time: isoIn(37) }));
+      await control(client, 'force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'active' });
+      return (await readBuy(client, buy.media_buy_id)).status !== 'active';
+    },
+  },
+};
+
+async function withSeller<T>(faults: string[], bookingLatencyMs: number, fn: (ctx: ProbeContext) => Promise<T>): Promise<T> {
+  const seller = await startTestSeller({ faults, authToken: AUTH, bookingLatencyMs });
+  try {
+    const client = new McpTestClient(seller.mcpUrl, AUTH);
+    await client.initialize();
+    return await fn({ seller, client });
+  } finally {
+    await seller.close();
+  }
+}
+
+describe('fault registry', () => {
+  it('has a probe for every built-in fault, and a rule and targets for each', () => {
+    const builtin = listFaults().filter((f) => !f.name.startsWith('test-only-'));
+    expect(Object.keys(PROBES).sort()).toEqual(builtin.map((f) => f.name));
+    for (const f of builtin) {
+      expect(f.rule.length, f.name).toBeGreaterThan(20);
+      expect(f.rule, f.name).toMatch(/\((interface spec|digest) [\d.]+/);
+      expect(f.targets.length, f.name).toBeGreaterThan(0);
+    }
+  });
+
+  it('validates names on use and on registration', () => {
+    expect(() => new FaultSet(['pause-ignored', 'nope'])).toThrow(UnknownFaultError);
+    expect(() => new FaultSet(['nope'])).toThrow(/"nope".*valid faults: .*auth-not-enforced/);
+    expect(() => new FaultSet().has('not-registered')).toThrow(/not registered/);
+    expect(() => registerFault({ name: 'Bad Name', rule: 'x (digest 1.1) long enough', targets: ['a.b'] })).toThrow(/kebab-case/);
+    expect(() => registerFault({ name: 'no-targets', rule: 'a rule (digest 1.1)', targets: [] })).toThrow(/target/);
+    const pause = getFault('pause-ignored');
+    expect(pause).toBeDefined();
+    expect(() => registerFault({ ...pause!, rule: 'something else entirely (digest 4.2)' })).toThrow(/different definition/);
+    expect(() => registerFault({ ...pause! })).not.toThrow();
+  });
+
+  it('lets a later module register a fault into the same registry', () => {
+    registerFault({ name: 'test-only-extension-fault', rule: 'an extension rule (digest 5.4)', targets: ['webhooks.example'] });
+    expect(new FaultSet(['test-only-extension-fault']).has('test-only-extension-fault')).toBe(true);
+  });
+
+  const suitesDir = join(process.cwd(), 'suites');
+  const suiteFiles = existsSync(suitesDir) ? readdirSync(suitesDir).filter((f) => f.endsWith('.yaml')) : [];
+  it.skipIf(suiteFiles.length === 0)('names only check ids that the suites define (skipped: no suites/*.yaml)', () => {
+    const ids = new Set<string>();
+    for (const file of suiteFiles) {
+      const suite = parse(readFileSync(join(suitesDir, file), 'utf8'), { maxAliasCount: 10_000 }) as { checks?: { id: string }[] };
+      for (const check of suite.checks ?? []) ids.add(check.id);
+    }
+    const builtin = listFaults().filter((f) => f.name in PROBES);
+    for (const f of builtin) for (const id of [...f.targets, ...(f.collateral ?? [])]) expect(ids.has(id), `${f.name} → ${id}`).toBe(true);
+  });
+});
+
+describe('the reference seller violates no probed rule', () => {
+  const names = Object.keys(PROBES);
+  let plain: ProbeContext & { close(): Promise<void> };
+  let slow: ProbeContext & { close(): Promise<void> };
+  const open = async (latency: number) => {
+    const seller = await startTestSeller({ authToken: AUTH, bookingLatencyMs: latency });
+    const client = new McpTestClient(seller.mcpUrl, AUTH);
+    await client.initialize();
+    return { seller, client, close: () => seller.close() };
+  };
+  beforeAll(async () => {
+    plain = await open(0);
+    slow = await open(250);
+  });
+  afterAll(async () => {
+    await plain.close();
+    await slow.close();
+  });
+  it.each(names)('%s', async (name) => {
+    const probe = PROBES[name];
+    expect(await probe.violated(probe.bookingLatencyMs ? slow : plain)).toBe(false);
+  });
+});
+
+describe('each fault breaks its rule', () => {
+  it.each(Object.keys(PROBES))('%s', async (name) => {
+    const probe = PROBES[name];
+    expect(await withSeller([name], probe.bookingLatencyMs ?? 0, (ctx) => probe.violated(ctx))).toBe(true);
+  });
+});

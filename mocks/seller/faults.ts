@@ -1,0 +1,150 @@
+/**
+ * Fault profiles of the reference mock seller. Each fault breaks exactly one rule of the spec,
+ * so the project can prove that the check(s) named in `targets` detect the violation (and that
+ * no other check fails). A fault is applied by a small `faults.has('<name>')` switch at exactly
+ * the place where the mock implements the rule; there is no parallel fake code path.
+ *
+ * Later issues add their own faults (signature verification, webhook emission) from their own
+ * files by calling `registerFault` at import time; `startMockSeller` validates names against
+ * this one registry.
+ */
+
+export interface FaultDef {
+  /** Kebab-case name used with `--fault`. */
+  readonly name: string;
+  /** One line: the rule the fault breaks, with its spec reference. */
+  readonly rule: string;
+  /** Check id(s) that detect the violation: each must fail when the fault is active. */
+  readonly targets: readonly string[];
+  /**
+   * Checks that also fail (or become not_testable) because a step they rely on exercises the
+   * broken behaviour as a prerequisite. They are not detections of the fault; a mutation run
+   * expects the failing set to be exactly `targets` plus `collateral`.
+   */
+  readonly collateral?: readonly string[];
+  /** Transports on which the targets fail (default both), e.g. MCP only for an MCP wire rule. */
+  readonly transports?: readonly ('mcp' | 'a2a')[];
+  /**
+   * The fault makes the transport unusable for the harness beyond its targets (a server that
+   * drops every session): any check on those transports may fail; the others must stay clean.
+   */
+  readonly breaksTransport?: boolean;
+}
+
+const FAULT_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const registry = new Map<string, FaultDef>();
+
+/** Adds a fault to the registry. Re-registering the identical definition is a no-op. */
+export function registerFault(def: FaultDef): void {
+  if (!FAULT_NAME.test(def.name)) throw new Error(`invalid fault name ${JSON.stringify(def.name)}: use kebab-case`);
+  if (!def.rule.trim()) throw new Error(`fault ${def.name}: rule text is empty`);
+  if (def.targets.length === 0) throw new Error(`fault ${def.name}: at least one target check id is required`);
+  const frozen: FaultDef = Object.freeze({
+    name: def.name,
+    rule: def.rule,
+    targets: Object.freeze([...def.targets]),
+    ...(def.collateral?.length ? { collateral: Object.freeze([...def.collateral]) } : {}),
+    ...(def.transports?.length ? { transports: Object.freeze([...def.transports]) } : {}),
+    ...(def.breaksTransport ? { breaksTransport: true } : {}),
+  });
+  const existing = registry.get(def.name);
+  if (existing) {
+    if (JSON.stringify(existing) !== JSON.stringify(frozen)) throw new Error(`fault ${def.name} is already registered with a different definition`);
+    return;
+  }
+  registry.set(def.name, frozen);
+}
+
+/** Every registered fault, sorted by name. */
+export function listFaults(): FaultDef[] {
+  return [...registry.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export function getFault(name: string): FaultDef | undefined {
+  return registry.get(name);
+}
+
+export class UnknownFaultError extends Error {
+  constructor(readonly unknown: string[]) {
+    super(
+      `unknown fault${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => JSON.stringify(n)).join(', ')}; ` +
+        `valid faults: ${listFaults()
+          .map((f) => f.name)
+          .join(', ')}`,
+    );
+    this.name = 'UnknownFaultError';
+  }
+}
+
+/** The active faults of one running seller. */
+export class FaultSet {
+  private readonly active: ReadonlySet<string>;
+
+  constructor(names: Iterable<string> = []) {
+    const list = [...names];
+    const unknown = list.filter((n) => !registry.has(n));
+    if (unknown.length > 0) throw new UnknownFaultError(unknown);
+    this.active = new Set(list);
+  }
+
+  /** True when the fault is active. Asking about an unregistered name is a programming error. */
+  has(name: string): boolean {
+    if (!registry.has(name)) throw new Error(`fault ${JSON.stringify(name)} is not registered (typo?)`);
+    return this.active.has(name);
+  }
+
+  names(): string[] {
+    return [...this.active].sort();
+  }
+
+  get size(): number {
+    return this.active.size;
+  }
+}
+
+const BUILTIN: FaultDef[] = [
+  // Errors and transport (interface spec 7, 4.2).
+  { name: 'unknown-tool-wrong-code', rule: 'an unknown tool must yield INVALID_REQUEST naming the tool (interface spec 7); answers NOT_FOUND', targets: ['errors.unknown-task.invalid-request'] },
+  { name: 'error-without-is-error', rule: 'the unknown-tool error must be flagged isError: true (A2A: task state failed) (interface spec 7); the error object comes back as an ordinary result', targets: ['errors.unknown-task.invalid-request'] },
+  { name: 'error-text-not-json', rule: 'MCP error content[0].text must hold a JSON {code, message} (interface spec 7); it is prose', targets: ['errors.error-text.json'], transports: ['mcp'] },
+  { name: 'product-schema-invalid', rule: 'products must match the product shape (interface spec 2.5); an extra product lacks pricing_options and has a string forecast.impressions.min', targets: ['schemas.response.get_products'] },
+  { name: 'context-not-echoed', rule: 'the request context object must be echoed verbatim (interface spec 4.3); it is dropped', targets: ['schemas.context.echoed'] },
+  { name: 'session-per-call', rule: 'an MCP session serves many calls (interface spec 4.2, streamable HTTP); a session accepts one tools/call, then answers 404 as unknown', targets: ['capabilities.mcp.session-reused'], transports: ['mcp'], breaksTransport: true },
+  { name: 'auth-not-enforced', rule: 'agent calls require the bearer token (interface spec 5); calls without or with a wrong bearer are answered normally', targets: ['errors.auth.missing-bearer', 'errors.auth.wrong-bearer'] },
+  // Idempotency (interface spec 4.4, digest 3).
+  { name: 'idempotency-not-declared', rule: 'capabilities must declare <token>.idempotency (digest 3.5, interface spec 4.3); the block is missing', targets: ['idempotency.capability.declared', 'capabilities.idempotency.shape', 'schemas.response.capabilities'] },
+  { name: 'replay-not-flagged', rule: 'a replay must carry replayed: true (interface spec 4.4 rule 2, digest 3.2 rule 4); the flag is missing', targets: ['idempotency.replay.flagged', 'idempotency.replay.context-excluded'] },
+  { name: 'replay-creates-second-buy', rule: 'a replay creates nothing new (interface spec 4.4 rule 2); it re-executes and creates a second buy (the reply is still the flagged snapshot)', targets: ['idempotency.replay.no-second-resource', 'idempotency.concurrent.single-resource'] },
+  { name: 'replay-body-differs', rule: 'a replay returns the stored create-time response (digest 3.2 rule 2); it returns the current state of the resource', targets: ['idempotency.replay.identical-body'] },
+  { name: 'context-in-hash', rule: 'context is excluded from the payload hash (digest 3.3); it is hashed, so a replay with another context conflicts', targets: ['idempotency.replay.context-excluded'] },
+  { name: 'conflict-answered-with-replay', rule: 'same key with a different payload must be IDEMPOTENCY_CONFLICT (interface spec 4.4 rule 3); on the same task the cached response is replayed', targets: ['idempotency.conflict.changed-payload'], collateral: ['idempotency.conflict.no-payload-leak'] },
+  { name: 'conflict-leaks-payload', rule: 'IDEMPOTENCY_CONFLICT carries only code, message, recovery (digest 3.6); it carries the cached payload and a diff', targets: ['idempotency.conflict.no-payload-leak'] },
+  { name: 'key-not-task-scoped', rule: 'the same key on another task is a conflict (digest 3.1); it is executed normally', targets: ['idempotency.conflict.other-task'] },
+  { name: 'missing-key-accepted', rule: 'a mutating request without idempotency_key is INVALID_REQUEST (digest 3.2 rule 1); it is executed', targets: ['idempotency.key.missing-rejected'] },
+  { name: 'malformed-key-accepted', rule: 'an idempotency_key not matching ^[A-Za-z0-9_.:-]{16,255}$ is INVALID_REQUEST (digest 3.1); it is accepted', targets: ['idempotency.key.malformed-rejected'] },
+  { name: 'expired-key-reexecuted', rule: 'a key older than replay_ttl_seconds is IDEMPOTENCY_EXPIRED (interface spec 4.4 rule 4); it is re-executed', targets: ['idempotency.expiry.expired-key'] },
+  { name: 'cache-ignores-account', rule: 'the replay cache is scoped per (principal, account) (digest 3.1); the account is left out of the scope', targets: ['idempotency.scope.per-account'] },
+  { name: 'concurrent-double-create', rule: 'concurrent same-key requests create one resource (digest 3.4); there is no in-flight claim, so each creates a buy', targets: ['idempotency.concurrent.single-resource'] },
+  { name: 'read-rejects-idempotency-key', rule: 'reads accept an idempotency_key and apply replay semantics (digest 3.1, 3.7); they answer INVALID_REQUEST', targets: ['idempotency.read.key-accepted'] },
+  // Media-buy state machine (interface spec 2.4a, 3.1; digest 4).
+  { name: 'initial-revision-zero', rule: 'revision starts at 1 on creation (interface spec 2.4a); create answers revision 0', targets: ['state-machine.create.initial-state', 'schemas.response.create_media_buy', 'schemas.response.get_media_buys'] },
+  { name: 'revision-not-incremented-on-pause', rule: 'revision increments on every mutating update (digest 4.5); a pause leaves it unchanged', targets: ['state-machine.revision.increments'], collateral: ['state-machine.revision.stale-conflict'] },
+  { name: 'revision-incremented-on-replay', rule: 'revision does not increment on replays (digest 4.5); a replayed update bumps the stored buy', targets: ['state-machine.revision.not-on-replay'] },
+  { name: 'revision-incremented-on-read', rule: 'revision does not increment on reads (digest 4.5); each get_media_buys bumps it (seen on the next read)', targets: ['state-machine.revision.read-stable'] },
+  { name: 'valid-actions-stale-after-pause', rule: 'valid_actions match the state (digest 4.3); a paused buy still lists pause and not resume', targets: ['state-machine.valid-actions.match-state'] },
+  { name: 'pause-ignored', rule: 'paused: true moves an active buy to paused (digest 4.2); success is answered but the buy stays active', targets: ['state-machine.walk.pause'], collateral: ['state-machine.walk.resume', 'state-machine.revision.increments', 'state-machine.revision.not-on-replay', 'state-machine.revision.stale-conflict', 'state-machine.valid-actions.match-state'] },
+  { name: 'resume-canceled-accepted', rule: 'resuming a canceled buy is INVALID_STATE (digest 4.4); it answers success', targets: ['state-machine.terminal.resume-rejected'] },
+  { name: 'pause-terminal-accepted', rule: 'pausing a terminal buy is INVALID_STATE (digest 4.4); it answers success', targets: ['state-machine.terminal.pause-rejected'] },
+  { name: 'update-terminal-accepted', rule: 'any update to a terminal buy is INVALID_STATE (digest 4.4); a budget update is applied', targets: ['state-machine.terminal.update-rejected'] },
+  { name: 'cancel-canceled-accepted', rule: 'canceling a canceled buy is NOT_CANCELLABLE (digest 4.4); it answers success', targets: ['state-machine.cancel.twice-not-cancellable'] },
+  { name: 'second-cancel-invalid-state', rule: 'canceling a canceled buy is NOT_CANCELLABLE, which takes precedence (digest 4.4); it answers INVALID_STATE', targets: ['state-machine.cancel.twice-not-cancellable'] },
+  { name: 'stale-revision-accepted', rule: 'a stale revision in update_media_buy is CONFLICT (digest 4.4, 4.5); it is applied', targets: ['state-machine.revision.stale-conflict'] },
+  { name: 'unknown-buy-wrong-code', rule: 'an unknown media buy is MEDIA_BUY_NOT_FOUND (digest 4.4); it answers INVALID_REQUEST', targets: ['state-machine.not-found.media-buy'] },
+  { name: 'unknown-package-wrong-code', rule: 'an unknown package is PACKAGE_NOT_FOUND (digest 4.4); it answers INVALID_REQUEST', targets: ['state-machine.not-found.package'] },
+  // Test controller (digest 4.6).
+  { name: 'controller-rejects-active', rule: 'the controller forces rejected only from pending_* (digest 4.6); rejected from active is accepted', targets: ['state-machine.controller.reject-only-pending'] },
+  { name: 'controller-leaves-terminal', rule: 'the controller cannot move a buy out of a terminal state (digest 4.6); active from completed is accepted', targets: ['state-machine.controller.terminal-exit-refused'] },
+  { name: 'controller-start-ignored', rule: 'pending_start moves to active at start of flight (interface spec 3.1); the forced move reports success but the buy stays pending_start', targets: ['state-machine.controller.start-of-flight'] },
+];
+
+for (const def of BUILTIN) registerFault(def);

@@ -1,0 +1,79 @@
+/** Public options and handle of the mock seller, and the request-verification extension point. */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { SellerEvents } from './domain/events.js';
+
+export type McpReplyMode = 'sse' | 'json';
+
+export interface VerifyRequestInput {
+  /** Which endpoint the request targets. */
+  route: 'mcp' | 'a2a';
+  method: string;
+  /** Absolute URL as received (scheme, Host header, path and query). */
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** The exact request body bytes, before any JSON parsing (RFC 9421 content-digest). */
+  rawBody: Uint8Array;
+  /** The parsed JSON-RPC body, or undefined when the body is empty. */
+  json: unknown;
+}
+
+export type VerifyRequestResult =
+  /** No signature on the request: bearer authentication applies as usual. */
+  | { outcome: 'absent' }
+  /** A valid signature authenticated the request; `principal` replaces the bearer-derived one. */
+  | { outcome: 'verified'; principal?: string; signer?: unknown }
+  /** Refuse the request: 401 (default) with this `WWW-Authenticate` value. */
+  | { outcome: 'rejected'; status?: number; wwwAuthenticate: string; body?: unknown };
+
+/**
+ * Runs between the raw HTTP request and dispatch (RFC 9421 request verification, a later issue).
+ * Called for every POST to /mcp and /a2a before bearer authentication.
+ */
+export type VerifyRequestHook = (input: VerifyRequestInput) => Promise<VerifyRequestResult>;
+
+export interface MockSellerOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (an ephemeral port). */
+  port?: number;
+  /** Protocol token (harness/token.ts), default `proto`. */
+  token?: string;
+  /** When set, every MCP and A2A call must carry `Authorization: Bearer <authToken>` (agent card stays public). */
+  authToken?: string;
+  /** Fault profiles (mocks/seller/faults.ts); an unknown name throws. */
+  faults?: string[];
+  /** better-sqlite3 file; default a fresh temp file removed on close. */
+  dbPath?: string;
+  /** MCP replies as server-sent events (default, as the spec says) or as plain JSON. */
+  mcpReplyMode?: McpReplyMode;
+  log?: (line: string) => void;
+  /** Request verifier hook (RFC 9421 extension point). */
+  verifyRequest?: VerifyRequestHook;
+  /** Latency of the simulated downstream booking call in create_media_buy, ms (default 50). */
+  bookingLatencyMs?: number;
+  /** Most MCP sessions kept at once; the least recently used is closed beyond it (default 256). */
+  maxSessions?: number;
+}
+
+export interface RunningMockSeller {
+  baseUrl: string;
+  /** `<base>/mcp` */
+  mcpUrl: string;
+  /** `<base>/a2a` */
+  a2aUrl: string;
+  /** `<base>/.well-known/agent-card.json` */
+  agentCardUrl: string;
+  /** The protocol token in use. */
+  token: string;
+  /** Active fault names. */
+  faults: string[];
+  /** The database file (a temporary one is removed by close()). */
+  dbPath: string;
+  /** Task-status and media-buy lifecycle events (webhook emission extension point). */
+  events: SellerEvents;
+  close(): Promise<void>;
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_BOOKING_LATENCY_MS = 50;
+export const DEFAULT_MAX_SESSIONS = 256;

@@ -1,0 +1,186 @@
+/**
+ * Allure 2 results from a RunResult: one `<uuid>-result.json` per check × transport, the
+ * evidence as attachments (`<uuid>-attachment.json` per wire exchange, `<uuid>-attachment.txt`
+ * with expected/actual/pointer), plus `environment.properties` and `executor.json`.
+ *
+ * File names are UUIDs derived from (seed, agent URL, check, transport), so a rerun with the
+ * same seed overwrites its own files; `historyId` depends on the check and transport only, so
+ * Allure's history follows a check across runs. Existing files in the directory are left
+ * alone (Allure merges result directories; point each run at its own directory if needed).
+ */
+import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Label, Status, StatusDetails, TestResult } from 'allure-js-commons';
+import type { CheckResult, RunResult } from '../harness/engine/result.js';
+import type { WireExchange } from '../harness/transport/types.js';
+import { evidenceText } from './evidence-text.js';
+import { writeFileAtomic } from './fs.js';
+import { sanitizeText, specRefText, toJsonText } from './text.js';
+
+export const ALLURE_DIR = 'allure-results';
+
+function sha256(...parts: string[]): Buffer {
+  const hash = createHash('sha256');
+  for (const p of parts) hash.update(p).update('\u0000');
+  return hash.digest();
+}
+
+/** A UUID (version 8, name-based via SHA-256) from the given parts. */
+export function stableUuid(...parts: string[]): string {
+  const b = sha256(...parts).subarray(0, 16);
+  b[6] = (b[6] & 0x0f) | 0x80;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = b.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export function allureStatus(check: Pick<CheckResult, 'outcome' | 'level' | 'not_run'>): Status {
+  if (check.not_run) return 'skipped' as Status;
+  switch (check.outcome) {
+    case 'pass':
+    case 'warn':
+    case 'info':
+      return 'passed' as Status;
+    case 'fail':
+      return 'failed' as Status;
+    case 'error':
+      return 'broken' as Status;
+    case 'not_applicable':
+      return 'skipped' as Status;
+    case 'not_testable':
+      return (check.level === 'MUST' ? 'failed' : 'skipped') as Status;
+  }
+}
+
+const SEVERITY = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor' } as const;
+
+function labels(run: RunResult, check: CheckResult): Label[] {
+  const list: Label[] = [
+    { name: 'parentSuite', value: sanitizeText(run.agent_url) },
+    { name: 'suite', value: check.suite_id },
+    { name: 'subSuite', value: check.transport },
+    { name: 'tag', value: check.level },
+    { name: 'severity', value: SEVERITY[check.level] },
+    { name: 'level', value: check.level },
+    { name: 'transport', value: check.transport },
+    { name: 'spec_ref', value: specRefText(check.spec_ref) },
+    { name: 'check_id', value: check.check_id },
+    { name: 'outcome', value: check.not_run ? 'not_run' : check.outcome },
+    { name: 'framework', value: run.harness.name },
+  ];
+  if (check.baselined) list.push({ name: 'baselined', value: 'true' });
+  return list;
+}
+
+function startOf(run: RunResult, check: CheckResult): number {
+  const times = (check.evidence?.exchanges ?? []).map((e) => Date.parse(e.started_at)).filter(Number.isFinite);
+  return times.length > 0 ? Math.min(...times) : Date.parse(run.started_at);
+}
+
+interface PendingFile {
+  name: string;
+  content: string;
+}
+
+function exchangeName(ex: WireExchange): string {
+  return sanitizeText(`exchange #${ex.seq} ${ex.transport} ${ex.purpose}`);
+}
+
+function resultFor(run: RunResult, check: CheckResult, files: PendingFile[]): TestResult {
+  const uuid = stableUuid('result', run.seed, run.agent_url, check.suite_id, check.check_id, check.transport);
+  const attachments: TestResult['attachments'] = [];
+  const evidence = check.evidence;
+  const summary = evidenceText(evidence);
+  if (summary) {
+    const source = `${stableUuid('attachment', uuid, 'evidence')}-attachment.txt`;
+    files.push({ name: source, content: `${summary}\n` });
+    attachments.push({ name: 'evidence', source, type: 'text/plain' });
+  }
+  (evidence?.exchanges ?? []).forEach((ex, i) => {
+    const source = `${stableUuid('attachment', uuid, String(i))}-attachment.json`;
+    files.push({ name: source, content: `${JSON.stringify(ex, null, 2)}\n` });
+    attachments.push({ name: exchangeName(ex), source, type: 'application/json' });
+  });
+  const statusDetails: StatusDetails = { message: sanitizeText(check.message) };
+  if (summary) statusDetails.trace = summary;
+  if (evidence?.expected !== undefined) statusDetails.expected = sanitizeText(toJsonText(evidence.expected));
+  if (evidence?.actual !== undefined) statusDetails.actual = sanitizeText(toJsonText(evidence.actual));
+  const start = startOf(run, check);
+  return {
+    uuid,
+    historyId: sha256('history', check.suite_id, check.check_id, check.transport).toString('hex').slice(0, 32),
+    testCaseId: sha256('case', check.suite_id, check.check_id).toString('hex').slice(0, 32),
+    name: sanitizeText(`${check.check_id}: ${check.title}`),
+    fullName: `${check.suite_id}.${check.check_id}[${check.transport}]`,
+    status: allureStatus(check),
+    statusDetails,
+    stage: 'finished' as TestResult['stage'],
+    description: sanitizeText(`${check.level} · ${specRefText(check.spec_ref)}`),
+    steps: [],
+    attachments,
+    parameters: [{ name: 'transport', value: check.transport }],
+    labels: labels(run, check),
+    links: [],
+    start,
+    stop: start + Math.max(0, Math.round(check.duration_ms)),
+  };
+}
+
+/** `key=value` lines, escaped as java.util.Properties reads them (non-ASCII as \uXXXX). */
+export function propertiesText(entries: Array<[string, string]>): string {
+  const esc = (s: string, key: boolean): string =>
+    s.replace(/[\\=:#!\s]|[^\x20-\x7e]/g, (ch, offset: number) => {
+      if (ch === '\\' || ch === '=' || ch === ':' || ch === '#' || ch === '!') return `\\${ch}`;
+      if (ch === '\n') return '\\n';
+      if (ch === '\r') return '\\r';
+      if (ch === '\t') return '\\t';
+      if (ch === ' ') return key || offset === 0 ? '\\ ' : ' ';
+      return `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    });
+  return entries.map(([k, v]) => `${esc(k, true)}=${esc(v, false)}\n`).join('');
+}
+
+/** Writes the results into `dir` (created if needed) and returns the paths written. */
+export async function writeAllureResults(run: RunResult, dir: string): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const files: PendingFile[] = [];
+  for (const check of run.checks) {
+    const result = resultFor(run, check, files);
+    files.push({ name: `${result.uuid}-result.json`, content: `${JSON.stringify(result, null, 2)}\n` });
+  }
+  files.push({
+    name: 'environment.properties',
+    content: propertiesText([
+      ['agent_url', run.agent_url],
+      ['token', run.token],
+      ['transports', run.transports.join(',')],
+      ['seed', run.seed],
+      ['harness', `${run.harness.name} ${run.harness.version}`],
+      ['overall_status', run.overall_status],
+      ['completeness', run.completeness.status],
+      ['started_at', run.started_at],
+      ['command', run.command],
+    ]),
+  });
+  files.push({
+    name: 'executor.json',
+    content: `${JSON.stringify(
+      {
+        name: run.harness.name,
+        type: run.harness.name,
+        buildName: sanitizeText(`${run.harness.name} ${run.harness.version} · seed ${run.seed}`),
+        reportName: sanitizeText(`${run.harness.name}: ${run.agent_url}`),
+      },
+      null,
+      2,
+    )}\n`,
+  });
+  const written: string[] = [];
+  for (const file of files) {
+    const path = join(dir, file.name);
+    await writeFileAtomic(path, file.content);
+    written.push(path);
+  }
+  return written;
+}

@@ -1,0 +1,170 @@
+/**
+ * Projection of a RunResult onto the registry's `AgentComplianceDetail` (digest 6.3), so a
+ * registry can store a run directly as an agent's compliance detail.
+ *
+ * Mapping (one run, so every timestamp is the run's finish time):
+ * - registry status: passing/degraded/failing as is; unreachable and auth_required → unknown.
+ * - a track is a suite; track status uses the registry's track vocabulary
+ *   (compliance-db: pass | fail | partial | skip): passing → pass, failing → fail,
+ *   partial → partial, not_applicable and untested → skip.
+ * - a storyboard is a suite too, and its steps are the suite's check × transport results.
+ *   Suites that are not applicable are not storyboards of this agent (left out of
+ *   `storyboard_statuses` and `storyboards_total`); untested ones are kept as `untested`.
+ * - a step fails when it fails the run (`isFailing`, honouring --strict); it is skipped when it
+ *   was not run, not applicable, or not testable without failing the run; otherwise it passed.
+ */
+import { isFailing } from '../harness/engine/result.js';
+import type { CheckResult, OverallStatus, RunResult, SuiteResult, SuiteStatus } from '../harness/engine/result.js';
+
+export type RegistryComplianceStatus = 'passing' | 'degraded' | 'failing' | 'unknown';
+export type RegistryTrackStatus = 'pass' | 'fail' | 'partial' | 'skip';
+export type RegistryStoryboardStatus = 'passing' | 'failing' | 'partial' | 'untested';
+
+export interface TrackDetail {
+  track: string;
+  status: RegistryTrackStatus;
+  scenario_count: number;
+  passed_count: number;
+  duration_ms: number;
+}
+
+export interface StoryboardStatusEntry {
+  storyboard_id: string;
+  title: string;
+  track: string;
+  status: RegistryStoryboardStatus;
+  steps_passed: number;
+  steps_total: number;
+  failure_count: number;
+  skipped_count: number;
+  first_failed_step_id?: string;
+  first_failure_message?: string;
+  last_tested_at: string;
+}
+
+export interface ComplianceDetail {
+  agent_url: string;
+  status: RegistryComplianceStatus;
+  headline: string;
+  last_checked_at: string;
+  tracks: Record<string, RegistryTrackStatus>;
+  track_details: TrackDetail[];
+  storyboards_passing: number;
+  storyboards_total: number;
+  storyboard_statuses: StoryboardStatusEntry[];
+}
+
+export function registryStatus(status: OverallStatus): RegistryComplianceStatus {
+  switch (status) {
+    case 'passing':
+    case 'degraded':
+    case 'failing':
+      return status;
+    case 'unreachable':
+    case 'auth_required':
+      return 'unknown';
+  }
+}
+
+export function trackStatus(status: SuiteStatus): RegistryTrackStatus {
+  switch (status) {
+    case 'passing':
+      return 'pass';
+    case 'failing':
+      return 'fail';
+    case 'partial':
+      return 'partial';
+    case 'not_applicable':
+    case 'untested':
+      return 'skip';
+  }
+}
+
+function storyboardStatus(status: Exclude<SuiteStatus, 'not_applicable'>): RegistryStoryboardStatus {
+  return status;
+}
+
+interface StepTally {
+  total: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  duration_ms: number;
+  firstFailure?: CheckResult;
+}
+
+function tallySteps(checks: CheckResult[], strict: boolean): StepTally {
+  const tally: StepTally = { total: 0, passed: 0, failed: 0, skipped: 0, duration_ms: 0 };
+  for (const check of checks) {
+    tally.total += 1;
+    tally.duration_ms += check.duration_ms;
+    if (isFailing(check, strict)) {
+      tally.failed += 1;
+      tally.firstFailure ??= check;
+    } else if (check.not_run || check.outcome === 'not_applicable' || check.outcome === 'not_testable') {
+      tally.skipped += 1;
+    } else {
+      tally.passed += 1;
+    }
+  }
+  return tally;
+}
+
+function storyboardEntry(suite: SuiteResult, tally: StepTally, run: RunResult): StoryboardStatusEntry {
+  const status = suite.status === 'not_applicable' ? 'untested' : storyboardStatus(suite.status);
+  const entry: StoryboardStatusEntry = {
+    storyboard_id: suite.suite_id,
+    title: suite.title,
+    track: suite.suite_id,
+    status,
+    steps_passed: tally.passed,
+    steps_total: tally.total,
+    failure_count: tally.failed,
+    skipped_count: tally.skipped,
+    last_tested_at: run.finished_at,
+  };
+  const first = suite.first_failure ?? tally.firstFailure;
+  if (first) {
+    entry.first_failed_step_id = first.check_id;
+    entry.first_failure_message = first.message;
+  }
+  return entry;
+}
+
+/** Pure: the registry's view of one run. */
+export function toComplianceDetail(run: RunResult): ComplianceDetail {
+  const strict = run.selection?.strict ?? false;
+  const bySuite = new Map<string, CheckResult[]>();
+  for (const check of run.checks) {
+    const list = bySuite.get(check.suite_id) ?? [];
+    list.push(check);
+    bySuite.set(check.suite_id, list);
+  }
+  const tracks: Record<string, RegistryTrackStatus> = {};
+  const trackDetails: TrackDetail[] = [];
+  const storyboards: StoryboardStatusEntry[] = [];
+  for (const suite of run.suites) {
+    const tally = tallySteps(bySuite.get(suite.suite_id) ?? [], strict);
+    const status = trackStatus(suite.status);
+    tracks[suite.suite_id] = status;
+    trackDetails.push({
+      track: suite.suite_id,
+      status,
+      scenario_count: tally.total,
+      passed_count: tally.passed,
+      duration_ms: Math.round(tally.duration_ms),
+    });
+    if (suite.status !== 'not_applicable') storyboards.push(storyboardEntry(suite, tally, run));
+  }
+  return {
+    agent_url: run.agent_url,
+    status: registryStatus(run.overall_status),
+    headline: run.headline,
+    last_checked_at: run.finished_at,
+    tracks,
+    track_details: trackDetails,
+    storyboards_passing: storyboards.filter((s) => s.status === 'passing').length,
+    storyboards_total: storyboards.length,
+    storyboard_statuses: storyboards,
+  };
+}

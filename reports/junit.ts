@@ -1,0 +1,156 @@
+/**
+ * `junit.xml`: one `<testsuite>` per suite × transport (`capabilities [mcp]`), one `<testcase>`
+ * per check (classname `suite_id.transport`, name `check_id: title`, time in seconds).
+ *
+ * - fail, and anything else that fails the run (MUST not_testable; warn under --strict) →
+ *   `<failure>` with the message and a compact evidence text; error → `<error>`.
+ * - not applicable, not run, not testable without failing the run → `<skipped message=…>`.
+ * - a baselined failure (expected by the baseline) → `<skipped>` too, like pytest's xfail, its
+ *   evidence kept in `<system-out>`, so CI gates on new failures only.
+ * - warn / info that do not fail the run → passing testcase with a `<system-out>` note.
+ * Level, spec reference and outcome are testcase `<properties>`.
+ */
+import { join } from 'node:path';
+import { isFailing } from '../harness/engine/result.js';
+import type { CheckResult, RunResult } from '../harness/engine/result.js';
+import { evidenceText } from './evidence-text.js';
+import { writeFileAtomic } from './fs.js';
+import { oneLine, specRefText } from './text.js';
+import { el, renderXmlDocument } from './xml.js';
+import type { XmlElement } from './xml.js';
+
+export const JUNIT_FILE = 'junit.xml';
+
+type Verdict = 'passed' | 'failure' | 'error' | 'skipped';
+
+function verdict(check: CheckResult, strict: boolean): Verdict {
+  if (check.not_run) return 'skipped';
+  if (isFailing(check, strict)) {
+    if (check.baselined) return 'skipped';
+    return check.outcome === 'error' ? 'error' : 'failure';
+  }
+  if (check.outcome === 'not_applicable' || check.outcome === 'not_testable') return 'skipped';
+  return 'passed';
+}
+
+function seconds(ms: number): string {
+  return (Math.max(0, ms) / 1000).toFixed(3);
+}
+
+function skipMessage(check: CheckResult): string {
+  const why = check.not_run
+    ? 'not run (budget exhausted)'
+    : check.baselined
+      ? `expected failure (baselined ${check.outcome})`
+      : check.outcome.replaceAll('_', ' ');
+  return oneLine(`${why}: ${check.message}`, 1000);
+}
+
+function testcase(check: CheckResult, strict: boolean): XmlElement {
+  const v = verdict(check, strict);
+  const evidence = evidenceText(check.evidence);
+  const properties = el('properties', undefined, [
+    el('property', { name: 'level', value: check.level }),
+    el('property', { name: 'spec_ref', value: specRefText(check.spec_ref) }),
+    el('property', { name: 'outcome', value: check.not_run ? 'not_run' : check.outcome }),
+    check.baselined ? el('property', { name: 'baselined', value: 'true' }) : undefined,
+  ]);
+  const body: Array<XmlElement | undefined> = [properties];
+  const message = oneLine(check.message, 1000);
+  if (v === 'failure') {
+    body.push(el('failure', { message, type: check.outcome }, evidence ? [evidence] : []));
+  } else if (v === 'error') {
+    body.push(el('error', { message, type: 'error' }, evidence ? [evidence] : []));
+  } else if (v === 'skipped') {
+    body.push(el('skipped', { message: skipMessage(check) }));
+    if (check.baselined && evidence) body.push(el('system-out', undefined, [evidence]));
+  } else if (check.outcome === 'warn' || check.outcome === 'info') {
+    const note = `${check.outcome.toUpperCase()} (${check.level}): ${check.message}`;
+    body.push(el('system-out', undefined, [evidence ? `${note}\n${evidence}` : note]));
+  }
+  return el(
+    'testcase',
+    { classname: `${check.suite_id}.${check.transport}`, name: `${check.check_id}: ${check.title}`, time: seconds(check.duration_ms) },
+    body,
+  );
+}
+
+interface Totals {
+  tests: number;
+  failures: number;
+  errors: number;
+  skipped: number;
+  time: number;
+}
+
+function totals(checks: CheckResult[], strict: boolean): Totals {
+  const t: Totals = { tests: 0, failures: 0, errors: 0, skipped: 0, time: 0 };
+  for (const c of checks) {
+    t.tests += 1;
+    t.time += c.duration_ms;
+    const v = verdict(c, strict);
+    if (v === 'failure') t.failures += 1;
+    else if (v === 'error') t.errors += 1;
+    else if (v === 'skipped') t.skipped += 1;
+  }
+  return t;
+}
+
+export function renderJUnit(run: RunResult): string {
+  const strict = run.selection?.strict ?? false;
+  const suites: XmlElement[] = [];
+  for (const suite of run.suites) {
+    for (const transport of run.transports) {
+      const checks = run.checks.filter((c) => c.suite_id === suite.suite_id && c.transport === transport);
+      const t = totals(checks, strict);
+      const status = suite.by_transport[transport]?.status ?? (checks.length === 0 ? 'untested' : suite.status);
+      suites.push(
+        el(
+          'testsuite',
+          {
+            name: `${suite.suite_id} [${transport}]`,
+            tests: t.tests,
+            failures: t.failures,
+            errors: t.errors,
+            skipped: t.skipped,
+            time: seconds(t.time),
+            timestamp: run.started_at,
+          },
+          [
+            el('properties', undefined, [
+              el('property', { name: 'suite_title', value: suite.title }),
+              el('property', { name: 'suite_status', value: status }),
+              el('property', { name: 'transport', value: transport }),
+              el('property', { name: 'agent_url', value: run.agent_url }),
+              el('property', { name: 'seed', value: run.seed }),
+            ]),
+            ...checks.map((c) => testcase(c, strict)),
+          ],
+        ),
+      );
+    }
+  }
+  const all = totals(run.checks, strict);
+  return renderXmlDocument(
+    el(
+      'testsuites',
+      {
+        name: `${run.harness.name} ${run.harness.version}`,
+        tests: all.tests,
+        failures: all.failures,
+        errors: all.errors,
+        skipped: all.skipped,
+        time: seconds(run.duration_ms),
+        timestamp: run.started_at,
+      },
+      suites,
+    ),
+  );
+}
+
+/** Writes `<dir>/junit.xml` and returns its path. */
+export async function writeJUnit(run: RunResult, dir: string): Promise<string> {
+  const path = join(dir, JUNIT_FILE);
+  await writeFileAtomic(path, renderJUnit(run));
+  return path;
+}
