@@ -37,6 +37,8 @@ export interface CertifyOptions {
   concurrency?: number;
   timeoutS?: number;
   strict?: boolean;
+  /** A buyer's webhook receiver to certify (the webhook-receiver suite). */
+  receiverUrl?: string;
   /** Recorded in the result as the command that reproduces the run. */
   command?: string;
   onPlanned?: (total: number) => void;
@@ -95,6 +97,7 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
       authTokenSet: o.authToken !== undefined,
       command: o.command ?? `npx proto-comply run --agent ${o.agentUrl} --seed ${seed}`,
       schemas: createSchemaValidator({ token }),
+      receiverUrl: o.receiverUrl,
       onPlanned: o.onPlanned,
       onCheck: o.onCheck,
     });

@@ -11,6 +11,7 @@ import { ObservedReplies } from './observed.js';
 import { validateSuite } from './loader.js';
 import type { AgentProfile } from './profile.js';
 import type { SchemaChecker } from './kinds/types.js';
+import { RunResources } from './resources.js';
 
 type Script = (task: string, args: Record<string, unknown>, options: CallOptions) => Partial<TaskReply> | Promise<Partial<TaskReply>>;
 
@@ -61,6 +62,8 @@ function env(transport: Transport, profile: Partial<AgentProfile> = {}, signal =
     signal,
     observed: new ObservedReplies(),
     schemas: noSchemas,
+    resources: new RunResources(),
+    run: { seed: '42' },
   };
 }
 

@@ -13,6 +13,7 @@ import type { CallOptions, TaskReply, Transport, WireExchange } from '../transpo
 import type { ProtocolIds } from '../token.js';
 import type { AgentProfile } from './profile.js';
 import type { ObservedReplies } from './observed.js';
+import type { RunFacts, RunResources } from './resources.js';
 import type { CheckContext, Judgement, SchemaChecker, StepVerdict, Subject } from './kinds/types.js';
 import { expectationKind, stepKind } from './kinds/registry.js';
 import { ScopedRandom } from './rng.js';
@@ -28,6 +29,8 @@ export interface CheckEnv {
   signal: AbortSignal;
   observed: ObservedReplies;
   schemas: SchemaChecker;
+  resources: RunResources;
+  run: RunFacts;
 }
 
 class BudgetExhausted extends Error {}
@@ -100,6 +103,8 @@ export async function runCheck(suite: SuiteDef, check: CheckDef, env: CheckEnv):
     notes,
     observed: env.observed,
     schemas: env.schemas,
+    resources: env.resources,
+    run: env.run,
     expand: (value) =>
       expandTemplates(value, { ids: env.ids, random, runStartedAt: env.runStartedAt, steps, capabilities: env.profile.capabilities }),
     async call(task: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<TaskReply> {

@@ -14,6 +14,7 @@ import { runCheck, skippedResult, type CheckEnv } from './check-runner.js';
 import { compileCheckGlobs } from './glob.js';
 import { countOutcomes, headline, overallStatus, summarizeSuites } from './summarize.js';
 import { HARNESS_VERSION } from '../version.js';
+import { RunResources } from './resources.js';
 
 export interface RunPlan {
   agentUrl: string;
@@ -30,6 +31,8 @@ export interface RunPlan {
   authTokenSet: boolean;
   command: string;
   schemas: SchemaChecker;
+  /** A buyer's webhook receiver to certify (`run --receiver URL`). */
+  receiverUrl?: string;
   onProfile?: (profile: AgentProfile) => void;
   onCheck?: (result: CheckResult) => void;
   /** Total number of check runs once selection is known (for progress displays). */
@@ -63,6 +66,7 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
   const transportKinds = plan.transports.map((t) => t.kind);
   plan.onPlanned?.(suites.reduce((n, s) => n + s.checks.length, 0) * plan.transports.length);
 
+  const resources = new RunResources();
   try {
     const profiles = await Promise.all(
       plan.transports.map((t) =>
@@ -72,6 +76,7 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
     profiles.forEach((p) => plan.onProfile?.(p));
 
     const observed = new ObservedReplies();
+    const runFacts = { receiverUrl: plan.receiverUrl, seed: plan.seed };
     const limiter = new Limiter(plan.concurrency);
     const results = new Map<string, CheckResult>();
     const key = (suite: SuiteDef, check: CheckDef, t: Transport) => `${suite.id}\0${check.id}\0${t.kind}`;
@@ -95,6 +100,8 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
           signal: budget.signal,
           observed,
           schemas: plan.schemas,
+          resources,
+          run: runFacts,
         };
         for (const suite of suites) {
           const parallel = suite.checks.filter((c) => !c.serial);
@@ -154,5 +161,6 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
     };
   } finally {
     if (timer) clearTimeout(timer);
+    await resources.closeAll();
   }
 }

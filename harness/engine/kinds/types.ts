@@ -10,6 +10,7 @@ import type { AgentProfile } from '../profile.js';
 import type { ScopedRandom } from '../rng.js';
 import type { ExpectationDef, StepDef } from '../model.js';
 import type { ObservedReplies } from '../observed.js';
+import type { RunFacts, RunResources } from '../resources.js';
 
 /** What a step leaves behind for later templates: `{{steps.<id>.payload.media_buy_id}}`. */
 export interface StepRecord {
@@ -71,6 +72,9 @@ export interface CheckContext {
   notes: string[];
   observed: ObservedReplies;
   schemas: SchemaChecker;
+  /** Run-scoped resources (receivers, key servers) shared by every check and closed at run end. */
+  resources: RunResources;
+  run: RunFacts;
   /** Expand `{{...}}` templates against this check's scope. */
   expand(value: unknown): unknown;
   /** Call a task through the transport; records exchanges and the observed reply. */
