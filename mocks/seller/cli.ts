@@ -1,6 +1,6 @@
 /**
  * `proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]...
- *  [--db FILE] [--reply-mode sse|json] [--list-faults]`
+ *  [--db FILE] [--reply-mode sse|json] [--no-controller] [--list-faults]`
  *
  * Starts the reference mock seller, prints its URLs, runs until SIGINT/SIGTERM, then closes
  * cleanly and returns 0. Bad flags: one line on stderr, exit code 2.
@@ -18,7 +18,7 @@ export interface MockSellerCommandIo {
 }
 
 const USAGE =
-  'usage: proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]... [--db FILE] [--reply-mode sse|json] [--list-faults]';
+  'usage: proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]... [--db FILE] [--reply-mode sse|json] [--no-controller] [--list-faults]';
 
 class FlagError extends Error {}
 
@@ -38,6 +38,7 @@ function parse(argv: string[]) {
         db: { type: 'string' },
         'reply-mode': { type: 'string' },
         'list-faults': { type: 'boolean' },
+        'no-controller': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -66,6 +67,7 @@ function parse(argv: string[]) {
       faults: v.fault ?? [],
       dbPath: v.db,
       mcpReplyMode: replyMode as 'sse' | 'json' | undefined,
+      testController: v['no-controller'] !== true,
     },
   };
 }

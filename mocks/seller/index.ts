@@ -87,6 +87,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     asyncTasks: new AsyncTaskService(records, clock, events),
     idempotency: new IdempotencyGuard(new IdempotencyStore(db), clock, faults),
     bookingLatencyMs: opts.bookingLatencyMs ?? DEFAULT_BOOKING_LATENCY_MS,
+    testController: opts.testController ?? true,
     log,
   };
   const model = new SellerModel(services);

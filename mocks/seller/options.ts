@@ -49,6 +49,12 @@ export interface MockSellerOptions {
   log?: (line: string) => void;
   /** Request verifier hook (RFC 9421 extension point). */
   verifyRequest?: VerifyRequestHook;
+  /**
+   * Serve the sandbox test controller (default true). False behaves like a production seller:
+   * no comply_test_controller in tools/list or the agent card, no compliance_testing capability,
+   * and calling it is an unknown tool.
+   */
+  testController?: boolean;
   /** Latency of the simulated downstream booking call in create_media_buy, ms (default 50). */
   bookingLatencyMs?: number;
   /** Most MCP sessions kept at once; the least recently used is closed beyond it (default 256). */

@@ -19,6 +19,8 @@ export interface SellerServices {
   mediaBuys: MediaBuyService;
   asyncTasks: AsyncTaskService;
   idempotency: IdempotencyGuard;
+  /** The sandbox test controller is served (false: a production-like seller without it). */
+  testController: boolean;
   /** Simulated latency of the downstream booking call inside create_media_buy (ms). */
   bookingLatencyMs: number;
   log: (line: string) => void;

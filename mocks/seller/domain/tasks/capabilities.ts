@@ -40,7 +40,7 @@ export function capabilitiesTask(s: SellerServices): TaskDef {
           },
         },
         account: { supported_billing: ['operator', 'brand'] },
-        compliance_testing: { scenarios: [...CONTROLLER_SCENARIOS] },
+        ...(s.testController ? { compliance_testing: { scenarios: [...CONTROLLER_SCENARIOS] } } : {}),
       });
     },
   };

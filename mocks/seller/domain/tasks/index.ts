@@ -25,6 +25,6 @@ export function buildTasks(s: SellerServices): TaskDef[] {
     ...governanceTasks(s),
     ...measurementTasks(s),
     ...brandTasks(s),
-    controllerTask(s),
+    ...(s.testController ? [controllerTask(s)] : []),
   ];
 }
