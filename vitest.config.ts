@@ -8,5 +8,6 @@ export default defineConfig({
     pool: 'forks',
     // The machine running CI has two cores.
     maxWorkers: 2,
+    maxConcurrency: 3,
   },
 });

@@ -1,0 +1,93 @@
+/**
+ * The `proto-comply` command as a user runs it: a real process, real exit codes, real files.
+ */
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { validateAgentCompliance } from '../../reports/json.js';
+
+const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('proto-comply run', () => {
+  it('certifies the built-in mock seller over MCP and A2A and writes valid reports (exit 0)', () => {
+    const out = mkdtempSync(join(tmpdir(), 'pc-cli-'));
+    try {
+      const r = cli(['run', '--out', out]);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      const doc = JSON.parse(readFileSync(join(out, 'agent-compliance.json'), 'utf8'));
+      expect(validateAgentCompliance(doc)).toEqual({ valid: true, errors: [] });
+      expect(doc.transports).toEqual(['mcp', 'a2a']);
+      expect(doc.overall_status).toBe('passing');
+      for (const f of ['junit.xml', 'report.html']) expect(existsSync(join(out, f))).toBe(true);
+      // The generated bearer token is never written anywhere.
+      expect(r.stdout).toMatch(/Overall: PASSING/);
+      expect(readFileSync(join(out, 'agent-compliance.json'), 'utf8')).not.toMatch(/Bearer [A-Za-z0-9_-]{20,}/);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('--json prints the agent-compliance document on stdout, summary on stderr', () => {
+    const out = mkdtempSync(join(tmpdir(), 'pc-cli-'));
+    try {
+      const r = cli(['run', '--json', '--suite', 'capabilities', '--transport', 'mcp', '--out', out, '--seed', '7']);
+      expect(r.code, r.stderr).toBe(0);
+      const doc = JSON.parse(r.stdout);
+      expect(doc.seed).toBe('7');
+      expect(doc.selection.suites).toEqual(['capabilities']);
+      expect(r.stderr).toMatch(/Headline:/);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('exits 4 when the budget runs out with no failure', () => {
+    const out = mkdtempSync(join(tmpdir(), 'pc-cli-'));
+    try {
+      const r = cli(['run', '--budget-s', '0.3', '--out', out]);
+      expect(r.code, r.stderr + r.stdout).toBe(4);
+      const doc = JSON.parse(readFileSync(join(out, 'agent-compliance.json'), 'utf8'));
+      expect(doc.completeness.status).toBe('partial');
+      expect(doc.overall_status).not.toBe('passing');
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('exits 3 with one line when the agent is unreachable', () => {
+    const out = mkdtempSync(join(tmpdir(), 'pc-cli-'));
+    try {
+      const r = cli(['run', '--agent', 'http://127.0.0.1:9/', '--out', out]);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/^proto-comply: unreachable: .*ECONNREFUSED/m);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [['run', '--suite', 'nope'], /unknown suite "nope"/],
+    [['run', '--agent', 'not a url'], /agent URL/],
+    [['run', '--agent', 'file:///etc/passwd'], /http or https/],
+    [['run', '--transport', 'smtp'], /--transport/],
+    [['run', '--check', 'nothing.matches.*'], /selects no check/],
+    [['run', '--budget-s', '-1'], /--budget-s/],
+    [['run', '--token', 'Bad Token'], /--token/],
+    [['run', '--frobnicate'], /frobnicate/],
+    [['launch'], /unknown command "launch"/],
+  ])('usage error %j exits 2 with one line, no stack trace', (args, message) => {
+    const r = cli(args as string[]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(message as RegExp);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * The reference mock seller against every suite: it passes every check over MCP and A2A with
+ * the same verdicts, reruns agree, and a seller without a test controller gets not_testable
+ * (never a pass, never a crash) for the checks that need one.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { certify } from '../harness/certify.js';
+import type { RunResult } from '../harness/engine/result.js';
+import { startMockSeller } from '../mocks/seller/index.js';
+import type { RunningMockSeller } from '../mocks/seller/options.js';
+import { certifyMock, findings } from './testing/mock-run.js';
+
+function verdicts(run: RunResult): string[] {
+  return run.checks.map((c) => `${c.transport} ${c.check_id} ${c.outcome}`);
+}
+
+describe('the reference mock seller', () => {
+  let seller: RunningMockSeller;
+  const authToken = randomBytes(18).toString('base64url');
+  let first: RunResult;
+
+  beforeAll(async () => {
+    seller = await startMockSeller({ authToken });
+    first = await certify({ agentUrl: seller.baseUrl, authToken });
+  });
+  afterAll(() => seller?.close());
+
+  it('passes every applicable check over both transports', () => {
+    expect(findings(first).map((c) => `${c.transport} ${c.check_id}: ${c.message}`)).toEqual([]);
+    expect(first.overall_status).toBe('passing');
+    expect(first.completeness.status).toBe('complete');
+    expect(first.transports).toEqual(['mcp', 'a2a']);
+    const suites = new Set(first.checks.filter((c) => c.outcome === 'pass').map((c) => c.suite_id));
+    for (const s of ['capabilities', 'errors', 'schemas', 'idempotency', 'state-machine']) expect(suites).toContain(s);
+  });
+
+  it('gives MCP and A2A the same verdict for every check that applies to both', () => {
+    const byId = new Map<string, Record<string, string>>();
+    for (const c of first.checks) byId.set(c.check_id, { ...byId.get(c.check_id), [c.transport]: c.outcome });
+    const differing = [...byId].filter(([id, v]) => !id.includes('.mcp.') && v.mcp !== v.a2a);
+    expect(differing).toEqual([]);
+  });
+
+  it('gives identical verdicts on a second run against the same long-running seller', async () => {
+    const second = await certify({ agentUrl: seller.baseUrl, authToken });
+    expect(second.seed).not.toBe(first.seed);
+    expect(verdicts(second)).toEqual(verdicts(first));
+  });
+
+  it('serves MCP replies as plain JSON just as well', async () => {
+    const run = await certifyMock({ mock: { mcpReplyMode: 'json' }, transports: ['mcp'] });
+    expect(findings(run).map((c) => `${c.check_id}: ${c.message}`)).toEqual([]);
+  });
+
+  it('works with another protocol token', async () => {
+    const run = await certifyMock({ token: 'adcp', mock: { token: 'adcp' }, suites: ['capabilities', 'idempotency'] });
+    expect(findings(run).map((c) => `${c.check_id}: ${c.message}`)).toEqual([]);
+    expect(run.checks.some((c) => c.check_id === 'idempotency.replay.flagged' && c.outcome === 'pass')).toBe(true);
+  });
+});
+
+describe('a seller without a test controller', () => {
+  it('gets not_testable with the reason for controller checks, and the rest still passes', async () => {
+    const run = await certifyMock({ mock: { testController: false } });
+    const needing = run.checks.filter((c) => /\.controller\.|\.expiry\./.test(c.check_id));
+    expect(needing.length).toBeGreaterThan(0);
+    for (const c of needing) {
+      expect(c.outcome, `${c.transport} ${c.check_id}`).toBe('not_testable');
+      expect(c.message).toMatch(/test controller/);
+    }
+    const others = findings(run).filter((c) => !needing.includes(c));
+    expect(others.map((c) => `${c.transport} ${c.check_id}: ${c.message}`)).toEqual([]);
+    expect(run.checks.some((c) => c.outcome === 'error')).toBe(false);
+    expect(run.overall_status).toBe('failing');
+  });
+});
