@@ -1,0 +1,85 @@
+/**
+ * Harness benchmarks (issue 2), measured side by side in one run against the built-in mock seller:
+ * - per-call overhead: N get_products calls through the MCP transport (wire capture, payload
+ *   decoding, schema validation) against the same N JSON-RPC calls made with bare undici on the
+ *   same session (send, read the SSE body) — printed as a ratio;
+ * - the wall time of a full `run` (every suite, MCP and A2A) against the mock.
+ * Blocks of calls alternate between the two contenders so machine noise hits both alike.
+ */
+import { randomBytes } from 'node:crypto';
+import { request } from 'undici';
+import { startMockSeller } from '../mocks/seller/index.js';
+import { certify } from '../harness/certify.js';
+import { createRecorder, createTransport, resolveEndpoints, DEFAULT_TRANSPORT_LIMITS } from '../harness/transport/index.js';
+import { createSchemaValidator } from '../harness/schemas/validator.js';
+import { protocolIds } from '../harness/token.js';
+import type { BenchResult } from '../harness/signing/bench.js';
+
+const ARGS = { buying_mode: 'brief', brief: 'Video campaign for a sports drink', brand: { domain: 'example.com' } };
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+export async function harnessBench(opts: { calls?: number; block?: number } = {}): Promise<BenchResult[]> {
+  const calls = opts.calls ?? 400;
+  const block = opts.block ?? 20;
+  const authToken = randomBytes(18).toString('base64url');
+  const seller = await startMockSeller({ authToken });
+  const ids = protocolIds();
+  const transport = createTransport(
+    'mcp',
+    { agentUrl: seller.baseUrl, token: ids.token, authToken, ...DEFAULT_TRANSPORT_LIMITS, capture: createRecorder({ secrets: [authToken] }) },
+    resolveEndpoints(seller.baseUrl),
+  );
+  const schemas = createSchemaValidator({ token: ids.token });
+  try {
+    const open = await transport.open();
+    if (open.failure) throw new Error(`cannot open the MCP session: ${open.failure.message}`);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${authToken}`,
+      ...(open.sessionId ? { 'mcp-session-id': open.sessionId } : {}),
+      ...(open.protocolVersion ? { 'mcp-protocol-version': open.protocolVersion } : {}),
+    };
+    let id = 1_000_000;
+    const bare = async () => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'get_products', arguments: ARGS } });
+      const res = await request(seller.mcpUrl, { method: 'POST', headers, body });
+      const text = await res.body.text();
+      if (res.statusCode !== 200 || !text.includes('products')) throw new Error(`bare call failed: HTTP ${res.statusCode}`);
+    };
+    const harness = async () => {
+      const reply = await transport.call('get_products', ARGS);
+      if (!reply.ok || !schemas.validateTaskResponse('get_products', reply.payload).valid) throw new Error('harness call failed');
+    };
+    for (let i = 0; i < block; i++) {
+      await bare();
+      await harness();
+    }
+    const times: [number[], number[]] = [[], []];
+    for (let done = 0; done < calls; done += block) {
+      for (const [k, fn] of [bare, harness].entries()) {
+        const t0 = performance.now();
+        for (let i = 0; i < block; i++) await fn();
+        times[k].push((performance.now() - t0) / block);
+      }
+    }
+    const bareOps = 1000 / median(times[0]);
+    const harnessOps = 1000 / median(times[1]);
+
+    const t0 = performance.now();
+    const run = await certify({ agentUrl: seller.baseUrl, authToken });
+    const runMs = performance.now() - t0;
+    return [
+      { name: 'mcp get_products, bare undici', ops_per_sec: bareOps, iterations: calls },
+      { name: 'mcp get_products, harness transport + capture + schema validation', ops_per_sec: harnessOps, iterations: calls, baseline: 'mcp get_products, bare undici', ratio: harnessOps / bareOps },
+      { name: `full run against the mock (${run.checks.length} check runs, ${run.overall_status}), runs per second (wall ${Math.round(runMs)} ms)`, ops_per_sec: 1000 / runMs, iterations: 1 },
+    ];
+  } finally {
+    await transport.close();
+    await seller.close();
+  }
+}
