@@ -10,11 +10,13 @@ import { parseStrictDictionary, StructuredFieldError } from './structured-fields
 export type DigestAlgorithm = 'sha-256' | 'sha-512';
 const NODE_ALG: Record<DigestAlgorithm, string> = { 'sha-256': 'sha256', 'sha-512': 'sha512' };
 
+type OneShotHash = (alg: string, data: Uint8Array, enc: string) => Buffer | string;
+// One-shot crypto.hash (Node >= 20.12) avoids a Hash object per request.
+const oneShot = (nodeCrypto as { hash?: OneShotHash }).hash;
+
 /** Raw digest bytes of a body. */
 export function digestBytes(body: Uint8Array, alg: DigestAlgorithm = 'sha-256'): Buffer {
-  // One-shot crypto.hash (Node >= 20.12) avoids a Hash object per request.
-  const oneShot = (nodeCrypto as { hash?: (alg: string, data: Uint8Array, enc: 'buffer') => Buffer }).hash;
-  return oneShot ? oneShot(NODE_ALG[alg], body, 'buffer') : nodeCrypto.createHash(NODE_ALG[alg]).update(body).digest();
+  return oneShot ? (oneShot(NODE_ALG[alg], body, 'buffer') as Buffer) : nodeCrypto.createHash(NODE_ALG[alg]).update(body).digest();
 }
 
 /** The `Content-Digest` header value for a body: `sha-256=:<b64>:`. */
@@ -50,4 +52,10 @@ export function contentDigestMatches(parsed: Map<string, Buffer>, body: Uint8Arr
     if (!expected.equals(digestBytes(body, alg))) return false;
   }
   return checked > 0;
+}
+
+/** The body's sha-256 digest as the encoding writes it: padded base64 (strict) or unpadded base64url (legacy). */
+export function sha256Text(body: Uint8Array, encoding: BinaryEncoding): string {
+  const textEncoding = encoding === 'strict' ? 'base64' : 'base64url';
+  return oneShot ? (oneShot('sha256', body, textEncoding) as string) : nodeCrypto.createHash('sha256').update(body).digest(textEncoding);
 }

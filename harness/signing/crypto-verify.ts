@@ -18,12 +18,24 @@ export function publicKeyOf(jwk: Jwk): KeyObject {
   return key;
 }
 
+/** ECDSA verify options per key, made once: `{ key, dsaEncoding: 'ieee-p1363' }`. */
+const p1363Options = new WeakMap<KeyObject, { key: KeyObject; dsaEncoding: 'ieee-p1363' }>();
+
+function p1363(key: KeyObject): { key: KeyObject; dsaEncoding: 'ieee-p1363' } {
+  let options = p1363Options.get(key);
+  if (options === undefined) {
+    options = { key, dsaEncoding: 'ieee-p1363' };
+    p1363Options.set(key, options);
+  }
+  return options;
+}
+
 /** Verify raw signature bytes over `data`. ECDSA signatures are IEEE P1363 r||s. */
 export function verifyBytes(alg: SignatureAlg, key: KeyObject, data: Uint8Array, signature: Uint8Array): boolean {
   try {
     if (alg === 'ed25519') return nodeVerify(null, data, key, signature);
     if (signature.length !== 64) return false;
-    return nodeVerify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature);
+    return nodeVerify('sha256', data, p1363(key), signature);
   } catch {
     return false;
   }

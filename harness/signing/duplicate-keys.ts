@@ -2,7 +2,10 @@
  * Step 14a: find duplicate object keys in a raw JSON body (JSON.parse silently keeps the last).
  * A small single-pass scanner that validates the JSON grammar (RFC 8259) and keeps one key set
  * per open object. Keys are compared after unescaping, so `"a"` and `"\u0061"` collide.
+ * Raw bodies first take the byte-level fast path (json-quick-scan.ts), which settles ordinary
+ * bodies without decoding; anything it is not sure about is scanned here.
  */
+import { quickJsonNoDuplicates } from './json-quick-scan.js';
 
 export type DuplicateKeyScan =
   | { kind: 'ok' }
@@ -31,6 +34,7 @@ export function scanDuplicateKeys(input: string | Uint8Array): DuplicateKeyScan 
   let text: string;
   if (typeof input === 'string') text = input;
   else {
+    if (quickJsonNoDuplicates(input)) return { kind: 'ok' };
     try {
       text = utf8.decode(input);
     } catch {

@@ -22,18 +22,27 @@ export interface KeyResolver {
 
 /** A fixed key set. Duplicate kids are refused at construction (kids are unique per JWKS). */
 export class StaticKeyResolver implements KeyResolver {
-  private readonly byKid = new Map<string, ResolvedKey>();
+  /** kid → its (successful) lookup, made once. */
+  private readonly byKid = new Map<string, KeyLookup>();
 
   constructor(keys: readonly Jwk[], agentUrl?: string) {
     for (const jwk of keys) {
       if (typeof jwk.kid !== 'string') continue;
       if (this.byKid.has(jwk.kid)) throw new Error(`duplicate kid ${jwk.kid} in key set`);
-      this.byKid.set(jwk.kid, { jwk, agentUrl });
+      this.byKid.set(jwk.kid, Object.freeze({ ok: true, key: Object.freeze({ jwk, agentUrl }) }));
     }
   }
 
+  /** The last kid found and its lookup: one sender's requests carry one kid. */
+  private lastKid: string | undefined;
+  private lastLookup: KeyLookup | undefined;
+
   resolve(keyid: string): KeyLookup {
-    const key = this.byKid.get(keyid);
-    return key ? { ok: true, key } : { ok: false, reason: 'key_unknown', detail: `no key with kid ${JSON.stringify(keyid)}` };
+    if (keyid === this.lastKid) return this.lastLookup!;
+    const found = this.byKid.get(keyid);
+    if (found === undefined) return { ok: false, reason: 'key_unknown', detail: `no key with kid ${JSON.stringify(keyid)}` };
+    this.lastKid = keyid;
+    this.lastLookup = found;
+    return found;
   }
 }

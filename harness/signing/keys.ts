@@ -51,9 +51,12 @@ export function sigAlgOfJwk(jwk: Jwk): SignatureAlg | undefined {
   return undefined;
 }
 
+const REQUEST_KEY_USES: readonly string[] = Object.freeze(['request-signing']);
+const WEBHOOK_KEY_USES: readonly string[] = Object.freeze(['request-signing', 'webhook-signing']);
+
 /** Purposes accepted at step 8: requests need `request-signing`; webhooks also take the deprecated `webhook-signing`. */
 export function acceptedKeyUses(profile: SignatureProfile): readonly string[] {
-  return profile === 'request' ? ['request-signing'] : ['request-signing', 'webhook-signing'];
+  return profile === 'request' ? REQUEST_KEY_USES : WEBHOOK_KEY_USES;
 }
 
 export type KeyPolicyFailure =
@@ -72,13 +75,23 @@ export function checkKeyPolicy(
   jwk: Jwk,
   opts: { profile: SignatureProfile; keyUseMember: string; sigAlg: SignatureAlg },
 ): KeyPolicyFailure | undefined {
+  return keyPolicyFailure(jwk, opts.profile, opts.keyUseMember, opts.sigAlg);
+}
+
+/** `checkKeyPolicy` with positional arguments (the verifier's per-request form). */
+export function keyPolicyFailure(
+  jwk: Jwk,
+  profile: SignatureProfile,
+  keyUseMember: string,
+  sigAlg: SignatureAlg,
+): KeyPolicyFailure | undefined {
   if (jwk.use !== 'sig') return 'use_not_sig';
   if (!Array.isArray(jwk.key_ops) || !jwk.key_ops.includes('verify')) return 'key_ops_missing_verify';
-  const purpose = jwk[opts.keyUseMember];
-  if (typeof purpose !== 'string' || !acceptedKeyUses(opts.profile).includes(purpose)) return 'purpose_mismatch';
+  const purpose = jwk[keyUseMember];
+  if (typeof purpose !== 'string' || !acceptedKeyUses(profile).includes(purpose)) return 'purpose_mismatch';
   const keyAlg = sigAlgOfJwk(jwk);
   if (keyAlg === undefined) return 'inconsistent_parameters';
-  if (keyAlg !== opts.sigAlg) return 'alg_mismatch';
+  if (keyAlg !== sigAlg) return 'alg_mismatch';
   return undefined;
 }
 

@@ -37,9 +37,22 @@ export function replayTtlSeconds(expires: number, now: number): number {
   return Math.max(0, expires - now) + REPLAY_TTL_SLACK_SECONDS;
 }
 
+/** One keyid's live nonces (nonce → expiry, unix seconds) in insertion order. */
+interface KeyidNonces {
+  nonces: Map<string, number>;
+  /**
+   * Expiry of the first (oldest) entry, Infinity when empty: before then the quick sweep has
+   * nothing to drop, so inserts skip it.
+   */
+  headExpiry: number;
+}
+
 /** In-memory store: per keyid a Map nonce → expiry (unix seconds), swept lazily. */
 export class InMemoryReplayCache implements ReplayCache {
-  private readonly byKeyid = new Map<string, Map<string, number>>();
+  private readonly byKeyid = new Map<string, KeyidNonces>();
+  /** The last keyid looked up and its entry (the cap read and the insert of one request). */
+  private lastKeyid: string | undefined;
+  private lastEntry: KeyidNonces | undefined;
   private total = 0;
   private readonly perKeyidCap: number;
   private readonly aggregateCap: number;
@@ -55,64 +68,84 @@ export class InMemoryReplayCache implements ReplayCache {
   /** Live entries for a keyid (after sweeping expired ones). */
   size(keyid?: string, now?: number): number {
     if (keyid === undefined) return this.total;
-    const m = this.byKeyid.get(keyid);
-    if (!m) return 0;
-    if (now !== undefined) this.sweep(keyid, m, now, true);
-    this.dropIfEmpty(keyid, m);
-    return m.size;
+    const k = this.entry(keyid);
+    if (!k) return 0;
+    if (now !== undefined) this.sweep(k, now, true);
+    this.dropIfEmpty(keyid, k);
+    return k.nonces.size;
   }
 
   capReached(keyid: string, now: number): boolean {
-    const m = this.byKeyid.get(keyid);
-    if (m && m.size >= this.perKeyidCap) {
-      this.sweep(keyid, m, now, true);
-      this.dropIfEmpty(keyid, m);
+    const k = this.entry(keyid);
+    if (k && k.nonces.size >= this.perKeyidCap) {
+      this.sweep(k, now, true);
+      this.dropIfEmpty(keyid, k);
     }
-    return (m !== undefined && m.size >= this.perKeyidCap) || this.total >= this.aggregateCap;
+    return (k !== undefined && k.nonces.size >= this.perKeyidCap) || this.total >= this.aggregateCap;
   }
 
   has(keyid: string, nonce: string, now: number): boolean {
-    const exp = this.byKeyid.get(keyid)?.get(nonce);
+    const exp = this.entry(keyid)?.nonces.get(nonce);
     return exp !== undefined && exp > now;
   }
 
   insert(keyid: string, nonce: string, ttlSeconds: number, now: number): ReplayInsertOutcome {
-    let m = this.byKeyid.get(keyid);
-    if (!m) {
-      m = new Map();
-      this.byKeyid.set(keyid, m);
+    let k = this.entry(keyid);
+    if (!k) {
+      k = { nonces: new Map(), headExpiry: Number.POSITIVE_INFINITY };
+      this.byKeyid.set(keyid, k);
+      this.lastKeyid = keyid;
+      this.lastEntry = k;
     }
-    this.sweep(keyid, m, now, false);
+    const m = k.nonces;
+    if (k.headExpiry <= now) this.sweep(k, now, false);
     const exp = m.get(nonce);
     if (exp !== undefined && exp > now) return 'replayed';
-    if (m.size >= this.perKeyidCap) this.sweep(keyid, m, now, true);
+    if (m.size >= this.perKeyidCap) this.sweep(k, now, true);
     if (m.size >= this.perKeyidCap || this.total >= this.aggregateCap) {
-      this.dropIfEmpty(keyid, m);
+      this.dropIfEmpty(keyid, k);
       return 'cap_reached';
     }
     if (exp !== undefined) {
-      m.delete(nonce); // expired entry: re-insert at the tail
+      m.delete(nonce); // expired entry (never the head: the head is live after the sweep): re-insert at the tail
       this.total--;
     }
     m.set(nonce, now + ttlSeconds);
+    if (m.size === 1) k.headExpiry = now + ttlSeconds;
     this.total++;
     return 'inserted';
   }
 
   /**
    * Drop expired entries. The quick sweep stops at the first live entry (insertion order is
-   * nearly expiry order); the full sweep visits every entry of the keyid.
+   * nearly expiry order); the full sweep visits every entry of the keyid. Either way the head
+   * expiry is brought up to date.
    */
-  private sweep(keyid: string, m: Map<string, number>, now: number, full: boolean): void {
-    for (const [nonce, exp] of m) {
+  private sweep(k: KeyidNonces, now: number, full: boolean): void {
+    let head = Number.POSITIVE_INFINITY;
+    for (const [nonce, exp] of k.nonces) {
       if (exp <= now) {
-        m.delete(nonce);
+        k.nonces.delete(nonce);
         this.total--;
-      } else if (!full) break;
+      } else {
+        if (head === Number.POSITIVE_INFINITY) head = exp;
+        if (!full) break;
+      }
     }
+    k.headExpiry = head;
   }
 
-  private dropIfEmpty(keyid: string, m: Map<string, number>): void {
-    if (m.size === 0) this.byKeyid.delete(keyid);
+  private entry(keyid: string): KeyidNonces | undefined {
+    if (keyid === this.lastKeyid) return this.lastEntry;
+    const k = this.byKeyid.get(keyid);
+    this.lastKeyid = keyid;
+    this.lastEntry = k;
+    return k;
+  }
+
+  private dropIfEmpty(keyid: string, k: KeyidNonces): void {
+    if (k.nonces.size > 0) return;
+    this.byKeyid.delete(keyid);
+    if (this.lastEntry === k) this.lastKeyid = this.lastEntry = undefined;
   }
 }

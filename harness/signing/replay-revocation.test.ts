@@ -34,6 +34,31 @@ describe('InMemoryReplayCache', () => {
     expect(c.insert('c', 'x', 100, 0)).toBe('cap_reached');
   });
 
+  it('sweeps lazily in insertion order, across keyids and after a keyid empties', () => {
+    const c = new InMemoryReplayCache({ perKeyidCap: 100 });
+    expect(c.insert('a', 'n1', 10, 0)).toBe('inserted'); // expires 10
+    expect(c.insert('a', 'n2', 50, 0)).toBe('inserted'); // expires 50
+    expect(c.insert('b', 'n1', 10, 0)).toBe('inserted');
+    expect(c.size()).toBe(3);
+    // At 10 the head of 'a' is due: the next insert drops it, n2 stays live.
+    expect(c.insert('a', 'n3', 10, 10)).toBe('inserted');
+    expect(c.size('a')).toBe(2);
+    expect(c.has('a', 'n1', 10)).toBe(false);
+    expect(c.insert('a', 'n2', 10, 10)).toBe('replayed');
+    expect(c.insert('a', 'n1', 10, 10)).toBe('inserted');
+    // 'b' empties on a full sweep and is dropped; inserting again starts afresh.
+    expect(c.size('b', 10)).toBe(0);
+    expect(c.capReached('b', 10)).toBe(false);
+    expect(c.insert('b', 'n1', 10, 10)).toBe('inserted');
+    expect(c.insert('b', 'n1', 10, 11)).toBe('replayed');
+    expect(c.size()).toBe(4);
+    // Everything expired: entries are dropped as the keyids are touched.
+    expect(c.insert('a', 'n9', 10, 1000)).toBe('inserted');
+    expect(c.size('a', 1000)).toBe(1);
+    expect(c.size('b', 1000)).toBe(0);
+    expect(c.size()).toBe(1);
+  });
+
   it('uses TTL = (expires - now) + 60', () => {
     expect(replayTtlSeconds(1300, 1000)).toBe(360);
     expect(replayTtlSeconds(900, 1000)).toBe(60);
@@ -58,6 +83,13 @@ describe('InMemoryRevocation', () => {
   it('a list last refreshed 3 h ago is stale for any allowed interval', () => {
     expect(new InMemoryRevocation(listRefreshedAgo(10800, t)).check('x', t)).toBe('stale');
     expect(new InMemoryRevocation(listRefreshedAgo(60, t)).check('x', t)).toBe('ok');
+  });
+  it('answers from a newly installed list', () => {
+    const r = new InMemoryRevocation(list);
+    expect(r.check('good', t)).toBe('ok');
+    r.update({ ...list, revoked_kids: ['good'] });
+    expect(r.check('good', t)).toBe('revoked');
+    expect(r.check('bad', t)).toBe('ok');
   });
   it('refuses malformed lists', () => {
     expect(() => new InMemoryRevocation({ ...list, next_update: 'soon' })).toThrow();

@@ -48,6 +48,9 @@ export function pollIntervalSeconds(list: RevocationList): number {
 export class InMemoryRevocation implements RevocationChecker {
   private revoked = new Set<string>();
   private staleAfter = Number.POSITIVE_INFINITY;
+  /** The last keyid checked and whether it is revoked (cleared when a list is installed). */
+  private lastKeyid: string | undefined;
+  private lastRevoked = false;
 
   constructor(list?: RevocationList) {
     if (list) this.update(list);
@@ -61,10 +64,15 @@ export class InMemoryRevocation implements RevocationChecker {
     const nextUpdate = seconds(list.next_update, 'next_update');
     this.revoked = new Set(list.revoked_kids);
     this.staleAfter = nextUpdate + 4 * pollIntervalSeconds(list);
+    this.lastKeyid = undefined;
   }
 
   check(keyid: string, now: number): RevocationStatus {
-    if (this.revoked.has(keyid)) return 'revoked';
+    if (keyid !== this.lastKeyid) {
+      this.lastRevoked = this.revoked.has(keyid);
+      this.lastKeyid = keyid;
+    }
+    if (this.lastRevoked) return 'revoked';
     if (now > this.staleAfter) return 'stale';
     return 'ok';
   }

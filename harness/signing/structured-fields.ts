@@ -227,11 +227,18 @@ export function singleFieldValue(name: string, value: string | readonly string[]
     if (value.length !== 1) throw new StructuredFieldError(`${name} has ${value.length} field lines`);
     value = value[0]!;
   }
-  const v = (value as string).trim();
-  if (name === 'content-type' && hasTopLevelComma(v)) {
+  const v = trimmed(value as string);
+  if (name === 'content-type' && v.indexOf(',') !== -1 && hasTopLevelComma(v)) {
     throw new StructuredFieldError('content-type is multi-valued');
   }
   return v;
+}
+
+/** `trim()`, without the call when both ends are printable ASCII (never white space). */
+export function trimmed(v: string): string {
+  const first = v.charCodeAt(0);
+  const last = v.charCodeAt(v.length - 1);
+  return first > 0x20 && first < 0x7f && last > 0x20 && last < 0x7f ? v : v.trim();
 }
 
 function hasTopLevelComma(v: string): boolean {

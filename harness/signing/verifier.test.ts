@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decideAuthentication } from './auth-decision.js';
 import type { DuplicateKeyLog } from './body-log.js';
 import type { ReplayCache } from './replay-cache.js';
+import { StaticKeyResolver } from './key-resolver.js';
 import { InMemoryReplayCache } from './replay-cache.js';
 import { signRequest } from './signer.js';
 import { context, freshKey, ids, NOW, SETUPS, signingKey } from './test-support.js';
@@ -59,6 +60,59 @@ describe('checklist details', () => {
     expect(await verifyRequestSignature(sign(), context(req31, [jwk], { replayCache: store }))).toMatchObject({ code: 'request_signature_replayed', step: 12 });
     const full: ReplayCache = { ...store, insert: async () => 'cap_reached' as const };
     expect(await verifyRequestSignature(sign(), context(req31, [jwk], { replayCache: full }))).toMatchObject({ code: 'request_signature_rate_abuse', step: 13 });
+  });
+
+  it('runs every step the same way when each store answers with a promise', async () => {
+    const ctx = context(req31, [jwk]);
+    const later = <T>(v: T) => new Promise<T>((resolve) => setImmediate(() => resolve(v)));
+    const cache = new InMemoryReplayCache({ perKeyidCap: 10 });
+    const resolver = new StaticKeyResolver([jwk], 'https://agent.example.com/mcp');
+    const asyncCtx = {
+      ...ctx,
+      keys: { resolve: (kid: string) => later(resolver.resolve(kid)) },
+      revocation: { check: () => later('ok' as const) },
+      replayCache: {
+        capReached: (k: string, now: number) => later(cache.capReached(k, now)),
+        has: (k: string, n: string, now: number) => later(cache.has(k, n, now)),
+        insert: (k: string, n: string, ttl: number, now: number) => later(cache.insert(k, n, ttl, now)),
+      },
+    };
+    const signed = sign();
+    const sync = await verifyRequestSignature(signed, context(req31, [jwk]));
+    const viaPromises = await verifyRequestSignature(signed, asyncCtx);
+    expect(viaPromises).toEqual(sync);
+    expect(await verifyRequestSignature(signed, asyncCtx)).toMatchObject({ code: 'request_signature_replayed', step: 12 });
+    const revoked = { ...asyncCtx, revocation: { check: () => later('revoked' as const) } };
+    expect(await verifyRequestSignature(sign(), revoked)).toMatchObject({ code: 'request_signature_key_revoked', step: 9 });
+    const unknown = { ...asyncCtx, keys: { resolve: (kid: string) => later(new StaticKeyResolver([]).resolve(kid)) } };
+    expect(await verifyRequestSignature(sign(), unknown)).toMatchObject({ code: 'request_signature_key_unknown', step: 7 });
+    const failing = { ...asyncCtx, keys: { resolve: () => Promise.reject(new Error('resolver down')) } };
+    await expect(verifyRequestSignature(sign(), failing)).rejects.toThrow('resolver down');
+  });
+
+  it('turns a throwing store into a rejected promise, never a synchronous throw', async () => {
+    const ctx = context(req31, [jwk], {
+      keys: {
+        resolve: () => {
+          throw new Error('boom');
+        },
+      },
+    });
+    const pending = verifyRequestSignature(sign(), ctx);
+    expect(pending).toBeInstanceOf(Promise);
+    await expect(pending).rejects.toThrow('boom');
+  });
+
+  it('verifies mixed-case, repeated and array header fields like lower-case ones', async () => {
+    const signed = sign();
+    const lower = Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), v]));
+    const cache = () => ({ replayCache: new InMemoryReplayCache({ perKeyidCap: 10 }) });
+    expect((await verifyRequestSignature({ ...signed, headers: lower }, context(req31, [jwk], cache()))).ok).toBe(true);
+    expect((await verifyRequestSignature(signed, context(req31, [jwk], cache()))).ok).toBe(true);
+    const split = { ...lower, 'content-type': ['application/json'] };
+    expect((await verifyRequestSignature({ ...signed, headers: split }, context(req31, [jwk], cache()))).ok).toBe(true);
+    const twoLines = { ...lower, 'Content-Type': 'text/plain' };
+    expect(await verifyRequestSignature({ ...signed, headers: twoLines }, context(req31, [jwk], cache()))).toMatchObject({ code: 'request_signature_header_malformed', step: 1 });
   });
 
   it('does not insert the nonce when crypto fails', async () => {

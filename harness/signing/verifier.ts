@@ -2,19 +2,38 @@
  * The RFC 9421 verifier: pre-checks and the numbered checklist including 9a (digest 1.9),
  * with the webhook substitutions (digest 1.16). Short-circuits on the first failure with the
  * exact code. Pure over its inputs: clock, keys, replay cache and revocation are injected.
+ *
+ * The checklist runs synchronously from step to step while the injected stores answer
+ * synchronously (the in-memory ones do); a store that answers with a promise continues the
+ * checklist from that step when the promise settles. No step is skipped or reordered either way.
  */
-import { errorCode, SignatureFormatError, type FailureReason, type VerifyStep } from './codes.js';
 import { duplicateKeyLog } from './body-log.js';
-import { contentDigestMatches, parseContentDigest } from './content-digest.js';
-import { publicKeyOf, verifyBytes } from './crypto-verify.js';
-import { scanDuplicateKeys } from './duplicate-keys.js';
-import { checkKeyPolicy, isAllowedSigAlg, type SignatureAlg } from './keys.js';
+import { errorCode, SignatureFormatError, type FailureReason, type VerifyStep } from './codes.js';
+import { contentDigestMatches, parseContentDigest, sha256Text } from './content-digest.js';
+import { scanDuplicateKeys, type DuplicateKeyScan } from './duplicate-keys.js';
+import type { KeyLookup } from './key-resolver.js';
+import { keyStateFor, verifyWithState, type KeyState } from './key-state.js';
+import { isAllowedSigAlg, type SignatureAlg } from './keys.js';
 import { bodyRegistersLegacyWebhookAuth, signingMode } from './precheck.js';
-import { replayTtlSeconds } from './replay-cache.js';
-import { buildSignatureBase } from './signature-base.js';
-import { parseSignatureHeaders, type ParsedSignature } from './signature-headers.js';
-import { singleFieldValue, StructuredFieldError } from './structured-fields.js';
-import { canonicalizeAuthority, canonicalizeTargetUri, TargetUriError, type CanonicalTarget } from './target-uri.js';
+import { combined, header, headerValue, lowerHeaders, type Headers } from './received-headers.js';
+import { InMemoryReplayCache, replayTtlSeconds, type ReplayInsertOutcome } from './replay-cache.js';
+import type { RevocationStatus } from './revocation.js';
+import {
+  COVERS_AUTHORITY,
+  COVERS_CONTENT_DIGEST,
+  COVERS_CONTENT_TYPE,
+  COVERS_METHOD,
+  COVERS_TARGET_URI,
+  coverageOf,
+  fastParseSignatureHeaders,
+  fastSha256DigestToken,
+  type FastParsedSignature,
+} from './signature-fast.js';
+import { parseSignatureHeaders } from './signature-headers.js';
+import { singleFieldValue, StructuredFieldError, trimmed } from './structured-fields.js';
+import type { CanonicalTarget, TargetUriError } from './target-uri.js';
+import { signatureBase, signatureBaseBytes, upperCaseMethod } from './verifier-base.js';
+import { canonicalTarget, checkAuthority, isTargetError } from './verifier-target.js';
 import type { ReceivedRequest, VerifyContext, VerifyFailure, VerifyResult } from './verifier-types.js';
 import { wwwAuthenticate } from './www-authenticate.js';
 
@@ -22,34 +41,16 @@ export const MAX_CLOCK_SKEW_SECONDS = 60;
 export const MAX_WINDOW_SECONDS = 300;
 const REQUIRED_PARAMS = ['created', 'expires', 'nonce', 'keyid', 'alg', 'tag'] as const;
 const BASE_COMPONENTS = ['@method', '@target-uri', '@authority'];
-
-type Headers = Map<string, string | readonly string[]>;
-
-function lowerHeaders(h: ReceivedRequest['headers']): Headers {
-  const out: Headers = new Map();
-  for (const name in h) {
-    const v = h[name];
-    if (v === undefined) continue;
-    const key = name.toLowerCase();
-    const prev = out.get(key);
-    if (prev === undefined) out.set(key, v);
-    else out.set(key, [...(Array.isArray(prev) ? prev : [prev as string]), ...(Array.isArray(v) ? v : [v as string])]);
-  }
-  return out;
-}
-
-/** Structured (dictionary) fields may arrive on several lines: combine them with ", ". */
-function combined(v: string | readonly string[]): string {
-  return typeof v === 'string' ? v : v.join(', ');
-}
+const BASE_COVERAGE = COVERS_METHOD | COVERS_TARGET_URI | COVERS_AUTHORITY;
 
 const encoder = new TextEncoder();
 
 type MaybePromise<T> = T | Promise<T>;
 
-/** Await only real promises: in-memory stores answer synchronously and cost no microtask hop. */
+/** Only real promises wait: in-memory stores answer synchronously and cost no microtask hop. */
 function isThenable<T>(v: MaybePromise<T>): v is Promise<T> {
-  return typeof (v as Promise<T> | undefined)?.then === 'function';
+  // Primitives (booleans, status strings) answer without a property lookup.
+  return typeof v === 'object' && v !== null && typeof (v as Promise<T>).then === 'function';
 }
 
 function failure(ctx: VerifyContext, reason: FailureReason, step: VerifyStep, detail: string, signatureBase?: string): VerifyFailure {
@@ -57,14 +58,61 @@ function failure(ctx: VerifyContext, reason: FailureReason, step: VerifyStep, de
   return { ok: false, code, reason, step, detail, wwwAuthenticate: wwwAuthenticate(code), signatureBase };
 }
 
-export async function verifyRequestSignature(req: ReceivedRequest, ctx: VerifyContext): Promise<VerifyResult> {
+export function verifyRequestSignature(req: ReceivedRequest, ctx: VerifyContext): Promise<VerifyResult> {
+  try {
+    const result = verify(req, ctx);
+    return isThenable(result) ? result : Promise.resolve(result);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+/** What the pre-checks and Steps 1-6 established, carried through the later steps. */
+class Checked {
+  keyState: KeyState | undefined;
+  agentUrl: string | undefined;
+  base = '';
+  /** Step 14's duplicate-key scan, when the body is checked. */
+  scan: DuplicateKeyScan | undefined;
+
+  constructor(
+    readonly req: ReceivedRequest,
+    readonly ctx: VerifyContext,
+    readonly headers: Headers,
+    readonly body: Uint8Array,
+    readonly parsed: FastParsedSignature,
+    /** Covered header field values at their components' positions. */
+    readonly fieldValues: readonly string[],
+    readonly target: CanonicalTarget | TargetUriError,
+    /** Content-Digest as a canonical sha-256 token, compared as text at Step 11. */
+    readonly digestToken: string | undefined,
+    /** Any other Content-Digest, parsed (checked at Step 11). */
+    readonly digestHeader: Map<string, Buffer> | undefined,
+    readonly keyid: string,
+    readonly nonce: string,
+    readonly expires: number,
+    readonly alg: SignatureAlg,
+    readonly now: number,
+  ) {}
+}
+
+function verify(req: ReceivedRequest, ctx: VerifyContext): MaybePromise<VerifyResult> {
+  const c = checkRequest(req, ctx);
+  if (!(c instanceof Checked)) return c;
+  // Step 7: key.
+  const lookup = ctx.keys.resolve(c.keyid);
+  return isThenable(lookup) ? Promise.resolve(lookup).then((l) => withKey(c, l)) : withKey(c, lookup);
+}
+
+/** Pre-checks and Steps 1-6: a result (unsigned, or a failure), or what the later steps need. */
+function checkRequest(req: ReceivedRequest, ctx: VerifyContext): VerifyResult | Checked {
   const webhook = ctx.profile === 'webhook';
   if (!webhook && !ctx.capability?.supported) return { ok: true, signer: null };
 
   const headers = lowerHeaders(req.headers);
   const body = typeof req.body === 'string' ? encoder.encode(req.body) : req.body;
-  const rawInput = headers.get('signature-input');
-  const rawSig = headers.get('signature');
+  const rawInput = headerValue(headers['signature-input']);
+  const rawSig = headerValue(headers['signature']);
 
   // P1: no signature at all.
   if (rawInput === undefined && rawSig === undefined) {
@@ -81,25 +129,35 @@ export async function verifyRequestSignature(req: ReceivedRequest, ctx: VerifyCo
   if (rawInput === undefined) return failure(ctx, 'header_malformed', 1, 'Signature without Signature-Input');
   if (rawSig === undefined) return failure(ctx, 'header_malformed', 1, 'Signature-Input without Signature');
 
-  // Step 1: parse.
-  let parsed: ParsedSignature;
+  // Step 1: parse. The fast path takes the shapes signers emit; anything else (and every
+  // error) goes through the reference parser.
+  let parsed: FastParsedSignature;
+  let digestToken: string | undefined;
   let digestHeader: Map<string, Buffer> | undefined;
-  const fieldValues = new Map<string, string>();
+  const fieldValues: string[] = [];
   let target: CanonicalTarget | TargetUriError;
   try {
-    parsed = parseSignatureHeaders(combined(rawInput), combined(rawSig), ctx.encoding);
-    for (const c of parsed.components) {
-      if (c.startsWith('@')) continue;
-      const v = headers.get(c);
+    const inputText = combined(rawInput);
+    const sigText = combined(rawSig);
+    parsed = fastParseSignatureHeaders(inputText, sigText, ctx.encoding) ?? parseSignatureHeaders(inputText, sigText, ctx.encoding);
+    const components = parsed.components;
+    for (let i = 0; i < components.length; i++) {
+      const c = components[i]!;
+      if (c.charCodeAt(0) === 0x40) {
+        fieldValues.push('');
+        continue;
+      }
+      const v = header(headers, c);
       if (v === undefined) return failure(ctx, 'header_malformed', 1, `covered field ${c} is absent`);
       if (c === 'content-digest') {
-        const value = combined(v).trim();
-        digestHeader = parseContentDigest(value, ctx.encoding);
-        fieldValues.set(c, value);
-      } else fieldValues.set(c, singleFieldValue(c, v));
+        const value = trimmed(combined(v));
+        digestToken = fastSha256DigestToken(value, ctx.encoding);
+        if (digestToken === undefined) digestHeader = parseContentDigest(value, ctx.encoding);
+        fieldValues.push(value);
+      } else fieldValues.push(singleFieldValue(c, v));
     }
     target = canonicalTarget(req.url);
-    if (target instanceof TargetUriError && target.kind === 'non_ascii_host') {
+    if (isTargetError(target) && target.kind === 'non_ascii_host') {
       return failure(ctx, 'header_malformed', 1, `request URL: ${target.message}`);
     }
   } catch (err) {
@@ -110,21 +168,19 @@ export async function verifyRequestSignature(req: ReceivedRequest, ctx: VerifyCo
   const p = parsed.params;
 
   // Step 2: all six parameters.
-  const missing: string[] = [];
-  for (const k of REQUIRED_PARAMS) if (p[k] === undefined) missing.push(k);
-  if (missing.length > 0) return failure(ctx, 'params_incomplete', 2, `missing parameter(s): ${missing.join(', ')}`);
-  const created = p.created!;
-  const expires = p.expires!;
-  const keyid = p.keyid!;
-  const nonce = p.nonce!;
+  if (p.created === undefined || p.expires === undefined || p.nonce === undefined || p.keyid === undefined || p.alg === undefined || p.tag === undefined) {
+    const missing = REQUIRED_PARAMS.filter((k) => p[k] === undefined);
+    return failure(ctx, 'params_incomplete', 2, `missing parameter(s): ${missing.join(', ')}`);
+  }
+  const created = p.created;
+  const expires = p.expires;
 
   // Step 3: tag, byte for byte.
   const tag = webhook ? ctx.ids.webhookSigningTag : ctx.ids.requestSigningTag;
   if (p.tag !== tag) return failure(ctx, 'tag_invalid', 3, `tag ${JSON.stringify(p.tag)} is not ${JSON.stringify(tag)}`);
 
   // Step 4: algorithm allow-list.
-  if (!isAllowedSigAlg(p.alg!)) return failure(ctx, 'alg_not_allowed', 4, `alg ${JSON.stringify(p.alg)} is not allowed`);
-  const alg: SignatureAlg = p.alg;
+  if (!isAllowedSigAlg(p.alg)) return failure(ctx, 'alg_not_allowed', 4, `alg ${JSON.stringify(p.alg)} is not allowed`);
 
   // Step 5: validity window.
   const now = ctx.now();
@@ -134,77 +190,105 @@ export async function verifyRequestSignature(req: ReceivedRequest, ctx: VerifyCo
   if (expires - created > MAX_WINDOW_SECONDS) return failure(ctx, 'window_invalid', 5, `window of ${expires - created} s exceeds ${MAX_WINDOW_SECONDS} s`);
 
   // Step 6: covered components.
-  const required = [...BASE_COMPONENTS];
-  if (body.length > 0 || webhook) required.push('content-type');
+  const covered = parsed.components;
+  const needType = body.length > 0 || webhook;
   const policy = webhook ? 'required' : (ctx.digestPolicy ?? 'either');
-  if (policy === 'required' && (webhook || body.length > 0)) required.push('content-digest');
-  const absent: string[] = [];
-  for (const c of required) if (!parsed.components.includes(c)) absent.push(c);
-  if (absent.length > 0) return failure(ctx, 'components_incomplete', 6, `not covered: ${absent.join(', ')}`);
-  if (policy === 'forbidden' && parsed.components.includes('content-digest')) {
+  const needDigest = policy === 'required' && (webhook || body.length > 0);
+  const coverage = parsed.coverage ?? coverageOf(covered);
+  if ((coverage & BASE_COVERAGE) !== BASE_COVERAGE || (needType && !(coverage & COVERS_CONTENT_TYPE)) || (needDigest && !(coverage & COVERS_CONTENT_DIGEST))) {
+    const required = [...BASE_COMPONENTS];
+    if (needType) required.push('content-type');
+    if (needDigest) required.push('content-digest');
+    const absent = required.filter((c) => !covered.includes(c));
+    return failure(ctx, 'components_incomplete', 6, `not covered: ${absent.join(', ')}`);
+  }
+  if (policy === 'forbidden' && coverage & COVERS_CONTENT_DIGEST) {
     return failure(ctx, 'components_unexpected', 6, 'content-digest covered but the endpoint forbids it');
   }
 
-  // Step 7: key.
-  const pending = ctx.keys.resolve(keyid);
-  const lookup = isThenable(pending) ? await pending : pending;
+  return new Checked(req, ctx, headers, body, parsed, fieldValues, target, digestToken, digestHeader, p.keyid, p.nonce, expires, p.alg, now);
+}
+
+/** Step 7's outcome, Step 8, then Step 9 (revocation). */
+function withKey(c: Checked, lookup: KeyLookup): MaybePromise<VerifyResult> {
+  const { ctx, keyid } = c;
   if (!lookup.ok) return failure(ctx, lookup.reason, 7, lookup.detail);
-  const { jwk, agentUrl } = lookup.key;
+  c.agentUrl = lookup.key.agentUrl;
 
   // Step 8: key purpose and parameter consistency.
-  const policyFailure = checkKeyPolicy(jwk, { profile: ctx.profile, keyUseMember: ctx.ids.keyUseMember, sigAlg: alg });
-  if (policyFailure) return failure(ctx, 'key_purpose_invalid', 8, `key ${keyid}: ${policyFailure}`);
-  let key;
-  try {
-    key = publicKeyOf(jwk);
-  } catch (err) {
-    return failure(ctx, 'key_purpose_invalid', 8, (err as Error).message);
-  }
+  const keyState = keyStateFor(lookup.key.jwk, ctx.profile, ctx.ids.keyUseMember, c.alg);
+  if (keyState.policyFailure) return failure(ctx, 'key_purpose_invalid', 8, `key ${keyid}: ${keyState.policyFailure}`);
+  if (keyState.importError !== undefined) return failure(ctx, 'key_purpose_invalid', 8, keyState.importError);
+  c.keyState = keyState;
 
   // Step 9: revocation.
-  if (ctx.revocation) {
-    const checked = ctx.revocation.check(keyid, now);
-    const status = isThenable(checked) ? await checked : checked;
-    if (status === 'revoked') return failure(ctx, 'key_revoked', 9, `key ${keyid} is revoked`);
-    if (status === 'stale') return failure(ctx, 'revocation_stale', 9, 'revocation list not refreshed within its grace period');
-  }
+  if (!ctx.revocation) return afterRevocation(c, 'ok');
+  const status = ctx.revocation.check(keyid, c.now);
+  return isThenable(status) ? Promise.resolve(status).then((s) => afterRevocation(c, s)) : afterRevocation(c, status);
+}
 
-  // Step 9a: per-keyid cap (read only, before any crypto).
-  const cap = ctx.replayCache.capReached(keyid, now);
-  if (isThenable(cap) ? await cap : cap) return failure(ctx, 'rate_abuse', '9a', `replay cache cap reached for ${keyid}`);
+/** Step 9's outcome, then Step 9a (the per-keyid cap, read only, before any crypto). */
+function afterRevocation(c: Checked, status: RevocationStatus): MaybePromise<VerifyResult> {
+  const { ctx, keyid } = c;
+  if (status === 'revoked') return failure(ctx, 'key_revoked', 9, `key ${keyid} is revoked`);
+  if (status === 'stale') return failure(ctx, 'revocation_stale', 9, 'revocation list not refreshed within its grace period');
+  const cap = ctx.replayCache.capReached(keyid, c.now);
+  return isThenable(cap) ? Promise.resolve(cap).then((r) => afterCap(c, r)) : afterCap(c, cap);
+}
+
+/** Step 9a's outcome, Steps 10 and 11, then Step 12 (replay check). */
+function afterCap(c: Checked, capReached: boolean): MaybePromise<VerifyResult> {
+  const { ctx, keyid, req, target } = c;
+  if (capReached) return failure(ctx, 'rate_abuse', '9a', `replay cache cap reached for ${keyid}`);
 
   // Step 10: canonical target, authority, signature base, crypto.
-  if (target instanceof TargetUriError) return failure(ctx, 'target_uri_malformed', 10, target.message);
-  const authorityProblem = checkAuthority(req, headers, target);
+  if (isTargetError(target)) return failure(ctx, 'target_uri_malformed', 10, target.message);
+  const authorityProblem = checkAuthority(req.authority, headerValue(c.headers['host']), target);
   if (authorityProblem) return failure(ctx, 'target_uri_malformed', 10, authorityProblem);
-  const method = req.method.toUpperCase();
-  fieldValues.set('@method', method);
-  fieldValues.set('@target-uri', target.targetUri);
-  fieldValues.set('@authority', target.authority);
-  const base = buildSignatureBase(parsed.components, fieldValues, parsed.signatureParams);
-  if (!verifyBytes(alg, key, encoder.encode(base), parsed.signature)) {
+  const base = signatureBase(c.parsed.components, c.fieldValues, c.parsed.signatureParams, upperCaseMethod(req.method), target);
+  c.base = base;
+  // The body checks of Steps 11 and 14 are pure functions of the body: computed together here,
+  // while the body is in cache, and each reported in its place.
+  const digestOk = c.digestToken !== undefined ? sha256Text(c.body, ctx.encoding) === c.digestToken : !c.digestHeader || contentDigestMatches(c.digestHeader, c.body);
+  c.scan = ctx.checkBody !== false && c.body.length > 0 ? scanDuplicateKeys(c.body) : undefined;
+  if (!verifyWithState(c.keyState!, signatureBaseBytes(), c.parsed.signature)) {
     return failure(ctx, 'invalid', 10, 'signature does not verify over the signature base', base);
   }
 
   // Step 11: content digest.
-  if (digestHeader && !contentDigestMatches(digestHeader, body)) {
-    return failure(ctx, 'digest_mismatch', 11, 'Content-Digest does not match the body', base);
-  }
+  if (!digestOk) return failure(ctx, 'digest_mismatch', 11, 'Content-Digest does not match the body', base);
 
-  // Steps 12-13: replay check, then insert atomically with the cap.
-  const nonceKey = ctx.replayScope ? `${ctx.replayScope} ${nonce}` : nonce;
-  const seen = ctx.replayCache.has(keyid, nonceKey, now);
-  if (isThenable(seen) ? await seen : seen) return failure(ctx, 'replayed', 12, `nonce already seen for ${keyid}`, base);
-  const insertion = ctx.replayCache.insert(keyid, nonceKey, replayTtlSeconds(expires, now), now);
-  const inserted = isThenable(insertion) ? await insertion : insertion;
+  // Step 12: replay check. The in-memory store's insert checks for a live pair before
+  // anything else and answers 'replayed' itself; other stores (subclasses included) are asked
+  // first, as the interface describes.
+  if (ctx.replayCache.constructor === InMemoryReplayCache) return afterReplayCheck(c, false);
+  const seen = ctx.replayCache.has(keyid, nonceKey(c), c.now);
+  return isThenable(seen) ? Promise.resolve(seen).then((s) => afterReplayCheck(c, s)) : afterReplayCheck(c, seen);
+}
+
+function nonceKey(c: Checked): string {
+  return c.ctx.replayScope ? `${c.ctx.replayScope} ${c.nonce}` : c.nonce;
+}
+
+/** Step 12's outcome, then Step 13 (insert atomically with the cap). */
+function afterReplayCheck(c: Checked, seen: boolean): MaybePromise<VerifyResult> {
+  const { ctx, keyid, now } = c;
+  if (seen) return failure(ctx, 'replayed', 12, `nonce already seen for ${keyid}`, c.base);
+  const inserted = ctx.replayCache.insert(keyid, nonceKey(c), replayTtlSeconds(c.expires, now), now);
+  return isThenable(inserted) ? Promise.resolve(inserted).then((r) => afterInsert(c, r)) : afterInsert(c, inserted);
+}
+
+/** Step 13's outcome, then Step 14 (duplicate JSON keys) and the verified signer. */
+function afterInsert(c: Checked, inserted: ReplayInsertOutcome): VerifyResult {
+  const { ctx, keyid, body, base } = c;
   if (inserted === 'replayed') return failure(ctx, 'replayed', 12, `nonce already seen for ${keyid}`, base);
   if (inserted === 'cap_reached') return failure(ctx, 'rate_abuse', 13, `replay cache cap reached for ${keyid}`, base);
 
   // Step 14: duplicate JSON keys.
-  if (ctx.checkBody !== false && body.length > 0) {
-    const scan = scanDuplicateKeys(body);
+  const scan = c.scan;
+  if (scan !== undefined) {
     if (scan.kind === 'duplicate') {
-      ctx.onDuplicateKeys?.(duplicateKeyLog(keyid, nonce, body.length, scan.keys));
+      ctx.onDuplicateKeys?.(duplicateKeyLog(keyid, c.nonce, body.length, scan.keys));
       return failure(ctx, 'body_malformed', 14, `body has ${scan.keys.length} duplicate key(s)`, base);
     }
     if (scan.kind === 'invalid') return failure(ctx, 'body_malformed', 14, `body is not JSON: ${scan.message}`, base);
@@ -212,49 +296,9 @@ export async function verifyRequestSignature(req: ReceivedRequest, ctx: VerifyCo
 
   return {
     ok: true,
-    signer: { keyid, agent_url: agentUrl, verified_at: now, label: parsed.label, alg },
+    signer: { keyid, agent_url: c.agentUrl, verified_at: c.now, label: c.parsed.label, alg: c.alg },
     signatureBase: base,
   };
-}
-
-/** Canonicalization is pure and receivers see the same few URLs: memoize a bounded set. */
-const TARGET_CACHE_MAX = 512;
-const targetCache = new Map<string, CanonicalTarget | TargetUriError>();
-
-function canonicalTarget(url: string): CanonicalTarget | TargetUriError {
-  let t = targetCache.get(url);
-  if (t !== undefined) return t;
-  try {
-    t = canonicalizeTargetUri(url);
-  } catch (err) {
-    if (!(err instanceof TargetUriError)) throw err;
-    t = err;
-  }
-  if (targetCache.size >= TARGET_CACHE_MAX) targetCache.clear();
-  targetCache.set(url, t);
-  return t;
-}
-
-/** `:authority` / `Host` must agree with each other and with the target URI's authority. */
-function checkAuthority(req: ReceivedRequest, headers: Headers, target: CanonicalTarget): string | undefined {
-  const host = headers.get('host');
-  if (Array.isArray(host) && host.length !== 1) return 'Host header is repeated';
-  const received: string[] = [];
-  if (req.authority !== undefined) received.push(req.authority);
-  if (host !== undefined) received.push(combined(host));
-  for (const value of received) {
-    let canonical: string;
-    try {
-      canonical = canonicalizeAuthority(value, target.scheme);
-    } catch (err) {
-      if (err instanceof TargetUriError) return `authority ${JSON.stringify(value)}: ${err.message}`;
-      throw err;
-    }
-    if (canonical !== target.authority) {
-      return `authority ${JSON.stringify(canonical)} does not match the target URI authority ${JSON.stringify(target.authority)}`;
-    }
-  }
-  return undefined;
 }
 
 function parseJsonOrUndefined(body: Uint8Array): unknown {
