@@ -7,20 +7,25 @@ import { newSeed } from './engine/rng.js';
 import { loadSuites } from './engine/loader.js';
 import { executeRun } from './engine/run.js';
 import type { SuiteDef } from './engine/model.js';
+import type { ReceiverTarget } from './engine/resources.js';
 import type { CheckResult, RunResult } from './engine/result.js';
 import {
   createRecorder,
   createTransport,
   resolveEndpoints,
   DEFAULT_TRANSPORT_LIMITS,
+  TransportConfigError,
   type Transport,
   type TransportKind,
 } from './transport/index.js';
 import { createSchemaValidator } from './schemas/validator.js';
+import { receiverOnlySuites, receiverOnlyTransports, receiverTargetOf, type ReceiverOptions } from './webhooks/receiver-probe-run.js';
 
 export interface CertifyOptions {
-  /** Agent URL (MCP endpoint, agent card, A2A endpoint or base URL; see transport/endpoints.ts). */
-  agentUrl: string;
+  /** Agent URL (MCP endpoint, agent card, A2A endpoint or base URL; see transport/endpoints.ts).
+   *  Optional only for a receiver-only run (`receiverUrl` given): then only the suites that need
+   *  no agent run, and each transport stands for a webhook envelope (MCP / A2A). */
+  agentUrl?: string;
   mcpUrl?: string;
   a2aUrl?: string;
   /** Default both. */
@@ -39,6 +44,8 @@ export interface CertifyOptions {
   strict?: boolean;
   /** A buyer's webhook receiver to certify (the webhook-receiver suite). */
   receiverUrl?: string;
+  /** Options of the receiver under test (read-back hook, second endpoint, dedup bound, sender identity). */
+  receiver?: ReceiverOptions;
   /** Recorded in the result as the command that reproduces the run. */
   command?: string;
   onPlanned?: (total: number) => void;
@@ -63,6 +70,12 @@ export function pickSuites(selection: CertifyOptions['suites']): SuiteDef[] {
 /** Throws TransportConfigError for unusable URLs and UnknownSuiteError for unknown suites. */
 export async function certify(o: CertifyOptions): Promise<RunResult> {
   const token = o.token ?? DEFAULT_TOKEN;
+  const receiver = receiverTargetOf(o.receiverUrl, o.receiver);
+  if (o.agentUrl === undefined) {
+    if (!receiver) throw new TransportConfigError('an agent URL (or, for a receiver-only run, a receiver URL) is required');
+    return certifyReceiverOnly(o, receiver, token);
+  }
+  const agentUrl = o.agentUrl;
   const suites = pickSuites(o.suites);
   const endpoints = resolveEndpoints(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl });
   const recorder = createRecorder({ token, secrets: o.authToken ? [o.authToken] : [] });
@@ -70,7 +83,7 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
     createTransport(
       kind,
       {
-        agentUrl: o.agentUrl,
+        agentUrl,
         token,
         authToken: o.authToken,
         connectTimeoutMs: DEFAULT_TRANSPORT_LIMITS.connectTimeoutMs,
@@ -84,24 +97,46 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
   const seed = o.seed ?? newSeed();
   try {
     return await executeRun({
-      agentUrl: o.agentUrl,
-      token,
+      ...planBase(o, token, seed, receiver),
+      agentUrl,
       transports,
-      transportExplicit: o.transportExplicit ?? false,
       suites,
-      checkGlob: o.checkGlob,
-      seed,
-      budgetS: o.budgetS,
-      concurrency: o.concurrency ?? 4,
-      strict: o.strict ?? false,
       authTokenSet: o.authToken !== undefined,
-      command: o.command ?? `npx proto-comply run --agent ${o.agentUrl} --seed ${seed}`,
-      schemas: createSchemaValidator({ token }),
-      receiverUrl: o.receiverUrl,
-      onPlanned: o.onPlanned,
-      onCheck: o.onCheck,
+      command: o.command ?? `npx proto-comply run --agent ${agentUrl} --seed ${seed}`,
     });
   } finally {
     await Promise.allSettled(transports.map((t) => t.close()));
   }
+}
+
+/** The parts of a run plan that do not depend on what is certified. */
+function planBase(o: CertifyOptions, token: string, seed: string, receiver: ReceiverTarget | undefined) {
+  return {
+    token,
+    transportExplicit: o.transportExplicit ?? false,
+    checkGlob: o.checkGlob,
+    seed,
+    budgetS: o.budgetS,
+    concurrency: o.concurrency ?? 4,
+    strict: o.strict ?? false,
+    schemas: createSchemaValidator({ token }),
+    receiverUrl: receiver?.url,
+    receiver,
+    onPlanned: o.onPlanned,
+    onCheck: o.onCheck,
+  };
+}
+
+/** A buyer's receiver without an agent: transports stand for the webhook envelopes. */
+async function certifyReceiverOnly(o: CertifyOptions, receiver: ReceiverTarget, token: string): Promise<RunResult> {
+  const suites = o.suites !== undefined && o.suites.length > 0 && typeof o.suites[0] !== 'string' ? (o.suites as SuiteDef[]) : pickSuites(receiverOnlySuites(o.suites as string[] | undefined));
+  const seed = o.seed ?? newSeed();
+  return executeRun({
+    ...planBase(o, token, seed, receiver),
+    agentUrl: receiver.url,
+    transports: receiverOnlyTransports(o.transports ?? ['mcp', 'a2a'], receiver),
+    suites,
+    authTokenSet: false,
+    command: o.command ?? `npx proto-comply run --receiver ${receiver.url} --seed ${seed}`,
+  });
 }

@@ -12,7 +12,9 @@ import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Label, Status, StatusDetails, TestResult } from 'allure-js-commons';
-import type { CheckResult, RunResult } from '../harness/engine/result.js';
+import { isFailing } from '../harness/engine/result.js';
+import type { BaselineEntryResult, CheckResult, RunResult } from '../harness/engine/result.js';
+import { baselineEntryDetails, baselineEntryIdentity, baselineEntryStatus } from './allure-baseline.js';
 import type { WireExchange } from '../harness/transport/types.js';
 import { evidenceText } from './evidence-text.js';
 import { writeFileAtomic } from './fs.js';
@@ -35,8 +37,18 @@ export function stableUuid(...parts: string[]): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-export function allureStatus(check: Pick<CheckResult, 'outcome' | 'level' | 'not_run'>): Status {
+/**
+ * The Allure status of a check result; the vitest entry point (harness/vitest) maps results
+ * to test verdicts through this same function. A result that fails the run (`isFailing`, so
+ * SHOULD warnings under --strict too) is failed (broken for a harness error); a failure the
+ * baseline expected is skipped, like pytest's xfail and like JUnit.
+ */
+export function allureStatus(check: Pick<CheckResult, 'outcome' | 'level' | 'not_run' | 'baselined'>, strict = false): Status {
   if (check.not_run) return 'skipped' as Status;
+  if (isFailing(check, strict)) {
+    if (check.baselined) return 'skipped' as Status;
+    return (check.outcome === 'error' ? 'broken' : 'failed') as Status;
+  }
   switch (check.outcome) {
     case 'pass':
     case 'warn':
@@ -55,7 +67,10 @@ export function allureStatus(check: Pick<CheckResult, 'outcome' | 'level' | 'not
 
 const SEVERITY = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor' } as const;
 
-function labels(run: RunResult, check: CheckResult): Label[] {
+/** Label names the vitest entry point gets from its describe() path instead. */
+export const SUITE_LABELS: ReadonlySet<string> = new Set(['parentSuite', 'suite', 'subSuite']);
+
+export function allureLabels(run: Pick<RunResult, 'agent_url' | 'harness'>, check: CheckResult): Label[] {
   const list: Label[] = [
     { name: 'parentSuite', value: sanitizeText(run.agent_url) },
     { name: 'suite', value: check.suite_id },
@@ -87,43 +102,104 @@ function exchangeName(ex: WireExchange): string {
   return sanitizeText(`exchange #${ex.seq} ${ex.transport} ${ex.purpose}`);
 }
 
-function resultFor(run: RunResult, check: CheckResult, files: PendingFile[]): TestResult {
-  const uuid = stableUuid('result', run.seed, run.agent_url, check.suite_id, check.check_id, check.transport);
-  const attachments: TestResult['attachments'] = [];
+/** What identifies a result in Allure; both the report writer and the vitest entry point use it. */
+export interface AllureIdentity {
+  name: string;
+  fullName: string;
+  historyId: string;
+  testCaseId: string;
+  description: string;
+  parameters: Array<{ name: string; value: string }>;
+  labels: Label[];
+}
+
+export function allureIdentity(run: Pick<RunResult, 'agent_url' | 'harness'>, check: CheckResult): AllureIdentity {
+  return {
+    name: sanitizeText(`${check.check_id}: ${check.title}`),
+    fullName: `${check.suite_id}.${check.check_id}[${check.transport}]`,
+    historyId: sha256('history', check.suite_id, check.check_id, check.transport).toString('hex').slice(0, 32),
+    testCaseId: sha256('case', check.suite_id, check.check_id).toString('hex').slice(0, 32),
+    description: sanitizeText(`${check.level} · ${specRefText(check.spec_ref)}`),
+    parameters: [{ name: 'transport', value: check.transport }],
+    labels: allureLabels(run, check),
+  };
+}
+
+/** The evidence as Allure attachments: a text summary, then each wire exchange as JSON. */
+export function evidenceAttachments(check: CheckResult): Array<{ name: string; content: string; type: string }> {
+  const list: Array<{ name: string; content: string; type: string }> = [];
+  const summary = evidenceText(check.evidence);
+  if (summary) list.push({ name: 'evidence', content: `${summary}\n`, type: 'text/plain' });
+  for (const ex of check.evidence?.exchanges ?? []) list.push({ name: exchangeName(ex), content: `${JSON.stringify(ex, null, 2)}\n`, type: 'application/json' });
+  return list;
+}
+
+/** message, trace (the evidence summary), expected and actual of a result. */
+export function allureStatusDetails(check: CheckResult): StatusDetails {
   const evidence = check.evidence;
   const summary = evidenceText(evidence);
-  if (summary) {
-    const source = `${stableUuid('attachment', uuid, 'evidence')}-attachment.txt`;
-    files.push({ name: source, content: `${summary}\n` });
-    attachments.push({ name: 'evidence', source, type: 'text/plain' });
-  }
-  (evidence?.exchanges ?? []).forEach((ex, i) => {
-    const source = `${stableUuid('attachment', uuid, String(i))}-attachment.json`;
-    files.push({ name: source, content: `${JSON.stringify(ex, null, 2)}\n` });
-    attachments.push({ name: exchangeName(ex), source, type: 'application/json' });
-  });
   const statusDetails: StatusDetails = { message: sanitizeText(check.message) };
   if (summary) statusDetails.trace = summary;
   if (evidence?.expected !== undefined) statusDetails.expected = sanitizeText(toJsonText(evidence.expected));
   if (evidence?.actual !== undefined) statusDetails.actual = sanitizeText(toJsonText(evidence.actual));
+  return statusDetails;
+}
+
+function attachmentFiles(uuid: string, check: CheckResult, files: PendingFile[]): TestResult['attachments'] {
+  const hasSummary = evidenceText(check.evidence) !== '';
+  return evidenceAttachments(check).map((a, i) => {
+    // File names as before: the summary is `evidence`, exchanges are numbered from 0.
+    const key = hasSummary ? (i === 0 ? 'evidence' : String(i - 1)) : String(i);
+    const source = `${stableUuid('attachment', uuid, key)}-attachment.${a.type === 'text/plain' ? 'txt' : 'json'}`;
+    files.push({ name: source, content: a.content });
+    return { name: a.name, source, type: a.type };
+  });
+}
+
+function resultFor(run: RunResult, check: CheckResult, files: PendingFile[]): TestResult {
+  const uuid = stableUuid('result', run.seed, run.agent_url, check.suite_id, check.check_id, check.transport);
+  const { name, fullName, historyId, testCaseId, description, parameters, labels } = allureIdentity(run, check);
   const start = startOf(run, check);
   return {
     uuid,
-    historyId: sha256('history', check.suite_id, check.check_id, check.transport).toString('hex').slice(0, 32),
-    testCaseId: sha256('case', check.suite_id, check.check_id).toString('hex').slice(0, 32),
-    name: sanitizeText(`${check.check_id}: ${check.title}`),
-    fullName: `${check.suite_id}.${check.check_id}[${check.transport}]`,
-    status: allureStatus(check),
-    statusDetails,
+    historyId,
+    testCaseId,
+    name,
+    fullName,
+    status: allureStatus(check, run.selection?.strict ?? false),
+    statusDetails: allureStatusDetails(check),
     stage: 'finished' as TestResult['stage'],
-    description: sanitizeText(`${check.level} · ${specRefText(check.spec_ref)}`),
+    description,
     steps: [],
-    attachments,
-    parameters: [{ name: 'transport', value: check.transport }],
-    labels: labels(run, check),
+    attachments: attachmentFiles(uuid, check, files),
+    parameters,
+    labels,
     links: [],
     start,
     stop: start + Math.max(0, Math.round(check.duration_ms)),
+  };
+}
+
+function baselineResultFor(run: RunResult, file: string, entry: BaselineEntryResult): TestResult {
+  const { name, fullName, historyId, testCaseId, description, parameters, labels } = baselineEntryIdentity(run, entry);
+  const start = Date.parse(run.finished_at);
+  return {
+    uuid: stableUuid('baseline', run.seed, run.agent_url, entry.check_id, entry.transport ?? '*'),
+    historyId,
+    testCaseId,
+    name,
+    fullName,
+    status: baselineEntryStatus(entry),
+    statusDetails: baselineEntryDetails(file, entry),
+    stage: 'finished' as TestResult['stage'],
+    description,
+    steps: [],
+    attachments: [],
+    parameters,
+    labels,
+    links: [],
+    start,
+    stop: start,
   };
 }
 
@@ -147,6 +223,10 @@ export async function writeAllureResults(run: RunResult, dir: string): Promise<s
   const files: PendingFile[] = [];
   for (const check of run.checks) {
     const result = resultFor(run, check, files);
+    files.push({ name: `${result.uuid}-result.json`, content: `${JSON.stringify(result, null, 2)}\n` });
+  }
+  for (const entry of run.baseline?.entries ?? []) {
+    const result = baselineResultFor(run, run.baseline!.file, entry);
     files.push({ name: `${result.uuid}-result.json`, content: `${JSON.stringify(result, null, 2)}\n` });
   }
   files.push({

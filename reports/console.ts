@@ -146,6 +146,18 @@ function levelSections(run: RunResult): string[] {
   return lines;
 }
 
+/** The baseline's verdict: a tally, then every stale entry by name (they fail the run). */
+function baselineLines(run: RunResult): string[] {
+  const b = run.baseline;
+  if (!b) return [];
+  const count = (status: string) => b.entries.filter((e) => e.status === status).length;
+  const lines = ['', `Baseline ${oneLine(b.file, 200)}: ${count('expected')} expected, ${count('stale')} stale, ${count('unused')} unused`];
+  for (const e of b.entries.filter((x) => x.status === 'stale')) {
+    lines.push(`  ✗ STALE ${oneLine(e.check_id, 120)}${e.transport ? ` [${e.transport}]` : ''}: no longer fails; remove the entry (reason was: ${oneLine(e.reason, 200)})`);
+  }
+  return lines;
+}
+
 export interface SummaryOptions {
   /** Paths of the reports written (as returned by `writeReports`), listed at the end. */
   written?: string[];
@@ -165,6 +177,7 @@ export function renderSummary(run: RunResult, options: SummaryOptions = {}): str
   }
   lines.push('', ...suiteTable(run));
   lines.push(...levelSections(run));
+  lines.push(...baselineLines(run));
   lines.push('');
   if (run.completeness.status === 'partial') {
     lines.push(`Completeness: PARTIAL (${run.completeness.reasons.map((r) => oneLine(r, 200)).join('; ')})`);

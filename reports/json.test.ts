@@ -44,7 +44,7 @@ describe('agent-compliance.json', () => {
   });
 
   it('emits keys in schema order, pretty, identical for equal runs built differently', () => {
-    const run = buildRunFixture();
+    const run = buildRunFixture({ baseline: true });
     const shuffled = JSON.parse(JSON.stringify(run), (_k, v) =>
       v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v,
     ) as RunResult;

@@ -77,6 +77,23 @@ function countsDiff(where: string, declared: OutcomeCounts, actual: OutcomeCount
   );
 }
 
+/** With a `baseline`: every baselined check is excused by one of its entries, and the entries' tallies add up. */
+function baselineErrors(doc: AgentComplianceDocument): string[] {
+  const errors: string[] = [];
+  if (!doc.baseline) return errors;
+  const entries = doc.baseline.entries;
+  const covers = (e: (typeof entries)[number], c: CheckResult) => e.check_id === c.check_id && (e.transport === undefined || e.transport === c.transport);
+  doc.checks.forEach((c, i) => {
+    if (c.baselined && !entries.some((e) => covers(e, c))) errors.push(`/checks/${i}/baselined: no baseline entry covers ${c.check_id} [${c.transport}]`);
+  });
+  entries.forEach((e, i) => {
+    const matched = doc.checks.filter((c) => c.baselined && covers(e, c)).length;
+    if (matched !== e.matched) errors.push(`/baseline/entries/${i}/matched: declares ${e.matched}, the checks give ${matched}`);
+    if ((e.status === 'expected') !== matched > 0) errors.push(`/baseline/entries/${i}/status: ${e.status} with ${matched} baselined result(s)`);
+  });
+  return errors;
+}
+
 /** Facts between fields. Only called on documents the schema accepted. */
 function consistencyErrors(doc: AgentComplianceDocument): string[] {
   const errors: string[] = [];
@@ -105,6 +122,7 @@ function consistencyErrors(doc: AgentComplianceDocument): string[] {
       errors.push(`/suites/${i}/first_failure: no check ${ff.check_id} [${ff.transport}] in the suite`);
     }
   });
+  errors.push(...baselineErrors(doc));
   const { compliance_detail: detail, ...run } = doc;
   if (errors.length === 0 && !isDeepStrictEqual(detail, toComplianceDetail(run))) {
     errors.push('/compliance_detail: differs from toComplianceDetail(run)');

@@ -96,6 +96,41 @@ function totals(checks: CheckResult[], strict: boolean): Totals {
   return t;
 }
 
+/**
+ * `<testsuite name="baseline">`: one testcase per baseline entry. A stale entry (its check no
+ * longer fails) is a failure, since it fails the run; an unused one is skipped.
+ */
+function baselineSuite(run: RunResult): { suite: XmlElement; totals: Totals } | undefined {
+  const b = run.baseline;
+  if (!b || b.entries.length === 0) return undefined;
+  const t: Totals = { tests: 0, failures: 0, errors: 0, skipped: 0, time: 0 };
+  const cases = b.entries.map((e) => {
+    t.tests += 1;
+    const target = `${e.check_id}${e.transport ? ` [${e.transport}]` : ''}`;
+    const reason = oneLine(e.reason, 1000);
+    let body: XmlElement;
+    if (e.status === 'stale') {
+      t.failures += 1;
+      body = el('failure', { message: oneLine(`stale baseline entry: ${target} no longer fails; remove it from ${b.file}`, 1000), type: 'stale' }, [`reason was: ${reason}`]);
+    } else if (e.status === 'unused') {
+      t.skipped += 1;
+      body = el('skipped', { message: oneLine(`unused: ${target} was not run`, 1000) });
+    } else {
+      body = el('system-out', undefined, [`expected failure, ${e.matched} result(s) excused: ${reason}`]);
+    }
+    return el('testcase', { classname: 'baseline', name: `baseline entry: ${target}`, time: seconds(0) }, [
+      el('properties', undefined, [el('property', { name: 'status', value: e.status }), el('property', { name: 'reason', value: reason })]),
+      body,
+    ]);
+  });
+  const suite = el(
+    'testsuite',
+    { name: 'baseline', tests: t.tests, failures: t.failures, errors: 0, skipped: t.skipped, time: seconds(0), timestamp: run.started_at },
+    [el('properties', undefined, [el('property', { name: 'baseline_file', value: b.file })]), ...cases],
+  );
+  return { suite, totals: t };
+}
+
 export function renderJUnit(run: RunResult): string {
   const strict = run.selection?.strict ?? false;
   const suites: XmlElement[] = [];
@@ -131,6 +166,13 @@ export function renderJUnit(run: RunResult): string {
     }
   }
   const all = totals(run.checks, strict);
+  const baseline = baselineSuite(run);
+  if (baseline) {
+    suites.push(baseline.suite);
+    all.tests += baseline.totals.tests;
+    all.failures += baseline.totals.failures;
+    all.skipped += baseline.totals.skipped;
+  }
   return renderXmlDocument(
     el(
       'testsuites',

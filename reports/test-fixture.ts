@@ -161,7 +161,7 @@ const S = {
 } satisfies Record<string, Spec>;
 
 /** A fresh, consistent RunResult (every call builds new objects). */
-export function buildRunFixture(options: { strict?: boolean } = {}): RunResult {
+export function buildRunFixture(options: { strict?: boolean; baseline?: boolean } = {}): RunResult {
   seq = 0;
   const transports: TransportKind[] = ['mcp', 'a2a'];
   const capsOk = mcpExchange(ids.capabilitiesTask, 200, JSON.stringify({ result: { content: [{ type: 'text', text: '{"ok":true}' }] } }));
@@ -263,6 +263,19 @@ export function buildRunFixture(options: { strict?: boolean } = {}): RunResult {
     counts: tallyCounts(checks),
     suites,
     checks,
+    ...(options.baseline ? { baseline: fixtureBaseline() } : {}),
+  };
+}
+
+/** The baseline block matching the fixture's checks: one expected, one stale, one unused entry. */
+function fixtureBaseline(): NonNullable<RunResult['baseline']> {
+  return {
+    file: `ci/baseline-${HOSTILE.quotes}.yaml`,
+    entries: [
+      { check_id: S.missing.id, transport: 'mcp', reason: `JIRA-1: ${HOSTILE.img}`, status: 'expected', matched: 1 },
+      { check_id: S.answers.id, reason: `fixed since: ${HOSTILE.script}`, status: 'stale', matched: 0 },
+      { check_id: 'webhooks.retry.backoff', reason: 'not selected in this run', status: 'unused', matched: 0 },
+    ],
   };
 }
 

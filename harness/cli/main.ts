@@ -7,7 +7,10 @@ type Command = (argv: string[]) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run-command.js')).runCommand,
   vectors: async () => (await import('../signing/vectors/cli.js')).vectorsCommand,
+  keys: async () => (await import('./keys-command.js')).keysCommand,
   mock: async () => mockCommand,
+  baseline: async () => (await import('./baseline-command.js')).baselineCommand,
+  summary: async () => (await import('./summary-command.js')).summaryCommand,
 };
 
 async function mockCommand(argv: string[]): Promise<number> {
@@ -15,8 +18,10 @@ async function mockCommand(argv: string[]): Promise<number> {
   switch (which) {
     case 'seller':
       return (await import('../../mocks/seller/cli.js')).mockSellerCommand(rest);
+    case 'buyer':
+      return (await import('../../mocks/buyer/cli.js')).mockBuyerCommand(rest);
     default:
-      throw new UsageError(`mock: expected "seller", got ${which === undefined ? 'nothing' : JSON.stringify(which)}`);
+      throw new UsageError(`mock: expected "seller" or "buyer", got ${which === undefined ? 'nothing' : JSON.stringify(which)}`);
   }
 }
 

@@ -13,6 +13,11 @@ import { certify, pickSuites, UnknownSuiteError } from '../certify.js';
 import { createProgress, renderSummary } from '../../reports/console.js';
 import { writeReports } from '../../reports/index.js';
 import { renderAgentComplianceJson } from '../../reports/json.js';
+import { loadRunBaseline } from './run-baseline.js';
+import { applyBaseline } from '../baseline/apply.js';
+import type { ReceiverTarget } from '../engine/resources.js';
+import { receiverOnlySuites } from '../webhooks/receiver-probe-run.js';
+import { RECEIVER_RUN_OPTIONS, ReceiverFlagError, receiverFromFlags, receiverReproduceFlags, startRunSender } from '../webhooks/receiver-probe-cli.js';
 
 const OPTIONS = {
   agent: { type: 'string' },
@@ -29,8 +34,11 @@ const OPTIONS = {
   concurrency: { type: 'string', default: '4' },
   'timeout-s': { type: 'string', default: String(DEFAULT_TRANSPORT_LIMITS.totalTimeoutMs / 1000) },
   strict: { type: 'boolean', default: false },
+  baseline: { type: 'string' },
+  allure: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
+  ...RECEIVER_RUN_OPTIONS,
 } as const;
 
 export interface RunArgs {
@@ -49,7 +57,13 @@ export interface RunArgs {
   concurrency: number;
   timeoutS: number;
   strict: boolean;
+  /** Expected-failures baseline file (issue 6). */
+  baseline?: string;
+  /** Allure results directory (default `<out>/allure-results`). */
+  allure?: string;
   json: boolean;
+  /** A buyer's webhook receiver to certify (`--receiver` and its options). */
+  receiver?: ReceiverTarget;
 }
 
 function positiveNumber(flag: string, raw: string | undefined, integer: boolean): number | undefined {
@@ -88,6 +102,13 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   }
   const suites = v.suite?.split(',').map((s) => s.trim()).filter(Boolean);
   if (v.suite !== undefined && !suites?.length) throw new UsageError('run: --suite needs at least one suite id');
+  let receiver: ReceiverTarget | undefined;
+  try {
+    receiver = receiverFromFlags(v);
+  } catch (e) {
+    if (e instanceof ReceiverFlagError) throw new UsageError(`run: ${e.message}`);
+    throw e;
+  }
   return {
     agent: v.agent,
     mcpUrl: v['mcp-url'],
@@ -104,7 +125,10 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     concurrency: positiveNumber('concurrency', v.concurrency, true) ?? 4,
     timeoutS: positiveNumber('timeout-s', v['timeout-s'], false) ?? 30,
     strict: v.strict,
+    baseline: v.baseline,
+    allure: v.allure,
     json: v.json,
+    receiver,
   };
 }
 
@@ -121,6 +145,8 @@ export function reproduceCommand(a: RunArgs): string {
   if (a.authToken && a.agent) parts.push('--auth-token "$PROTO_COMPLY_AUTH_TOKEN"');
   if (a.budgetS !== undefined) parts.push(`--budget-s ${a.budgetS}`);
   if (a.strict) parts.push('--strict');
+  if (a.baseline) parts.push(`--baseline ${shellQuote(a.baseline)}`);
+  parts.push(...receiverReproduceFlags(a.receiver, shellQuote));
   parts.push(`--seed ${a.seed}`);
   return parts.join(' ');
 }
@@ -135,17 +161,21 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.stdout.write(RUN_HELP + '\n');
     return 0;
   }
+  // --receiver without --agent: a receiver-only run (only suites that need no agent).
+  const receiverOnly = args.receiver !== undefined && args.agent === undefined;
   let suites;
   try {
-    suites = pickSuites(args.suites);
+    suites = pickSuites(receiverOnly ? receiverOnlySuites(args.suites) : args.suites);
   } catch (e) {
-    if (e instanceof UnknownSuiteError) throw new UsageError(`run: ${e.message}`);
+    if (e instanceof UnknownSuiteError || e instanceof TransportConfigError) throw new UsageError(`run: ${e.message}`);
     throw e;
   }
   if (args.check) {
     const match = compileCheckGlobs(args.check);
     if (!suites.some((s) => s.checks.some((c) => match(c.id)))) throw new UsageError(`run: --check ${JSON.stringify(args.check)} selects no check`);
   }
+  // A bad baseline is a usage error, found before any agent is called.
+  const baseline = args.baseline ? await loadRunBaseline(args.baseline) : undefined;
   if (args.agent) {
     try {
       resolveEndpoints(args.agent, { mcpUrl: args.mcpUrl, a2aUrl: args.a2aUrl });
@@ -158,8 +188,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   // Without --agent: the built-in mock seller, with a fresh bearer token so the auth checks run.
   let stopMock: (() => Promise<void>) | undefined;
   let authToken = args.authToken;
-  let agentUrl: string;
-  if (args.agent) {
+  let agentUrl: string | undefined;
+  if (args.agent || receiverOnly) {
     agentUrl = args.agent;
   } else {
     const { startMockSeller } = await import('../../mocks/seller/index.js');
@@ -170,10 +200,13 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.stderr.write(`proto-comply: certifying the built-in mock seller at ${mock.baseUrl}\n`);
   }
 
+  // The harness's webhook sender identity, started first so its brand URL is known (and printed).
+  const sender = args.receiver ? await startRunSender(args.receiver, args.token, (line) => process.stderr.write(`${line}\n`)) : undefined;
+
   try {
     const progressOut = args.json ? process.stderr : process.stdout;
     let progress: ReturnType<typeof createProgress> | undefined;
-    const run: RunResult = await certify({
+    const certified: RunResult = await certify({
       agentUrl,
       mcpUrl: args.mcpUrl,
       a2aUrl: args.a2aUrl,
@@ -188,6 +221,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       concurrency: args.concurrency,
       timeoutS: args.timeoutS,
       strict: args.strict,
+      receiverUrl: sender?.target.url,
+      receiver: sender?.target,
       command: reproduceCommand(args),
       onPlanned: (total) => {
         progress = createProgress({ out: progressOut, tty: Boolean((progressOut as NodeJS.WriteStream).isTTY), total, strict: args.strict });
@@ -195,8 +230,9 @@ export async function runCommand(argv: string[]): Promise<number> {
       onCheck: (r) => progress?.onCheck(r),
     });
     progress?.done();
+    const run = baseline ? applyBaseline(certified, baseline) : certified;
 
-    const written = await writeReports(run, { dir: resolve(args.out) });
+    const written = await writeReports(run, { dir: resolve(args.out), allureDir: args.allure ? resolve(args.allure) : undefined });
     const summary = renderSummary(run, { written });
     if (args.json) {
       process.stderr.write(summary + '\n');
@@ -210,5 +246,6 @@ export async function runCommand(argv: string[]): Promise<number> {
     return exitCodeFor(run, args.strict);
   } finally {
     await stopMock?.();
+    await sender?.sender.close();
   }
 }

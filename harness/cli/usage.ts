@@ -6,7 +6,11 @@ export const MAIN_HELP = `proto-comply — conformance and compliance harness fo
 Usage:
   proto-comply run [--agent URL] [options]      certify an agent (default: the built-in mock seller)
   proto-comply mock seller [--port N] [...]     run the reference mock seller
+  proto-comply mock buyer --db FILE [...]       run the reference mock buyer (a durable webhook receiver)
   proto-comply vectors --kind K --dir DIR       run RFC 9421 signature vectors through the verifier
+  proto-comply keys [--jwks|--agent-config|--serve]  the harness's test counterparty keys (signatures suite)
+  proto-comply baseline --from REPORT [--out F] write an expected-failures baseline from a run's report
+  proto-comply summary --from REPORT [--format md|text]  print a run's summary (md: for $GITHUB_STEP_SUMMARY)
   proto-comply --version | --help
 
 Run "proto-comply run --help" for the run options.`;
@@ -14,7 +18,8 @@ Run "proto-comply run --help" for the run options.`;
 export const RUN_HELP = `Usage: proto-comply run [options]
 
 Certifies an agent over MCP and/or A2A and writes the reports. Without --agent it starts the
-built-in mock seller on an ephemeral loopback port, certifies it and stops it.
+built-in mock seller on an ephemeral loopback port, certifies it and stops it. With --receiver
+and no --agent it certifies only a buyer's webhook receiver (webhook-receiver suite).
 
   --agent URL         agent URL: an MCP endpoint (…/mcp), an agent card URL, an A2A endpoint (…/a2a)
                       or a base URL (MCP at <base>/mcp, card at <base>/.well-known/agent-card.json)
@@ -31,7 +36,43 @@ built-in mock seller on an ephemeral loopback port, certifies it and stops it.
   --concurrency N     checks in flight at once (default 4)
   --timeout-s N       total timeout of one call in seconds (default 30)
   --strict            SHOULD failures fail the run too
+  --baseline FILE     expected-failures baseline (YAML, see "proto-comply baseline --help"): failures it
+                      lists do not fail the run; an entry whose check no longer fails does (stale)
+  --allure DIR        Allure results directory (default <out>/allure-results)
   --json              print the agent-compliance JSON to stdout (progress and summary go to stderr)
+  --receiver URL      a buyer's webhook receiver to certify (webhook-receiver suite); the harness
+                      signs as a seller whose brand.json it serves on 127.0.0.1 (printed at start):
+                      the receiver must trust it. Without --agent each transport column stands for
+                      one webhook envelope (MCP envelope, A2A envelope)
+  --receiver-state URL   read-back hook of the receiver: GET <url>?task_id=ID answers
+                      {"task": {...} | null, "events": [...], "pending": N} (read-back checks need it)
+  --receiver-alt URL  a second endpoint of the same receiver (dedup shared across endpoints)
+  --receiver-dedup-bound N  per-sender dedup bound the receiver applies to the harness flood sender
+  --sender-port N     fixed port for the harness's sender brand.json + JWKS (default ephemeral)
 
-Exit codes: 0 every MUST passed on a complete run; 1 a MUST failed or was not testable;
+Exit codes: 0 every MUST passed on a complete run; 1 a MUST failed or was not testable (or, with
+--baseline, a failure the baseline does not list, or a stale baseline entry);
 2 usage error; 3 agent unreachable or auth required; 4 run incomplete (budget) with no failure.`;
+
+
+export const BASELINE_HELP = `Usage: proto-comply baseline --from REPORT [--out FILE]
+
+Writes an expected-failures baseline from a finished run: one entry per check that failed the run
+(per transport when it failed on one transport only), with the failure as its reason. Pass it to
+"proto-comply run --baseline FILE": listed failures then do not fail the run, and an entry whose
+check no longer fails fails the run as stale, so the baseline only shrinks.
+
+  --from REPORT   the run's agent-compliance.json (e.g. compliance-report/agent-compliance.json)
+  --out FILE      where to write it (default ./proto-comply.baseline.yaml; "-" for stdout)
+
+File format (YAML):
+  version: 1
+  expected_failures:
+    - check: errors.unknown-task.invalid-request   # a check id
+      transport: a2a                               # optional; default: every transport
+      reason: why this failure is accepted for now`;
+
+export const SUMMARY_HELP = `Usage: proto-comply summary --from REPORT [--format md|text]
+
+Prints the summary of a finished run from its agent-compliance.json: "md" (default) is GitHub
+Markdown for $GITHUB_STEP_SUMMARY or a pull-request comment; "text" is the console summary.`;

@@ -124,6 +124,14 @@ function checkStep(step: StepDef, where: string): void {
   const v = kindValidator('step', kind, { id: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' }, role: { enum: ['setup', 'probe'] } });
   if (!v(step)) throw new SuiteLoadError(`${where} (${step.kind}): ${formatErrors(v.errors)}`);
   for (const f of kind.expectationFields ?? []) checkExpectations(step[f], `${where}.${f}`);
+  for (const f of kind.stepFields ?? []) {
+    const nested = step[f];
+    if (!Array.isArray(nested)) throw new SuiteLoadError(`${where}.${f}: must be a list of steps`);
+    nested.forEach((s: StepDef, i) => {
+      if (!s || typeof s !== 'object' || typeof s.kind !== 'string') throw new SuiteLoadError(`${where}.${f}[${i}]: a step needs a kind`);
+      checkStep(s, `${where}.${f}[${i}]`);
+    });
+  }
 }
 
 export function validateSuite(data: unknown, source: string): SuiteDef {

@@ -29,10 +29,27 @@ export class RunResources {
   }
 }
 
+/** A buyer's webhook receiver under test (`run --receiver URL`; the webhook-receiver suite). */
+export interface ReceiverTarget {
+  url: string;
+  /** Read-back hook (`--receiver-state URL`): `GET <stateUrl>?task_id=<id>` (harness/webhooks/receiver-probe.md). */
+  stateUrl?: string;
+  /** A second endpoint of the same receiver (`--receiver-alt URL`), to check dedup is shared across endpoints. */
+  altUrl?: string;
+  /** Per-sender dedup bound the receiver applies to the harness's flood sender (`--receiver-dedup-bound N`). */
+  dedupBound?: number;
+  /** Port of the harness's sender identity server, brand.json + JWKS (`--sender-port N`; default ephemeral). */
+  senderPort?: number;
+  /** The sender identity is already served at this brand.json URL (started with `startSenderIdentity`). */
+  senderBrandUrl?: string;
+}
+
 /** Facts about the run that checks may read (beyond the agent profile). */
 export interface RunFacts {
   /** A buyer's webhook receiver to certify (`run --receiver URL`). */
   receiverUrl?: string;
+  /** The receiver with its options (set whenever `receiverUrl` is). */
+  receiver?: ReceiverTarget;
   /** The seed of the run. */
   seed: string;
 }

@@ -56,6 +56,30 @@ export interface CheckResult {
 
 export type OutcomeCounts = Record<Outcome, number>;
 
+/**
+ * What became of one expected-failures baseline entry in this run (issue 6):
+ * `expected` — the check still fails and the entry excused it; `stale` — the check ran and no
+ * longer fails, so the entry must be removed (a stale entry fails the run); `unused` — the check
+ * was not in this run's selection or did not run (budget), so nothing can be said.
+ */
+export type BaselineEntryStatus = 'expected' | 'stale' | 'unused';
+
+export interface BaselineEntryResult {
+  check_id: string;
+  /** Absent: the entry covers every transport. */
+  transport?: TransportKind;
+  reason: string;
+  status: BaselineEntryStatus;
+  /** Failing results this entry excused (marked `baselined`). */
+  matched: number;
+}
+
+export interface BaselineSummary {
+  /** The baseline file as given on the command line. */
+  file: string;
+  entries: BaselineEntryResult[];
+}
+
 export interface SuiteResult {
   suite_id: string;
   title: string;
@@ -102,6 +126,8 @@ export interface RunResult {
   counts: OutcomeCounts;
   suites: SuiteResult[];
   checks: CheckResult[];
+  /** Present when the run was judged against an expected-failures baseline (`--baseline`). */
+  baseline?: BaselineSummary;
 }
 
 export function emptyCounts(): OutcomeCounts {

@@ -14,7 +14,7 @@ import { runCheck, skippedResult, type CheckEnv } from './check-runner.js';
 import { compileCheckGlobs } from './glob.js';
 import { countOutcomes, headline, overallStatus, summarizeSuites } from './summarize.js';
 import { HARNESS_VERSION } from '../version.js';
-import { RunResources } from './resources.js';
+import { RunResources, type ReceiverTarget } from './resources.js';
 
 export interface RunPlan {
   agentUrl: string;
@@ -33,6 +33,8 @@ export interface RunPlan {
   schemas: SchemaChecker;
   /** A buyer's webhook receiver to certify (`run --receiver URL`). */
   receiverUrl?: string;
+  /** The receiver with its options (takes precedence over `receiverUrl`). */
+  receiver?: ReceiverTarget;
   onProfile?: (profile: AgentProfile) => void;
   onCheck?: (result: CheckResult) => void;
   /** Total number of check runs once selection is known (for progress displays). */
@@ -76,7 +78,8 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
     profiles.forEach((p) => plan.onProfile?.(p));
 
     const observed = new ObservedReplies();
-    const runFacts = { receiverUrl: plan.receiverUrl, seed: plan.seed };
+    const receiver = plan.receiver ?? (plan.receiverUrl ? { url: plan.receiverUrl } : undefined);
+    const runFacts = { receiverUrl: receiver?.url, receiver, seed: plan.seed };
     const limiter = new Limiter(plan.concurrency);
     const results = new Map<string, CheckResult>();
     const key = (suite: SuiteDef, check: CheckDef, t: Transport) => `${suite.id}\0${check.id}\0${t.kind}`;

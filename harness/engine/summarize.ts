@@ -86,9 +86,14 @@ export function headline(status: OverallStatus, checks: readonly CheckResult[], 
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, partial: 4 } as const;
 
-export function exitCodeFor(run: Pick<RunResult, 'overall_status' | 'completeness' | 'checks'>, strict: boolean): number {
+/**
+ * A failure the baseline expected (`baselined`) does not fail the run; a stale baseline entry
+ * (its check now passes) does.
+ */
+export function exitCodeFor(run: Pick<RunResult, 'overall_status' | 'completeness' | 'checks' | 'baseline'>, strict: boolean): number {
   if (run.overall_status === 'unreachable' || run.overall_status === 'auth_required') return EXIT.unreachable;
-  if (run.checks.some((c) => isFailing(c, strict))) return EXIT.failed;
+  if (run.checks.some((c) => isFailing(c, strict) && !c.baselined)) return EXIT.failed;
+  if (run.baseline?.entries.some((e) => e.status === 'stale')) return EXIT.failed;
   if (run.completeness.status === 'partial') return EXIT.partial;
   return EXIT.ok;
 }

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { TokenError } from '../../harness/token.js';
 import { UnknownFaultError, listFaults } from './faults.js';
 import { startMockSeller } from './index.js';
+import { FlagError, waitForStop, parsePortFlag, formatFaultList } from '../../harness/cli/serve-helpers.js';
 
 export interface MockSellerCommandIo {
   stdout?: (text: string) => void;
@@ -20,7 +21,6 @@ export interface MockSellerCommandIo {
 const USAGE =
   'usage: proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]... [--db FILE] [--reply-mode sse|json] [--no-controller] [--list-faults]';
 
-class FlagError extends Error {}
 
 function parse(argv: string[]) {
   let parsed;
@@ -46,11 +46,7 @@ function parse(argv: string[]) {
     throw new FlagError(err instanceof Error ? err.message : String(err));
   }
   const v = parsed.values;
-  let port: number | undefined;
-  if (v.port !== undefined) {
-    if (!/^\d{1,5}$/.test(v.port) || Number(v.port) > 65_535) throw new FlagError(`--port must be an integer 0-65535, got ${JSON.stringify(v.port)}`);
-    port = Number(v.port);
-  }
+  const port = parsePortFlag(v.port);
   const replyMode = v['reply-mode'];
   if (replyMode !== undefined && replyMode !== 'sse' && replyMode !== 'json') {
     throw new FlagError(`--reply-mode must be "sse" or "json", got ${JSON.stringify(replyMode)}`);
@@ -72,21 +68,6 @@ function parse(argv: string[]) {
   };
 }
 
-function waitForStop(stop: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      stop?.removeEventListener('abort', done);
-      resolve();
-    };
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-    if (stop?.aborted) done();
-    else stop?.addEventListener('abort', done);
-  });
-}
-
 export async function mockSellerCommand(argv: string[], io: MockSellerCommandIo = {}): Promise<number> {
   const out = io.stdout ?? ((text: string) => process.stdout.write(text));
   const err = io.stderr ?? ((text: string) => process.stderr.write(text));
@@ -102,9 +83,7 @@ export async function mockSellerCommand(argv: string[], io: MockSellerCommandIo 
     return 0;
   }
   if (args.listFaults) {
-    const faults = listFaults();
-    const width = Math.max(...faults.map((f) => f.name.length));
-    for (const f of faults) out(`${f.name.padEnd(width)}  ${f.rule}  [${f.targets.join(', ')}]\n`);
+    out(formatFaultList(listFaults()));
     return 0;
   }
 
@@ -119,7 +98,7 @@ export async function mockSellerCommand(argv: string[], io: MockSellerCommandIo 
     err(`proto-comply mock seller: cannot start: ${e instanceof Error ? e.message : String(e)}\n`);
     return 1;
   }
-  out(`MCP  ${seller.mcpUrl}\nA2A  ${seller.a2aUrl}\ncard ${seller.agentCardUrl}\n`);
+  out(`MCP  ${seller.mcpUrl}\nA2A  ${seller.a2aUrl}\ncard ${seller.agentCardUrl}\nbrand ${seller.brandJsonUrl}\n`);
   await waitForStop(io.stop);
   await seller.close();
   err('mock seller stopped\n');

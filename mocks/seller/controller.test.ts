@@ -32,7 +32,7 @@ describe('scenarios and errors', () => {
     expect(listed).toMatchObject({ success: true, sandbox: true });
     const caps = await client.ok('get_proto_capabilities');
     expect((caps.compliance_testing as { scenarios: string[] }).scenarios).toEqual(listed.scenarios);
-    expect(listed.scenarios).toEqual(['force_media_buy_status', 'simulate_delivery', 'force_create_media_buy_arm', 'force_task_completion', 'advance_clock']);
+    expect(listed.scenarios).toEqual(['force_media_buy_status', 'simulate_delivery', 'force_create_media_buy_arm', 'force_task_completion', 'advance_clock', 'simulate_impairment']);
   });
 
   it('answers unknown scenarios, unknown buys, bad params and non-sandbox accounts as {success: false, error}', async () => {

@@ -30,8 +30,15 @@ import { openDatabase } from './store/db.js';
 import { IdempotencyStore } from './store/idempotency-store.js';
 import { MetaStore } from './store/meta-store.js';
 import { RecordStore } from './store/record-store.js';
+import { BRAND_JSON_PATH, JWKS_PATH, identityRoutes } from './webhooks/documents.js';
+import './webhooks/faults.js';
+import './signing/faults.js';
+import { createMockRequestVerifier, mockRequestSigningCapability } from './signing/verifier.js';
+import { createWebhookKeys } from './webhooks/keys.js';
+import { DEFAULT_RETRY, DEFAULT_WEBHOOK_TIMEOUT_MS } from './webhooks/sender.js';
+import { DEFAULT_IMPAIRMENT_WINDOW_MS, WebhookService } from './webhooks/service.js';
 
-export type { MockSellerOptions, RunningMockSeller, VerifyRequestHook, VerifyRequestInput, VerifyRequestResult, McpReplyMode } from './options.js';
+export type { MockSellerOptions, MockWebhookOptions, RunningMockSeller, VerifyRequestHook, VerifyRequestInput, VerifyRequestResult, McpReplyMode } from './options.js';
 export { FaultSet, UnknownFaultError, getFault, listFaults, registerFault, type FaultDef } from './faults.js';
 export type { SellerEventMap, SellerEventName, SellerEvents } from './domain/events.js';
 
@@ -58,7 +65,13 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
   const removeTemp = () => {
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   };
-  const http = new SellerHttpServer({ maxBodyBytes: MAX_BODY_BYTES, authToken: opts.authToken, faults, verifyRequest: opts.verifyRequest, log });
+  // RFC 9421 request signatures: verified by default (signing/verifier.ts) unless a hook is given or they are switched off.
+  const requestSigning =
+    opts.verifyRequest === undefined && opts.requestSigning !== false
+      ? mockRequestSigningCapability({ authToken: opts.authToken, overrides: typeof opts.requestSigning === 'object' ? opts.requestSigning : undefined })
+      : undefined;
+  const verifyRequest = opts.verifyRequest ?? (requestSigning && createMockRequestVerifier({ ids, capability: requestSigning, faults, authToken: opts.authToken }));
+  const http = new SellerHttpServer({ maxBodyBytes: MAX_BODY_BYTES, authToken: opts.authToken, faults, verifyRequest, log });
   const events = new SellerEvents(log);
 
   let address;
@@ -76,6 +89,24 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
 
   const records = new RecordStore(db);
   const clock = new SellerClock(new MetaStore(db));
+  const mediaBuys = new MediaBuyService({ records, clock, events, faults });
+  const hooks = opts.webhooks ?? {};
+  const webhooks = new WebhookService({
+    ids,
+    faults,
+    records,
+    events,
+    mediaBuys,
+    keys: createWebhookKeys(ids),
+    retry: {
+      baseDelayMs: hooks.retryBaseDelayMs ?? DEFAULT_RETRY.baseDelayMs,
+      maxDelayMs: hooks.retryMaxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
+      maxAttempts: hooks.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
+    },
+    timeoutMs: hooks.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+    impairmentWindowMs: hooks.impairmentWindowMs ?? DEFAULT_IMPAIRMENT_WINDOW_MS,
+    log,
+  });
   const services: SellerServices = {
     ids,
     faults,
@@ -83,11 +114,13 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     events,
     records,
     catalog: buildCatalog(baseUrl),
-    mediaBuys: new MediaBuyService({ records, clock, events, faults }),
+    mediaBuys,
     asyncTasks: new AsyncTaskService(records, clock, events),
     idempotency: new IdempotencyGuard(new IdempotencyStore(db), clock, faults),
+    webhooks,
     bookingLatencyMs: opts.bookingLatencyMs ?? DEFAULT_BOOKING_LATENCY_MS,
     testController: opts.testController ?? true,
+    requestSigning,
     log,
   };
   const model = new SellerModel(services);
@@ -104,6 +137,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     { path: '/mcp', methods: ['POST', 'GET', 'DELETE'], protectedAs: 'mcp', handle: (ctx) => mcp.handle(ctx) },
     { path: '/a2a', methods: ['POST'], protectedAs: 'a2a', handle: (ctx) => a2a.handle(ctx) },
     { path: '/.well-known/agent-card.json', methods: ['GET'], handle: (ctx) => a2a.handle(ctx) },
+    ...identityRoutes({ baseUrl, mcpUrl, a2aUrl, name: SELLER_NAME }, webhooks.keys),
   ]);
   log(`mock seller listening on ${baseUrl} (token ${ids.token}${faults.size ? `, faults: ${faults.names().join(', ')}` : ''})`);
 
@@ -113,6 +147,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
       await mcp.close();
       a2a.close();
       await http.close();
+      await webhooks.close();
       events.removeAll();
       db.close();
       removeTemp();
@@ -120,5 +155,18 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     return closing;
   };
 
-  return { baseUrl, mcpUrl, a2aUrl, agentCardUrl, token: ids.token, faults: faults.names(), dbPath, events, close };
+  return {
+    baseUrl,
+    mcpUrl,
+    a2aUrl,
+    agentCardUrl,
+    token: ids.token,
+    faults: faults.names(),
+    dbPath,
+    events,
+    brandJsonUrl: `${baseUrl}${BRAND_JSON_PATH}`,
+    jwksUrl: `${baseUrl}${JWKS_PATH}`,
+    webhooksIdle: () => webhooks.idle(),
+    close,
+  };
 }

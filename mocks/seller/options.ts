@@ -1,6 +1,7 @@
 /** Public options and handle of the mock seller, and the request-verification extension point. */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SellerEvents } from './domain/events.js';
+import type { RequestSigningCapability } from '../../harness/signing/precheck.js';
 
 export type McpReplyMode = 'sse' | 'json';
 
@@ -50,6 +51,12 @@ export interface MockSellerOptions {
   /** Request verifier hook (RFC 9421 extension point). */
   verifyRequest?: VerifyRequestHook;
   /**
+   * RFC 9421 request signatures (signing/verifier.ts), used when no `verifyRequest` hook is given:
+   * verified by default with the harness's test counterparty keys and declared as `request_signing`;
+   * `false` switches them off; an object overrides members of the declared capability.
+   */
+  requestSigning?: boolean | Partial<RequestSigningCapability>;
+  /**
    * Serve the sandbox test controller (default true). False behaves like a production seller:
    * no comply_test_controller in tools/list or the agent card, no compliance_testing capability,
    * and calling it is an unknown tool.
@@ -59,6 +66,21 @@ export interface MockSellerOptions {
   bookingLatencyMs?: number;
   /** Most MCP sessions kept at once; the least recently used is closed beyond it (default 256). */
   maxSessions?: number;
+  /** Webhook delivery settings (sandbox defaults are fast: 25 ms first retry delay, 6 attempts). */
+  webhooks?: MockWebhookOptions;
+}
+
+export interface MockWebhookOptions {
+  /** Delay before the second attempt of an event, doubling per attempt (default 25 ms). */
+  retryBaseDelayMs?: number;
+  /** Longest delay between attempts (default 1000 ms). */
+  retryMaxDelayMs?: number;
+  /** Attempts per event, the first included (default 6). */
+  maxAttempts?: number;
+  /** Timeout of one POST, connect included (default 5000 ms). */
+  timeoutMs?: number;
+  /** Impairment coalescing window in real time (default 100 ms; at most 5 minutes). */
+  impairmentWindowMs?: number;
 }
 
 export interface RunningMockSeller {
@@ -77,6 +99,12 @@ export interface RunningMockSeller {
   dbPath: string;
   /** Task-status and media-buy lifecycle events (webhook emission extension point). */
   events: SellerEvents;
+  /** `<base>/.well-known/brand.json`: `agents[]` with the `jwks_uri` of the webhook signing key. */
+  brandJsonUrl: string;
+  /** `<base>/.well-known/jwks.json` */
+  jwksUrl: string;
+  /** Resolves once no webhook is being delivered or waiting for a retry. */
+  webhooksIdle(): Promise<void>;
   close(): Promise<void>;
 }
 

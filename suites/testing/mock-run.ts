@@ -4,6 +4,7 @@ import { certify, type CertifyOptions } from '../../harness/certify.js';
 import type { CheckResult, RunResult } from '../../harness/engine/result.js';
 import { startMockSeller } from '../../mocks/seller/index.js';
 import type { MockSellerOptions } from '../../mocks/seller/options.js';
+import type { FaultDef } from '../../mocks/seller/faults.js';
 
 export interface MockRunOptions extends Omit<CertifyOptions, 'agentUrl' | 'authToken'> {
   mock?: MockSellerOptions;
@@ -28,4 +29,42 @@ export function findings(run: RunResult): CheckResult[] {
 
 export function findingIds(run: RunResult, transport?: string): string[] {
   return [...new Set(findings(run).filter((c) => !transport || c.transport === transport).map((c) => c.check_id))].sort();
+}
+
+/** What one fault run showed: targets missed on an affected transport, checks failing beyond targets and collateral. */
+export interface FaultVerdict {
+  caught: boolean;
+  missed: string[];
+  unexpected: string[];
+}
+
+/**
+ * Judges a run of every suite against the mock with one fault: each target must fail on each
+ * transport the fault affects, and nothing outside its targets and declared collateral may fail
+ * (unless the fault breaks the transport itself); a transport it does not affect must be clean.
+ */
+export function judgeFault(fault: FaultDef, run: RunResult): FaultVerdict {
+  const affected = fault.transports ?? ['mcp', 'a2a'];
+  const allowed = new Set([...fault.targets, ...(fault.collateral ?? [])]);
+  const missed: string[] = [];
+  const unexpected: string[] = [];
+  const explain = (t: string, id: string) => {
+    const c = run.checks.find((x) => x.transport === t && x.check_id === id);
+    return `${t} ${id} (${c?.outcome}: ${c?.message})`;
+  };
+  for (const t of ['mcp', 'a2a'] as const) {
+    const found = findingIds(run, t);
+    if (affected.includes(t)) {
+      for (const target of fault.targets) if (!found.includes(target)) missed.push(`${t} ${target}`);
+      if (!fault.breaksTransport) unexpected.push(...found.filter((id) => !allowed.has(id)).map((id) => explain(t, id)));
+    } else {
+      unexpected.push(...found.map((id) => explain(t, id)));
+    }
+  }
+  return { caught: missed.length === 0, missed, unexpected };
+}
+
+/** Checks that errored (a harness or suite defect, never acceptable in a fault run). */
+export function erroredChecks(run: RunResult): string[] {
+  return run.checks.filter((c) => c.outcome === 'error').map((c) => `${c.transport} ${c.check_id}: ${c.message}`);
 }

@@ -99,6 +99,8 @@ export interface StepKind {
   required?: string[];
   /** Field names holding nested expectation lists (validated recursively at load). */
   expectationFields?: string[];
+  /** Field names holding nested step lists (validated recursively at load), e.g. a shared flow. */
+  stepFields?: string[];
   run(step: StepDef, ctx: CheckContext): Promise<{ verdict: StepVerdict; record?: StepRecord }>;
 }
 

@@ -57,6 +57,8 @@ export interface MediaBuyRecord {
   rejection_reason?: string;
   push_notification_config?: unknown;
   reporting_webhook?: unknown;
+  /** The create request's top-level `context`, echoed on the buy's webhooks (interface spec 6.1). */
+  context?: unknown;
 }
 
 const ACTIVE_ACTIONS = ['pause', 'cancel', 'update_budget', 'update_dates', 'update_packages', 'add_packages', 'sync_creatives'];

@@ -8,6 +8,8 @@ import type { SellerClock } from './clock.js';
 import type { SellerEvents } from './events.js';
 import type { IdempotencyGuard } from './idempotency.js';
 import type { MediaBuyService } from './media-buys.js';
+import type { WebhookService } from '../webhooks/service.js';
+import type { RequestSigningCapability } from '../../../harness/signing/precheck.js';
 
 export interface SellerServices {
   ids: ProtocolIds;
@@ -19,8 +21,12 @@ export interface SellerServices {
   mediaBuys: MediaBuyService;
   asyncTasks: AsyncTaskService;
   idempotency: IdempotencyGuard;
+  /** Webhook emission (task status, delivery reports, impairments) and the webhook activity log. */
+  webhooks: WebhookService;
   /** The sandbox test controller is served (false: a production-like seller without it). */
   testController: boolean;
+  /** The request_signing capability whose signatures the seller verifies (digest 1.15); absent: none. */
+  requestSigning?: RequestSigningCapability;
   /** Simulated latency of the downstream booking call inside create_media_buy (ms). */
   bookingLatencyMs: number;
   log: (line: string) => void;

@@ -10,6 +10,7 @@ import type { CallerContext, TransportName } from '../domain/task-def.js';
 import type { VerifyRequestHook } from '../options.js';
 import { checkBearer, principalOf } from './auth.js';
 import { readBody } from './body.js';
+import { listen } from '../../../harness/net/listen.js';
 
 export interface RouteContext {
   req: IncomingMessage;
@@ -56,6 +57,21 @@ export function jsonRpcError(id: unknown, code: number, message: string, data?: 
   return { jsonrpc: '2.0', id: validId, error };
 }
 
+/** The request URL for routing; a Host header no URL parser accepts (e.g. a raw U-label) still routes by path. */
+function routingUrl(req: IncomingMessage): URL {
+  try {
+    return new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+  } catch {
+    return new URL(req.url ?? '/', 'http://host.invalid');
+  }
+}
+
+/** The absolute URL exactly as received: scheme, Host header, request-target (RFC 9421 @target-uri). */
+function receivedUrl(req: IncomingMessage): string {
+  const target = req.url ?? '/';
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? target : `http://${req.headers.host ?? ''}${target}`;
+}
+
 function requestId(json: unknown): unknown {
   return typeof json === 'object' && json !== null ? (json as { id?: unknown }).id : undefined;
 }
@@ -89,15 +105,8 @@ export class SellerHttpServer {
     this.routes = routes;
   }
 
-  async listen(host: string, port: number): Promise<AddressInfo> {
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, host, () => {
-        this.server.off('error', reject);
-        resolve();
-      });
-    });
-    return this.server.address() as AddressInfo;
+  listen(host: string, port: number): Promise<AddressInfo> {
+    return listen(this.server, port, host);
   }
 
   /** Stops listening, drops every connection, then waits (bounded) for running handlers to return. */
@@ -118,7 +127,7 @@ export class SellerHttpServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    const url = routingUrl(req);
     const route = this.routes.find((r) => r.path === url.pathname);
     if (!route) {
       sendJson(res, 404, { error: 'not_found', message: `no route for ${url.pathname}` });
@@ -170,7 +179,7 @@ export class SellerHttpServer {
       const result = await this.opts.verifyRequest({
         route: transport,
         method: req.method,
-        url: ctx.url.toString(),
+        url: receivedUrl(req),
         headers: req.headers,
         rawBody: new Uint8Array(ctx.rawBody),
         json: ctx.json,

@@ -6,6 +6,7 @@ import { matches, schema } from './schema.js';
 import { distinctCount, each, some } from './group.js';
 import { tasksListed, validActions } from './domain.js';
 import { countMatching, errorMatches, item } from './collection.js';
+import { EMISSION_EXPECTATION_KINDS } from '../../../webhooks/emission-expect.js';
 
 export const EXPECTATION_KINDS: ExpectationKind[] = [
   success,
@@ -30,4 +31,5 @@ export const EXPECTATION_KINDS: ExpectationKind[] = [
   item,
   countMatching,
   errorMatches,
+  ...EMISSION_EXPECTATION_KINDS,
 ];

@@ -36,10 +36,19 @@ export function capabilitiesTask(s: SellerServices): TaskDef {
           reporting_capabilities: {
             windowed_pull_granularities: [...WINDOWED_PULL_GRANULARITIES],
             available_metrics: ['impressions', 'clicks', 'spend', 'completion_rate'],
-            reporting_delivery_methods: ['pull'],
+            reporting_delivery_methods: ['pull', 'webhook'],
           },
         },
         account: { supported_billing: ['operator', 'brand'] },
+        // Webhooks are signed (interface spec 5.1; digest 1.15); legacy HMAC on request.
+        webhook_signing: {
+          supported: true,
+          profile: s.ids.webhookSigningTag,
+          algorithms: ['ed25519'],
+          legacy_hmac_fallback: true,
+          delivery_retry_horizon_seconds: 86_400,
+        },
+        ...(s.requestSigning ? { request_signing: s.requestSigning } : {}),
         ...(s.testController ? { compliance_testing: { scenarios: [...CONTROLLER_SCENARIOS] } } : {}),
       });
     },

@@ -4,6 +4,7 @@
  * and advances the seller's clock. Controller failures are answered as `{success: false, error}`
  * payloads, never as task errors.
  */
+import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { ANY_ACCOUNT, NON_TERMINAL_TASK_STATUSES } from '../async-tasks.js';
@@ -18,7 +19,11 @@ export const CONTROLLER_SCENARIOS = [
   'force_create_media_buy_arm',
   'force_task_completion',
   'advance_clock',
+  'simulate_impairment',
 ] as const;
+
+/** Impairment categories the sandbox can simulate (interface spec 6.4 examples; fraud and brand safety are latency-sensitive). */
+export const IMPAIRMENT_CATEGORIES = ['audience_suspended', 'creative_revoked', 'catalog_unavailable', 'fraud', 'brand_safety'] as const;
 
 const MAX_RESULT_BYTES = 256 * 1024;
 const TEN_YEARS_S = 10 * 366 * 86_400;
@@ -49,6 +54,14 @@ const paramSchemas = {
   }),
   force_task_completion: z.looseObject({ task_id: z.string().min(1), result: z.record(z.string(), z.unknown()) }),
   advance_clock: z.looseObject({ seconds: z.number().positive().max(TEN_YEARS_S) }),
+  simulate_impairment: z.looseObject({
+    media_buy_id: z.string().min(1),
+    category: z.enum(IMPAIRMENT_CATEGORIES).optional(),
+    /** Several impairments at the same instant (near-simultaneous state changes, interface spec 6.5 rule 9). */
+    categories: z.array(z.enum(IMPAIRMENT_CATEGORIES)).min(1).max(10).optional(),
+    resource_id: z.string().min(1).max(255).optional(),
+    reason: z.string().max(2_000).optional(),
+  }),
 };
 
 const fail = (error: string, detail: string, extra: TaskPayload = {}) => ({ success: false, error, error_detail: detail, ...extra });
@@ -139,6 +152,23 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
     return { success: true, previous_state: previous, current_state: 'completed' };
   }
 
+  /** Sandbox extension: an impairment on a live buy, pushed (coalesced) on its persistent webhook channels. */
+  function simulateImpairment(caller: CallerContext, p: z.infer<typeof paramSchemas.simulate_impairment>): TaskPayload {
+    const buy = s.mediaBuys.find(caller.principal, p.media_buy_id);
+    if (!buy) return fail('NOT_FOUND', `media buy ${JSON.stringify(p.media_buy_id)} not found`);
+    if (isTerminal(buy.status)) return fail('INVALID_STATE', `media buy is ${buy.status}; a terminated buy has no impairments`, { current_state: buy.status });
+    const detectedAt = s.clock.iso(s.mediaBuys.clockScope(buy));
+    const impairments = (p.categories ?? [p.category ?? 'creative_revoked']).map((category) => ({
+      impairment_id: `imp_${randomUUID().slice(0, 8)}`,
+      category,
+      ...(p.resource_id ? { resource_id: p.resource_id } : {}),
+      reason: p.reason ?? 'simulated by the sandbox test controller',
+      detected_at: detectedAt,
+    }));
+    for (const impairment of impairments) s.webhooks.addImpairment(buy, impairment);
+    return { success: true, simulated: { impairments } };
+  }
+
   return {
     name: 'comply_test_controller',
     description: 'Sandbox test controller: force states, simulate delivery, shape async answers, advance the clock.',
@@ -168,6 +198,8 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
           return completed(forceArm(caller, args.account, p));
         case 'force_task_completion':
           return completed(completeTask(caller, p));
+        case 'simulate_impairment':
+          return completed(simulateImpairment(caller, p));
         case 'advance_clock': {
           const { seconds } = parsed.data as z.infer<typeof paramSchemas.advance_clock>;
           const { previous, current } = s.clock.advance(seconds, { principal: caller.principal, account: accountKeyOf(args.account) });

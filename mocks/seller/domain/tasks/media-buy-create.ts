@@ -85,6 +85,9 @@ export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
       const end = Date.parse(args.end_time);
       if (!(end > start)) throw invalidRequest('end_time', 'must be after start_time');
       checkPackageRefs(s, args.packages, 'packages');
+      // Webhook registrations are validated before anything happens (Bearer refused, operation_id required).
+      if (args.push_notification_config !== undefined) s.webhooks.checkRegistration(args.push_notification_config, 'push_notification_config');
+      if (args.reporting_webhook !== undefined) s.webhooks.checkRegistration(args.reporting_webhook, 'reporting_webhook');
 
       const arm = s.asyncTasks.takeArm(caller.principal, accountKey);
       if (arm) {
@@ -134,9 +137,20 @@ export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
         confirmed_at: iso,
         ...(isPlainObject(args.push_notification_config) ? { push_notification_config: args.push_notification_config } : {}),
         ...(args.reporting_webhook ? { reporting_webhook: args.reporting_webhook } : {}),
+        ...(args.context !== undefined ? { context: args.context } : {}),
       };
       s.mediaBuys.insert(buy);
-      return completed(s.mediaBuys.render(buy));
+      const rendered = s.mediaBuys.render(buy);
+      // A terminal first answer: no task webhook (interface spec 3.2 rule 1).
+      s.webhooks.inlineCompletion({
+        principal: caller.principal,
+        taskType: 'create_media_buy',
+        registration: args.push_notification_config,
+        context: args.context,
+        payload: rendered,
+        at: iso,
+      });
+      return completed(rendered);
     },
   };
 }

@@ -45,7 +45,11 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
         ? args.media_buy_ids.map((id) => s.mediaBuys.find(caller.principal, id)).filter((b): b is MediaBuyRecord => !!b)
         : s.mediaBuys.list(caller.principal, accountKey);
       if (accountKey !== undefined) buys = buys.filter((b) => b.account_key === accountKey);
-      const mediaBuys = buys.map((buy) => s.mediaBuys.renderCurrent(buy, args.include_webhook_activity === true));
+      const mediaBuys = buys.map((buy) => ({
+        ...s.mediaBuys.renderCurrent(buy, args.include_webhook_activity === true),
+        impairments: s.webhooks.impairmentsFor(caller.principal, buy.media_buy_id),
+        ...(args.include_webhook_activity === true ? { webhook_activity: s.webhooks.activityFor(caller.principal, buy.media_buy_id) } : {}),
+      }));
       if (s.faults.has('revision-incremented-on-read')) {
         for (const buy of buys) {
           buy.revision += 1; // shown on the next read

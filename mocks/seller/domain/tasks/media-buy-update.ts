@@ -95,6 +95,8 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
         return completed(s.mediaBuys.render(buy));
       }
 
+      if (args.push_notification_config !== undefined) s.webhooks.checkRegistration(args.push_notification_config, 'push_notification_config');
+      if (args.reporting_webhook !== undefined) s.webhooks.checkRegistration(args.reporting_webhook, 'reporting_webhook');
       const actions = requestedActions(args);
       const configChange = args.push_notification_config !== undefined || args.reporting_webhook !== undefined;
       if (actions.length === 0 && !configChange) {

@@ -1,0 +1,59 @@
+/**
+ * `npm run bench`: every benchmark section, each printing its results and ratios. Sections run
+ * one after another (never concurrently: they time things), each in a fresh child process so
+ * that one section's heap, sockets and JIT state do not weigh on the next. Add a section by
+ * appending one entry to SECTIONS. Exits non-zero when a result misses its target.
+ *
+ *   npm run bench                 all sections
+ *   npm run bench -- signing      the sections whose id starts with "signing"
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { formatBenchResults, signingBench, type BenchResult } from '../harness/signing/bench.js';
+import { harnessBench } from './harness.js';
+import { webhookReceiverBench } from '../mocks/buyer/bench.js';
+
+interface Section {
+  id: string;
+  title: string;
+  run: () => Promise<BenchResult[]>;
+}
+
+const SECTIONS: Section[] = [
+  { id: 'harness', title: 'MCP transport vs bare undici per call; full run against the mock', run: () => harnessBench() },
+  { id: 'signing', title: 'RFC 9421 verifier (full checklist) vs raw node:crypto; @noble/ed25519 vs node:crypto', run: () => signingBench() },
+  { id: 'buyer', title: 'mock buyer webhook receiver (verify, dedup, store) vs a bare HTTP sink', run: () => webhookReceiverBench() },
+];
+
+const SECTION_FLAG = '--section';
+
+/** Child process: run one section, print its lines; exit code 1 when a target is missed. */
+async function runSection(id: string): Promise<number> {
+  const section = SECTIONS.find((s) => s.id === id);
+  if (!section) throw new Error(`unknown bench section ${id}`);
+  const t0 = performance.now();
+  console.log(`\n== ${section.id}: ${section.title}`);
+  const results = await section.run();
+  for (const line of formatBenchResults(results)) console.log(line);
+  console.log(`   (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  return results.some((r) => r.target_ratio !== undefined && (r.ratio ?? 0) < r.target_ratio) ? 1 : 0;
+}
+
+const args = process.argv.slice(2);
+const sectionAt = args.indexOf(SECTION_FLAG);
+if (sectionAt !== -1) {
+  process.exitCode = await runSection(args[sectionAt + 1] ?? '');
+} else {
+  const only = args[0];
+  const self = fileURLToPath(import.meta.url);
+  let missed = 0;
+  for (const section of SECTIONS) {
+    if (only && !section.id.startsWith(only)) continue;
+    const child = spawnSync(process.execPath, [...process.execArgv, self, SECTION_FLAG, section.id], { stdio: 'inherit' });
+    if (child.status !== 0) missed++;
+  }
+  if (missed > 0) {
+    console.log(`\n${missed} section(s) failed or missed a target`);
+    process.exitCode = 1;
+  }
+}

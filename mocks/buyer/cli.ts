@@ -1,0 +1,137 @@
+/**
+ * `proto-comply mock buyer --db FILE [--port N] [--host H] [--token T] [--fault NAME]...
+ *  [--list-faults] [--trust-brand URL]... [--trust-publisher URL] [--insecure-loopback]
+ *  [--dedup-bound N] [--sender-dedup-bound SENDER=N]... [--endpoint ID]... [--public-url URL]
+ *  [--admin-token T]`
+ *
+ * Starts the mock buyer, prints its receiver, state and admin URLs, runs until SIGINT/SIGTERM,
+ * then closes cleanly and returns 0. Bad flags: one line on stderr, exit code 2.
+ */
+import { parseArgs } from 'node:util';
+import { TokenError } from '../../harness/token.js';
+import { listBuyerFaults, UnknownBuyerFaultError } from './faults.js';
+import { startMockBuyer, type MockBuyerOptions } from './index.js';
+import { EndpointConfigError } from './store/endpoints.js';
+import { TrustConfigError } from './trust.js';
+import { FlagError, waitForStop, parsePortFlag, formatFaultList } from '../../harness/cli/serve-helpers.js';
+
+export interface MockBuyerCommandIo {
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+  /** Stops the buyer like a signal would (tests). */
+  stop?: AbortSignal;
+}
+
+const USAGE =
+  'usage: proto-comply mock buyer --db FILE [--port N] [--host H] [--token T] [--fault NAME]... [--list-faults] ' +
+  '[--trust-brand URL]... [--trust-publisher URL] [--insecure-loopback] [--dedup-bound N] [--sender-dedup-bound SENDER=N]... ' +
+  '[--endpoint ID]... [--public-url URL] [--admin-token T]';
+
+
+function positiveInt(flag: string, raw: string): number {
+  if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw new FlagError(`${flag} must be a positive integer, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+type Parsed = { help: true; listFaults: boolean } | { help: false; listFaults: true } | { help: false; listFaults: false; options: MockBuyerOptions };
+
+function parse(argv: string[]): Parsed {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        db: { type: 'string' },
+        token: { type: 'string' },
+        fault: { type: 'string', multiple: true },
+        'list-faults': { type: 'boolean' },
+        'trust-brand': { type: 'string', multiple: true },
+        'trust-publisher': { type: 'string' },
+        'insecure-loopback': { type: 'boolean' },
+        'dedup-bound': { type: 'string' },
+        'sender-dedup-bound': { type: 'string', multiple: true },
+        endpoint: { type: 'string', multiple: true },
+        'public-url': { type: 'string' },
+        'admin-token': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new FlagError(err instanceof Error ? err.message : String(err));
+  }
+  const v = parsed.values;
+  if (v.help) return { help: true, listFaults: false };
+  if (v['list-faults']) return { help: false, listFaults: true };
+  const port = parsePortFlag(v.port);
+  if (v.db === undefined || v.db === '') throw new FlagError('--db FILE is required (the dedup store is durable)');
+  const dedupBounds: Record<string, number> = {};
+  for (const entry of v['sender-dedup-bound'] ?? []) {
+    const at = entry.lastIndexOf('=');
+    if (at <= 0) throw new FlagError(`--sender-dedup-bound expects SENDER=N, got ${JSON.stringify(entry)}`);
+    dedupBounds[entry.slice(0, at)] = positiveInt('--sender-dedup-bound', entry.slice(at + 1));
+  }
+  const publisher = v['trust-publisher'];
+  return {
+    help: false,
+    listFaults: false,
+    options: {
+      port,
+      host: v.host,
+      dbPath: v.db,
+      token: v.token,
+      faults: v.fault ?? [],
+      trust: {
+        senders: (v['trust-brand'] ?? []).map((brandJsonUrl) => ({ brandJsonUrl, ...(publisher ? { publisherDeclarationUrl: publisher } : {}) })),
+        allowInsecureLoopback: v['insecure-loopback'] === true,
+      },
+      dedupBoundPerSender: v['dedup-bound'] !== undefined ? positiveInt('--dedup-bound', v['dedup-bound']) : undefined,
+      dedupBounds,
+      endpoints: (v.endpoint ?? []).map((id) => ({ id })),
+      publicBaseUrl: v['public-url'],
+      adminToken: v['admin-token'],
+    },
+  };
+}
+
+export async function mockBuyerCommand(argv: string[], io: MockBuyerCommandIo = {}): Promise<number> {
+  const out = io.stdout ?? ((text: string) => process.stdout.write(text));
+  const err = io.stderr ?? ((text: string) => process.stderr.write(text));
+  let args;
+  try {
+    args = parse(argv);
+  } catch (e) {
+    err(`proto-comply mock buyer: ${(e as Error).message}\n`);
+    return 2;
+  }
+  if (args.help) {
+    out(`${USAGE}\n`);
+    return 0;
+  }
+  if (args.listFaults) {
+    out(formatFaultList(listBuyerFaults()));
+    return 0;
+  }
+  if (args.options.trust.senders.length === 0) err('proto-comply mock buyer: no --trust-brand given: every RFC 9421 webhook will be refused (key unknown)\n');
+
+  let buyer;
+  try {
+    buyer = await startMockBuyer({ ...args.options, log: (line) => err(`${line}\n`) });
+  } catch (e) {
+    if (e instanceof UnknownBuyerFaultError || e instanceof TokenError || e instanceof TrustConfigError || e instanceof EndpointConfigError || e instanceof RangeError) {
+      err(`proto-comply mock buyer: ${e.message}\n`);
+      return 2;
+    }
+    err(`proto-comply mock buyer: cannot start: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+  out(`receiver ${buyer.url}\nstate    ${buyer.stateUrl}\nadmin    ${buyer.adminUrl}\n`);
+  for (const e of buyer.endpoints()) if (e.id !== 'default') out(`endpoint ${e.id} ${buyer.baseUrl}${e.path}\n`);
+  await waitForStop(io.stop);
+  await buyer.close();
+  err('mock buyer stopped\n');
+  return 0;
+}

@@ -1,0 +1,96 @@
+/**
+ * Webhook authentication for the mock buyer: `verifyWebhook` of the signing library with the
+ * endpoint's registration (RFC 9421 through the trusted senders' brand declarations, or legacy
+ * HMAC-SHA256 / Bearer when the registration chose them). The fault switches for signature
+ * rules live here, each neutralizing exactly one checklist rule.
+ */
+import type { ProtocolIds } from '../../harness/token.js';
+import { errorCode } from '../../harness/signing/codes.js';
+import type { KeyResolver } from '../../harness/signing/key-resolver.js';
+import type { ReplayCache } from '../../harness/signing/replay-cache.js';
+import { parseSignatureHeaders, type SignatureParams } from '../../harness/signing/signature-headers.js';
+import { verifyRequestSignature } from '../../harness/signing/verifier.js';
+import type { ReceivedRequest } from '../../harness/signing/verifier-types.js';
+import { verifyWebhook, type WebhookVerdict, type WebhookVerifyOptions } from '../../harness/signing/webhook-mode.js';
+import type { BuyerFaultSet } from './faults.js';
+import { NoReplayCache } from './replay-cache.js';
+import type { Registration } from './store/endpoints.js';
+import type { TrustResolver } from './trust.js';
+
+export interface BuyerVerifierOptions {
+  ids: ProtocolIds;
+  trust: TrustResolver;
+  replayCache: ReplayCache;
+  faults: BuyerFaultSet;
+  /** Unix seconds. */
+  nowSeconds: () => number;
+}
+
+const CODE = {
+  tag: errorCode('webhook', 'tag_invalid'),
+  window: errorCode('webhook', 'window_invalid'),
+  digest: errorCode('webhook', 'digest_mismatch'),
+};
+
+function header(req: ReceivedRequest, name: string): string | undefined {
+  for (const k in req.headers) {
+    if (k.toLowerCase() !== name) continue;
+    const v = req.headers[k];
+    return Array.isArray(v) ? v.join(', ') : (v as string | undefined);
+  }
+  return undefined;
+}
+
+/** The sig1 parameters as sent (fault switches only). */
+function sentParams(req: ReceivedRequest): SignatureParams | undefined {
+  const input = header(req, 'signature-input');
+  const sig = header(req, 'signature');
+  if (input === undefined || sig === undefined) return undefined;
+  try {
+    return parseSignatureHeaders(input, sig, 'legacy').params;
+  } catch {
+    return undefined;
+  }
+}
+
+export class BuyerVerifier {
+  private readonly noReplay = new NoReplayCache();
+
+  constructor(private readonly o: BuyerVerifierOptions) {}
+
+  private options(keys: KeyResolver, ids: ProtocolIds, now: () => number): WebhookVerifyOptions {
+    const replayCache = this.o.faults.has('accepts-replayed-nonce') ? this.noReplay : this.o.replayCache;
+    return { ids, now: this.o.nowSeconds, signature: { encoding: 'legacy', now, keys, replayCache } };
+  }
+
+  async verify(req: ReceivedRequest, reg: Registration): Promise<WebhookVerdict> {
+    const keys = this.o.trust.forEndpoint(reg.senderBrand);
+    const { ids, faults, nowSeconds } = this.o;
+    const verdict = await verifyWebhook(req, reg.authentication, this.options(keys, ids, nowSeconds));
+    if (verdict.ok || reg.mode !== 'rfc9421') return verdict;
+
+    if (verdict.status === 415 && faults.has('accepts-wrong-content-type')) {
+      const r = await verifyRequestSignature(req, { ...this.options(keys, ids, nowSeconds).signature, profile: 'webhook', ids });
+      if (!r.ok) return { ok: false, status: 401, code: r.code, wwwAuthenticate: r.wwwAuthenticate, detail: r.detail };
+      if (r.signer === null) return verdict;
+      return { ok: true, mode: 'rfc9421', sender: { kind: 'signature', signer: r.signer, identity: r.signer.agent_url ?? r.signer.keyid } };
+    }
+    const sent = sentParams(req);
+    if (verdict.code === CODE.tag && faults.has('accepts-wrong-tag') && sent?.tag !== undefined) {
+      return verifyWebhook(req, reg.authentication, this.options(keys, { ...ids, webhookSigningTag: sent.tag }, nowSeconds));
+    }
+    if (verdict.code === CODE.window && faults.has('accepts-expired-window') && sent?.created !== undefined) {
+      const created = sent.created;
+      return verifyWebhook(req, reg.authentication, this.options(keys, ids, () => created + 1));
+    }
+    if (verdict.code === CODE.digest && faults.has('skips-digest') && sent?.keyid !== undefined) {
+      // Step 11 runs after the crypto of step 10, so the signature itself verified.
+      const key = await keys.resolve(sent.keyid);
+      if (key.ok) {
+        const signer = { keyid: sent.keyid, agent_url: key.key.agentUrl, verified_at: nowSeconds(), label: 'sig1', alg: sent.alg === 'ecdsa-p256-sha256' ? ('ecdsa-p256-sha256' as const) : ('ed25519' as const) };
+        return { ok: true, mode: 'rfc9421', sender: { kind: 'signature', signer, identity: key.key.agentUrl ?? sent.keyid } };
+      }
+    }
+    return verdict;
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * The mock seller's RFC 9421 request verifier (digest 1.9-1.14), installed through the
+ * `verifyRequest` hook: it trusts the harness's test counterparty keys, pre-revokes the
+ * counterparty's revoked key id, caps live replay entries per keyid at the counterparty cap, and
+ * declares the matching `request_signing` capability. The verifier faults (signing/faults.ts)
+ * are applied here, each where the mock implements the rule it breaks.
+ */
+import { checkBearer } from '../http/auth.js';
+import { jsonRpcError } from '../http/server.js';
+import type { FaultSet } from '../faults.js';
+import type { VerifyRequestHook, VerifyRequestInput, VerifyRequestResult } from '../options.js';
+import type { ProtocolIds } from '../../../harness/token.js';
+import { counterpartyKeys, TEST_COUNTERPARTY_PER_KEYID_CAP } from '../../../harness/signing/counterparty.js';
+import { errorCode } from '../../../harness/signing/codes.js';
+import { StaticKeyResolver, type KeyLookup, type KeyResolver } from '../../../harness/signing/key-resolver.js';
+import { bodyRegistersLegacyWebhookAuth, operationFromJsonRpc, type OperationRef, type RequestSigningCapability } from '../../../harness/signing/precheck.js';
+import { InMemoryReplayCache, REQUEST_PER_KEYID_CAP, type ReplayCache, type ReplayInsertOutcome } from '../../../harness/signing/replay-cache.js';
+import type { RevocationChecker, RevocationStatus } from '../../../harness/signing/revocation.js';
+import { parseSignatureHeaders, type ParsedSignature } from '../../../harness/signing/signature-headers.js';
+import { verifyRequestSignature } from '../../../harness/signing/verifier.js';
+import type { VerifyContext, VerifyFailure, VerifyResult } from '../../../harness/signing/verifier-types.js';
+import { wwwAuthenticate } from '../../../harness/signing/www-authenticate.js';
+import { VERIFIER_FAULTS as F } from './faults.js';
+
+/** Operations the mock verifies signatures for; create_media_buy is required when a bearer exists. */
+export function mockRequestSigningCapability(opts: { authToken?: string; overrides?: Partial<RequestSigningCapability> } = {}): RequestSigningCapability {
+  return {
+    supported: true,
+    covers_content_digest: 'required',
+    supported_for: ['create_media_buy', 'update_media_buy', 'get_products'],
+    // Without a bearer token there is no fallback credential: requiring signatures would lock
+    // out every unsigned client, so nothing is required then.
+    required_for: opts.authToken !== undefined ? ['create_media_buy'] : [],
+    ...opts.overrides,
+  };
+}
+
+export interface MockVerifierOptions {
+  ids: ProtocolIds;
+  capability: RequestSigningCapability;
+  faults: FaultSet;
+  /** The seller's bearer token: a valid bearer is the fallback credential (digest 1.10). */
+  authToken?: string;
+  /** Unix seconds. */
+  now?: () => number;
+}
+
+/** The counterparty's revocation list, refreshed locally (never stale). */
+class LocalRevocation implements RevocationChecker {
+  constructor(private readonly revoked: ReadonlySet<string>) {}
+  check(keyid: string): RevocationStatus {
+    return this.revoked.has(keyid) ? 'revoked' : 'ok';
+  }
+}
+
+/** Fault: a replay cache that never reports a nonce as seen (the cap still counts). */
+class ForgetfulReplayCache implements ReplayCache {
+  constructor(private readonly inner: ReplayCache) {}
+  capReached(keyid: string, now: number) {
+    return this.inner.capReached(keyid, now);
+  }
+  has() {
+    return false;
+  }
+  insert(keyid: string, nonce: string, ttl: number, now: number) {
+    const r = this.inner.insert(keyid, nonce, ttl, now) as ReplayInsertOutcome;
+    return r === 'replayed' ? ('inserted' as const) : r;
+  }
+}
+
+/**
+ * The replay cache with the counterparty caps: 100 live entries per keyid (the runner contract),
+ * and a small cap on the counterparty's rate-cap key so the 9a probe needs few requests (the
+ * suite accepts any cap up to the contract's). One shared entry count per keyid either way.
+ */
+export const MOCK_RATE_CAP_KEY_CAP = 10;
+
+class CounterpartyReplayCache implements ReplayCache {
+  constructor(
+    private readonly main: InMemoryReplayCache,
+    private readonly small: InMemoryReplayCache,
+    private readonly smallKid: string,
+  ) {}
+  private pick(keyid: string): InMemoryReplayCache {
+    return keyid === this.smallKid ? this.small : this.main;
+  }
+  capReached(keyid: string, now: number) {
+    return this.pick(keyid).capReached(keyid, now);
+  }
+  has(keyid: string, nonce: string, now: number) {
+    return this.pick(keyid).has(keyid, nonce, now);
+  }
+  insert(keyid: string, nonce: string, ttl: number, now: number) {
+    return this.pick(keyid).insert(keyid, nonce, ttl, now);
+  }
+}
+
+/** Fault: every resolved key passes as a request-signing key whatever its declared purpose. */
+class PurposeBlindResolver implements KeyResolver {
+  constructor(
+    private readonly inner: StaticKeyResolver,
+    private readonly member: string,
+  ) {}
+  resolve(keyid: string): KeyLookup {
+    const r = this.inner.resolve(keyid);
+    return r.ok ? { ok: true, key: { ...r.key, jwk: { ...r.key.jwk, [this.member]: 'request-signing' } } } : r;
+  }
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A2A `message/send`: the `{skill, parameters}` data part. */
+function a2aCall(json: unknown): { skill?: string; parameters?: unknown; configuration?: unknown } | undefined {
+  if (!isObj(json) || !isObj(json.params)) return undefined;
+  const parts = isObj(json.params.message) && Array.isArray(json.params.message.parts) ? json.params.message.parts : [];
+  for (const p of parts) {
+    const data = isObj(p) ? p.data : undefined;
+    if (isObj(data) && typeof data.skill === 'string') return { skill: data.skill, parameters: data.parameters, configuration: json.params.configuration };
+  }
+  return { configuration: json.params.configuration };
+}
+
+/** Which operation / JSON-RPC method a request is (trusted routing: the endpoint's own envelope). */
+function operationOf(input: VerifyRequestInput): OperationRef {
+  if (input.route === 'mcp') return operationFromJsonRpc(input.json) ?? {};
+  const method = isObj(input.json) && typeof input.json.method === 'string' ? input.json.method : undefined;
+  if (method === 'message/send' || method === 'message/stream') {
+    const skill = a2aCall(input.json)?.skill;
+    return skill !== undefined ? { operation: skill } : { jsonRpcMethod: method };
+  }
+  return method !== undefined ? { jsonRpcMethod: method } : {};
+}
+
+/** A2A registers push notifications in `configuration.pushNotificationConfig` (the library reads MCP arguments). */
+function a2aRegistersWebhookAuth(json: unknown): boolean {
+  const call = a2aCall(json);
+  if (!call) return false;
+  const cfg = isObj(call.configuration) ? call.configuration.pushNotificationConfig : undefined;
+  return (isObj(cfg) && cfg.authentication !== undefined && cfg.authentication !== null) || bodyRegistersLegacyWebhookAuth(call.parameters);
+}
+
+function header(input: VerifyRequestInput, name: string): string | undefined {
+  const v = input.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+function parsed(input: VerifyRequestInput): ParsedSignature | undefined {
+  const si = header(input, 'signature-input');
+  const sig = header(input, 'signature');
+  if (si === undefined || sig === undefined) return undefined;
+  try {
+    return parseSignatureHeaders(si, sig, 'legacy');
+  } catch {
+    return undefined;
+  }
+}
+
+export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequestHook {
+  const { ids, faults } = opts;
+  const keys = counterpartyKeys(ids);
+  const now = opts.now ?? (() => Math.floor(Date.now() / 1000));
+  const resolver = new StaticKeyResolver(keys.jwks.keys);
+  const capIgnored = faults.has(F.rateCapIgnored);
+  const cache = new CounterpartyReplayCache(
+    new InMemoryReplayCache({ perKeyidCap: capIgnored ? REQUEST_PER_KEYID_CAP : TEST_COUNTERPARTY_PER_KEYID_CAP }),
+    new InMemoryReplayCache({ perKeyidCap: capIgnored ? REQUEST_PER_KEYID_CAP : MOCK_RATE_CAP_KEY_CAP }),
+    keys.kid('rate-cap'),
+  );
+  const base = {
+    profile: 'request' as const,
+    ids,
+    encoding: 'legacy' as const,
+    capability: opts.capability,
+    digestPolicy: opts.capability.covers_content_digest ?? 'either',
+    keys: faults.has(F.keyPurposeIgnored) ? new PurposeBlindResolver(resolver, ids.keyUseMember) : resolver,
+    replayCache: faults.has(F.replayAccepted) ? new ForgetfulReplayCache(cache) : cache,
+    revocation: faults.has(F.revocationIgnored) ? undefined : new LocalRevocation(new Set(keys.revokedKids)),
+    checkBody: !faults.has(F.duplicateKeysAccepted),
+  };
+
+  const reject = (input: VerifyRequestInput, code: string, detail: string): VerifyRequestResult => {
+    const id = isObj(input.json) && (typeof input.json.id === 'string' || typeof input.json.id === 'number') ? input.json.id : null;
+    return { outcome: 'rejected', wwwAuthenticate: wwwAuthenticate(code), body: jsonRpcError(id, -32001, `request signature rejected: ${code}`, { code, detail }) };
+  };
+  const accepted = (input: VerifyRequestInput): VerifyRequestResult => ({ outcome: 'verified', signer: { keyid: parsed(input)?.params.keyid } });
+
+  /** Faults that short-circuit the checklist after the library has refused a request. */
+  async function faulty(input: VerifyRequestInput, ctx: VerifyContext, failure: VerifyFailure): Promise<VerifyResult | VerifyRequestResult> {
+    const sig = parsed(input);
+    switch (failure.reason) {
+      case 'window_invalid': {
+        const { created, expires } = sig?.params ?? {};
+        const onlyExpired = created !== undefined && expires !== undefined && expires > created && expires - created <= 300 && created <= ctx.now() + 60;
+        if (faults.has(F.expiredAccepted) && onlyExpired) return verifyRequestSignature(received(input), { ...ctx, now: () => created });
+        break;
+      }
+      case 'digest_mismatch':
+        if (faults.has(F.digestUnchecked)) return accepted(input);
+        break;
+      case 'tag_invalid':
+        if (faults.has(F.tagWrongCode)) return reject(input, errorCode('request', 'invalid'), 'tag refused with the wrong code');
+        break;
+      case 'alg_not_allowed':
+        if (faults.has(F.unknownAlgAccepted)) return accepted(input);
+        break;
+      case 'components_incomplete':
+        if (faults.has(F.authorityOptional) && sig && !sig.components.includes('@authority')) return accepted(input);
+        break;
+      case 'invalid':
+        if (faults.has(F.signatureUnchecked)) return accepted(input);
+        break;
+    }
+    return failure;
+  }
+
+  return async (input) => {
+    const ref = operationOf(input);
+    const signed = header(input, 'signature-input') !== undefined || header(input, 'signature') !== undefined;
+    if (!signed && input.route === 'a2a' && a2aRegistersWebhookAuth(input.json)) {
+      return reject(input, errorCode('request', 'required'), 'unsigned request registers a webhook authentication block');
+    }
+    const bearerOk = opts.authToken !== undefined && checkBearer(input.headers, opts.authToken) === 'ok';
+    const ctx: VerifyContext = { ...base, ...ref, now, fallbackAuthenticated: bearerOk || faults.has(F.unsignedAccepted) };
+    let result: VerifyResult | VerifyRequestResult = await verifyRequestSignature(received(input), ctx);
+    if ('ok' in result && !result.ok) result = await faulty(input, ctx, result);
+    if (!('ok' in result)) return result;
+    if (!result.ok) return reject(input, result.code, result.detail);
+    return result.signer ? { outcome: 'verified', signer: result.signer } : { outcome: 'absent' };
+  };
+}
+
+function received(input: VerifyRequestInput) {
+  return { method: input.method, url: input.url, headers: input.headers, body: input.rawBody };
+}

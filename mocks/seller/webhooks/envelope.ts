@@ -1,0 +1,153 @@
+/**
+ * Webhook POST bodies in the MCP / application envelope (interface spec 6.1, digest 5.2): one
+ * builder for task status changes, one for delivery reports (spec 6.3) and one for impairment
+ * events (spec 6.4). Every envelope carries a fresh UUID v4 `idempotency_key`, the registered
+ * `operation_id` verbatim and the request's `context`. The bytes are built once per event and
+ * re-sent unchanged on every retry (digest 5.4).
+ */
+import { randomUUID } from 'node:crypto';
+import type { FaultSet } from '../faults.js';
+import type { AsyncTaskRecord } from '../domain/async-tasks.js';
+import { type MediaBuyRecord, round2 } from '../domain/media-buy-record.js';
+import type { WebhookRegistration } from './registration.js';
+
+export const MEDIA_BUY_DOMAIN = 'media-buy';
+export const DELIVERY_TASK_TYPE = 'media_buy_delivery';
+export const IMPAIRMENT_TASK_TYPE = 'impairment';
+
+export type Envelope = Record<string, unknown>;
+
+export type NotificationType = 'scheduled' | 'final' | 'delayed' | 'adjusted';
+
+/** The operation id as registered, or (fault) the last path segment of the receiver URL. */
+function operationId(reg: WebhookRegistration, faults: FaultSet): string {
+  if (faults.has('webhook-operation-id-from-url')) {
+    const segments = new URL(reg.url).pathname.split('/').filter(Boolean);
+    return segments[segments.length - 1] ?? reg.operation_id;
+  }
+  return reg.operation_id;
+}
+
+function base(reg: WebhookRegistration, faults: FaultSet, fields: Envelope, context: unknown): Envelope {
+  const out: Envelope = { idempotency_key: randomUUID(), operation_id: operationId(reg, faults), ...fields };
+  if (reg.token !== undefined) out.token = reg.token;
+  if (context !== undefined && !faults.has('webhook-context-not-echoed')) out.context = context;
+  return out;
+}
+
+/** `result` by status (interface spec 6.1). */
+function taskResult(task: AsyncTaskRecord, status: string): unknown {
+  switch (status) {
+    case 'completed':
+    case 'failed':
+      return task.result ?? {};
+    case 'working':
+      return { percentage: 50, current_step: 'processing', total_steps: 2 };
+    case 'input-required':
+      return { reason: task.message ?? 'the seller needs buyer input', errors: [] };
+    case 'submitted':
+      return { task_id: task.task_id, status: 'submitted' };
+    default:
+      return undefined;
+  }
+}
+
+export function taskEnvelope(task: AsyncTaskRecord, status: string, at: string, reg: WebhookRegistration, faults: FaultSet): Envelope {
+  const result = taskResult(task, status);
+  return base(
+    reg,
+    faults,
+    {
+      task_id: task.task_id,
+      task_type: task.task_type,
+      domain: MEDIA_BUY_DOMAIN,
+      status,
+      timestamp: at,
+      message: task.message && status !== 'completed' ? task.message : `task ${task.task_id} is ${status}`,
+      ...(result !== undefined ? { result } : {}),
+    },
+    task.context,
+  );
+}
+
+/** A (fault) webhook replaying an inline terminal result: the seller invents a task id for it. */
+export function inlineResultEnvelope(taskType: string, payload: unknown, at: string, reg: WebhookRegistration, faults: FaultSet, context: unknown): Envelope {
+  return base(reg, faults, { task_id: `task_${randomUUID()}`, task_type: taskType, domain: MEDIA_BUY_DOMAIN, status: 'completed', timestamp: at, result: payload }, context);
+}
+
+function money(amount: number, currency: string) {
+  return { amount: round2(amount), currency };
+}
+
+export interface ReportInput {
+  buy: MediaBuyRecord;
+  notificationType: NotificationType;
+  sequence: number;
+  periodStart: string;
+  at: string;
+}
+
+/** A delivery report (interface spec 6.3): cumulative totals of the buy, in the envelope. */
+export function deliveryReportEnvelope(r: ReportInput, reg: WebhookRegistration, faults: FaultSet): Envelope {
+  const { buy } = r;
+  const totals = buy.packages.reduce(
+    (acc, p) => ({ impressions: acc.impressions + p.delivery.impressions, clicks: acc.clicks + p.delivery.clicks, spend: acc.spend + p.delivery.spend }),
+    { impressions: 0, clicks: 0, spend: 0 },
+  );
+  const result: Envelope = {
+    notification_type: r.notificationType,
+    sequence_number: r.sequence,
+    reporting_period: { start: r.periodStart, end: r.at },
+    currency: buy.currency,
+    media_buy_deliveries: [
+      {
+        media_buy_id: buy.media_buy_id,
+        status: buy.status,
+        totals: { impressions: totals.impressions, clicks: totals.clicks, spend: money(totals.spend, buy.currency) },
+        by_package: buy.packages.map((p) => ({
+          package_id: p.package_id,
+          product_id: p.product_id,
+          impressions: p.delivery.impressions,
+          clicks: p.delivery.clicks,
+          spend: money(p.delivery.spend, buy.currency),
+        })),
+      },
+    ],
+  };
+  if (faults.has('webhook-aggregated-totals')) {
+    result.aggregated_totals = { impressions: totals.impressions, clicks: totals.clicks, spend: money(totals.spend, buy.currency), media_buy_count: 1 };
+  }
+  return base(
+    reg,
+    faults,
+    {
+      task_id: buy.media_buy_id,
+      task_type: DELIVERY_TASK_TYPE,
+      domain: MEDIA_BUY_DOMAIN,
+      // The async status of the notification, distinct from the buy's status (spec 6.1 rule 3).
+      status: faults.has('webhook-status-is-buy-status') ? buy.status : 'completed',
+      timestamp: r.at,
+      message: `${r.notificationType} delivery report #${r.sequence} for ${buy.media_buy_id}`,
+      result,
+    },
+    buy.context,
+  );
+}
+
+/** An impairment event (spec 6.4, 6.5 rule 9): every impairment coalesced into this push. */
+export function impairmentEnvelope(buy: MediaBuyRecord, impairments: unknown[], at: string, reg: WebhookRegistration, faults: FaultSet): Envelope {
+  return base(
+    reg,
+    faults,
+    {
+      task_id: buy.media_buy_id,
+      task_type: IMPAIRMENT_TASK_TYPE,
+      domain: MEDIA_BUY_DOMAIN,
+      status: 'completed',
+      timestamp: at,
+      message: `${impairments.length} impairment(s) on ${buy.media_buy_id}`,
+      result: { media_buy_id: buy.media_buy_id, impairments },
+    },
+    buy.context,
+  );
+}

@@ -1,0 +1,180 @@
+/**
+ * At-least-once webhook delivery (interface spec 6.5, digest 5.4-5.6). Each event's body bytes
+ * are fixed once; every attempt re-sends them with a fresh signature (new `created`, new
+ * nonce) in the registration's mode: RFC 9421 by default, legacy HMAC-SHA256 when registered.
+ * Transient failures are retried with bounded exponential backoff under the same
+ * `idempotency_key`; a 401 without a `webhook_*` code is transient (rule 12), a 401 with one
+ * ends that delivery (digest 5.6). Every attempt is recorded in the buy's `webhook_activity[]`.
+ */
+import { randomUUID } from 'node:crypto';
+import { Agent } from 'undici';
+import type { ProtocolIds } from '../../../harness/token.js';
+import { signHmacWebhook } from '../../../harness/signing/legacy-hmac.js';
+import { randomNonce, signRequest } from '../../../harness/signing/signer.js';
+import type { FaultSet } from '../faults.js';
+import type { WebhookActivity } from './activity.js';
+import type { Envelope } from './envelope.js';
+import type { SellerWebhookKeys } from './keys.js';
+import { postWebhook } from './post.js';
+import type { WebhookRegistration } from './registration.js';
+
+export interface RetryPolicy {
+  /** Delay before the second attempt; doubles per attempt. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Attempts per event, the first included. */
+  maxAttempts: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 25, maxDelayMs: 1_000, maxAttempts: 6 };
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5_000;
+const MAX_RESPONSE_BYTES = 64 * 1024;
+/** Signature window of the sender (interface spec 5.1 rule 4: at most 5 minutes). */
+export const SIGNATURE_WINDOW_S = 300;
+
+export interface OutboundEvent {
+  principal: string;
+  /** The buy whose `webhook_activity[]` records the attempts, when the event concerns one. */
+  mediaBuyId?: string;
+  reg: WebhookRegistration;
+  envelope: Envelope;
+}
+
+export interface SenderDeps {
+  ids: ProtocolIds;
+  keys: SellerWebhookKeys;
+  faults: FaultSet;
+  activity: WebhookActivity;
+  retry: RetryPolicy;
+  timeoutMs: number;
+  log: (line: string) => void;
+}
+
+interface Pending {
+  event: OutboundEvent;
+  body: Buffer;
+  attempt: number;
+  firstNonce?: string;
+}
+
+export class WebhookSender {
+  private readonly dispatcher: Agent;
+  private readonly shutdown = new AbortController();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly running = new Set<Promise<void>>();
+  /** Receiver URLs a (faulty) seller stopped serving after a 401. */
+  private readonly disabled = new Set<string>();
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly deps: SenderDeps) {
+    // undici's request() never follows redirects (no redirect interceptor is installed).
+    this.dispatcher = new Agent({ connect: { timeout: Math.min(deps.timeoutMs, 5_000) } });
+  }
+
+  /** Queues an event; returns at once. */
+  send(event: OutboundEvent): void {
+    if (this.shutdown.signal.aborted) return;
+    if (this.disabled.has(`${event.principal}\u0000${event.reg.url}`)) {
+      this.deps.log(`webhook to ${event.reg.url} dropped: the registration was disabled`);
+      return;
+    }
+    this.run({ event, body: Buffer.from(JSON.stringify(event.envelope)), attempt: 1 });
+  }
+
+  /** Resolves once no attempt is running or scheduled (tests). */
+  idle(): Promise<void> {
+    if (this.timers.size === 0 && this.running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    this.shutdown.abort();
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    await Promise.allSettled([...this.running]);
+    await this.dispatcher.destroy().catch(() => undefined);
+    this.wakeIdle();
+  }
+
+  private wakeIdle(): void {
+    if (this.timers.size === 0 && this.running.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+  }
+
+  private run(p: Pending): void {
+    const job = this.attempt(p).catch((err: unknown) => this.deps.log(`webhook attempt failed: ${(err as Error).message}`));
+    this.running.add(job);
+    void job.finally(() => {
+      this.running.delete(job);
+      this.wakeIdle();
+    });
+  }
+
+  private headersFor(p: Pending): Record<string, string> {
+    const { ids, keys, faults } = this.deps;
+    const reg = p.event.reg;
+    const base = { 'Content-Type': 'application/json' };
+    if (reg.mode === 'hmac-sha256') return { ...base, ...signHmacWebhook(ids, reg.secret as string, p.body, Date.now() / 1000) };
+    if (faults.has('webhook-unsigned')) return base;
+    const created = Math.floor(Date.now() / 1000);
+    const nonce = faults.has('webhook-nonce-reused') && p.firstNonce ? p.firstNonce : randomNonce();
+    p.firstNonce ??= nonce;
+    const signed = signRequest(
+      { method: 'POST', url: reg.url, headers: base, body: p.body },
+      {
+        profile: 'webhook',
+        ids,
+        key: faults.has('webhook-key-unpublished') ? keys.unpublished : keys.signing,
+        created,
+        expires: created + (faults.has('webhook-window-too-long') ? 2 * SIGNATURE_WINDOW_S : SIGNATURE_WINDOW_S),
+        nonce,
+      },
+    );
+    return signed.headers;
+  }
+
+  private async attempt(p: Pending): Promise<void> {
+    const { event } = p;
+    if (p.attempt > 1 && this.deps.faults.has('webhook-key-rotated-on-retry')) {
+      event.envelope = { ...event.envelope, idempotency_key: randomUUID() };
+      p.body = Buffer.from(JSON.stringify(event.envelope));
+    }
+    const outcome = await postWebhook(event.reg.url, this.headersFor(p), p.body, {
+      dispatcher: this.dispatcher,
+      timeoutMs: this.deps.timeoutMs,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+      signal: this.shutdown.signal,
+    });
+    if (this.shutdown.signal.aborted) return;
+    const key = String(event.envelope.idempotency_key);
+    if (event.mediaBuyId) {
+      this.deps.activity.record(event.principal, event.mediaBuyId, {
+        idempotency_key: key,
+        status: outcome.status,
+        ...(outcome.http_status_code !== undefined ? { http_status_code: outcome.http_status_code } : {}),
+        attempt: p.attempt,
+        ...(outcome.error_message ? { error_message: outcome.error_message } : {}),
+        task_type: String(event.envelope.task_type),
+        at: new Date().toISOString(),
+      });
+    }
+    if (outcome.http_status_code === 401 && !outcome.signatureRejected && this.deps.faults.has('webhook-disabled-after-401')) {
+      this.disabled.add(`${event.principal}\u0000${event.reg.url}`);
+      this.deps.log(`webhook ${key} to ${event.reg.url}: 401, registration disabled`);
+      return;
+    }
+    if (outcome.signatureRejected) this.deps.log(`webhook ${key}: receiver refused the signature (${outcome.signatureRejected}); not retried`);
+    if (!outcome.retryable || p.attempt >= this.deps.retry.maxAttempts) {
+      if (outcome.status !== 'success') this.deps.log(`webhook ${key} to ${event.reg.url} gave up after attempt ${p.attempt}: ${outcome.error_message ?? outcome.status}`);
+      return;
+    }
+    const { baseDelayMs, maxDelayMs } = this.deps.retry;
+    const delay = Math.min(maxDelayMs, baseDelayMs * 2 ** (p.attempt - 1));
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!this.shutdown.signal.aborted) this.run({ ...p, attempt: p.attempt + 1 });
+      this.wakeIdle();
+    }, delay);
+    timer.unref();
+    this.timers.add(timer);
+  }
+}

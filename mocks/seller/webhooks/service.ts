@@ -1,0 +1,173 @@
+/**
+ * The mock seller's webhook emission (interface spec 3.2, 6; digest 5), driven by the seller's
+ * event stream:
+ * - task status changes of async tasks (first answer `submitted` / `input-required`) go to the
+ *   task's `push_notification_config`; an inline terminal answer never produces a webhook;
+ * - `simulate_delivery` fires a `scheduled` delivery report on the buy's `reporting_webhook`
+ *   with the next `sequence_number`; a terminal status fires the `final` report, after which
+ *   nothing more fires for the buy;
+ * - impairments are coalesced per buy and pushed on the buy's persistent channel.
+ * The registration is read from the buy at fire time, so `update_media_buy` takes effect from
+ * the next fire.
+ */
+import type { ProtocolIds } from '../../../harness/token.js';
+import type { AsyncTaskRecord } from '../domain/async-tasks.js';
+import type { DeliverySimulated, MediaBuyStatusChanged, SellerEvents, TaskStatusChanged } from '../domain/events.js';
+import { type MediaBuyRecord, isTerminal } from '../domain/media-buy-record.js';
+import type { MediaBuyService } from '../domain/media-buys.js';
+import { isPlainObject } from '../domain/task-def.js';
+import type { FaultSet } from '../faults.js';
+import type { RecordStore } from '../store/record-store.js';
+import { type ActivityEntry, WebhookActivity } from './activity.js';
+import { ChannelStore } from './channels.js';
+import { deliveryReportEnvelope, impairmentEnvelope, inlineResultEnvelope, taskEnvelope } from './envelope.js';
+import { ImpairmentCoalescer } from './impairments.js';
+import type { SellerWebhookKeys } from './keys.js';
+import { type WebhookRegistration, parseRegistration, registrationOf } from './registration.js';
+import { type RetryPolicy, WebhookSender } from './sender.js';
+
+/** Statuses that trigger a task webhook (interface spec 3.2 rule 3). */
+const WEBHOOK_TASK_STATUSES = new Set(['working', 'input-required', 'completed', 'failed', 'canceled']);
+export const DEFAULT_IMPAIRMENT_WINDOW_MS = 100;
+
+export interface WebhookServiceDeps {
+  ids: ProtocolIds;
+  faults: FaultSet;
+  records: RecordStore;
+  events: SellerEvents;
+  mediaBuys: MediaBuyService;
+  keys: SellerWebhookKeys;
+  retry: RetryPolicy;
+  timeoutMs: number;
+  impairmentWindowMs: number;
+  log: (line: string) => void;
+}
+
+export interface InlineCompletion {
+  principal: string;
+  taskType: string;
+  registration: unknown;
+  context: unknown;
+  payload: unknown;
+  at: string;
+}
+
+export class WebhookService {
+  private readonly sender: WebhookSender;
+  private readonly activity: WebhookActivity;
+  private readonly channels: ChannelStore;
+  private readonly coalescer: ImpairmentCoalescer;
+  private readonly unsubscribe: (() => void)[];
+
+  constructor(private readonly deps: WebhookServiceDeps) {
+    this.activity = new WebhookActivity(deps.records);
+    this.channels = new ChannelStore(deps.records);
+    this.sender = new WebhookSender({ ...deps, activity: this.activity });
+    const window = deps.faults.has('webhook-impairments-not-coalesced') ? 0 : deps.impairmentWindowMs;
+    this.coalescer = new ImpairmentCoalescer(window, (principal, id, items) => this.pushImpairments(principal, id, items));
+    this.unsubscribe = [
+      deps.events.on('task.status_changed', (e) => this.onTaskStatus(e)),
+      deps.events.on('delivery.simulated', (e) => this.onDelivery(e)),
+      deps.events.on('media_buy.status_changed', (e) => this.onBuyStatus(e)),
+    ];
+  }
+
+  /** The signing keys (their public halves are served at /.well-known/jwks.json). */
+  get keys(): SellerWebhookKeys {
+    return this.deps.keys;
+  }
+
+  /** Validates a registration at request time (INVALID_REQUEST for Bearer, no operation_id, ...). */
+  checkRegistration(value: unknown, field: string): WebhookRegistration {
+    return parseRegistration(value, field, this.deps.log);
+  }
+
+  /** An inline terminal answer: no webhook, no invented task id (spec 3.2 rule 1), unless a fault says otherwise. */
+  inlineCompletion(c: InlineCompletion): void {
+    if (!this.deps.faults.has('webhook-on-terminal-response')) return;
+    const reg = registrationOf(c.registration);
+    if (!reg) return;
+    this.sender.send({ principal: c.principal, reg, envelope: inlineResultEnvelope(c.taskType, c.payload, c.at, reg, this.deps.faults, c.context) });
+  }
+
+  activityFor(principal: string, mediaBuyId: string): ActivityEntry[] {
+    return this.activity.list(principal, mediaBuyId);
+  }
+
+  impairmentsFor(principal: string, mediaBuyId: string): Record<string, unknown>[] {
+    return this.channels.get(principal, mediaBuyId).impairments;
+  }
+
+  /** Records an impairment on the buy and queues its (coalesced) push. */
+  addImpairment(buy: MediaBuyRecord, impairment: Record<string, unknown>): void {
+    this.channels.update(buy.principal, buy.media_buy_id, (s) => s.impairments.push(impairment));
+    this.coalescer.add(buy.principal, buy.media_buy_id, impairment);
+  }
+
+  /** Resolves once nothing is being delivered or waiting for a retry (tests). */
+  idle(): Promise<void> {
+    return this.sender.idle();
+  }
+
+  async close(): Promise<void> {
+    for (const off of this.unsubscribe) off();
+    this.coalescer.close();
+    await this.sender.close();
+  }
+
+  private onTaskStatus(e: TaskStatusChanged): void {
+    const task: AsyncTaskRecord = e.task;
+    if (!WEBHOOK_TASK_STATUSES.has(e.status)) return;
+    const reg = registrationOf(task.push_notification_config);
+    if (!reg) return;
+    const result = task.result;
+    const buyId = isPlainObject(result) && typeof result.media_buy_id === 'string' ? result.media_buy_id : undefined;
+    this.sender.send({ principal: task.principal, mediaBuyId: buyId, reg, envelope: taskEnvelope(task, e.status, e.at, reg, this.deps.faults) });
+  }
+
+  private terminated(buy: MediaBuyRecord): boolean {
+    return this.channels.get(buy.principal, buy.media_buy_id).final_sent && !this.deps.faults.has('webhook-events-after-final');
+  }
+
+  private onDelivery(e: DeliverySimulated): void {
+    const buy = e.media_buy;
+    const reg = registrationOf(buy.reporting_webhook);
+    if (!reg || this.terminated(buy)) return;
+    this.report(buy, reg, 'scheduled', e.at);
+  }
+
+  private onBuyStatus(e: MediaBuyStatusChanged): void {
+    const buy = e.media_buy;
+    if (!isTerminal(e.status as MediaBuyRecord['status'])) return;
+    const state = this.channels.get(buy.principal, buy.media_buy_id);
+    if (state.final_sent) return;
+    this.coalescer.flush(buy.principal, buy.media_buy_id);
+    const reg = registrationOf(buy.reporting_webhook);
+    if (reg && !this.deps.faults.has('webhook-no-final-report')) this.report(buy, reg, 'final', e.at);
+    this.channels.update(buy.principal, buy.media_buy_id, (s) => (s.final_sent = true));
+  }
+
+  private report(buy: MediaBuyRecord, reg: WebhookRegistration, type: 'scheduled' | 'final', at: string): void {
+    let periodStart = at;
+    const state = this.channels.update(buy.principal, buy.media_buy_id, (s) => {
+      s.sequence += 1;
+      const start = s.reported_until ?? buy.start_time;
+      if (start < at) periodStart = start;
+      s.reported_until = at;
+    });
+    const envelope = deliveryReportEnvelope({ buy, notificationType: type, sequence: state.sequence, periodStart, at }, reg, this.deps.faults);
+    this.sender.send({ principal: buy.principal, mediaBuyId: buy.media_buy_id, reg, envelope });
+  }
+
+  private pushImpairments(principal: string, mediaBuyId: string, items: Record<string, unknown>[]): void {
+    const buy = this.deps.mediaBuys.find(principal, mediaBuyId);
+    if (!buy || this.terminated(buy)) return;
+    const channels = [registrationOf(buy.push_notification_config), registrationOf(buy.reporting_webhook)].filter((r): r is WebhookRegistration => !!r);
+    const seen = new Set<string>();
+    for (const reg of channels) {
+      if (seen.has(reg.url)) continue;
+      seen.add(reg.url);
+      this.sender.send({ principal, mediaBuyId, reg, envelope: impairmentEnvelope(buy, items, new Date().toISOString(), reg, this.deps.faults) });
+    }
+  }
+}
