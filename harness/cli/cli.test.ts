@@ -17,7 +17,7 @@ function cli(args: string[], env: Record<string, string> = {}) {
 }
 
 describe('proto-comply run', () => {
-  it('certifies the built-in mock seller over MCP and A2A and writes valid reports (exit 0)', () => {
+  it('certifies the built-in mock seller and mock buyer over MCP and A2A and writes valid reports (exit 0)', () => {
     const out = mkdtempSync(join(tmpdir(), 'pc-cli-'));
     try {
       const r = cli(['run', '--out', out]);
@@ -26,7 +26,11 @@ describe('proto-comply run', () => {
       expect(validateAgentCompliance(doc)).toEqual({ valid: true, errors: [] });
       expect(doc.transports).toEqual(['mcp', 'a2a']);
       expect(doc.overall_status).toBe('passing');
-      for (const f of ['junit.xml', 'report.html']) expect(existsSync(join(out, f))).toBe(true);
+      // Every suite ran and passed on both transports, the buyer's webhook receiver included.
+      const suites = Object.fromEntries(doc.suites.map((s: { suite_id: string; by_transport: Record<string, { status: string }> }) => [s.suite_id, s.by_transport]));
+      for (const suite of ['capabilities', 'errors', 'idempotency', 'state-machine', 'signatures', 'webhooks', 'webhook-receiver', 'schemas'])
+        for (const t of ['mcp', 'a2a']) expect(suites[suite]?.[t]?.status, `${suite} ${t}`).toBe('passing');
+      for (const f of ['junit.xml', 'report.html', 'allure-results']) expect(existsSync(join(out, f))).toBe(true);
       // The generated bearer token is never written anywhere.
       expect(r.stdout).toMatch(/Overall: PASSING/);
       expect(readFileSync(join(out, 'agent-compliance.json'), 'utf8')).not.toMatch(/Bearer [A-Za-z0-9_-]{20,}/);

@@ -1,6 +1,5 @@
 /** `proto-comply run`: certify an agent (or the built-in mock seller) and write the reports. */
 import { parseArgs } from 'node:util';
-import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { RUN_HELP, UsageError } from './usage.js';
 import { protocolIds, TokenError, DEFAULT_TOKEN } from '../token.js';
@@ -14,6 +13,7 @@ import { createProgress, renderSummary } from '../../reports/console.js';
 import { writeReports } from '../../reports/index.js';
 import { renderAgentComplianceJson } from '../../reports/json.js';
 import { loadRunBaseline } from './run-baseline.js';
+import { startBuiltinMocks } from './builtin-mocks.js';
 import { applyBaseline } from '../baseline/apply.js';
 import type { ReceiverTarget } from '../engine/resources.js';
 import { receiverOnlySuites } from '../webhooks/receiver-probe-run.js';
@@ -185,23 +185,22 @@ export async function runCommand(argv: string[]): Promise<number> {
     }
   }
 
-  // Without --agent: the built-in mock seller, with a fresh bearer token so the auth checks run.
-  let stopMock: (() => Promise<void>) | undefined;
+  // Without --agent: the built-in mock seller and mock buyer (harness/cli/builtin-mocks.ts).
+  let stopMocks: (() => Promise<void>) | undefined;
   let authToken = args.authToken;
-  let agentUrl: string | undefined;
-  if (args.agent || receiverOnly) {
-    agentUrl = args.agent;
-  } else {
-    const { startMockSeller } = await import('../../mocks/seller/index.js');
-    authToken = randomBytes(24).toString('base64url');
-    const mock = await startMockSeller({ token: args.token, authToken });
-    stopMock = () => mock.close();
-    agentUrl = mock.baseUrl;
-    process.stderr.write(`proto-comply: certifying the built-in mock seller at ${mock.baseUrl}\n`);
+  let agentUrl: string | undefined = args.agent;
+  let builtinReceiver: ReceiverTarget | undefined;
+  if (!args.agent && !receiverOnly) {
+    const mocks = await startBuiltinMocks({ token: args.token, withBuyer: args.receiver === undefined, log: (line) => process.stderr.write(`${line}\n`) });
+    stopMocks = () => mocks.close();
+    agentUrl = mocks.agentUrl;
+    authToken = mocks.authToken;
+    builtinReceiver = mocks.receiver;
   }
 
   // The harness's webhook sender identity, started first so its brand URL is known (and printed).
   const sender = args.receiver ? await startRunSender(args.receiver, args.token, (line) => process.stderr.write(`${line}\n`)) : undefined;
+  const receiver = sender?.target ?? builtinReceiver;
 
   try {
     const progressOut = args.json ? process.stderr : process.stdout;
@@ -221,8 +220,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       concurrency: args.concurrency,
       timeoutS: args.timeoutS,
       strict: args.strict,
-      receiverUrl: sender?.target.url,
-      receiver: sender?.target,
+      receiverUrl: receiver?.url,
+      receiver,
       command: reproduceCommand(args),
       onPlanned: (total) => {
         progress = createProgress({ out: progressOut, tty: Boolean((progressOut as NodeJS.WriteStream).isTTY), total, strict: args.strict });
@@ -245,7 +244,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     }
     return exitCodeFor(run, args.strict);
   } finally {
-    await stopMock?.();
+    await stopMocks?.();
     await sender?.sender.close();
   }
 }

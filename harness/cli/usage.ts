@@ -4,7 +4,7 @@ export class UsageError extends Error {}
 export const MAIN_HELP = `proto-comply — conformance and compliance harness for protocol agents (MCP and A2A)
 
 Usage:
-  proto-comply run [--agent URL] [options]      certify an agent (default: the built-in mock seller)
+  proto-comply run [--agent URL] [options]      certify an agent (default: the built-in mock seller and buyer)
   proto-comply mock seller [--port N] [...]     run the reference mock seller
   proto-comply mock buyer --db FILE [...]       run the reference mock buyer (a durable webhook receiver)
   proto-comply vectors --kind K --dir DIR       run RFC 9421 signature vectors through the verifier
@@ -18,8 +18,9 @@ Run "proto-comply run --help" for the run options.`;
 export const RUN_HELP = `Usage: proto-comply run [options]
 
 Certifies an agent over MCP and/or A2A and writes the reports. Without --agent it starts the
-built-in mock seller on an ephemeral loopback port, certifies it and stops it. With --receiver
-and no --agent it certifies only a buyer's webhook receiver (webhook-receiver suite).
+built-in mock seller and mock buyer on ephemeral loopback ports, certifies the seller and the
+buyer's webhook receiver, and stops them. With --receiver and no --agent it certifies only a
+buyer's webhook receiver (webhook-receiver suite).
 
   --agent URL         agent URL: an MCP endpoint (…/mcp), an agent card URL, an A2A endpoint (…/a2a)
                       or a base URL (MCP at <base>/mcp, card at <base>/.well-known/agent-card.json)
