@@ -28,9 +28,10 @@ describe.skipIf(!existsSync(SHARED))('public vectors (../shared/vectors/request-
     expect(r.out.at(-1)).toMatch(/^\d+ passed, 0 failed$/);
     expect(r.code).toBe(0);
   });
-  it('fails them under the wrong token (the tag is byte-exact)', async () => {
+  it('fails them under the wrong token (the tag is byte-exact), naming the right one', async () => {
     const r = await run(['--kind', 'request', '--dir', SHARED]);
     expect(r.code).toBe(1);
+    expect(r.err.at(-1)).toMatch(/--token adcp$/);
   });
 });
 if (!existsSync(SHARED)) console.warn(`skipping public vectors: ${SHARED} is absent`);
@@ -45,6 +46,12 @@ describe('own fixtures through the CLI', () => {
     expect(r.out.filter((l) => !l.endsWith('PASS')).slice(0, -1)).toEqual([]);
     expect(r.out.at(-1)).toMatch(/^\d+ passed, 0 failed$/);
     expect(r.code).toBe(0);
+  });
+
+  it('names the token the vectors are written for when run under another', async () => {
+    const r = await run(['--kind', 'request', '--dir', join(OWN, 'request-signing'), '--token', 'other']);
+    expect(r.code).toBe(1);
+    expect(r.err).toEqual(['vectors: these vectors are written for token "proto"; run again with --token proto']);
   });
 
   it('prints JSON with --json', async () => {

@@ -68,6 +68,16 @@ export function summaryLine(outcomes: readonly VectorOutcome[]): string {
   return `${n('pass')} passed, ${n('fail')} failed${skipped ? `, ${skipped} skipped` : ''}`;
 }
 
+/** When failures come from tags spelled with another token, name the token the files use. */
+export function tokenHint(outcomes: readonly VectorOutcome[], token: string): string | undefined {
+  const others = new Set<string>();
+  for (const o of outcomes) {
+    const m = o.status === 'fail' ? /tag "([a-z0-9_-]+)\/(?:request|webhook)-signing\/v1" is not "/.exec(o.detail ?? '') : null;
+    if (m && m[1] !== token) others.add(m[1]!);
+  }
+  return others.size === 1 ? `these vectors are written for token "${[...others][0]}"; run again with --token ${[...others][0]}` : undefined;
+}
+
 export async function vectorsCommand(argv: string[], io: VectorsIo = defaultIo): Promise<number> {
   let values: { kind?: string; dir?: string; token?: string; json?: boolean };
   try {
@@ -113,5 +123,7 @@ export async function vectorsCommand(argv: string[], io: VectorsIo = defaultIo):
     for (const o of outcomes) io.out(formatOutcome(o));
     io.out(summaryLine(outcomes));
   }
+  const hint = tokenHint(outcomes, token);
+  if (hint) io.err(`vectors: ${hint}`);
   return outcomes.some((o) => o.status === 'fail') ? 1 : 0;
 }
