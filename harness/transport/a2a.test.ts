@@ -73,6 +73,14 @@ describe('A2A transport vs SDK agent', () => {
     expect(JSON.stringify(body.params.message)).not.toContain('hook');
   });
 
+  it('sends webhook credentials but never records them', async () => {
+    const secret = 'hmac-secret-0123456789abcdef0123456789abcdef';
+    const r = await transport.call('echo', { a: 1 }, { pushNotificationConfig: { url: 'https://buyer.example/hook', authentication: { schemes: ['HMAC-SHA256'], credentials: secret } } });
+    expect(JSON.stringify(server.rpcBodies.at(-1))).toContain(secret); // the agent got it
+    expect(JSON.stringify(r.exchanges)).not.toContain(secret);
+    expect(JSON.stringify(r.exchanges)).toContain('<redacted:');
+  });
+
   it('decodes a failed task carrying the protocol error object', async () => {
     const r = await transport.call('fail_task', {});
     expect(r).toMatchObject({ ok: false, isError: true, status: 'failed', text: 'INVALID_REQUEST: brief is required' });

@@ -243,6 +243,7 @@ export class A2aTransport implements Transport {
       ctx.notes.push('the A2A agent card could not be read');
       return failureReply(ctx, opened.failure, this.ids.errorMember);
     }
+    this.http.redactCredentialsOf(args, options.pushNotificationConfig);
     const configuration: Record<string, unknown> = { blocking: true };
     if (options.pushNotificationConfig) configuration.pushNotificationConfig = options.pushNotificationConfig;
     const params = {

@@ -112,6 +112,20 @@ export function validateHttpUrl(url: string, what = 'URL'): URL {
   return parsed;
 }
 
+/** Every string at `authentication.credentials` in a value (webhook registrations), depth-bounded. */
+export function webhookCredentials(value: unknown, depth = 0, out: string[] = []): string[] {
+  if (depth > 8 || value === null || typeof value !== 'object') return out;
+  if (Array.isArray(value)) {
+    for (const v of value) webhookCredentials(v, depth + 1, out);
+    return out;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    if (k === 'authentication' && v && typeof v === 'object' && typeof (v as { credentials?: unknown }).credentials === 'string') out.push((v as { credentials: string }).credentials);
+    webhookCredentials(v, depth + 1, out);
+  }
+  return out;
+}
+
 export class HttpClient {
   private readonly agent: Agent;
   private readonly settings: HttpSettings;
@@ -131,6 +145,11 @@ export class HttpClient {
 
   get totalTimeoutMs(): number {
     return this.settings.totalTimeoutMs;
+  }
+
+  /** Webhook credentials a call is about to send (`authentication.credentials` anywhere in it) are redacted from every exchange. */
+  redactCredentialsOf(...values: unknown[]): void {
+    for (const secret of webhookCredentials(values)) this.settings.capture.addSecret(secret);
   }
 
   /** Build the exact outgoing request: headers, auth, then the caller's `prepare` hook. */

@@ -114,6 +114,17 @@ describe.each(COMBOS)('MCP transport vs SDK server (stateful=$stateful, json=$js
     expect(r.payload).toEqual({ echoed: { a: 1, push_notification_config: push } });
   });
 
+  it('sends webhook credentials but never records them', async () => {
+    const secret = 'hmac-secret-0123456789abcdef0123456789abcdef';
+    const push = { url: 'https://buyer.example/hook', authentication: { schemes: ['HMAC-SHA256'], credentials: secret } };
+    const r = await transport.call('echo', { reporting_webhook: { url: 'https://buyer.example/r', authentication: { schemes: ['Bearer'], credentials: 'bearer-cred-987654321' } } }, { pushNotificationConfig: push });
+    expect(JSON.stringify(r.payload)).toContain(secret); // the agent got it
+    const recorded = JSON.stringify(r.exchanges);
+    expect(recorded).not.toContain(secret);
+    expect(recorded).not.toContain('bearer-cred-987654321');
+    expect(recorded).toContain('<redacted:');
+  });
+
   it('picks the response among notifications on the stream', async () => {
     const r = await transport.call('notify_then_answer', {});
     expect(r).toMatchObject({ ok: true, payload: { done: true } });

@@ -189,6 +189,7 @@ export class McpTransport implements Transport {
       ctx.notes.push('the MCP session could not be opened');
       return failureReply(ctx, opened.failure, this.ids.errorMember);
     }
+    this.http.redactCredentialsOf(args, options.pushNotificationConfig);
     const argumentsOut = options.pushNotificationConfig
       ? { ...args, push_notification_config: options.pushNotificationConfig }
       : args;
