@@ -18,9 +18,6 @@ export interface BuiltinMocks {
   close(): Promise<void>;
 }
 
-/** The dedup bound the mock buyer applies to the harness's flood sender. */
-const FLOOD_BOUND = 20;
-
 export async function startBuiltinMocks(o: { token: string; withBuyer: boolean; log: (line: string) => void }): Promise<BuiltinMocks> {
   const { startMockSeller } = await import('../../mocks/seller/index.js');
   const authToken = randomBytes(24).toString('base64url');
@@ -34,24 +31,18 @@ export async function startBuiltinMocks(o: { token: string; withBuyer: boolean; 
   };
   try {
     const { startSenderIdentity } = await import('../webhooks/receiver-probe-sender.js');
-    const { startMockBuyer } = await import('../../mocks/buyer/index.js');
+    const { startMockBuyerFor } = await import('../../mocks/buyer/suite-run.js');
     const identity = await startSenderIdentity({ token: o.token });
     closers.push(() => identity.close());
     const dir = mkdtempSync(join(tmpdir(), 'proto-comply-buyer-'));
     closers.push(() => rmSync(dir, { recursive: true, force: true }));
-    const buyer = await startMockBuyer({
-      dbPath: join(dir, 'buyer.sqlite'),
-      token: o.token,
-      trust: { senders: [{ brandJsonUrl: identity.brandJsonUrl, publisherDeclarationUrl: identity.publisherDeclarationUrl }], allowInsecureLoopback: true },
-      dedupBounds: { [identity.agentUrls.flood]: FLOOD_BOUND },
-      endpoints: [{ id: 'alt' }],
-    });
+    const { buyer, receiver } = await startMockBuyerFor(identity, { dbPath: join(dir, 'buyer.sqlite'), token: o.token });
     closers.push(() => buyer.close());
     o.log(`proto-comply: certifying the built-in mock buyer's webhook receiver at ${buyer.url}`);
     return {
       agentUrl: seller.baseUrl,
       authToken,
-      receiver: { url: buyer.url, stateUrl: buyer.stateUrl, altUrl: `${buyer.baseUrl}/webhooks/alt`, dedupBound: FLOOD_BOUND, senderBrandUrl: identity.brandJsonUrl },
+      receiver,
       close,
     };
   } catch (e) {

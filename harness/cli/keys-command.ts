@@ -34,7 +34,6 @@ export interface KeysCommandIo {
   stop?: AbortSignal;
 }
 
-
 function parse(argv: string[]) {
   let v;
   try {

@@ -6,19 +6,9 @@ import { resolveEndpoints } from './endpoints.js';
 import { createTransport } from './factory.js';
 import { protocolIds } from '../token.js';
 import { A2A_PRODUCTS, startA2aServer, type A2aTestServer } from './testing/a2a-sdk-server.js';
-import type { TransportSettings } from './types.js';
+import { testSettings } from './testing/settings.js';
 
-function settings(extra: Partial<TransportSettings> = {}): TransportSettings {
-  return {
-    agentUrl: 'http://127.0.0.1/',
-    token: 'proto',
-    connectTimeoutMs: 2_000,
-    totalTimeoutMs: 10_000,
-    maxResponseBytes: 1024 * 1024,
-    capture: createRecorder(),
-    ...extra,
-  };
-}
+const settings = testSettings;
 
 describe('A2A transport vs SDK agent', () => {
   let server: A2aTestServer;

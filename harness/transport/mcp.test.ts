@@ -8,21 +8,11 @@ import { McpTransport } from './mcp.js';
 import { protocolIds } from '../token.js';
 import { PRODUCTS, startMcpServer, type McpTestServer } from './testing/mcp-sdk-server.js';
 import { startRawServer, type RawServer } from './testing/raw-server.js';
-import type { TransportSettings } from './types.js';
+import { testSettings } from './testing/settings.js';
 
 const ids = protocolIds('proto');
 
-function settings(extra: Partial<TransportSettings> = {}): TransportSettings {
-  return {
-    agentUrl: 'http://127.0.0.1/',
-    token: 'proto',
-    connectTimeoutMs: 2_000,
-    totalTimeoutMs: 10_000,
-    maxResponseBytes: 1024 * 1024,
-    capture: createRecorder(),
-    ...extra,
-  };
-}
+const settings = testSettings;
 
 const COMBOS = [
   { stateful: true, json: true },

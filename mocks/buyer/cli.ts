@@ -27,7 +27,6 @@ const USAGE =
   '[--trust-brand URL]... [--trust-publisher URL] [--insecure-loopback] [--dedup-bound N] [--sender-dedup-bound SENDER=N]... ' +
   '[--endpoint ID]... [--public-url URL] [--admin-token T]';
 
-
 function positiveInt(flag: string, raw: string): number {
   if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw new FlagError(`${flag} must be a positive integer, got ${JSON.stringify(raw)}`);
   return Number(raw);

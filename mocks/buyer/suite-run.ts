@@ -1,5 +1,6 @@
 /**
- * Self-test support: certify a freshly started mock buyer with the webhook-receiver suite, the
+ * Certify a freshly started mock buyer with the webhook-receiver suite (self-tests; `startMockBuyerFor`
+ * is also the built-in receiver of `proto-comply run` without --agent), the
  * harness signing as its own sender identity (started here so the buyer can trust it up front).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,7 +9,8 @@ import { join } from 'node:path';
 import { certify, type CertifyOptions } from '../../harness/certify.js';
 import type { RunResult } from '../../harness/engine/result.js';
 import { startSenderIdentity, type SenderIdentity } from '../../harness/webhooks/receiver-probe-sender.js';
-import { startMockBuyer, type MockBuyerOptions } from './index.js';
+import { startMockBuyer, type MockBuyerOptions, type RunningMockBuyer } from './index.js';
+import type { ReceiverTarget } from '../../harness/engine/resources.js';
 
 /** The bound the self-tests declare for the harness's flood sender. */
 export const FLOOD_BOUND = 20;
@@ -25,30 +27,42 @@ export interface BuyerRunOptions extends Omit<CertifyOptions, 'agentUrl' | 'rece
   identity?: SenderIdentity;
 }
 
+/**
+ * A mock buyer that trusts the harness's sender identity (brand.json + publisher pin on
+ * loopback), bounds the identity's flood sender at FLOOD_BOUND and has a second endpoint `alt`;
+ * with the receiver target that certifies it (read-back hook, second endpoint, bound, sender).
+ */
+export async function startMockBuyerFor(
+  identity: SenderIdentity,
+  o: { dbPath: string; token?: string; buyer?: Partial<MockBuyerOptions> },
+): Promise<{ buyer: RunningMockBuyer; receiver: ReceiverTarget }> {
+  const buyer = await startMockBuyer({
+    dbPath: o.dbPath,
+    token: o.token,
+    trust: { senders: [{ brandJsonUrl: identity.brandJsonUrl, publisherDeclarationUrl: identity.publisherDeclarationUrl }], allowInsecureLoopback: true },
+    dedupBounds: { [identity.agentUrls.flood]: FLOOD_BOUND },
+    endpoints: [{ id: 'alt' }],
+    ...o.buyer,
+  });
+  return {
+    buyer,
+    receiver: { url: buyer.url, stateUrl: buyer.stateUrl, altUrl: `${buyer.baseUrl}/webhooks/alt`, dedupBound: FLOOD_BOUND, senderBrandUrl: identity.brandJsonUrl },
+  };
+}
+
 export async function certifyMockBuyer(o: BuyerRunOptions = {}): Promise<RunResult> {
   const identity = o.identity ?? (await startSenderIdentity({ token: o.token }));
   const dir = mkdtempSync(join(tmpdir(), 'buyer-suite-'));
   const { buyer: buyerOpts, withState = true, withAlt = true, identity: _i, ...rest } = o;
   try {
-    const buyer = await startMockBuyer({
-      dbPath: join(dir, 'buyer.sqlite'),
-      token: o.token,
-      trust: { senders: [{ brandJsonUrl: identity.brandJsonUrl, publisherDeclarationUrl: identity.publisherDeclarationUrl }], allowInsecureLoopback: true },
-      dedupBounds: { [identity.agentUrls.flood]: FLOOD_BOUND },
-      endpoints: [{ id: 'alt' }],
-      ...buyerOpts,
-    });
+    const { buyer, receiver } = await startMockBuyerFor(identity, { dbPath: join(dir, 'buyer.sqlite'), token: o.token, buyer: buyerOpts });
+    const { url, stateUrl, altUrl, ...options } = receiver;
     try {
       return await certify({
         seed: '20261122',
         ...rest,
-        receiverUrl: buyer.url,
-        receiver: {
-          stateUrl: withState ? buyer.stateUrl : undefined,
-          altUrl: withAlt ? `${buyer.baseUrl}/webhooks/alt` : undefined,
-          dedupBound: FLOOD_BOUND,
-          senderBrandUrl: identity.brandJsonUrl,
-        },
+        receiverUrl: url,
+        receiver: { ...options, stateUrl: withState ? stateUrl : undefined, altUrl: withAlt ? altUrl : undefined },
       });
     } finally {
       await buyer.close();

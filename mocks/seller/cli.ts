@@ -21,7 +21,6 @@ export interface MockSellerCommandIo {
 const USAGE =
   'usage: proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]... [--db FILE] [--reply-mode sse|json] [--no-controller] [--list-faults]';
 
-
 function parse(argv: string[]) {
   let parsed;
   try {
