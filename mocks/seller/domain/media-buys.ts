@@ -39,6 +39,11 @@ export class MediaBuyService {
     return `pkg_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
   }
 
+  /** A package as booked: fresh id, not paused, nothing delivered yet. */
+  newPackage(p: Pick<PackageRecord, 'product_id' | 'pricing_option_id' | 'budget'>): PackageRecord {
+    return { package_id: this.newPackageId(), product_id: p.product_id, pricing_option_id: p.pricing_option_id, budget: p.budget, paused: false, delivery: { impressions: 0, clicks: 0, spend: 0 } };
+  }
+
   insert(buy: MediaBuyRecord): void {
     this.deps.records.put(KIND, buy.principal, buy.media_buy_id, buy.account_key, buy, Date.parse(buy.created_at));
   }

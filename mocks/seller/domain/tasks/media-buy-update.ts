@@ -155,14 +155,7 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
         if (change.paused !== undefined) pkg.paused = change.paused;
       }
       for (const p of args.new_packages ?? []) {
-        buy.packages.push({
-          package_id: s.mediaBuys.newPackageId(),
-          product_id: p.product_id,
-          pricing_option_id: p.pricing_option_id,
-          budget: p.budget,
-          paused: false,
-          delivery: { impressions: 0, clicks: 0, spend: 0 },
-        });
+        buy.packages.push(s.mediaBuys.newPackage(p));
       }
       if (args.push_notification_config !== undefined) buy.push_notification_config = args.push_notification_config;
       if (args.reporting_webhook !== undefined) buy.reporting_webhook = args.reporting_webhook;
