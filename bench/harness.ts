@@ -13,7 +13,7 @@ import { certify } from '../harness/certify.js';
 import { createRecorder, createTransport, resolveEndpoints, DEFAULT_TRANSPORT_LIMITS } from '../harness/transport/index.js';
 import { createSchemaValidator } from '../harness/schemas/validator.js';
 import { protocolIds } from '../harness/token.js';
-import type { BenchResult } from '../harness/signing/bench.js';
+import type { BenchResult } from '../harness/signing/bench/bench.js';
 
 const ARGS = { buying_mode: 'brief', brief: 'Video campaign for a sports drink', brand: { domain: 'example.com' } };
 

@@ -4,7 +4,8 @@
  */
 import { DEFAULT_TOKEN } from './token.js';
 import { newSeed } from './engine/rng.js';
-import { loadSuites } from './engine/loader.js';
+import type { SuiteCatalog } from './engine/loader.js';
+import { builtinSuites } from '../suites/index.js';
 import { executeRun } from './engine/run.js';
 import type { SuiteDef } from './engine/model.js';
 import type { ReceiverTarget } from './engine/resources.js';
@@ -19,7 +20,7 @@ import {
   type TransportKind,
 } from './transport/index.js';
 import { createSchemaValidator } from './schemas/validator.js';
-import { receiverOnlySuites, receiverOnlyTransports, receiverTargetOf, type ReceiverOptions } from './webhooks/receiver-probe-run.js';
+import { receiverOnlySuites, receiverOnlyTransports, receiverTargetOf, type ReceiverOptions } from './webhooks/receiver-probe/run.js';
 
 export interface CertifyOptions {
   /** Agent URL (MCP endpoint, agent card, A2A endpoint or base URL; see transport/endpoints.ts).
@@ -32,8 +33,10 @@ export interface CertifyOptions {
   transports?: TransportKind[];
   /** The caller named the transports (an absent A2A card is then a failure, not "not offered"). */
   transportExplicit?: boolean;
-  /** Suite ids (default all) or already loaded suites. */
+  /** Suite ids (default all) or already loaded suites (of `catalog`). */
   suites?: string[] | SuiteDef[];
+  /** The suites to choose from and their kinds (default: the built-in suites, suites/index.ts). */
+  catalog?: SuiteCatalog;
   checkGlob?: string;
   token?: string;
   authToken?: string;
@@ -54,8 +57,8 @@ export interface CertifyOptions {
 
 export class UnknownSuiteError extends Error {}
 
-export function pickSuites(selection: CertifyOptions['suites']): SuiteDef[] {
-  const all = loadSuites();
+export function pickSuites(selection: CertifyOptions['suites'], catalog: SuiteCatalog = builtinSuites()): SuiteDef[] {
+  const all = catalog.suites;
   if (!selection) return all;
   if (selection.length > 0 && typeof selection[0] !== 'string') return selection as SuiteDef[];
   const ids = selection as string[];
@@ -76,7 +79,8 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
     return certifyReceiverOnly(o, receiver, token);
   }
   const agentUrl = o.agentUrl;
-  const suites = pickSuites(o.suites);
+  const catalog = o.catalog ?? builtinSuites();
+  const suites = pickSuites(o.suites, catalog);
   const endpoints = resolveEndpoints(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl });
   const recorder = createRecorder({ token, secrets: o.authToken ? [o.authToken] : [] });
   const transports: Transport[] = (o.transports ?? ['mcp', 'a2a']).map((kind) =>
@@ -101,6 +105,7 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
       agentUrl,
       transports,
       suites,
+      kinds: catalog.kinds,
       authTokenSet: o.authToken !== undefined,
       command: o.command ?? `npx proto-comply run --agent ${agentUrl} --seed ${seed}`,
     });
@@ -129,13 +134,18 @@ function planBase(o: CertifyOptions, token: string, seed: string, receiver: Rece
 
 /** A buyer's receiver without an agent: transports stand for the webhook envelopes. */
 async function certifyReceiverOnly(o: CertifyOptions, receiver: ReceiverTarget, token: string): Promise<RunResult> {
-  const suites = o.suites !== undefined && o.suites.length > 0 && typeof o.suites[0] !== 'string' ? (o.suites as SuiteDef[]) : pickSuites(receiverOnlySuites(o.suites as string[] | undefined));
+  const catalog = o.catalog ?? builtinSuites();
+  const suites =
+    o.suites !== undefined && o.suites.length > 0 && typeof o.suites[0] !== 'string'
+      ? (o.suites as SuiteDef[])
+      : pickSuites(receiverOnlySuites(o.suites as string[] | undefined), catalog);
   const seed = o.seed ?? newSeed();
   return executeRun({
     ...planBase(o, token, seed, receiver),
     agentUrl: receiver.url,
     transports: receiverOnlyTransports(o.transports ?? ['mcp', 'a2a'], receiver),
     suites,
+    kinds: catalog.kinds,
     authTokenSet: false,
     command: o.command ?? `npx proto-comply run --receiver ${receiver.url} --seed ${seed}`,
   });

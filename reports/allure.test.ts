@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allureStatus, propertiesText, stableUuid, writeAllureResults } from './allure.js';
-import { HOSTILE, HOSTILE_AGENT_URL, buildRunFixture } from './test-fixture.js';
+import { HOSTILE, HOSTILE_AGENT_URL, buildRunFixture } from './testing/run-result.js';
 
 let root: string;
 beforeAll(async () => {

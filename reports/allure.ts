@@ -15,6 +15,9 @@ import type { Label, Status, StatusDetails, TestResult } from 'allure-js-commons
 import { isFailing } from '../harness/engine/result.js';
 import type { BaselineEntryResult, CheckResult, RunResult } from '../harness/engine/result.js';
 import { baselineEntryDetails, baselineEntryIdentity, baselineEntryStatus } from './allure-baseline.js';
+import type { AllureIdentity } from './allure-identity.js';
+
+export type { AllureIdentity };
 import type { WireExchange } from '../harness/transport/types.js';
 import { evidenceText } from './evidence-text.js';
 import { writeFileAtomic } from './fs.js';
@@ -100,17 +103,6 @@ interface PendingFile {
 
 function exchangeName(ex: WireExchange): string {
   return sanitizeText(`exchange #${ex.seq} ${ex.transport} ${ex.purpose}`);
-}
-
-/** What identifies a result in Allure; both the report writer and the vitest entry point use it. */
-export interface AllureIdentity {
-  name: string;
-  fullName: string;
-  historyId: string;
-  testCaseId: string;
-  description: string;
-  parameters: Array<{ name: string; value: string }>;
-  labels: Label[];
 }
 
 export function allureIdentity(run: Pick<RunResult, 'agent_url' | 'harness'>, check: CheckResult): AllureIdentity {

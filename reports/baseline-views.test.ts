@@ -11,8 +11,8 @@ import { renderSummary } from './console.js';
 import { renderHtml } from './html.js';
 import { renderJUnit } from './junit.js';
 import { md, mdEscape, renderMarkdownSummary } from './markdown.js';
-import { HOSTILE, HOSTILE_ALL, buildRunFixture, buildUnreachableFixture } from './test-fixture.js';
-import { findAll, parseXml, textOf } from './xml-check.js';
+import { HOSTILE, HOSTILE_ALL, buildRunFixture, buildUnreachableFixture } from './testing/run-result.js';
+import { findAll, parseXml, textOf } from './testing/xml-check.js';
 
 const run = buildRunFixture({ baseline: true });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OverallStatus } from '../harness/engine/result.js';
 import { registryStatus, toComplianceDetail, trackStatus } from './compliance-detail.js';
-import { buildRunFixture } from './test-fixture.js';
+import { buildRunFixture } from './testing/run-result.js';
 
 describe('toComplianceDetail', () => {
   it('maps the run status onto the registry vocabulary', () => {

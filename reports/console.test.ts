@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { checkLine, createProgress, renderSummary } from './console.js';
-import { HOSTILE, buildRunFixture } from './test-fixture.js';
+import { HOSTILE, buildRunFixture } from './testing/run-result.js';
 
 function sink(): { out: Writable; text: () => string } {
   const chunks: string[] = [];

@@ -14,7 +14,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeHtml } from './html.js';
 import { renderJUnit } from './junit.js';
-import { HOSTILE, HOSTILE_AGENT_URL, buildRunFixture } from './test-fixture.js';
+import { HOSTILE, HOSTILE_AGENT_URL, buildRunFixture } from './testing/run-result.js';
 import { oneLine } from './text.js';
 
 const CHROMIUM = '/usr/bin/chromium';

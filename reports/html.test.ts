@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeHtml, html } from './html-escape.js';
 import { renderHtml, writeHtml } from './html.js';
-import { HOSTILE, HOSTILE_AGENT_URL, buildRunFixture } from './test-fixture.js';
+import { HOSTILE, HOSTILE_AGENT_URL, buildRunFixture } from './testing/run-result.js';
 import { sanitizeText } from './text.js';
 
 let dir: string;

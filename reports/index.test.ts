@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReports } from './index.js';
 import { validateAgentCompliance } from './json.js';
 import { renderSummary } from './console.js';
-import { buildRunFixture, buildUnreachableFixture } from './test-fixture.js';
+import { buildRunFixture, buildUnreachableFixture } from './testing/run-result.js';
 
 let root: string;
 beforeAll(async () => {

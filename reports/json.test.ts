@@ -11,7 +11,7 @@ import {
   validateAgentCompliance,
   writeAgentComplianceJson,
 } from './json.js';
-import { HOSTILE, HOSTILE_AGENT_URL, buildRunFixture } from './test-fixture.js';
+import { HOSTILE, HOSTILE_AGENT_URL, buildRunFixture } from './testing/run-result.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { protocolIds } from '../harness/token.js';
 import { renderJUnit, writeJUnit } from './junit.js';
-import { HOSTILE, HOSTILE_AGENT_URL, HOSTILE_ALL, buildRunFixture } from './test-fixture.js';
+import { HOSTILE, HOSTILE_AGENT_URL, HOSTILE_ALL, buildRunFixture } from './testing/run-result.js';
 import { oneLine, sanitizeText } from './text.js';
 import { escapeXmlAttr, escapeXmlText } from './xml.js';
-import { XmlSyntaxError, findAll, parseXml, textOf } from './xml-check.js';
-import type { XmlNode } from './xml-check.js';
+import { XmlSyntaxError, findAll, parseXml, textOf } from './testing/xml-check.js';
+import type { XmlNode } from './testing/xml-check.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evidenceText, exchangeLine } from './evidence-text.js';
-import { buildRunFixture } from './test-fixture.js';
+import { buildRunFixture } from './testing/run-result.js';
 import { formatDuration, oneLine, sanitizeText, specRefText, toJsonText, truncate } from './text.js';
 
 describe('text helpers', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../harness/engine/result.js';
-import { buildRunFixture } from './test-fixture.js';
+import { buildRunFixture } from './testing/run-result.js';
 import { displayOutcome, groupChecks, groupsByLevel, severityRank, verdictsDiffer } from './view.js';
 
 function result(outcome: CheckResult['outcome'], extra: Partial<CheckResult> = {}): CheckResult {

@@ -63,7 +63,7 @@ describe('the reference mock seller', () => {
 describe('a seller without a test controller', () => {
   it('gets not_testable with the reason for controller checks, and the rest still passes', async () => {
     const run = await certifyMock({ mock: { testController: false } });
-    // Webhook checks make events happen through the controller, except these two (suites/webhooks.yaml).
+    // Webhook checks make events happen through the controller, except these two (suites/webhooks/webhooks.yaml).
     const controllerFreeWebhooks = ['webhooks.task.terminal-silent', 'webhooks.auth.bearer-refused'];
     const needing = run.checks.filter(
       (c) => /\.controller\.|\.expiry\./.test(c.check_id) || (c.suite_id === 'webhooks' && !controllerFreeWebhooks.includes(c.check_id)),

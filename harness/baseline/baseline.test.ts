@@ -4,7 +4,7 @@ import { applyBaseline, staleEntries } from './apply.js';
 import { baselineFromRun } from './from-report.js';
 import { exitCodeFor } from '../engine/summarize.js';
 import { isFailing, type CheckResult, type RunResult } from '../engine/result.js';
-import { buildRunFixture } from '../../reports/test-fixture.js';
+import { buildRunFixture } from '../../reports/testing/run-result.js';
 import { validateAgentCompliance, buildAgentCompliance } from '../../reports/json.js';
 
 const KNOWN = new Set(['a.one', 'a.two', 'b.three']);

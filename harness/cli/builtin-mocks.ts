@@ -30,7 +30,7 @@ export async function startBuiltinMocks(o: { token: string; withBuyer: boolean; 
     for (const c of closers.splice(0).reverse()) await c();
   };
   try {
-    const { startSenderIdentity } = await import('../webhooks/receiver-probe-sender.js');
+    const { startSenderIdentity } = await import('../webhooks/receiver-probe/sender.js');
     const { startMockBuyerFor } = await import('../../mocks/buyer/suite-run.js');
     const identity = await startSenderIdentity({ token: o.token });
     closers.push(() => identity.close());

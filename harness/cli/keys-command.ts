@@ -9,9 +9,9 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_TOKEN, protocolIds, TokenError } from '../token.js';
-import { agentConfiguration, counterpartyKeys } from '../signing/counterparty.js';
-import { startCounterpartyServer } from '../signing/counterparty-server.js';
-import { FlagError, waitForStop, parsePortFlag } from './serve-helpers.js';
+import { agentConfiguration, counterpartyKeys } from '../signing/keys/counterparty.js';
+import { startCounterpartyServer } from '../signing/keys/counterparty-server.js';
+import { FlagError, waitForStop, parsePortFlag } from '../cli-kit/serve.js';
 
 export const KEYS_HELP = `Usage: proto-comply keys [--jwks | --agent-config | --serve] [--token T] [--host H] [--port N]
 

@@ -16,8 +16,8 @@ import { loadRunBaseline } from './run-baseline.js';
 import { startBuiltinMocks } from './builtin-mocks.js';
 import { applyBaseline } from '../baseline/apply.js';
 import type { ReceiverTarget } from '../engine/resources.js';
-import { receiverOnlySuites } from '../webhooks/receiver-probe-run.js';
-import { RECEIVER_RUN_OPTIONS, ReceiverFlagError, receiverFromFlags, receiverReproduceFlags, startRunSender } from '../webhooks/receiver-probe-cli.js';
+import { receiverOnlySuites } from '../webhooks/receiver-probe/run.js';
+import { RECEIVER_RUN_OPTIONS, ReceiverFlagError, receiverFromFlags, receiverReproduceFlags, startRunSender } from '../webhooks/receiver-probe/cli.js';
 
 const OPTIONS = {
   agent: { type: 'string' },

@@ -9,6 +9,9 @@ import { runCheck, type CheckEnv } from './check-runner.js';
 import { protocolIds } from '../token.js';
 import { ObservedReplies } from './observed.js';
 import { validateSuite } from './loader.js';
+import { KindRegistry } from './kinds/registry.js';
+
+const KINDS = new KindRegistry();
 import type { AgentProfile } from './profile.js';
 import type { SchemaChecker } from './kinds/types.js';
 import { RunResources } from './resources.js';
@@ -64,6 +67,7 @@ function env(transport: Transport, profile: Partial<AgentProfile> = {}, signal =
     schemas: noSchemas,
     resources: new RunResources(),
     run: { seed: '42' },
+    kinds: KINDS,
   };
 }
 
@@ -71,6 +75,7 @@ function suiteWith(check: Omit<CheckDef, 'spec' | 'title'> & Partial<CheckDef>):
   const suite = validateSuite(
     { id: 'demo', title: 'Demo', checks: [{ title: 'a check', spec: { doc: 'interface-spec', section: '7' }, ...check }] },
     'test',
+    KINDS,
   );
   return { suite, check: suite.checks[0] };
 }

@@ -7,15 +7,15 @@
  * - the harness itself broke → error;
  * - the run budget ran out before the check finished → not_testable with not_run.
  */
-import type { CheckDef, ExpectationDef, SuiteDef } from './model.js';
+import type { CheckDef, ExpectationDef, StepDef, SuiteDef } from './model.js';
 import type { CheckResult, Evidence, Outcome } from './result.js';
 import type { CallOptions, TaskReply, Transport, WireExchange } from '../transport/types.js';
 import type { ProtocolIds } from '../token.js';
 import type { AgentProfile } from './profile.js';
 import type { ObservedReplies } from './observed.js';
 import type { RunFacts, RunResources } from './resources.js';
-import type { CheckContext, Judgement, SchemaChecker, StepVerdict, Subject } from './kinds/types.js';
-import { expectationKind, stepKind } from './kinds/registry.js';
+import type { CheckContext, Judgement, SchemaChecker, StepRecord, StepRun, StepScope, StepVerdict, Subject } from './kinds/types.js';
+import type { KindRegistry } from './kinds/registry.js';
 import { ScopedRandom } from './rng.js';
 import { expandTemplates, TemplateError } from './template.js';
 import { describeCondition, evaluateCondition } from './conditions.js';
@@ -31,6 +31,7 @@ export interface CheckEnv {
   schemas: SchemaChecker;
   resources: RunResources;
   run: RunFacts;
+  kinds: KindRegistry;
 }
 
 class BudgetExhausted extends Error {}
@@ -86,52 +87,8 @@ export async function runCheck(suite: SuiteDef, check: CheckDef, env: CheckEnv):
   const started = performance.now();
   const exchanges: WireExchange[] = [];
   const notes: string[] = [];
-  const random = new ScopedRandom(env.seed, `${env.transport.kind}\0${check.id}`);
-  const steps: CheckContext['steps'] = {};
-
-  const ctx: CheckContext = {
-    checkId: check.id,
-    transport: env.transport,
-    kind: env.transport.kind,
-    ids: env.ids,
-    profile: env.profile,
-    random,
-    runStartedAt: env.runStartedAt,
-    signal: env.signal,
-    steps,
-    exchanges,
-    notes,
-    observed: env.observed,
-    schemas: env.schemas,
-    resources: env.resources,
-    run: env.run,
-    expand: (value) =>
-      expandTemplates(value, { ids: env.ids, random, runStartedAt: env.runStartedAt, steps, capabilities: env.profile.capabilities }),
-    async call(task: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<TaskReply> {
-      if (env.signal.aborted) throw new BudgetExhausted();
-      const reply = await env.transport.call(task, args, { ...options, signal: env.signal });
-      exchanges.push(...reply.exchanges);
-      if (reply.failure?.kind === 'aborted' || env.signal.aborted) throw new BudgetExhausted();
-      env.observed.add(env.transport.kind, { checkId: check.id, reply, sentContext: args.context });
-      return reply;
-    },
-    async listTasks() {
-      if (env.signal.aborted) throw new BudgetExhausted();
-      const list = await env.transport.listTasks(env.signal);
-      exchanges.push(...list.exchanges);
-      if (list.failure?.kind === 'aborted' || env.signal.aborted) throw new BudgetExhausted();
-      return list;
-    },
-    judge(expectations: ExpectationDef[] | undefined, subject: Subject): Judgement {
-      for (const exp of expectations ?? []) {
-        const kind = expectationKind(exp.kind);
-        if (!kind) throw new Error(`unknown expectation kind ${exp.kind}`); // the loader prevents this
-        const j = kind.evaluate(exp, subject, ctx);
-        if (!j.ok) return j;
-      }
-      return { ok: true };
-    },
-  };
+  const scope: StepScope = { steps: {}, random: new ScopedRandom(env.seed, `${env.transport.kind}\0${check.id}`) };
+  const ctx = checkContext(env, check.id, exchanges, notes, scope);
 
   const finish = (outcome: Outcome, message: string, verdict?: { expected?: unknown; actual?: unknown; pointer?: string }, extra: Partial<CheckResult> = {}): CheckResult => {
     const evidence: Evidence | undefined =
@@ -153,34 +110,19 @@ export async function runCheck(suite: SuiteDef, check: CheckDef, env: CheckEnv):
   };
 
   try {
-    for (let i = 0; i < check.steps.length; i++) {
-      const step = check.steps[i];
-      const kind = stepKind(step.kind);
-      if (!kind) throw new Error(`unknown step kind ${step.kind}`); // the loader prevents this
-      let verdict: StepVerdict;
-      try {
-        const r = await kind.run(step, ctx);
-        verdict = r.verdict;
-        if (step.id && r.record) steps[step.id] = r.record;
-      } catch (e) {
-        if (e instanceof TemplateError) {
-          verdict = { status: 'unmet', message: `step ${i + 1} (${step.kind}): ${e.message}` };
-        } else {
-          throw e;
-        }
-      }
-      if (env.signal.aborted) throw new BudgetExhausted();
-      switch (verdict.status) {
-        case 'ok':
-          continue;
-        case 'not_applicable':
-          return finish('not_applicable', verdict.message);
-        case 'unmet':
-          return finish('not_testable', `prerequisite not met: ${verdict.message}`, verdict);
-        case 'failed':
-          if (step.role === 'setup') return finish('not_testable', `prerequisite not met: ${verdict.message}`, verdict);
-          return finish(failOutcome(check.level), verdict.message, verdict);
-      }
+    const r = await ctx.runSteps(check.steps);
+    if (env.signal.aborted) throw new BudgetExhausted();
+    const verdict = r.verdict;
+    switch (verdict.status) {
+      case 'ok':
+        break;
+      case 'not_applicable':
+        return finish('not_applicable', verdict.message);
+      case 'unmet':
+        return finish('not_testable', `prerequisite not met: ${verdict.message}`, verdict);
+      case 'failed':
+        if (r.failedRole === 'setup') return finish('not_testable', `prerequisite not met: ${verdict.message}`, verdict);
+        return finish(failOutcome(check.level), verdict.message, verdict);
     }
     return finish('pass', notes.length ? notes.join('; ') : 'ok');
   } catch (e) {
@@ -190,4 +132,80 @@ export async function runCheck(suite: SuiteDef, check: CheckDef, env: CheckEnv):
     const err = e as Error;
     return finish('error', `harness error: ${err.message}`, { actual: err.stack?.split('\n').slice(0, 6).join('\n') });
   }
+}
+
+/**
+ * The context one check's steps run in. `scope` holds the step records and the generator of
+ * fresh values; `runSteps` runs a list of steps in this scope or in another one (a shared flow's).
+ */
+function checkContext(env: CheckEnv, checkId: string, exchanges: WireExchange[], notes: string[], scope: StepScope): CheckContext {
+  const ctx: CheckContext = {
+    checkId,
+    transport: env.transport,
+    kind: env.transport.kind,
+    ids: env.ids,
+    profile: env.profile,
+    random: scope.random,
+    runStartedAt: env.runStartedAt,
+    signal: env.signal,
+    steps: scope.steps,
+    exchanges,
+    notes,
+    observed: env.observed,
+    schemas: env.schemas,
+    resources: env.resources,
+    run: env.run,
+    expand: (value) =>
+      expandTemplates(value, { ids: env.ids, random: scope.random, runStartedAt: env.runStartedAt, steps: scope.steps, capabilities: env.profile.capabilities }),
+    async call(task: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<TaskReply> {
+      if (env.signal.aborted) throw new BudgetExhausted();
+      const reply = await env.transport.call(task, args, { ...options, signal: env.signal });
+      exchanges.push(...reply.exchanges);
+      if (reply.failure?.kind === 'aborted' || env.signal.aborted) throw new BudgetExhausted();
+      env.observed.add(env.transport.kind, { checkId, reply, sentContext: args.context });
+      return reply;
+    },
+    async listTasks() {
+      if (env.signal.aborted) throw new BudgetExhausted();
+      const list = await env.transport.listTasks(env.signal);
+      exchanges.push(...list.exchanges);
+      if (list.failure?.kind === 'aborted' || env.signal.aborted) throw new BudgetExhausted();
+      return list;
+    },
+    judge(expectations: ExpectationDef[] | undefined, subject: Subject): Judgement {
+      for (const exp of expectations ?? []) {
+        const kind = env.kinds.expectationKind(exp.kind);
+        if (!kind) throw new Error(`unknown expectation kind ${exp.kind}`); // the loader prevents this
+        const j = kind.evaluate(exp, subject, ctx);
+        if (!j.ok) return j;
+      }
+      return { ok: true };
+    },
+    runSteps(steps: readonly StepDef[], other?: StepScope): Promise<StepRun> {
+      const target = other === undefined || other === scope ? ctx : checkContext(env, checkId, exchanges, notes, other);
+      return runStepList(steps, target, env.kinds);
+    },
+  };
+  return ctx;
+}
+
+/** Run steps in order until one does not end ok; records of steps with an id are saved in the scope. */
+async function runStepList(steps: readonly StepDef[], ctx: CheckContext, kinds: KindRegistry): Promise<StepRun> {
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i];
+    const kind = kinds.stepKind(step.kind);
+    if (!kind) throw new Error(`unknown step kind ${step.kind}`); // the loader prevents this
+    let verdict: StepVerdict;
+    try {
+      const r = await kind.run(step, ctx);
+      verdict = r.verdict;
+      if (step.id && r.record) (ctx.steps as Record<string, StepRecord>)[step.id] = r.record;
+    } catch (e) {
+      if (!(e instanceof TemplateError)) throw e;
+      verdict = { status: 'unmet', message: `step ${i + 1} (${step.kind}): ${e.message}` };
+    }
+    if (ctx.signal.aborted) throw new BudgetExhausted();
+    if (verdict.status !== 'ok') return { verdict, failedStep: i + 1, failedRole: step.role ?? 'probe' };
+  }
+  return { verdict: { status: 'ok' } };
 }

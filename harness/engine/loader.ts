@@ -1,20 +1,25 @@
 /**
- * Loads suite files (YAML data in suites/) and rejects anything the engine would not interpret
- * exactly: unknown kinds, unknown or missing fields, duplicate or malformed check ids.
+ * Loads suite files (the YAML of each suite plugin) and rejects anything the engine would not
+ * interpret exactly: unknown kinds, unknown or missing fields, duplicate or malformed check ids.
+ * The kinds a suite may use are those of the KindRegistry built from the same plugins.
  */
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject } from 'ajv';
 import type { CheckDef, ExpectationDef, StepDef, SuiteDef } from './model.js';
-import { expectationKind, expectationKindNames, stepKind, stepKindNames } from './kinds/registry.js';
+import { KindRegistry } from './kinds/registry.js';
 import type { ExpectationKind, StepKind } from './kinds/types.js';
+import type { SuitePlugin } from './plugin.js';
 
 export class SuiteLoadError extends Error {}
 
-export const SUITES_DIR = fileURLToPath(new URL('../../suites/', import.meta.url));
+/** The suites of a set of plugins, with the kind registry built from the same plugins. */
+export interface SuiteCatalog {
+  suites: SuiteDef[];
+  kinds: KindRegistry;
+}
 
 const CONDITION = {
   $id: 'condition',
@@ -104,37 +109,37 @@ function formatErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`).join('; ');
 }
 
-function checkExpectations(list: unknown, where: string): void {
+function checkExpectations(list: unknown, where: string, kinds: KindRegistry): void {
   if (list === undefined) return;
   if (!Array.isArray(list)) throw new SuiteLoadError(`${where}: expectations must be a list`);
   list.forEach((e: ExpectationDef, i) => {
     const at = `${where}[${i}]`;
     if (!e || typeof e !== 'object' || typeof e.kind !== 'string') throw new SuiteLoadError(`${at}: an expectation needs a kind`);
-    const kind = expectationKind(e.kind);
-    if (!kind) throw new SuiteLoadError(`${at}: unknown expectation kind "${e.kind}" (known: ${expectationKindNames().join(', ')})`);
+    const kind = kinds.expectationKind(e.kind);
+    if (!kind) throw new SuiteLoadError(`${at}: unknown expectation kind "${e.kind}" (known: ${kinds.expectationKindNames().join(', ')})`);
     const v = kindValidator('expect', kind, {});
     if (!v(e)) throw new SuiteLoadError(`${at} (${e.kind}): ${formatErrors(v.errors)}`);
-    for (const f of kind.expectationFields ?? []) checkExpectations((e as Record<string, unknown>)[f], `${at}.${f}`);
+    for (const f of kind.expectationFields ?? []) checkExpectations((e as Record<string, unknown>)[f], `${at}.${f}`, kinds);
   });
 }
 
-function checkStep(step: StepDef, where: string): void {
-  const kind = stepKind(step.kind);
-  if (!kind) throw new SuiteLoadError(`${where}: unknown step kind "${step.kind}" (known: ${stepKindNames().join(', ')})`);
+function checkStep(step: StepDef, where: string, kinds: KindRegistry): void {
+  const kind = kinds.stepKind(step.kind);
+  if (!kind) throw new SuiteLoadError(`${where}: unknown step kind "${step.kind}" (known: ${kinds.stepKindNames().join(', ')})`);
   const v = kindValidator('step', kind, { id: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' }, role: { enum: ['setup', 'probe'] } });
   if (!v(step)) throw new SuiteLoadError(`${where} (${step.kind}): ${formatErrors(v.errors)}`);
-  for (const f of kind.expectationFields ?? []) checkExpectations(step[f], `${where}.${f}`);
+  for (const f of kind.expectationFields ?? []) checkExpectations(step[f], `${where}.${f}`, kinds);
   for (const f of kind.stepFields ?? []) {
     const nested = step[f];
     if (!Array.isArray(nested)) throw new SuiteLoadError(`${where}.${f}: must be a list of steps`);
     nested.forEach((s: StepDef, i) => {
       if (!s || typeof s !== 'object' || typeof s.kind !== 'string') throw new SuiteLoadError(`${where}.${f}[${i}]: a step needs a kind`);
-      checkStep(s, `${where}.${f}[${i}]`);
+      checkStep(s, `${where}.${f}[${i}]`, kinds);
     });
   }
 }
 
-export function validateSuite(data: unknown, source: string): SuiteDef {
+export function validateSuite(data: unknown, source: string, kinds: KindRegistry): SuiteDef {
   if (!validateSuiteShape(data)) throw new SuiteLoadError(`${source}: ${formatErrors(validateSuiteShape.errors)}`);
   const suite = data as unknown as SuiteDef;
   const ids = new Set<string>();
@@ -145,7 +150,7 @@ export function validateSuite(data: unknown, source: string): SuiteDef {
     ids.add(check.id);
     const stepIds = new Set<string>();
     check.steps.forEach((step, i) => {
-      checkStep(step, `${where} step ${i + 1}`);
+      checkStep(step, `${where} step ${i + 1}`, kinds);
       if (step.id !== undefined) {
         if (stepIds.has(step.id)) throw new SuiteLoadError(`${where}: duplicate step id "${step.id}"`);
         stepIds.add(step.id);
@@ -155,23 +160,27 @@ export function validateSuite(data: unknown, source: string): SuiteDef {
   return suite;
 }
 
-export function loadSuiteFile(path: string): SuiteDef {
+export function loadSuiteFile(path: string, kinds: KindRegistry): SuiteDef {
   let data: unknown;
   try {
     data = parse(readFileSync(path, 'utf8'), { merge: true, uniqueKeys: true, maxAliasCount: 5000 });
   } catch (e) {
     throw new SuiteLoadError(`${path}: ${(e as Error).message}`);
   }
-  return validateSuite(data, path);
+  return validateSuite(data, path, kinds);
 }
 
-/** Every suite in suites/ (files named <id>.yaml), in a stable order. */
-export function loadSuites(dir: string = SUITES_DIR): SuiteDef[] {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
-  const suites = files.map((f) => {
-    const suite = loadSuiteFile(join(dir, f));
-    if (`${suite.id}.yaml` !== f) throw new SuiteLoadError(`${join(dir, f)}: file name must be ${suite.id}.yaml`);
+/** Every plugin's suite, in the plugins' order, and the registry of their kinds. */
+export function loadSuites(plugins: readonly SuitePlugin[]): SuiteCatalog {
+  const kinds = new KindRegistry(plugins);
+  const seen = new Set<string>();
+  const suites = plugins.map((p) => {
+    const path = fileURLToPath(p.file);
+    if (seen.has(p.id)) throw new SuiteLoadError(`${path}: a second plugin for suite "${p.id}"`);
+    seen.add(p.id);
+    const suite = loadSuiteFile(path, kinds);
+    if (suite.id !== p.id) throw new SuiteLoadError(`${path}: declares suite "${suite.id}", but its plugin is "${p.id}"`);
     return suite;
   });
-  return suites;
+  return { suites, kinds };
 }

@@ -32,7 +32,7 @@ export class RunResources {
 /** A buyer's webhook receiver under test (`run --receiver URL`; the webhook-receiver suite). */
 export interface ReceiverTarget {
   url: string;
-  /** Read-back hook (`--receiver-state URL`): `GET <stateUrl>?task_id=<id>` (harness/webhooks/receiver-probe.md). */
+  /** Read-back hook (`--receiver-state URL`): `GET <stateUrl>?task_id=<id>` (suites/webhook-receiver/README.md). */
   stateUrl?: string;
   /** A second endpoint of the same receiver (`--receiver-alt URL`), to check dedup is shared across endpoints. */
   altUrl?: string;

@@ -6,6 +6,7 @@ import type { SuiteDef, CheckDef } from './model.js';
 import type { CheckResult, RunResult, TransportInfo } from './result.js';
 import type { Transport } from '../transport/types.js';
 import type { SchemaChecker } from './kinds/types.js';
+import type { KindRegistry } from './kinds/registry.js';
 import { protocolIds } from '../token.js';
 import { buildProfile, type AgentProfile } from './profile.js';
 import { ObservedReplies } from './observed.js';
@@ -23,6 +24,8 @@ export interface RunPlan {
   /** The user asked for these transports by name (an absent A2A card is then unreachable, not "not offered"). */
   transportExplicit: boolean;
   suites: SuiteDef[];
+  /** The kinds the suites were loaded with (loader.ts `loadSuites`). */
+  kinds: KindRegistry;
   checkGlob?: string;
   seed: string;
   budgetS?: number;
@@ -105,6 +108,7 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
           schemas: plan.schemas,
           resources,
           run: runFacts,
+          kinds: plan.kinds,
         };
         for (const suite of suites) {
           const parallel = suite.checks.filter((c) => !c.serial);

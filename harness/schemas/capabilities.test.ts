@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_TOKEN, protocolIds } from '../token.js';
 import { loadSample } from './samples.js';
 import { createSchemaValidator } from './validator.js';
-import { REMOVE, buildCase, expectValid, expectViolation, type InvalidCase } from './test-helpers.js';
+import { REMOVE, buildCase, expectValid, expectViolation, type InvalidCase } from './testing/schema-fixtures.js';
 
 const TOKENS = [DEFAULT_TOKEN, 'adcp'] as const;
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createSchemaValidator } from './validator.js';
-import { REMOVE, buildCase, chars, expectValid, expectViolation, type InvalidCase } from './test-helpers.js';
+import { REMOVE, buildCase, chars, expectValid, expectViolation, type InvalidCase } from './testing/schema-fixtures.js';
 
 const v = createSchemaValidator();
 

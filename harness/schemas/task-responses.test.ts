@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_TOKEN, protocolIds } from '../token.js';
 import { loadTaskSample } from './samples.js';
 import { createSchemaValidator } from './validator.js';
-import { REMOVE, applyEdits, buildCase, expectValid, expectViolation, type InvalidCase } from './test-helpers.js';
+import { REMOVE, applyEdits, buildCase, expectValid, expectViolation, type InvalidCase } from './testing/schema-fixtures.js';
 
 const ids = protocolIds(DEFAULT_TOKEN);
 const T = ids.token;

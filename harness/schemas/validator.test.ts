@@ -10,7 +10,7 @@ import { DEFAULT_TOKEN, TokenError, protocolIds } from '../token.js';
 import { DEFAULT_SCHEMA_DIR, SCHEMA_BASE_URI, SCHEMA_DIALECT, SchemaLoadError, loadSchemaDocuments } from './loader.js';
 import { DEFAULT_SAMPLE_DIR, SampleNotFoundError, loadSample, loadTaskSample, sampleNames, sampleSchemaName } from './samples.js';
 import { UnknownSchemaError, createSchemaValidator, normaliseSchemaPath } from './validator.js';
-import { expectValid } from './test-helpers.js';
+import { expectValid } from './testing/schema-fixtures.js';
 
 const TOKENS = [DEFAULT_TOKEN, 'adcp'];
 

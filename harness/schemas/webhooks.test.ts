@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadSample } from './samples.js';
 import { createSchemaValidator, detectWebhookFormat } from './validator.js';
-import { REMOVE, applyEdits, buildCase, chars, expectValid, expectViolation, type InvalidCase } from './test-helpers.js';
+import { REMOVE, applyEdits, buildCase, chars, expectValid, expectViolation, type InvalidCase } from './testing/schema-fixtures.js';
 
 const v = createSchemaValidator();
 const M = 'mcp-webhook-payload';

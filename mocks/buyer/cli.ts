@@ -13,7 +13,7 @@ import { listBuyerFaults, UnknownBuyerFaultError } from './faults.js';
 import { startMockBuyer, type MockBuyerOptions } from './index.js';
 import { EndpointConfigError } from './store/endpoints.js';
 import { TrustConfigError } from './trust.js';
-import { FlagError, waitForStop, parsePortFlag, formatFaultList } from '../../harness/cli/serve-helpers.js';
+import { FlagError, waitForStop, parsePortFlag, formatFaultList } from '../../harness/cli-kit/serve.js';
 
 export interface MockBuyerCommandIo {
   stdout?: (text: string) => void;

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_TOKEN, protocolIds } from '../../harness/token.js';
-import { WEBHOOK_PER_KEYID_CAP } from '../../harness/signing/replay-cache.js';
+import { WEBHOOK_PER_KEYID_CAP } from '../../harness/signing/verify/replay-cache.js';
 import { BuyerFaultSet } from './faults.js';
 import { handleAdmin } from './http/admin.js';
 import { BuyerHttpServer } from './http/server.js';

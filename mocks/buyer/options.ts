@@ -66,7 +66,7 @@ export interface RunningMockBuyer {
   readonly baseUrl: string;
   /** The default endpoint (RFC 9421, any trusted sender). */
   readonly url: string;
-  /** Read-back hook: `GET stateUrl?task_id=...` (see harness/webhooks/receiver-probe.md). */
+  /** Read-back hook: `GET stateUrl?task_id=...` (see suites/webhook-receiver/README.md). */
   readonly stateUrl: string;
   readonly adminUrl: string;
   /** Register another receiving endpoint (the registration the seller was told about). */

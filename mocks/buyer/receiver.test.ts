@@ -7,10 +7,10 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { protocolIds } from '../../harness/token.js';
-import { signHmacWebhook } from '../../harness/signing/legacy-hmac.js';
-import { encodeEvent, envelopeOf, tamperBody } from '../../harness/webhooks/receiver-probe-events.js';
-import { signWebhook } from '../../harness/webhooks/receiver-probe-sender.js';
-import { event, post, startRig, type Rig } from './test-support.js';
+import { signHmacWebhook } from '../../harness/signing/legacy/legacy-hmac.js';
+import { encodeEvent, envelopeOf, tamperBody } from '../../harness/webhooks/receiver-probe/events.js';
+import { signWebhook } from '../../harness/webhooks/receiver-probe/sender.js';
+import { event, post, startRig, type Rig } from './testing/buyer-rig.js';
 
 const ids = protocolIds('proto');
 const code = (r: { headers: Record<string, unknown> }) => String(r.headers['www-authenticate'] ?? '');

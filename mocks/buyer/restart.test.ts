@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeEvent } from '../../harness/webhooks/receiver-probe-events.js';
-import { signWebhook, startSenderIdentity, type SenderIdentity } from '../../harness/webhooks/receiver-probe-sender.js';
-import { event } from './test-support.js';
+import { encodeEvent } from '../../harness/webhooks/receiver-probe/events.js';
+import { signWebhook, startSenderIdentity, type SenderIdentity } from '../../harness/webhooks/receiver-probe/sender.js';
+import { event } from './testing/buyer-rig.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EVENTS = 240;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { certify, type CertifyOptions } from '../../harness/certify.js';
 import type { RunResult } from '../../harness/engine/result.js';
-import { startSenderIdentity, type SenderIdentity } from '../../harness/webhooks/receiver-probe-sender.js';
+import { startSenderIdentity, type SenderIdentity } from '../../harness/webhooks/receiver-probe/sender.js';
 import { startMockBuyer, type MockBuyerOptions, type RunningMockBuyer } from './index.js';
 import type { ReceiverTarget } from '../../harness/engine/resources.js';
 

@@ -6,12 +6,12 @@
  */
 import type { ProtocolIds } from '../../harness/token.js';
 import { errorCode } from '../../harness/signing/codes.js';
-import type { KeyResolver } from '../../harness/signing/key-resolver.js';
-import type { ReplayCache } from '../../harness/signing/replay-cache.js';
-import { parseSignatureHeaders, type SignatureParams } from '../../harness/signing/signature-headers.js';
-import { verifyRequestSignature } from '../../harness/signing/verifier.js';
-import type { ReceivedRequest } from '../../harness/signing/verifier-types.js';
-import { verifyWebhook, type WebhookVerdict, type WebhookVerifyOptions } from '../../harness/signing/webhook-mode.js';
+import type { KeyResolver } from '../../harness/signing/keys/key-resolver.js';
+import type { ReplayCache } from '../../harness/signing/verify/replay-cache.js';
+import { parseSignatureHeaders, type SignatureParams } from '../../harness/signing/parse/signature-headers.js';
+import { verifyRequestSignature } from '../../harness/signing/verify/verifier.js';
+import type { ReceivedRequest } from '../../harness/signing/verify/verifier-types.js';
+import { verifyWebhook, type WebhookVerdict, type WebhookVerifyOptions } from '../../harness/signing/verify/webhook-mode.js';
 import type { BuyerFaultSet } from './faults.js';
 import { NoReplayCache } from './replay-cache.js';
 import type { Registration } from './store/endpoints.js';

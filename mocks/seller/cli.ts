@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { TokenError } from '../../harness/token.js';
 import { UnknownFaultError, listFaults } from './faults.js';
 import { startMockSeller } from './index.js';
-import { FlagError, waitForStop, parsePortFlag, formatFaultList } from '../../harness/cli/serve-helpers.js';
+import { FlagError, waitForStop, parsePortFlag, formatFaultList } from '../../harness/cli-kit/serve.js';
 
 export interface MockSellerCommandIo {
   stdout?: (text: string) => void;

@@ -11,8 +11,8 @@ import { FaultSet, UnknownFaultError, getFault, listFaults, registerFault } from
 import { WEBHOOK_FAULTS } from './webhooks/faults.js';
 import { VERIFIER_FAULTS } from './signing/faults.js';
 import type { RunningMockSeller } from './index.js';
-import { McpTestClient } from './test-support/wire-client.js';
-import { createArgs, isoIn, key, startTestSeller } from './test-support/seller-fixtures.js';
+import { McpTestClient } from './testing/wire-client.js';
+import { createArgs, isoIn, key, startTestSeller } from './testing/seller-fixtures.js';
 
 const AUTH = 'fault-probe-token';
 

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashedPayload, payloadHash } from './domain/idempotency.js';
 import type { RunningMockSeller } from './index.js';
-import { McpTestClient, a2aSend } from './test-support/wire-client.js';
-import { createArgs, freshAccount, key, startTestSeller } from './test-support/seller-fixtures.js';
+import { McpTestClient, a2aSend } from './testing/wire-client.js';
+import { createArgs, freshAccount, key, startTestSeller } from './testing/seller-fixtures.js';
 
 let seller: RunningMockSeller;
 let client: McpTestClient;

@@ -1,7 +1,7 @@
 /** Public options and handle of the mock seller, and the request-verification extension point. */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SellerEvents } from './domain/events.js';
-import type { RequestSigningCapability } from '../../harness/signing/precheck.js';
+import type { RequestSigningCapability } from '../../harness/signing/verify/precheck.js';
 
 export type McpReplyMode = 'sse' | 'json';
 

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchemaValidator } from '../../harness/schemas/validator.js';
 import type { RunningMockSeller } from './index.js';
-import { McpTestClient, a2aSend } from './test-support/wire-client.js';
-import { createArgs, freshAccount, isoIn, key, startTestSeller } from './test-support/seller-fixtures.js';
+import { McpTestClient, a2aSend } from './testing/wire-client.js';
+import { createArgs, freshAccount, isoIn, key, startTestSeller } from './testing/seller-fixtures.js';
 
 const root = process.cwd();
 const available = existsSync(join(root, 'harness/schemas/validator.ts')) && existsSync(join(root, 'fixtures/schemas/media-buy.json'));

@@ -6,8 +6,8 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningMockSeller } from './index.js';
-import { McpTestClient, a2aGetTask, a2aSend, postJson } from './test-support/wire-client.js';
-import { createArgs, startTestSeller } from './test-support/seller-fixtures.js';
+import { McpTestClient, a2aGetTask, a2aSend, postJson } from './testing/wire-client.js';
+import { createArgs, startTestSeller } from './testing/seller-fixtures.js';
 
 const TASKS = [
   'get_proto_capabilities',

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningMockSeller } from './index.js';
-import { McpTestClient } from './test-support/wire-client.js';
-import { createArgs, isoIn, key, startTestSeller } from './test-support/seller-fixtures.js';
+import { McpTestClient } from './testing/wire-client.js';
+import { createArgs, isoIn, key, startTestSeller } from './testing/seller-fixtures.js';
 
 let seller: RunningMockSeller;
 let client: McpTestClient;

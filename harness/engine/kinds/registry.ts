@@ -1,37 +1,49 @@
 /**
- * The registry of check kinds. Suites may only use kinds registered here, with exactly the
- * fields each kind declares; `loader.ts` enforces both when a suite is loaded.
+ * The registry of check kinds, built once per set of suite plugins: the engine's generic kinds
+ * plus every kind a plugin registers. Suites may only use kinds registered here, with exactly
+ * the fields each kind declares; `loader.ts` enforces both when a suite is loaded, and the
+ * runner looks kinds up here. Two kinds of the same name are an error, never a silent override.
  */
 import type { ExpectationKind, StepKind } from './types.js';
-import { STEP_KINDS } from './steps/index.js';
-import { EXPECTATION_KINDS } from './expect/index.js';
+import type { SuitePlugin } from '../plugin.js';
+import { GENERIC_STEP_KINDS } from './steps/index.js';
+import { GENERIC_EXPECTATION_KINDS } from './expect/index.js';
 
-const steps = new Map<string, StepKind>(STEP_KINDS.map((k) => [k.name, k]));
-const expectations = new Map<string, ExpectationKind>(EXPECTATION_KINDS.map((k) => [k.name, k]));
+export class KindRegistry {
+  private readonly steps = new Map<string, StepKind>();
+  private readonly expectations = new Map<string, ExpectationKind>();
+  /** Who registered each kind (`step:<name>` / `expectation:<name>`), for the duplicate error. */
+  private readonly owners = new Map<string, string>();
 
-export function stepKind(name: string): StepKind | undefined {
-  return steps.get(name);
-}
+  constructor(plugins: readonly SuitePlugin[] = []) {
+    for (const k of GENERIC_STEP_KINDS) this.add(this.steps, k, 'the engine', 'step');
+    for (const k of GENERIC_EXPECTATION_KINDS) this.add(this.expectations, k, 'the engine', 'expectation');
+    for (const p of plugins) {
+      for (const k of p.stepKinds ?? []) this.add(this.steps, k, `suite ${p.id}`, 'step');
+      for (const k of p.expectationKinds ?? []) this.add(this.expectations, k, `suite ${p.id}`, 'expectation');
+    }
+  }
 
-export function expectationKind(name: string): ExpectationKind | undefined {
-  return expectations.get(name);
-}
+  private add<K extends { name: string }>(map: Map<string, K>, kind: K, owner: string, what: string): void {
+    const key = `${what}:${kind.name}`;
+    if (map.has(kind.name)) throw new Error(`${what} kind "${kind.name}" of ${owner} is already registered by ${this.owners.get(key)}`);
+    map.set(kind.name, kind);
+    this.owners.set(key, owner);
+  }
 
-export function stepKindNames(): string[] {
-  return [...steps.keys()].sort();
-}
+  stepKind(name: string): StepKind | undefined {
+    return this.steps.get(name);
+  }
 
-export function expectationKindNames(): string[] {
-  return [...expectations.keys()].sort();
-}
+  expectationKind(name: string): ExpectationKind | undefined {
+    return this.expectations.get(name);
+  }
 
-/** Register an extra kind (code-only checks of later suites: signature probing, webhooks). */
-export function registerStepKind(kind: StepKind): void {
-  if (steps.has(kind.name)) throw new Error(`step kind "${kind.name}" is already registered`);
-  steps.set(kind.name, kind);
-}
+  stepKindNames(): string[] {
+    return [...this.steps.keys()].sort();
+  }
 
-export function registerExpectationKind(kind: ExpectationKind): void {
-  if (expectations.has(kind.name)) throw new Error(`expectation kind "${kind.name}" is already registered`);
-  expectations.set(kind.name, kind);
+  expectationKindNames(): string[] {
+    return [...this.expectations.keys()].sort();
+  }
 }

@@ -82,6 +82,25 @@ export interface CheckContext {
   listTasks(): Promise<TaskListReply>;
   /** Judge a subject with a list of expectation definitions (first failure wins). */
   judge(expectations: ExpectationDef[] | undefined, subject: Subject): Judgement;
+  /**
+   * Run steps in order, stopping at the first that does not end ok. Without `scope` they run in
+   * this check's scope; with one, in that scope (its own step records and fresh values, e.g. a
+   * flow shared by several checks), with this check's transport, evidence and notes.
+   */
+  runSteps(steps: readonly StepDef[], scope?: StepScope): Promise<StepRun>;
+}
+
+/** Where steps save their records and draw their fresh values. */
+export interface StepScope {
+  steps: Record<string, StepRecord>;
+  random: ScopedRandom;
+}
+
+/** What a list of steps came to: ok, or the first step that was not ok (1-based) and its role. */
+export interface StepRun {
+  verdict: StepVerdict;
+  failedStep?: number;
+  failedRole?: 'setup' | 'probe';
 }
 
 /** What expectations look at. */

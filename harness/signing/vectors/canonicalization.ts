@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { errorCode } from '../codes.js';
-import { canonicalizeTargetUri, TargetUriError } from '../target-uri.js';
+import { canonicalizeTargetUri, TargetUriError } from '../parse/target-uri.js';
 import { readJson, VectorFormatError } from './loader.js';
 import type { VectorOutcome } from './runner.js';
 

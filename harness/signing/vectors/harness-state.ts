@@ -3,8 +3,8 @@
  * webhook keys) into a real replay cache and revocation list. Unknown keys cannot be
  * installed: the caller reports such a webhook vector as not applicable.
  */
-import { InMemoryReplayCache, REPLAY_TTL_SLACK_SECONDS } from '../replay-cache.js';
-import { InMemoryRevocation, listRefreshedAgo, type RevocationList } from '../revocation.js';
+import { InMemoryReplayCache, REPLAY_TTL_SLACK_SECONDS } from '../verify/replay-cache.js';
+import { InMemoryRevocation, listRefreshedAgo, type RevocationList } from '../verify/revocation.js';
 
 /**
  * Per-keyid cap the runner configures for the test counterparty (the black-box contract's

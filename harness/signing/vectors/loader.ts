@@ -6,8 +6,8 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { Jwk } from '../keys.js';
-import type { RequestSigningCapability } from '../precheck.js';
+import type { Jwk } from '../keys/keys.js';
+import type { RequestSigningCapability } from '../verify/precheck.js';
 
 export type VectorKind = 'request' | 'webhook';
 

@@ -6,15 +6,15 @@
  */
 import { join } from 'node:path';
 import { protocolIds, type ProtocolIds } from '../../token.js';
-import { decideAuthentication, type AuthDecision } from '../auth-decision.js';
-import { contentDigestHeader } from '../content-digest.js';
-import type { DefectName } from '../defects.js';
-import { StaticKeyResolver } from '../key-resolver.js';
-import { sigAlgOfJwk, signingKeyFromJwk, type Jwk } from '../keys.js';
-import type { DigestPolicy, OperationRef, RequestSigningCapability } from '../precheck.js';
-import { InMemoryReplayCache } from '../replay-cache.js';
-import { signRequest, type SignedRequest } from '../signer.js';
-import { verifyRequestSignature } from '../verifier.js';
+import { decideAuthentication, type AuthDecision } from '../verify/auth-decision.js';
+import { contentDigestHeader } from '../parse/content-digest.js';
+import type { DefectName } from '../sign/defects.js';
+import { StaticKeyResolver } from '../keys/key-resolver.js';
+import { sigAlgOfJwk, signingKeyFromJwk, type Jwk } from '../keys/keys.js';
+import type { DigestPolicy, OperationRef, RequestSigningCapability } from '../verify/precheck.js';
+import { InMemoryReplayCache } from '../verify/replay-cache.js';
+import { signRequest, type SignedRequest } from '../sign/signer.js';
+import { verifyRequestSignature } from '../verify/verifier.js';
 import { readJson, VectorFormatError } from './loader.js';
 import type { VectorOutcome } from './runner.js';
 

@@ -6,10 +6,10 @@
  * verified label and the expected signature base when given).
  */
 import { protocolIds } from '../../token.js';
-import { effectiveDigestPolicy, operationFromJsonRpc, type OperationRef } from '../precheck.js';
-import { StaticKeyResolver } from '../key-resolver.js';
-import { verifyRequestSignature } from '../verifier.js';
-import type { VerifyContext, VerifyResult } from '../verifier-types.js';
+import { effectiveDigestPolicy, operationFromJsonRpc, type OperationRef } from '../verify/precheck.js';
+import { StaticKeyResolver } from '../keys/key-resolver.js';
+import { verifyRequestSignature } from '../verify/verifier.js';
+import type { VerifyContext, VerifyResult } from '../verify/verifier-types.js';
 import { installHarnessState } from './harness-state.js';
 import type { SignatureVector } from './loader.js';
 

@@ -9,7 +9,7 @@
  *   GET  /_admin/health
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { constantTimeEqual } from '../../../harness/signing/legacy-bearer.js';
+import { constantTimeEqual } from '../../../harness/signing/legacy/legacy-bearer.js';
 import { EndpointConfigError, type EndpointInfo, type EndpointSpec } from '../store/endpoints.js';
 import type { ReadBack } from '../store/readback.js';
 import { readBody, sendJson } from './io.js';

@@ -1,7 +1,7 @@
 /**
  * Read-back of what the receiver did, for the admin routes and tests: processed events, current
  * task states and tallies. The `task` shape is the read-back convention the webhook-receiver
- * suite grades (harness/webhooks/receiver-probe.md).
+ * suite grades (suites/webhook-receiver/README.md).
  */
 import type { Db } from './db.js';
 

@@ -7,29 +7,14 @@
 import type { RecordStore } from '../store/record-store.js';
 import type { SellerClock } from './clock.js';
 import type { SellerEvents } from './events.js';
+import { NON_TERMINAL_TASK_STATUSES, type AsyncTaskRecord, type AsyncTaskStatus } from './async-task-record.js';
+
+export { NON_TERMINAL_TASK_STATUSES, type AsyncTaskRecord, type AsyncTaskStatus };
 
 const TASK_KIND = 'async_task';
 const ARM_KIND = 'create_arm';
 /** Directive scope that matches any account of the principal. */
 export const ANY_ACCOUNT = '*';
-
-export type AsyncTaskStatus = 'submitted' | 'working' | 'input-required' | 'completed' | 'failed' | 'canceled';
-export const NON_TERMINAL_TASK_STATUSES: ReadonlySet<AsyncTaskStatus> = new Set(['submitted', 'working', 'input-required']);
-
-export interface AsyncTaskRecord {
-  task_id: string;
-  task_type: string;
-  status: AsyncTaskStatus;
-  principal: string;
-  account_key: string;
-  created_at: string;
-  updated_at: string;
-  message?: string;
-  /** The request's top-level `context`, echoed on every webhook delivery (interface spec 6.1). */
-  context?: unknown;
-  push_notification_config?: unknown;
-  result?: unknown;
-}
 
 export interface CreateArmDirective {
   arm: 'submitted' | 'input-required';

@@ -4,7 +4,7 @@
  * registered `push_notification_config` / `reporting_webhook` on the record it receives.
  */
 import { EventEmitter } from 'node:events';
-import type { AsyncTaskRecord } from './async-tasks.js';
+import type { AsyncTaskRecord } from './async-task-record.js';
 import type { MediaBuyRecord } from './media-buy-record.js';
 
 export interface TaskStatusChanged {

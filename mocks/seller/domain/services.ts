@@ -9,7 +9,7 @@ import type { SellerEvents } from './events.js';
 import type { IdempotencyGuard } from './idempotency.js';
 import type { MediaBuyService } from './media-buys.js';
 import type { WebhookService } from '../webhooks/service.js';
-import type { RequestSigningCapability } from '../../../harness/signing/precheck.js';
+import type { RequestSigningCapability } from '../../../harness/signing/verify/precheck.js';
 
 export interface SellerServices {
   ids: ProtocolIds;

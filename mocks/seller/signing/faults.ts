@@ -1,7 +1,7 @@
 /**
- * Fault profiles of the mock seller's request verifier (signing/verifier.ts): each breaks one
+ * Fault profiles of the mock seller's request verifier (mocks/seller/signing/verifier.ts): each breaks one
  * step of the RFC 9421 verifier checklist (digest 1.9) and is caught by exactly its own check of
- * suites/signatures.yaml. Registered at import time (imported from mocks/seller/index.ts).
+ * suites/signatures/signatures.yaml. Registered at import time (imported from mocks/seller/index.ts).
  */
 import { registerFault } from '../faults.js';
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { protocolIds } from '../../../harness/token.js';
-import { counterpartyKeys, type CounterpartyRole } from '../../../harness/signing/counterparty.js';
-import type { DefectName } from '../../../harness/signing/defects.js';
-import { signRequest } from '../../../harness/signing/signer.js';
+import { counterpartyKeys, type CounterpartyRole } from '../../../harness/signing/keys/counterparty.js';
+import type { DefectName } from '../../../harness/signing/sign/defects.js';
+import { signRequest } from '../../../harness/signing/sign/signer.js';
 import { FaultSet } from '../faults.js';
 import type { RunningMockSeller, VerifyRequestInput } from '../options.js';
-import { startTestSeller } from '../test-support/seller-fixtures.js';
-import { McpTestClient, postJson } from '../test-support/wire-client.js';
+import { startTestSeller } from '../testing/seller-fixtures.js';
+import { McpTestClient, postJson } from '../testing/wire-client.js';
 import { VERIFIER_FAULTS } from './faults.js';
 import { createMockRequestVerifier, MOCK_RATE_CAP_KEY_CAP, mockRequestSigningCapability } from './verifier.js';
 

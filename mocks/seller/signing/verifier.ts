@@ -10,16 +10,16 @@ import { jsonRpcError } from '../http/server.js';
 import type { FaultSet } from '../faults.js';
 import type { VerifyRequestHook, VerifyRequestInput, VerifyRequestResult } from '../options.js';
 import type { ProtocolIds } from '../../../harness/token.js';
-import { counterpartyKeys, TEST_COUNTERPARTY_PER_KEYID_CAP } from '../../../harness/signing/counterparty.js';
+import { counterpartyKeys, TEST_COUNTERPARTY_PER_KEYID_CAP } from '../../../harness/signing/keys/counterparty.js';
 import { errorCode } from '../../../harness/signing/codes.js';
-import { StaticKeyResolver, type KeyLookup, type KeyResolver } from '../../../harness/signing/key-resolver.js';
-import { bodyRegistersLegacyWebhookAuth, operationFromJsonRpc, type OperationRef, type RequestSigningCapability } from '../../../harness/signing/precheck.js';
-import { InMemoryReplayCache, REQUEST_PER_KEYID_CAP, type ReplayCache, type ReplayInsertOutcome } from '../../../harness/signing/replay-cache.js';
-import type { RevocationChecker, RevocationStatus } from '../../../harness/signing/revocation.js';
-import { parseSignatureHeaders, type ParsedSignature } from '../../../harness/signing/signature-headers.js';
-import { verifyRequestSignature } from '../../../harness/signing/verifier.js';
-import type { VerifyContext, VerifyFailure, VerifyResult } from '../../../harness/signing/verifier-types.js';
-import { wwwAuthenticate } from '../../../harness/signing/www-authenticate.js';
+import { StaticKeyResolver, type KeyLookup, type KeyResolver } from '../../../harness/signing/keys/key-resolver.js';
+import { bodyRegistersLegacyWebhookAuth, operationFromJsonRpc, type OperationRef, type RequestSigningCapability } from '../../../harness/signing/verify/precheck.js';
+import { InMemoryReplayCache, REQUEST_PER_KEYID_CAP, type ReplayCache, type ReplayInsertOutcome } from '../../../harness/signing/verify/replay-cache.js';
+import type { RevocationChecker, RevocationStatus } from '../../../harness/signing/verify/revocation.js';
+import { parseSignatureHeaders, type ParsedSignature } from '../../../harness/signing/parse/signature-headers.js';
+import { verifyRequestSignature } from '../../../harness/signing/verify/verifier.js';
+import type { VerifyContext, VerifyFailure, VerifyResult } from '../../../harness/signing/verify/verifier-types.js';
+import { wwwAuthenticate } from '../../../harness/signing/parse/www-authenticate.js';
 import { VERIFIER_FAULTS as F } from './faults.js';
 
 /** Operations the mock verifies signatures for; create_media_buy is required when a bearer exists. */

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FaultSet } from '../faults.js';
-import type { AsyncTaskRecord } from '../domain/async-tasks.js';
+import type { AsyncTaskRecord } from '../domain/async-task-record.js';
 import { type MediaBuyRecord, round2 } from '../domain/media-buy-record.js';
 import type { WebhookRegistration } from './registration.js';
 

@@ -6,7 +6,7 @@
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { ProtocolIds } from '../../../harness/token.js';
-import { publicJwk, signingKeyFromJwk, type Jwk, type SigningKey } from '../../../harness/signing/keys.js';
+import { publicJwk, signingKeyFromJwk, type Jwk, type SigningKey } from '../../../harness/signing/keys/keys.js';
 
 export interface SellerWebhookKeys {
   /** The key that signs webhooks; its public half is in `jwks`. */

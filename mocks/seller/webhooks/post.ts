@@ -6,7 +6,7 @@
  * 408, 425, 429, 5xx, timeouts and connection errors are transient; other answers are final.
  */
 import { type Dispatcher, request } from 'undici';
-import { parseWwwAuthenticate } from '../../../harness/signing/www-authenticate.js';
+import { parseWwwAuthenticate } from '../../../harness/signing/parse/www-authenticate.js';
 
 export type AttemptStatus = 'success' | 'failed' | 'timeout' | 'connection_error';
 

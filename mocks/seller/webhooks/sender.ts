@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'undici';
 import type { ProtocolIds } from '../../../harness/token.js';
-import { signHmacWebhook } from '../../../harness/signing/legacy-hmac.js';
-import { randomNonce, signRequest } from '../../../harness/signing/signer.js';
+import { signHmacWebhook } from '../../../harness/signing/legacy/legacy-hmac.js';
+import { randomNonce, signRequest } from '../../../harness/signing/sign/signer.js';
 import type { FaultSet } from '../faults.js';
 import type { WebhookActivity } from './activity.js';
 import type { Envelope } from './envelope.js';

@@ -11,7 +11,7 @@
  * the next fire.
  */
 import type { ProtocolIds } from '../../../harness/token.js';
-import type { AsyncTaskRecord } from '../domain/async-tasks.js';
+import type { AsyncTaskRecord } from '../domain/async-task-record.js';
 import type { DeliverySimulated, MediaBuyStatusChanged, SellerEvents, TaskStatusChanged } from '../domain/events.js';
 import { type MediaBuyRecord, isTerminal } from '../domain/media-buy-record.js';
 import type { MediaBuyService } from '../domain/media-buys.js';

@@ -8,14 +8,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { protocolIds } from '../../../harness/token.js';
-import { BrandJwksResolver } from '../../../harness/signing/jwks-resolver.js';
-import { InMemoryReplayCache } from '../../../harness/signing/replay-cache.js';
-import { parseSignatureHeaders } from '../../../harness/signing/signature-headers.js';
-import { verifyRequestSignature } from '../../../harness/signing/verifier.js';
+import { BrandJwksResolver } from '../../../harness/signing/keys/jwks-resolver.js';
+import { InMemoryReplayCache } from '../../../harness/signing/verify/replay-cache.js';
+import { parseSignatureHeaders } from '../../../harness/signing/parse/signature-headers.js';
+import { verifyRequestSignature } from '../../../harness/signing/verify/verifier.js';
 import type { RunningMockSeller } from '../options.js';
-import { McpTestClient } from '../test-support/wire-client.js';
+import { McpTestClient } from '../testing/wire-client.js';
 import { ImpairmentCoalescer } from './impairments.js';
-import { createArgs, freshAccount, key, startTestSeller } from '../test-support/seller-fixtures.js';
+import { createArgs, freshAccount, key, startTestSeller } from '../testing/seller-fixtures.js';
 
 const ids = protocolIds('proto');
 

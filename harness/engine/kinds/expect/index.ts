@@ -1,3 +1,4 @@
+/** The engine's generic expectation kinds; suites add their own through their plugin (engine/plugin.ts). */
 import type { ExpectationKind } from '../types.js';
 import { authRefused, errorCode, errorMessage, errorWellFormed, isError, success, wellFormed } from './reply-status.js';
 import { arrayLength, field, increments } from './field.js';
@@ -6,9 +7,8 @@ import { matches, schema } from './schema.js';
 import { distinctCount, each, some } from './group.js';
 import { tasksListed, validActions } from './domain.js';
 import { countMatching, errorMatches, item } from './collection.js';
-import { EMISSION_EXPECTATION_KINDS } from '../../../webhooks/emission-expect.js';
 
-export const EXPECTATION_KINDS: ExpectationKind[] = [
+export const GENERIC_EXPECTATION_KINDS: readonly ExpectationKind[] = [
   success,
   errorCode,
   isError,
@@ -31,5 +31,4 @@ export const EXPECTATION_KINDS: ExpectationKind[] = [
   item,
   countMatching,
   errorMatches,
-  ...EMISSION_EXPECTATION_KINDS,
 ];

@@ -1,0 +1,131 @@
+/**
+ * The harness as a registered test counterparty of a live agent (digest 2.6, runner contract of
+ * the signed-requests suite): the TEST-ONLY keys the `signatures` suite signs with, the public
+ * JWKS an agent is configured to trust, the key id the agent pre-revokes and the per-keyid cap
+ * it applies to this counterparty.
+ *
+ * Keys come from our own fixtures (fixtures/signing/keys.json, plus the rate-cap key in
+ * fixtures/signing/counterparty-keys.json), written with the default token; the purpose member
+ * is re-spelled for the token in use (`<token>_use`). Never trust these keys in production.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_TOKEN, protocolIds, type ProtocolIds } from '../../token.js';
+import { publicJwk, signingKeyFromJwk, type Jwk, type SigningKey } from './keys.js';
+
+/** What each counterparty key is for in the live probes. */
+export const COUNTERPARTY_ROLES = ['ed25519', 'es256', 'revoked', 'governance', 'sign-only', 'enc-use', 'rate-cap'] as const;
+export type CounterpartyRole = (typeof COUNTERPARTY_ROLES)[number];
+
+const ROLE_KIDS: Record<CounterpartyRole, string> = {
+  ed25519: 'own-ed25519-2026',
+  es256: 'own-es256-2026',
+  revoked: 'own-revoked-2026',
+  governance: 'own-gov-2026',
+  'sign-only': 'own-sign-only-2026',
+  'enc-use': 'own-enc-use-2026',
+  'rate-cap': 'own-ratecap-2026',
+};
+
+export const ROLE_DESCRIPTIONS: Record<CounterpartyRole, string> = {
+  ed25519: 'main Ed25519 signer (request-signing)',
+  es256: 'ES256 signer (request-signing)',
+  revoked: 'request-signing key the agent must treat as revoked',
+  governance: 'governance-signing key: step 8 must refuse it for requests',
+  'sign-only': 'key_ops ["sign"] without "verify": step 8 must refuse it',
+  'enc-use': 'use "enc" instead of "sig": step 8 must refuse it',
+  'rate-cap': 'request-signing key reserved for the per-keyid cap probe',
+};
+
+/**
+ * Per-keyid replay-cache cap the agent applies to this counterparty: the runner contract's
+ * `grading_target_per_keyid_cap_requests` (the production floor stays 1,000,000 for others).
+ */
+export const TEST_COUNTERPARTY_PER_KEYID_CAP = 100;
+/** The agent's replay TTL for this counterparty must be at least this (contract `min_replay_ttl_seconds`). */
+export const TEST_COUNTERPARTY_MIN_REPLAY_TTL_SECONDS = 10;
+
+const FIXTURE_FILES = ['../../../fixtures/signing/keys.json', '../../../fixtures/signing/counterparty-keys.json'];
+/** The fixtures are written with the default token. */
+const FIXTURE_IDS = protocolIds(DEFAULT_TOKEN);
+
+let fixtureCache: Map<string, Jwk> | undefined;
+
+function fixtureKeys(): Map<string, Jwk> {
+  if (!fixtureCache) {
+    const byKid = new Map<string, Jwk>();
+    for (const rel of FIXTURE_FILES) {
+      const doc = JSON.parse(readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8')) as { keys?: Jwk[] };
+      for (const k of doc.keys ?? []) if (typeof k.kid === 'string') byKid.set(k.kid, k);
+    }
+    for (const [role, kid] of Object.entries(ROLE_KIDS)) {
+      if (!byKid.has(kid)) throw new Error(`test counterparty key ${kid} (${role}) is missing from the signing fixtures`);
+    }
+    fixtureCache = byKid;
+  }
+  return fixtureCache;
+}
+
+/** A fixture key with its purpose member spelled for `ids` (private scalar kept). */
+function retokened(jwk: Jwk, ids: ProtocolIds): Jwk {
+  const out: Jwk = {};
+  for (const [name, value] of Object.entries(jwk)) {
+    out[name === FIXTURE_IDS.keyUseMember ? ids.keyUseMember : name] = value;
+  }
+  return out;
+}
+
+export interface CounterpartyKeys {
+  ids: ProtocolIds;
+  /** The public JWKS an agent trusts for the test counterparty (no private members). */
+  jwks: { keys: Jwk[] };
+  kid(role: CounterpartyRole): string;
+  /** The private key of a role, ready for `signRequest`. */
+  signingKey(role: CounterpartyRole): SigningKey;
+  /** Key ids the agent must pre-revoke. */
+  revokedKids: string[];
+  /** Cap the agent applies per keyid of this counterparty. */
+  perKeyidCap: number;
+}
+
+const cache = new Map<string, CounterpartyKeys>();
+
+export function counterpartyKeys(ids: ProtocolIds): CounterpartyKeys {
+  const hit = cache.get(ids.token);
+  if (hit) return hit;
+  const fixtures = fixtureKeys();
+  const privateJwks = new Map<CounterpartyRole, Jwk>(COUNTERPARTY_ROLES.map((r) => [r, retokened(fixtures.get(ROLE_KIDS[r])!, ids)]));
+  const signing = new Map<CounterpartyRole, SigningKey>();
+  const keys: CounterpartyKeys = {
+    ids,
+    jwks: { keys: COUNTERPARTY_ROLES.map((r) => publicJwk(privateJwks.get(r)!)) },
+    kid: (role) => ROLE_KIDS[role],
+    signingKey(role) {
+      let k = signing.get(role);
+      if (!k) {
+        k = signingKeyFromJwk(privateJwks.get(role)!);
+        signing.set(role, k);
+      }
+      return k;
+    },
+    revokedKids: [ROLE_KIDS.revoked],
+    perKeyidCap: TEST_COUNTERPARTY_PER_KEYID_CAP,
+  };
+  cache.set(ids.token, keys);
+  return keys;
+}
+
+/** The agent-side configuration the `signatures` suite assumes, as a JSON document. */
+export function agentConfiguration(ids: ProtocolIds): Record<string, unknown> {
+  const keys = counterpartyKeys(ids);
+  return {
+    $comment: 'TEST-ONLY: configure these for the proto-comply test counterparty only (sandbox or staging), never in production trust stores.',
+    trusted_jwks: keys.jwks,
+    key_roles: Object.fromEntries(COUNTERPARTY_ROLES.map((r) => [keys.kid(r), ROLE_DESCRIPTIONS[r]])),
+    pre_revoked_kids: keys.revokedKids,
+    per_keyid_cap: { requests: keys.perKeyidCap, applies_to: 'each keyid of this counterparty' },
+    min_replay_ttl_seconds: TEST_COUNTERPARTY_MIN_REPLAY_TTL_SECONDS,
+    signature_encoding: 'base64url, unpadded (3.1 black-box contract)',
+    tag: ids.requestSigningTag,
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The seller's published webhook keys, as a buyer finds them (interface spec 5.1 rule 3, digest
+ * 1.11): the brand declaration (`identity.brand_json_url` from the capabilities, else
+ * `/.well-known/brand.json` at the agent's origin), its `agents[]` entry for the endpoint the
+ * harness talks to, and that entry's `jwks_uri`. When no entry byte-equals the endpoint URL the
+ * kid may be found in any single entry (the harness may know the agent by another URL).
+ * Fetches are SSRF-safe; http and loopback are allowed only when the agent itself is on
+ * loopback (a local agent under test).
+ */
+import type { CheckContext } from '../../engine/kinds/types.js';
+import { BrandJwksResolver } from '../../signing/keys/jwks-resolver.js';
+import type { KeyLookup, KeyResolver } from '../../signing/keys/key-resolver.js';
+import { InMemoryReplayCache, WEBHOOK_PER_KEYID_CAP, type ReplayCache } from '../../signing/verify/replay-cache.js';
+import { isLoopbackHost } from './config.js';
+
+export class AgentKeyResolver implements KeyResolver {
+  constructor(
+    private readonly exact: KeyResolver,
+    private readonly any: KeyResolver,
+  ) {}
+
+  async resolve(keyid: string): Promise<KeyLookup> {
+    const first = await this.exact.resolve(keyid);
+    if (first.ok || first.reason !== 'agent_not_in_brand_json') return first;
+    return this.any.resolve(keyid);
+  }
+}
+
+export interface SellerKeys {
+  brandJsonUrl: string;
+  resolver: KeyResolver;
+}
+
+export function brandJsonUrlFor(endpoint: string, capabilities: Record<string, unknown> | undefined): string {
+  const identity = capabilities?.identity as Record<string, unknown> | undefined;
+  const declared = identity?.brand_json_url;
+  if (typeof declared === 'string' && URL.canParse(declared)) return declared;
+  return new URL('/.well-known/brand.json', endpoint).href;
+}
+
+/** One resolver per (brand.json, endpoint) for the whole run, so keys are fetched once. */
+export function sellerKeys(ctx: CheckContext): Promise<SellerKeys> {
+  const endpoint = ctx.transport.endpoint;
+  const brandJsonUrl = brandJsonUrlFor(endpoint, ctx.profile.capabilities);
+  const local = isLoopbackHost(new URL(endpoint).hostname) && isLoopbackHost(new URL(brandJsonUrl).hostname);
+  return ctx.resources.get(`webhooks.emission.keys\u0000${brandJsonUrl}\u0000${endpoint}`, async () => {
+    const make = (agentUrl?: string) => new BrandJwksResolver({ brandJsonUrl, agentUrl, allowInsecureLoopback: local, cacheTtlSeconds: 300 });
+    return { value: { brandJsonUrl, resolver: new AgentKeyResolver(make(endpoint), make()) }, close: async () => {} };
+  });
+}
+
+/** One (keyid, nonce) store per run, shared by every delivery and retry (digest 2.7). */
+export function runReplayCache(ctx: CheckContext): Promise<ReplayCache> {
+  return ctx.resources.get('webhooks.emission.replay', async () => ({
+    value: new InMemoryReplayCache({ perKeyidCap: WEBHOOK_PER_KEYID_CAP }),
+    close: async () => {},
+  }));
+}

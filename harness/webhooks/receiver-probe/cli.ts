@@ -1,0 +1,69 @@
+/**
+ * The `run` flags for certifying a buyer's webhook receiver, kept here so run-command.ts only
+ * spreads them in:
+ *   --receiver URL              the receiver under test (without --agent: a receiver-only run)
+ *   --receiver-state URL        its read-back hook (GET <url>?task_id=...; suites/webhook-receiver/README.md)
+ *   --receiver-alt URL          a second endpoint of the same receiver (shared dedup check)
+ *   --receiver-dedup-bound N    the per-sender dedup bound it applies to the harness flood sender
+ *   --sender-port N             port of the harness's sender brand.json/JWKS (default ephemeral)
+ */
+import { TransportConfigError } from '../../transport/errors.js';
+import type { ReceiverTarget } from '../../engine/resources.js';
+import { receiverTargetOf } from './run.js';
+import { startSenderIdentity, type SenderIdentity } from './sender.js';
+
+export const RECEIVER_RUN_OPTIONS = {
+  receiver: { type: 'string' },
+  'receiver-state': { type: 'string' },
+  'receiver-alt': { type: 'string' },
+  'receiver-dedup-bound': { type: 'string' },
+  'sender-port': { type: 'string' },
+} as const;
+
+export class ReceiverFlagError extends Error {}
+
+type Values = Partial<Record<keyof typeof RECEIVER_RUN_OPTIONS, string | undefined>>;
+
+function intFlag(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ReceiverFlagError(`--${flag} must be an integer ${min}-${max}, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+/** The validated receiver target from the flags (undefined without --receiver). */
+export function receiverFromFlags(v: Values): ReceiverTarget | undefined {
+  try {
+    return receiverTargetOf(v.receiver, {
+      stateUrl: v['receiver-state'],
+      altUrl: v['receiver-alt'],
+      dedupBound: intFlag('receiver-dedup-bound', v['receiver-dedup-bound'], 1, 1_000_000_000),
+      senderPort: intFlag('sender-port', v['sender-port'], 0, 65_535),
+    });
+  } catch (e) {
+    if (e instanceof TransportConfigError) throw new ReceiverFlagError(e.message);
+    throw e;
+  }
+}
+
+/** The receiver flags of the command that reproduces a run. */
+export function receiverReproduceFlags(r: ReceiverTarget | undefined, quote: (s: string) => string): string[] {
+  if (!r) return [];
+  const parts = [`--receiver ${quote(r.url)}`];
+  if (r.stateUrl) parts.push(`--receiver-state ${quote(r.stateUrl)}`);
+  if (r.altUrl) parts.push(`--receiver-alt ${quote(r.altUrl)}`);
+  if (r.dedupBound !== undefined) parts.push(`--receiver-dedup-bound ${r.dedupBound}`);
+  if (r.senderPort !== undefined) parts.push(`--sender-port ${r.senderPort}`);
+  return parts;
+}
+
+/**
+ * Start the harness's sender identity before the run, so its brand URL can be printed (and
+ * configured in the receiver when the port is fixed). The run uses it through `senderBrandUrl`.
+ */
+export async function startRunSender(r: ReceiverTarget, token: string, log: (line: string) => void): Promise<{ target: ReceiverTarget; sender: SenderIdentity }> {
+  const sender = await startSenderIdentity({ token, port: r.senderPort });
+  log(`proto-comply: webhook sender identity (TEST-ONLY keys): ${sender.brandJsonUrl} — the receiver must trust this brand declaration`);
+  log(`proto-comply:   senders ${sender.agentUrls.main} (deliveries) and ${sender.agentUrls.flood} (dedup-bound flood)`);
+  if (r.senderPort === undefined) log('proto-comply:   the port is ephemeral; use --sender-port N to keep the URL stable across runs');
+  return { target: { ...r, senderBrandUrl: sender.brandJsonUrl }, sender };
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { SUITE_PLUGINS, builtinSuites } from './index.js';
+import { KindRegistry } from '../harness/engine/kinds/registry.js';
+import { suitePlugin } from '../harness/engine/plugin.js';
+
+const SUITES_DIR = fileURLToPath(new URL('./', import.meta.url));
+const NOT_SUITES = new Set(['testing', 'shared']);
+
+describe('plugin index', () => {
+  it('loads every suite with unique check ids', () => {
+    const { suites } = builtinSuites();
+    expect(suites.map((s) => s.id)).toEqual(SUITE_PLUGINS.map((p) => p.id));
+    const ids = suites.flatMap((s) => s.checks.map((c) => c.id));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('lists every suite folder, and every listed suite has its folder', () => {
+    const folders = readdirSync(SUITES_DIR).filter((f) => statSync(SUITES_DIR + f).isDirectory() && !NOT_SUITES.has(f));
+    expect(SUITE_PLUGINS.map((p) => p.id).sort()).toEqual(folders.sort());
+  });
+
+  it('refuses two kinds of the same name', () => {
+    const call = { name: 'call', fields: {}, run: async () => ({ verdict: { status: 'ok' as const } }) };
+    expect(() => new KindRegistry([suitePlugin(import.meta.url, 'x', { stepKinds: [call] })])).toThrow(/step kind "call" of suite x is already registered by the engine/);
+  });
+
+  it('keeps a suite\'s kinds to the registries built with its plugin', () => {
+    expect(new KindRegistry().stepKind('webhook_flow')).toBeUndefined();
+    expect(builtinSuites().kinds.stepKind('webhook_flow')).toBeDefined();
+  });
+});

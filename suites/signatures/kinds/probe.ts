@@ -1,0 +1,106 @@
+/**
+ * Shared parts of the signature-probing step kinds: their field schemas, a note naming the keys
+ * the agent must trust, and judging a reply against "accepted" or "401 with
+ * `WWW-Authenticate: Signature error="<code>"`" (digest 1.14, 2.6).
+ */
+import { counterpartyKeys, COUNTERPARTY_ROLES } from '../../../harness/signing/keys/counterparty.js';
+import { DEFECTS } from '../../../harness/signing/sign/defects.js';
+import { parseWwwAuthenticate } from '../../../harness/signing/parse/www-authenticate.js';
+import type { TaskReply } from '../../../harness/transport/types.js';
+import { describeReply, type CheckContext, type StepVerdict } from '../../../harness/engine/kinds/types.js';
+import { unreachable } from '../../../harness/engine/kinds/steps/util.js';
+import { counterpartyServer, type SignSpec } from '../../shared/counterparty-signing.js';
+
+export const KEY_FIELD = { enum: [...COUNTERPARTY_ROLES] } as const;
+export const DEFECTS_FIELD = {
+  type: 'array',
+  items: { enum: DEFECTS.map((d) => d.name) },
+  uniqueItems: true,
+} as const;
+export const CODE_PATTERN = '^request_[a-z_]+$';
+/** `accepted`, or `{error: <code>, also_allowed?: [<code>...]}` (the spec names no single code). */
+export const EXPECT_FIELD = {
+  oneOf: [
+    { const: 'accepted' },
+    {
+      type: 'object',
+      properties: {
+        error: { type: 'string', pattern: CODE_PATTERN },
+        also_allowed: { type: 'array', items: { type: 'string', pattern: CODE_PATTERN }, minItems: 1 },
+      },
+      required: ['error'],
+      additionalProperties: false,
+    },
+  ],
+} as const;
+
+export type SignedExpectation = 'accepted' | { error: string; also_allowed?: string[] };
+
+/** A note pointing at the keys the agent should trust, added to failing checks. */
+export async function noteKeys(ctx: CheckContext): Promise<void> {
+  const server = await counterpartyServer(ctx);
+  ctx.notes.push(
+    `the harness signs as a test counterparty whose keys are published at ${server.jwksUrl} (brand.json ${server.brandJsonUrl}); ` +
+      'the agent must trust them, pre-revoke and cap them as `proto-comply keys --agent-config` describes',
+  );
+}
+
+function failureFacts(reply: TaskReply): Record<string, unknown> {
+  const f = reply.failure;
+  if (!f) return { status: reply.status, is_error: reply.isError, error: reply.error?.raw };
+  return { failure: f.kind, http_status: f.httpStatus, www_authenticate: f.wwwAuthenticate, message: f.message };
+}
+
+/** Did the agent's verifier reject the request (any HTTP 401)? */
+export function isSignatureRejection(reply: TaskReply): boolean {
+  return reply.failure?.kind === 'http_status' && reply.failure.httpStatus === 401;
+}
+
+/** The `Signature error` code of a 401, when there is one. */
+export function rejectionCode(reply: TaskReply): string | undefined {
+  return isSignatureRejection(reply) ? parseWwwAuthenticate(reply.failure?.wwwAuthenticate) : undefined;
+}
+
+export function judgeSigned(reply: TaskReply, expect: SignedExpectation, ctx: CheckContext, what: string): StepVerdict {
+  const down = unreachable(reply);
+  if (down) return down;
+  if (expect === 'accepted') {
+    if (reply.failure) {
+      const www = reply.failure.wwwAuthenticate;
+      return {
+        status: 'failed',
+        message: `${what} was not accepted: ${describeReply(reply)}${www ? ` (WWW-Authenticate: ${www})` : ''}`,
+        expected: 'accepted: a 2xx answer with a successful task reply',
+        actual: failureFacts(reply),
+      };
+    }
+    const j = ctx.judge([{ kind: 'success' }], { reply, record: { ok: reply.ok, status: reply.status } });
+    if (j.ok) return { status: 'ok' };
+    return { status: 'failed', message: `${what} was let through but the task did not succeed: ${j.message}`, expected: j.expected, actual: j.actual };
+  }
+  const allowed = [expect.error, ...(expect.also_allowed ?? [])];
+  const wanted = `HTTP 401 with WWW-Authenticate: Signature error="${expect.error}"${expect.also_allowed ? ` (or ${expect.also_allowed.join(', ')})` : ''}`;
+  if (isSignatureRejection(reply)) {
+    const header = reply.failure!.wwwAuthenticate;
+    const code = parseWwwAuthenticate(header);
+    if (code !== undefined && allowed.includes(code)) {
+      if (header !== `Signature error="${code}"`) ctx.notes.push(`WWW-Authenticate carries more than the code (tolerated): ${header}`);
+      return { status: 'ok' };
+    }
+    return {
+      status: 'failed',
+      message: `${what}: HTTP 401, but ${header === undefined ? 'without a WWW-Authenticate header' : `WWW-Authenticate is ${JSON.stringify(header)}`}; expected Signature error="${expect.error}"`,
+      expected: wanted,
+      actual: failureFacts(reply),
+    };
+  }
+  return { status: 'failed', message: `${what}: expected ${wanted}, got ${describeReply(reply)}`, expected: wanted, actual: failureFacts(reply) };
+}
+
+/** A short description of a signed probe for notes. */
+export function describeProbe(task: string, spec: SignSpec, ctx: CheckContext): string {
+  const keys = counterpartyKeys(ctx.ids);
+  const defects = spec.defects.length ? `, defect ${spec.defects.join(' + ')}` : '';
+  return `${task} signed with ${keys.kid(spec.key)}${spec.coverDigest ? ' covering content-digest' : ''}${defects}`;
+}
+

@@ -1,0 +1,50 @@
+/**
+ * `signed_replay` (checklist step 12; runner contract `replay_window`, digest 2.6): the identical
+ * signed request is sent twice, back to back. The first copy must be accepted (it really runs:
+ * create_media_buy on a sandbox seller, otherwise a listed read); the second, byte for byte the
+ * same, must be refused with `request_signature_replayed`.
+ */
+import type { CounterpartyRole } from '../../../harness/signing/keys/counterparty.js';
+import type { OutgoingRequest } from '../../../harness/transport/types.js';
+import { recordOf, type StepKind } from '../../../harness/engine/kinds/types.js';
+import { counterpartyServer, coverDigest, signingPrepare, type SignSpec } from '../../shared/counterparty-signing.js';
+import { describeProbe, judgeSigned, KEY_FIELD, noteKeys } from './probe.js';
+import { resolveTarget } from './target.js';
+
+export const REPLAYED_CODE = 'request_signature_replayed';
+
+export const signedReplay: StepKind = {
+  name: 'signed_replay',
+  fields: { key: KEY_FIELD },
+  async run(step, ctx) {
+    await counterpartyServer(ctx);
+    const target = await resolveTarget(ctx, 'replay');
+    if (!target.ok) return { verdict: { status: 'unmet', message: target.message } };
+    const { task, args, how } = target.target;
+    const spec: SignSpec = { key: (step.key as CounterpartyRole | undefined) ?? 'ed25519', defects: [], coverDigest: coverDigest('policy', ctx) };
+    const captured: { req?: OutgoingRequest } = {};
+    ctx.notes.push(`${describeProbe(task, spec, ctx)}, sent twice [${how}]`);
+    const first = await ctx.call(task, args, { prepare: signingPrepare(ctx, spec, (r) => (captured.req = r)), purpose: `${task} (signed, first copy)` });
+    const firstVerdict = judgeSigned(first, 'accepted', ctx, 'the first copy of the signed request');
+    const copy = captured.req;
+    if (firstVerdict.status !== 'ok' || !copy) {
+      if (firstVerdict.status === 'failed') await noteKeys(ctx);
+      return { verdict: firstVerdict, record: recordOf(first) };
+    }
+    const second = await ctx.call(task, args, {
+      // The identical request: same URL, headers (signature, nonce) and body bytes.
+      prepare: () => ({ method: copy.method, url: copy.url, headers: { ...copy.headers }, body: copy.body }),
+      purpose: `${task} (signed, identical replay)`,
+    });
+    const verdict = judgeSigned(second, { error: REPLAYED_CODE }, ctx, 'the identical second copy');
+    if (verdict.status === 'failed') {
+      if (second.failure?.kind === 'protocol' && second.httpStatus !== undefined && second.httpStatus < 300) {
+        ctx.notes.push(
+          `the agent answered the replayed copy with HTTP ${second.httpStatus}: it processed it (the copy carries the first request's JSON-RPC id, so the transport found no reply to the id it expected)`,
+        );
+      }
+      await noteKeys(ctx);
+    }
+    return { verdict, record: recordOf(second) };
+  },
+};

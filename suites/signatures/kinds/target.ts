@@ -1,0 +1,110 @@
+/**
+ * Which operation a signed probe calls (digest 1.15, 2.6). Probes go to operations the agent
+ * lists in `request_signing.supported_for` / `required_for` (never `warn_for`: shadow mode does
+ * not reject) and also lists as tasks.
+ *
+ * - Probes expected to be REJECTED use a listed read the harness knows valid arguments for, or
+ *   else a listed operation with inert arguments (`{}`): if the agent wrongly accepts the
+ *   signature, the arguments fail validation and nothing is created.
+ * - Probes expected to be ACCEPTED need a successful task: a listed read, or else
+ *   `create_media_buy` (after `get_products`), but only on a sandbox seller.
+ * - The replay probe (vector 016) really executes its first copy: `create_media_buy` on a sandbox
+ *   seller, otherwise a listed read.
+ * A seller is a sandbox when it declares `compliance_testing` or flags its replies `sandbox: true`.
+ */
+import { recordOf, type CheckContext } from '../../../harness/engine/kinds/types.js';
+import { signingCapability } from '../../shared/counterparty-signing.js';
+
+export type TargetPurpose = 'reject' | 'accept' | 'replay';
+/** `signed`: supported_for + required_for; `required`: required_for only (pre-check P1). */
+export type OperationScope = 'signed' | 'required';
+
+export interface SigningTarget {
+  task: string;
+  args: Record<string, unknown>;
+  /** Why this target: shown in notes. */
+  how: string;
+}
+
+export type TargetResult = { ok: true; target: SigningTarget } | { ok: false; message: string };
+
+/** Reads the harness can call with arguments that succeed on any conforming seller. */
+const READ_ARGS: Record<string, () => Record<string, unknown>> = {
+  get_products: () => ({
+    buying_mode: 'brief',
+    brief: 'Video campaign for a sports drink, 25-34 year olds, United States',
+    brand: { domain: 'example.com' },
+  }),
+  list_creative_formats: () => ({}),
+  list_accounts: () => ({}),
+};
+
+function readArgs(task: string, ctx: CheckContext): Record<string, unknown> | undefined {
+  if (task === ctx.ids.capabilitiesTask) return {};
+  return READ_ARGS[task]?.();
+}
+
+function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+export function isSandbox(ctx: CheckContext): boolean {
+  const caps = ctx.profile.capabilities;
+  return caps?.sandbox === true || (caps?.compliance_testing !== undefined && caps?.compliance_testing !== null);
+}
+
+/** Operations eligible for probing, in declaration order, listed by the agent, warn_for excluded. */
+export function eligibleOperations(ctx: CheckContext, scope: OperationScope): string[] {
+  const cap = signingCapability(ctx);
+  const required = stringList(cap.required_for);
+  const lists = scope === 'required' ? required : [...stringList(cap.supported_for), ...required];
+  const warn = new Set(stringList(cap.warn_for));
+  return [...new Set(lists)].filter((op) => !warn.has(op) && ctx.profile.tasks.includes(op));
+}
+
+async function createMediaBuyTarget(ctx: CheckContext): Promise<TargetResult> {
+  const products = await ctx.call('get_products', readArgs('get_products', ctx)!, { purpose: 'get_products (setup for a signed create_media_buy)' });
+  const record = recordOf(products);
+  const first = (record.payload as { products?: { product_id?: unknown; pricing_options?: { pricing_option_id?: unknown }[] }[] } | undefined)
+    ?.products?.[0];
+  if (!products.ok || typeof first?.product_id !== 'string' || typeof first.pricing_options?.[0]?.pricing_option_id !== 'string') {
+    return { ok: false, message: 'get_products (setup) returned no product with a pricing option to buy' };
+  }
+  ctx.steps.__signing_products = record;
+  const args = ctx.expand({
+    idempotency_key: '{{uuid:signed_create}}',
+    account: { brand: { domain: 'example.com' }, operator: 'pc-{{hex:signed_account}}.example' },
+    brand: { domain: 'example.com' },
+    start_time: 'asap',
+    end_time: '{{date:+30d}}',
+    packages: [
+      {
+        product_id: '{{steps.__signing_products.payload.products.0.product_id}}',
+        pricing_option_id: '{{steps.__signing_products.payload.products.0.pricing_options.0.pricing_option_id}}',
+        budget: '{{int:signed_budget}}',
+      },
+    ],
+  }) as Record<string, unknown>;
+  return { ok: true, target: { task: 'create_media_buy', args, how: 'a real create on a sandbox seller' } };
+}
+
+export async function resolveTarget(ctx: CheckContext, purpose: TargetPurpose, scope: OperationScope = 'signed'): Promise<TargetResult> {
+  const ops = eligibleOperations(ctx, scope);
+  const listName = scope === 'required' ? 'required_for' : 'supported_for / required_for';
+  if (ops.length === 0) {
+    return { ok: false, message: `the agent lists no task named in request_signing.${listName} (warn_for excluded), so there is no operation to probe` };
+  }
+  const canCreate = isSandbox(ctx) && ops.includes('create_media_buy') && ctx.profile.tasks.includes('get_products');
+  if (purpose === 'replay' && canCreate) return createMediaBuyTarget(ctx);
+  const read = ops.find((op) => readArgs(op, ctx) !== undefined);
+  if (read) return { ok: true, target: { task: read, args: readArgs(read, ctx)!, how: `a read listed in request_signing.${listName}` } };
+  if (purpose === 'reject') return { ok: true, target: { task: ops[0]!, args: {}, how: 'inert arguments: nothing is created if the signature is wrongly accepted' } };
+  if (canCreate) return createMediaBuyTarget(ctx);
+  return {
+    ok: false,
+    message:
+      `no operation in request_signing.${listName} that the harness can call successfully without side effects ` +
+      `(known reads: ${[ctx.ids.capabilitiesTask, ...Object.keys(READ_ARGS)].join(', ')}), and the seller is not a sandbox ` +
+      '(no compliance_testing capability, no sandbox flag), so no real mutation is attempted',
+  };
+}

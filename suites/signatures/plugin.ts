@@ -1,0 +1,7 @@
+/** The `signatures` suite: probes a live agent's RFC 9421 request verifier (signatures.yaml, kinds/). */
+import { suitePlugin } from '../../harness/engine/plugin.js';
+import { signedCall } from './kinds/signed-call.js';
+import { signedRateCap } from './kinds/signed-rate-cap.js';
+import { signedReplay } from './kinds/signed-replay.js';
+
+export default suitePlugin(import.meta.url, 'signatures', { stepKinds: [signedCall, signedReplay, signedRateCap] });

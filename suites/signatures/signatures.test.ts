@@ -1,0 +1,74 @@
+/**
+ * The signatures suite end to end against the reference mock seller: every check passes over MCP
+ * and A2A, the digest-policy cases follow the declared policy (not applicable otherwise), other
+ * tokens work, and a seller without request signing gets not_applicable throughout.
+ */
+import { describe, expect, it } from 'vitest';
+import type { RunResult } from '../../harness/engine/result.js';
+import { builtinSuites } from '../index.js';
+import { certifyMock, findings } from '../testing/mock-run.js';
+
+const suite = builtinSuites().suites.find((s) => s.id === 'signatures')!;
+const ids = suite.checks.map((c) => c.id);
+
+function outcomes(run: RunResult, transport: string): Record<string, string> {
+  return Object.fromEntries(run.checks.filter((c) => c.transport === transport).map((c) => [c.check_id, c.outcome]));
+}
+
+function problems(run: RunResult): string[] {
+  return findings(run).map((c) => `${c.transport} ${c.check_id}: ${c.message}`);
+}
+
+describe.concurrent('signatures suite against the mock seller', () => {
+  it('passes every check over MCP and A2A, with the same verdicts', async () => {
+    const run = await certifyMock({ suites: ['signatures'] });
+    expect(problems(run)).toEqual([]);
+    const mcp = outcomes(run, 'mcp');
+    expect(outcomes(run, 'a2a')).toEqual(mcp);
+    const notApplicable = ids.filter((id) => mcp[id] === 'not_applicable');
+    // The mock declares covers_content_digest required: only the other policies' cases are n/a.
+    expect(notApplicable.sort()).toEqual(['signatures.digest.forbidden-enforced', 'signatures.digest.uncovered-accepted']);
+    expect(ids.filter((id) => mcp[id] === 'pass')).toHaveLength(ids.length - 2);
+    expect(ids.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('follows covers_content_digest either and forbidden', async () => {
+    const checkGlob = 'signatures.digest.*,signatures.accept.*';
+    const either = await certifyMock({ suites: ['signatures'], checkGlob, transports: ['mcp'], mock: { requestSigning: { covers_content_digest: 'either' } } });
+    expect(problems(either)).toEqual([]);
+    expect(outcomes(either, 'mcp')).toMatchObject({
+      'signatures.digest.uncovered-accepted': 'pass',
+      'signatures.digest.mismatch': 'pass',
+      'signatures.digest.required-enforced': 'not_applicable',
+      'signatures.digest.forbidden-enforced': 'not_applicable',
+    });
+    const forbidden = await certifyMock({ suites: ['signatures'], checkGlob, transports: ['a2a'], mock: { requestSigning: { covers_content_digest: 'forbidden' } } });
+    expect(problems(forbidden)).toEqual([]);
+    expect(outcomes(forbidden, 'a2a')).toMatchObject({
+      'signatures.accept.ed25519': 'pass',
+      'signatures.accept.es256': 'pass',
+      'signatures.digest.uncovered-accepted': 'pass',
+      'signatures.digest.forbidden-enforced': 'pass',
+      'signatures.digest.mismatch': 'not_applicable',
+      'signatures.digest.required-enforced': 'not_applicable',
+    });
+  });
+
+  it('works with another protocol token', async () => {
+    const run = await certifyMock({ suites: ['signatures'], token: 'adcp', mock: { token: 'adcp' }, transports: ['mcp'] });
+    expect(problems(run)).toEqual([]);
+    expect(outcomes(run, 'mcp')['signatures.tag.wrong-tag']).toBe('pass');
+  });
+
+  it('without a bearer token the mock requires nothing, so the unsigned pre-check is not applicable', async () => {
+    const run = await certifyMock({ suites: ['signatures'], withAuth: false, transports: ['a2a'], checkGlob: 'signatures.precheck.*,signatures.accept.*' });
+    expect(problems(run)).toEqual([]);
+    expect(outcomes(run, 'a2a')['signatures.precheck.unsigned-required']).toBe('not_applicable');
+    expect(outcomes(run, 'a2a')['signatures.precheck.unsigned-webhook-auth']).toBe('pass');
+  });
+
+  it('is not applicable to a seller that does not support request signing', async () => {
+    const run = await certifyMock({ suites: ['signatures'], mock: { requestSigning: false } });
+    expect(new Set(run.checks.map((c) => c.outcome))).toEqual(new Set(['not_applicable']));
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * `receiver_send`: the harness, acting as a seller, POSTs one webhook to the buyer's receiver
+ * and judges the HTTP answer (status code, `WWW-Authenticate: Signature error="<code>"`).
+ *
+ * The event is built from `event` (aliases for task and key, status, a time offset), or is the
+ * event of an earlier step (`resend`: same bytes, fresh signature, i.e. a transport retry), or
+ * the exact wire of an earlier step (`replay`: same bytes and same signature headers). One
+ * deliberate defect may be applied: a signing defect (`defect`), a body changed after signing
+ * (`tamper`), another covered content type (`content_type`) or padding past 1 MB (`pad_bytes`).
+ * The envelope follows the run's transport dimension: MCP envelope or A2A envelope.
+ */
+import { DEFECTS, type DefectName } from '../../../harness/signing/sign/defects.js';
+import { parseWwwAuthenticate } from '../../../harness/signing/parse/www-authenticate.js';
+import type { StepKind, StepVerdict } from '../../../harness/engine/kinds/types.js';
+import type { StepDef } from '../../../harness/engine/model.js';
+import { NO_RECEIVER, postWebhook, probeEnv, receiverTarget, type PostResult } from '../../../harness/webhooks/receiver-probe/client.js';
+import { encodeEvent, tamperBody } from '../../../harness/webhooks/receiver-probe/events.js';
+import { aliasValue, OFFSET_PATTERN, parseOffset, scopeOf, type SentWebhook } from '../../../harness/webhooks/receiver-probe/scope.js';
+import { signWebhook, type SenderRole } from '../../../harness/webhooks/receiver-probe/sender.js';
+
+export const STATUSES = ['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled', 'rejected'] as const;
+
+const EXPECT_STATUS = { oneOf: [{ const: '2xx' }, { type: 'array', items: { type: 'integer', minimum: 100, maximum: 599 }, minItems: 1 }] };
+
+interface EventSpec {
+  task: string;
+  key: string;
+  status: string;
+  at?: string;
+  pad_bytes?: number;
+}
+
+export function statusAllowed(expect: unknown, status: number): boolean {
+  if (expect === '2xx') return status >= 200 && status < 300;
+  return Array.isArray(expect) && expect.includes(status);
+}
+
+function describeExpect(expect: unknown): string {
+  return expect === '2xx' ? 'a 2xx answer' : `HTTP ${(expect as number[]).join(' or ')}`;
+}
+
+const TRUST_CODES = /key_unknown|brand_json|jwks|agent_not_in_brand/;
+
+/** Judge one answer against `expect_status` / `expect_auth_error`. */
+export function judgePost(step: StepDef, r: PostResult, trustHint: string): StepVerdict {
+  const expect = step.expect_status;
+  if (!r.result.ok && r.status === undefined) {
+    const f = r.result.failure;
+    const rejecting = expect !== undefined && expect !== '2xx' && (expect as number[]).every((s) => s >= 300);
+    const message = `the receiver gave no answer (${f.kind}: ${f.message})`;
+    return rejecting ? { status: 'failed', message: `${message}; expected ${describeExpect(expect)}`, expected: expect } : { status: 'unmet', message };
+  }
+  const status = r.status!;
+  const code = parseWwwAuthenticate(r.wwwAuthenticate);
+  const actual = { status, www_authenticate: r.wwwAuthenticate, body: r.body?.slice(0, 300) };
+  if (expect !== undefined && !statusAllowed(expect, status)) {
+    const hint = expect === '2xx' && status === 401 && code && TRUST_CODES.test(code) ? ` — does the receiver trust the harness sender ${trustHint}?` : '';
+    return { status: 'failed', message: `the receiver answered HTTP ${status}${code ? ` (${code})` : ''}, expected ${describeExpect(expect)}${hint}`, expected: expect, actual };
+  }
+  const codes = step.expect_auth_error as string[] | undefined;
+  if (codes !== undefined && (code === undefined || !codes.includes(code))) {
+    return {
+      status: 'failed',
+      message: code === undefined ? `HTTP ${status} without WWW-Authenticate: Signature error="<code>"; expected ${codes.join(' or ')}` : `WWW-Authenticate names ${code}, expected ${codes.join(' or ')}`,
+      expected: { www_authenticate: codes.map((c) => `Signature error="${c}"`) },
+      actual,
+    };
+  }
+  return { status: 'ok' };
+}
+
+export const receiverSend: StepKind = {
+  name: 'receiver_send',
+  fields: {
+    event: {
+      type: 'object',
+      properties: {
+        task: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
+        key: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
+        status: { enum: [...STATUSES] },
+        at: { type: 'string', pattern: OFFSET_PATTERN },
+        pad_bytes: { type: 'integer', minimum: 1, maximum: 4 * 1024 * 1024 },
+      },
+      required: ['task', 'key', 'status'],
+      additionalProperties: false,
+    },
+    resend: { type: 'string' },
+    replay: { type: 'string' },
+    endpoint: { enum: ['primary', 'alt'] },
+    sender: { enum: ['main', 'flood'] },
+    defect: { enum: DEFECTS.map((d) => d.name) },
+    tamper: { type: 'boolean' },
+    content_type: { type: 'string', minLength: 1 },
+    expect_status: EXPECT_STATUS,
+    expect_auth_error: { type: 'array', items: { type: 'string', pattern: '^[a-z0-9_]+$' }, minItems: 1 },
+  },
+  async run(step, ctx) {
+    const target = receiverTarget(ctx);
+    if (!target) return { verdict: { status: 'not_applicable', message: NO_RECEIVER } };
+    const sources = ['event', 'resend', 'replay'].filter((f) => step[f] !== undefined);
+    if (sources.length !== 1) throw new Error(`receiver_send needs exactly one of event, resend, replay (got ${sources.join(', ') || 'none'})`);
+    const url = step.endpoint === 'alt' ? target.altUrl : target.url;
+    if (!url) return { verdict: { status: 'unmet', message: 'needs a second endpoint of the same receiver: give it with --receiver-alt URL' } };
+    const env = await probeEnv(ctx);
+    const scope = scopeOf(ctx);
+
+    let sent: SentWebhook;
+    if (step.replay !== undefined) {
+      const prev = scope.sent.get(String(step.replay));
+      if (!prev) throw new Error(`receiver_send: no earlier send step "${String(step.replay)}"`);
+      sent = { ...prev };
+    } else {
+      let eventBytes: Buffer;
+      let taskId: string;
+      let idempotencyKey: string;
+      if (step.resend !== undefined) {
+        const prev = scope.sent.get(String(step.resend));
+        if (!prev) throw new Error(`receiver_send: no earlier send step "${String(step.resend)}"`);
+        ({ eventBytes, taskId, idempotencyKey } = prev);
+      } else {
+        const e = step.event as EventSpec;
+        taskId = aliasValue(ctx, 'task', e.task);
+        idempotencyKey = aliasValue(ctx, 'key', e.key);
+        eventBytes = encodeEvent({
+          format: ctx.kind,
+          idempotencyKey,
+          taskId,
+          operationId: aliasValue(ctx, 'op', e.task),
+          contextId: aliasValue(ctx, 'ctx', e.task),
+          status: e.status,
+          timestamp: new Date(scope.baseMs + parseOffset(e.at ?? '+0s')).toISOString(),
+          context: { probe: ctx.checkId },
+          padBytes: e.pad_bytes,
+        });
+      }
+      const signed = signWebhook(env.identity, url, eventBytes, {
+        role: (step.sender as SenderRole | undefined) ?? 'main',
+        contentType: step.content_type as string | undefined,
+        defects: step.defect !== undefined ? [step.defect as DefectName] : undefined,
+      });
+      sent = { url, headers: signed.headers, body: Buffer.from(step.tamper === true ? tamperBody(Buffer.from(signed.body)) : signed.body), eventBytes, taskId, idempotencyKey };
+    }
+    if (step.id) scope.sent.set(step.id, sent);
+    const r = await postWebhook(ctx, env, sent.url, sent.headers, sent.body, `webhook ${ctx.kind} envelope${step.id ? ` (${step.id})` : ''}`);
+    const record = { http_status: r.status, payload: { status: r.status, www_authenticate: r.wwwAuthenticate, task_id: sent.taskId, idempotency_key: sent.idempotencyKey } };
+    return { verdict: judgePost(step, r, env.identity.brandJsonUrl), record };
+  },
+};

@@ -1,0 +1,7 @@
+/** The `webhook-receiver` suite: certifies a buyer's webhook receiver by sending it webhooks (webhook-receiver.yaml, kinds/). */
+import { suitePlugin } from '../../harness/engine/plugin.js';
+import { receiverFlood } from './kinds/flood.js';
+import { receiverSend } from './kinds/send.js';
+import { receiverRequires, receiverState } from './kinds/state.js';
+
+export default suitePlugin(import.meta.url, 'webhook-receiver', { stepKinds: [receiverRequires, receiverSend, receiverState, receiverFlood] });

@@ -1,0 +1,38 @@
+/**
+ * `webhook_call`: a task call that registers a webhook with a legacy `authentication` block
+ * (HMAC-SHA256 or Bearer). Digest 1.16: signing-capable sellers must require that such a
+ * registering request be signed, so when the agent declares `request_signing.supported` the
+ * call is signed as the harness's test counterparty (the keys the `signatures` suite uses).
+ * Otherwise it is an ordinary call. Judged like `call` (default: a successful reply).
+ */
+import type { ExpectationDef } from '../../../harness/engine/model.js';
+import { recordOf, type StepKind } from '../../../harness/engine/kinds/types.js';
+import { judgeReply } from '../../../harness/engine/kinds/steps/util.js';
+import { counterpartyServer, counterpartySigning, signingCapability } from '../../shared/counterparty-signing.js';
+
+export const webhookCall: StepKind = {
+  name: 'webhook_call',
+  fields: {
+    task: { type: 'string', minLength: 1 },
+    args: { type: 'object' },
+    /** The registration (MCP: arguments.push_notification_config; A2A: configuration.pushNotificationConfig). */
+    push_notification_config: { type: 'object' },
+    expect: { type: 'array' },
+  },
+  required: ['task', 'push_notification_config'],
+  expectationFields: ['expect'],
+  async run(step, ctx) {
+    const task = String(ctx.expand(step.task));
+    const args = (ctx.expand(step.args ?? {}) ?? {}) as Record<string, unknown>;
+    const push = ctx.expand(step.push_notification_config) as Record<string, unknown>;
+    let prepare;
+    if (signingCapability(ctx).supported === true) {
+      await counterpartyServer(ctx);
+      prepare = counterpartySigning(ctx);
+      ctx.notes.push(`${task} registering a webhook with an authentication block is signed as the harness's test counterparty (digest 1.16)`);
+    }
+    const reply = await ctx.call(task, args, { pushNotificationConfig: push, prepare });
+    const record = recordOf(reply);
+    return { verdict: judgeReply(step.expect as ExpectationDef[] | undefined, reply, record, ctx), record };
+  },
+};

@@ -1,0 +1,11 @@
+/** The `webhooks` suite: grades the webhooks a seller emits, captured on the harness's receiver (webhooks.yaml, kinds/). */
+import { suitePlugin } from '../../harness/engine/plugin.js';
+import { webhookCall } from './kinds/call.js';
+import { eachWebhook, webhookCount, webhookRule } from './kinds/expect.js';
+import { webhookFlow } from './kinds/flow.js';
+import { webhookActivity, webhookReceiver, webhookWait } from './kinds/steps.js';
+
+export default suitePlugin(import.meta.url, 'webhooks', {
+  stepKinds: [webhookReceiver, webhookWait, webhookActivity, webhookCall, webhookFlow],
+  expectationKinds: [webhookCount, eachWebhook, webhookRule],
+});

@@ -1,0 +1,54 @@
+/**
+ * The `webhooks` suite against the reference mock seller: every check passes over MCP and A2A,
+ * and without a test controller the checks that need one are not_testable with the reason.
+ */
+import { describe, expect, it } from 'vitest';
+import { certify } from '../../harness/certify.js';
+import { builtinSuites } from '../index.js';
+import { startMockSeller } from '../../mocks/seller/index.js';
+import { certifyMock, findings } from '../testing/mock-run.js';
+
+const suite = builtinSuites().suites.find((s) => s.id === 'webhooks')!;
+const CONTROLLER_FREE = ['webhooks.task.terminal-silent', 'webhooks.auth.bearer-refused'];
+
+describe('the webhooks suite', () => {
+  it('loads, with stable ids, spec references and a check for every area', () => {
+    expect(suite).toBeDefined();
+    const areas = new Set(suite.checks.map((c) => c.id.split('.')[1]));
+    for (const a of ['task', 'envelope', 'signature', 'auth', 'retry', 'report', 'impairment']) expect(areas).toContain(a);
+    for (const c of suite.checks) expect(c.spec.section, c.id).toMatch(/^\d/);
+  });
+
+  it('passes every check against the reference mock over MCP and A2A', async () => {
+    const run = await certifyMock({ suites: ['webhooks'] });
+    expect(findings(run).map((c) => `${c.transport} ${c.check_id}: ${c.message}`)).toEqual([]);
+    for (const t of ['mcp', 'a2a']) {
+      const passed = run.checks.filter((c) => c.transport === t && c.outcome === 'pass').map((c) => c.check_id).sort();
+      expect(passed).toEqual(suite.checks.map((c) => c.id).sort());
+    }
+  });
+
+  it('runs a shared flow once per transport for every check that uses it', async () => {
+    const lines: string[] = [];
+    const seller = await startMockSeller({ log: (l) => lines.push(l) });
+    try {
+      const run = await certify({ agentUrl: seller.baseUrl, suites: ['webhooks'], checkGlob: 'webhooks.envelope.*,webhooks.signature.verifies', transports: ['mcp'], seed: '7' });
+      expect(run.checks.filter((c) => c.outcome === 'pass').length).toBe(10);
+      // task-completed serves nine of the checks, two-reports the tenth: two creates in all.
+      expect(lines.filter((l) => /^mcp create_media_buy /.test(l))).toHaveLength(2);
+    } finally {
+      await seller.close();
+    }
+  });
+
+  it('makes controller-driven checks not_testable, with the reason, on a seller without a test controller', async () => {
+    const run = await certifyMock({ suites: ['webhooks'], mock: { testController: false } });
+    for (const c of run.checks) {
+      if (CONTROLLER_FREE.includes(c.check_id)) expect(c.outcome, `${c.transport} ${c.check_id}: ${c.message}`).toBe('pass');
+      else {
+        expect(c.outcome, `${c.transport} ${c.check_id}`).toBe('not_testable');
+        expect(c.message).toMatch(/test controller/);
+      }
+    }
+  });
+});
