@@ -75,8 +75,18 @@ export async function harnessBench(opts: { calls?: number; block?: number } = {}
     const runMs = performance.now() - t0;
     return [
       { name: 'mcp get_products, bare undici', ops_per_sec: bareOps, iterations: calls },
-      { name: 'mcp get_products, harness transport + capture + schema validation', ops_per_sec: harnessOps, iterations: calls, baseline: 'mcp get_products, bare undici', ratio: harnessOps / bareOps },
-      { name: `full run against the mock (${run.checks.length} check runs, ${run.overall_status}), runs per second (wall ${Math.round(runMs)} ms)`, ops_per_sec: 1000 / runMs, iterations: 1 },
+      {
+        name: 'mcp get_products, harness transport + capture + schema validation',
+        ops_per_sec: harnessOps,
+        iterations: calls,
+        baseline: 'mcp get_products, bare undici',
+        ratio: harnessOps / bareOps,
+      },
+      {
+        name: `full run against the mock (${run.checks.length} check runs, ${run.overall_status}), runs per second (wall ${Math.round(runMs)} ms)`,
+        ops_per_sec: 1000 / runMs,
+        iterations: 1,
+      },
     ];
   } finally {
     await transport.close();

@@ -22,7 +22,11 @@ interface Section {
 const SECTIONS: Section[] = [
   { id: 'harness', title: 'MCP transport vs bare undici per call; full run against the mock', run: () => harnessBench() },
   { id: 'signing', title: 'RFC 9421 verifier (full checklist) vs raw node:crypto; @noble/ed25519 vs node:crypto', run: () => signingBench() },
-  { id: 'buyer', title: 'mock buyer with RFC 9421 verification and durable dedup vs the same receiver with both switched off', run: () => webhookReceiverBench() },
+  {
+    id: 'buyer',
+    title: 'mock buyer with RFC 9421 verification and durable dedup vs the same receiver with both switched off',
+    run: () => webhookReceiverBench(),
+  },
 ];
 
 const SECTION_FLAG = '--section';

@@ -36,9 +36,7 @@ export class TokenError extends Error {}
 
 export function protocolIds(token: string = DEFAULT_TOKEN): ProtocolIds {
   if (!TOKEN_PATTERN.test(token)) {
-    throw new TokenError(
-      `invalid protocol token ${JSON.stringify(token)}: expected 1-32 lower-case letters or digits, starting with a letter`,
-    );
+    throw new TokenError(`invalid protocol token ${JSON.stringify(token)}: expected 1-32 lower-case letters or digits, starting with a letter`);
   }
   const upper = token.toUpperCase();
   return {

@@ -122,7 +122,8 @@ export function evidenceAttachments(check: CheckResult): Array<{ name: string; c
   const list: Array<{ name: string; content: string; type: string }> = [];
   const summary = evidenceText(check.evidence);
   if (summary) list.push({ name: 'evidence', content: `${summary}\n`, type: 'text/plain' });
-  for (const ex of check.evidence?.exchanges ?? []) list.push({ name: exchangeName(ex), content: `${JSON.stringify(ex, null, 2)}\n`, type: 'application/json' });
+  for (const ex of check.evidence?.exchanges ?? [])
+    list.push({ name: exchangeName(ex), content: `${JSON.stringify(ex, null, 2)}\n`, type: 'application/json' });
   return list;
 }
 

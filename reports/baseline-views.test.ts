@@ -39,7 +39,9 @@ describe('baseline in junit.xml', () => {
       'baseline entry: capabilities.task.answers',
       'baseline entry: webhooks.retry.backoff',
     ]);
-    expect(findAll(cases[1], 'failure')[0].attrs.message).toMatch(/^stale baseline entry: capabilities\.task\.answers no longer fails; remove it from ci\/baseline-/);
+    expect(findAll(cases[1], 'failure')[0].attrs.message).toMatch(
+      /^stale baseline entry: capabilities\.task\.answers no longer fails; remove it from ci\/baseline-/,
+    );
     expect(textOf(findAll(cases[1], 'failure')[0])).toContain(HOSTILE.script); // as text, escaped by the writer
     expect(findAll(cases[2], 'skipped')).toHaveLength(1);
     expect(findAll(cases[0], 'failure')).toHaveLength(0);
@@ -76,11 +78,16 @@ describe('baseline in Allure results', () => {
 
   it('skips baselined failures and writes one result per entry in suite "baseline"', async () => {
     await writeAllureResults(run, dir);
-    const results = await Promise.all((await readdir(dir)).filter((n) => n.endsWith('-result.json')).map(async (n) => JSON.parse(await readFile(join(dir, n), 'utf8'))));
+    const results = await Promise.all(
+      (await readdir(dir)).filter((n) => n.endsWith('-result.json')).map(async (n) => JSON.parse(await readFile(join(dir, n), 'utf8'))),
+    );
     expect(results).toHaveLength(run.checks.length + 3);
     const byFull = (f: string) => results.find((r) => r.fullName === f);
     expect(byFull('idempotency.idempotency.missing-key.rejected[mcp]').status).toBe('skipped');
-    expect(byFull('baseline.idempotency.missing-key.rejected[mcp]')).toMatchObject({ status: 'passed', name: 'baseline entry: idempotency.missing-key.rejected [mcp]' });
+    expect(byFull('baseline.idempotency.missing-key.rejected[mcp]')).toMatchObject({
+      status: 'passed',
+      name: 'baseline entry: idempotency.missing-key.rejected [mcp]',
+    });
     expect(byFull('baseline.capabilities.task.answers[all]').status).toBe('failed');
     expect(byFull('baseline.capabilities.task.answers[all]').statusDetails.message).toMatch(/^stale baseline entry: /);
     expect(byFull('baseline.webhooks.retry.backoff[all]').status).toBe('skipped');

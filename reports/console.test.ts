@@ -64,7 +64,9 @@ describe('createProgress (TTY)', () => {
     const progress = createProgress({ out, tty: true, total: 2 });
     progress.onCheck(run.checks[3]); // a failure: printed above, counts get longer
     progress.onCheck(run.checks[0]);
-    const segments = text().split('\r').filter((s) => s.includes('checks'));
+    const segments = text()
+      .split('\r')
+      .filter((s) => s.includes('checks'));
     const [first, second] = segments;
     expect(second.length).toBeGreaterThanOrEqual(first.length);
     progress.done();
@@ -79,7 +81,9 @@ describe('createProgress (narrow TTY)', () => {
     const progress = createProgress({ out, tty: true, total: run.checks.length });
     for (const c of run.checks) progress.onCheck(c);
     progress.done();
-    const statusLines = text().split(/[\r\n]/).filter((s) => /^\d+\/20 checks/.test(s));
+    const statusLines = text()
+      .split(/[\r\n]/)
+      .filter((s) => /^\d+\/20 checks/.test(s));
     expect(statusLines.length).toBeGreaterThan(0);
     for (const line of statusLines) expect(line.trimEnd().length).toBeLessThanOrEqual(39);
   });

@@ -101,7 +101,12 @@ function countsText(counts: OutcomeCounts | undefined): string {
 
 function table(rows: string[][]): string[] {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => [...(r[i] ?? '')].length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('   ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i])))
+      .join('   ')
+      .trimEnd(),
+  );
 }
 
 function suiteTable(run: RunResult): string[] {
@@ -153,7 +158,9 @@ function baselineLines(run: RunResult): string[] {
   const count = (status: string) => b.entries.filter((e) => e.status === status).length;
   const lines = ['', `Baseline ${oneLine(b.file, 200)}: ${count('expected')} expected, ${count('stale')} stale, ${count('unused')} unused`];
   for (const e of b.entries.filter((x) => x.status === 'stale')) {
-    lines.push(`  ✗ STALE ${oneLine(e.check_id, 120)}${e.transport ? ` [${e.transport}]` : ''}: no longer fails; remove the entry (reason was: ${oneLine(e.reason, 200)})`);
+    lines.push(
+      `  ✗ STALE ${oneLine(e.check_id, 120)}${e.transport ? ` [${e.transport}]` : ''}: no longer fails; remove the entry (reason was: ${oneLine(e.reason, 200)})`,
+    );
   }
   return lines;
 }

@@ -43,7 +43,16 @@ describe.skipIf(!haveChromium)(`HTML report in headless chromium (${CHROMIUM})`,
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       timeout: 30_000,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 40_000);
 
@@ -171,7 +180,9 @@ describe.skipIf(!haveChromium)(`HTML report in headless chromium (${CHROMIUM})`,
         error: error ? (error.textContent as string) : null,
         testcases: all('testcase').length,
         messages: all('failure').map((f) => f.getAttribute('message') as string),
-        agentUrl: all('property').find((p) => p.getAttribute('name') === 'agent_url')?.getAttribute('value') as string | undefined,
+        agentUrl: all('property')
+          .find((p) => p.getAttribute('name') === 'agent_url')
+          ?.getAttribute('value') as string | undefined,
       };
     }, xml);
     expect(parsed.error).toBeNull();

@@ -16,9 +16,27 @@ afterAll(async () => {
 });
 
 const ALLOWED_ATTRS = new Set([
-  'lang', 'charset', 'http-equiv', 'content', 'name', 'class', 'id', 'colspan', 'scope', 'title', 'type',
-  'checked', 'nonce', 'hidden', 'href', 'data-outcome', 'data-transport', 'data-suite', 'data-status',
-  'data-check', 'data-filter',
+  'lang',
+  'charset',
+  'http-equiv',
+  'content',
+  'name',
+  'class',
+  'id',
+  'colspan',
+  'scope',
+  'title',
+  'type',
+  'checked',
+  'nonce',
+  'hidden',
+  'href',
+  'data-outcome',
+  'data-transport',
+  'data-suite',
+  'data-status',
+  'data-check',
+  'data-filter',
 ]);
 
 function unescapeHtml(s: string): string {
@@ -116,7 +134,10 @@ describe('renderHtml', () => {
     const webhooks = page.slice(page.indexOf('data-check="webhooks.signing.tag"'));
     expect(webhooks.slice(0, webhooks.indexOf('</tbody>'))).not.toContain('≠');
     // every non-pass row has its evidence expandable
-    const resultRows = page.split('<tr class="result"').slice(1).map((r) => r.slice(0, r.indexOf('</tr>')));
+    const resultRows = page
+      .split('<tr class="result"')
+      .slice(1)
+      .map((r) => r.slice(0, r.indexOf('</tr>')));
     for (const row of resultRows.filter((r) => !r.includes('data-outcome="pass"'))) expect(row).toContain('<details class="evidence">');
   });
 

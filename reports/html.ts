@@ -66,9 +66,13 @@ function transports(run: RunResult): SafeHtml {
     (t) => html`<tr data-transport="${t.transport}"><td>${t.transport}</td><td><code>${t.endpoint}</code></td>
 <td>${t.reachable ? (t.auth_required ? 'auth required' : 'reachable') : 'unreachable'}${
       t.sessions_opened !== undefined ? html`<br><small>sessions opened: ${t.sessions_opened}</small>` : ''
-    }</td><td>${t.server ?? ''}</td><td>${t.declared_tasks.length ? html`<details><summary>${t.declared_tasks.length} tasks</summary><ul>${t.declared_tasks.map(
-      (name) => html`<li><code>${name}</code></li>`,
-    )}</ul></details>` : 'none'}</td><td>${t.problem ?? ''}</td></tr>`,
+    }</td><td>${t.server ?? ''}</td><td>${
+      t.declared_tasks.length
+        ? html`<details><summary>${t.declared_tasks.length} tasks</summary><ul>${t.declared_tasks.map(
+            (name) => html`<li><code>${name}</code></li>`,
+          )}</ul></details>`
+        : 'none'
+    }</td><td>${t.problem ?? ''}</td></tr>`,
   )}</tbody></table></section>`;
 }
 
@@ -80,11 +84,11 @@ function matrixRow(run: RunResult, suite: SuiteResult): SafeHtml {
     differs ? html` <span class="differs" title="transports disagree">≠</span>` : ''
   }${suite.first_failure ? html`<br><small>first failure: <code>${suite.first_failure.check_id}</code> [${suite.first_failure.transport}]</small>` : ''}</td>
 ${run.transports.map((t, i) => {
-    const s = suite.by_transport[t];
-    return html`<td class="cell s-${statuses[i]}" data-suite="${suite.suite_id}" data-transport="${t}" data-status="${statuses[i]}"><span class="status">${statuses[i].replace('_', ' ')}</span>${
-      s ? html`<span class="counts">${countsLine(s.counts)}</span>` : ''
-    }</td>`;
-  })}</tr>`;
+  const s = suite.by_transport[t];
+  return html`<td class="cell s-${statuses[i]}" data-suite="${suite.suite_id}" data-transport="${t}" data-status="${statuses[i]}"><span class="status">${statuses[i].replace('_', ' ')}</span>${
+    s ? html`<span class="counts">${countsLine(s.counts)}</span>` : ''
+  }</td>`;
+})}</tr>`;
 }
 
 function matrix(run: RunResult): SafeHtml {
@@ -114,9 +118,13 @@ ${group.results.map(resultRow)}</tbody>`;
 function levelSection(level: string, groups: CheckGroup[]): SafeHtml {
   const failing = groups.filter((g) => g.failing).length;
   return html`<section class="level" id="level-${level}"><h2>${level} <small>${groups.length} checks, ${failing} failing</small></h2>
-${groups.length === 0 ? html`<p class="muted">No ${level} checks in this run.</p>` : html`<table class="checks">
+${
+  groups.length === 0
+    ? html`<p class="muted">No ${level} checks in this run.</p>`
+    : html`<table class="checks">
 <thead><tr><th>Transport</th><th>Outcome</th><th>Time</th><th>Message and evidence</th></tr></thead>
-${groups.map(groupBody)}</table><p class="muted filtered-out" hidden>All ${level} results are hidden by the filters.</p>`}
+${groups.map(groupBody)}</table><p class="muted filtered-out" hidden>All ${level} results are hidden by the filters.</p>`
+}
 </section>`;
 }
 

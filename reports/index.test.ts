@@ -19,12 +19,7 @@ describe('writeReports', () => {
   it('writes every format by default into a directory it creates', async () => {
     const dir = join(root, 'all', 'nested');
     const written = await writeReports(buildRunFixture(), { dir });
-    expect(written).toEqual([
-      join(dir, 'agent-compliance.json'),
-      join(dir, 'junit.xml'),
-      join(dir, 'report.html'),
-      join(dir, 'allure-results'),
-    ]);
+    expect(written).toEqual([join(dir, 'agent-compliance.json'), join(dir, 'junit.xml'), join(dir, 'report.html'), join(dir, 'allure-results')]);
     expect(validateAgentCompliance(JSON.parse(await readFile(written[0], 'utf8'))).valid).toBe(true);
     const allure = await readdir(written[3]);
     expect(allure.filter((f) => f.endsWith('-result.json'))).toHaveLength(buildRunFixture().checks.length);

@@ -63,7 +63,15 @@ describe('agent-compliance.json', () => {
     const schemaOrder = Object.keys(agentComplianceSchema().properties as object);
     expect(top).toEqual(schemaOrder);
     expect(Object.keys(JSON.parse(a).checks[0])).toEqual([
-      'check_id', 'suite_id', 'title', 'level', 'spec_ref', 'transport', 'outcome', 'duration_ms', 'message',
+      'check_id',
+      'suite_id',
+      'title',
+      'level',
+      'spec_ref',
+      'transport',
+      'outcome',
+      'duration_ms',
+      'message',
     ]);
   });
 
@@ -124,7 +132,13 @@ describe('agent-compliance.json', () => {
   it('validates a run with no checks (unreachable agent)', () => {
     const run = buildRunFixture();
     run.checks = [];
-    run.suites = run.suites.map((s) => ({ ...s, status: 'untested', counts: { ...run.counts, pass: 0, fail: 0, warn: 0, info: 0, not_applicable: 0, not_testable: 0, error: 0 }, by_transport: {}, first_failure: undefined }));
+    run.suites = run.suites.map((s) => ({
+      ...s,
+      status: 'untested',
+      counts: { ...run.counts, pass: 0, fail: 0, warn: 0, info: 0, not_applicable: 0, not_testable: 0, error: 0 },
+      by_transport: {},
+      first_failure: undefined,
+    }));
     run.counts = { pass: 0, fail: 0, warn: 0, info: 0, not_applicable: 0, not_testable: 0, error: 0 };
     run.overall_status = 'unreachable';
     const doc = buildAgentCompliance(run);

@@ -40,9 +40,7 @@ type JsonSchema = { [key: string]: unknown };
 let cached: { schema: JsonSchema; validate: ValidateFunction } | undefined;
 
 /** ajv-formats is CommonJS; under NodeNext its default import is the module object. */
-const addFormats = ((formatsModule as unknown as { default?: unknown }).default ?? formatsModule) as (
-  ajv: Ajv2020,
-) => Ajv2020;
+const addFormats = ((formatsModule as unknown as { default?: unknown }).default ?? formatsModule) as (ajv: Ajv2020) => Ajv2020;
 
 function compiled(): { schema: JsonSchema; validate: ValidateFunction } {
   if (!cached) {
@@ -72,9 +70,7 @@ function tally(checks: CheckResult[]): OutcomeCounts {
 }
 
 function countsDiff(where: string, declared: OutcomeCounts, actual: OutcomeCounts): string[] {
-  return OUTCOMES.filter((o) => declared[o] !== actual[o]).map(
-    (o) => `${where}.${o}: declares ${declared[o]}, the checks give ${actual[o]}`,
-  );
+  return OUTCOMES.filter((o) => declared[o] !== actual[o]).map((o) => `${where}.${o}: declares ${declared[o]}, the checks give ${actual[o]}`);
 }
 
 /** With a `baseline`: every baselined check is excused by one of its entries, and the entries' tallies add up. */

@@ -79,9 +79,7 @@ describe('renderJUnit', () => {
 
   it('has one testsuite per suite × transport and one testcase per check', () => {
     const suites = findAll(root, 'testsuite');
-    expect(suites.map((s) => s.attrs.name)).toEqual(
-      run.suites.flatMap((s) => run.transports.map((t) => `${s.suite_id} [${t}]`)),
-    );
+    expect(suites.map((s) => s.attrs.name)).toEqual(run.suites.flatMap((s) => run.transports.map((t) => `${s.suite_id} [${t}]`)));
     expect(findAll(root, 'testcase')).toHaveLength(run.checks.length);
     const caps = suites.find((s) => s.attrs.name === 'capabilities [a2a]')!;
     expect(caps.attrs).toMatchObject({ tests: '3', failures: '1', errors: '0', skipped: '0', time: '0.095' });

@@ -111,7 +111,9 @@ function baselineSuite(run: RunResult): { suite: XmlElement; totals: Totals } | 
     let body: XmlElement;
     if (e.status === 'stale') {
       t.failures += 1;
-      body = el('failure', { message: oneLine(`stale baseline entry: ${target} no longer fails; remove it from ${b.file}`, 1000), type: 'stale' }, [`reason was: ${reason}`]);
+      body = el('failure', { message: oneLine(`stale baseline entry: ${target} no longer fails; remove it from ${b.file}`, 1000), type: 'stale' }, [
+        `reason was: ${reason}`,
+      ]);
     } else if (e.status === 'unused') {
       t.skipped += 1;
       body = el('skipped', { message: oneLine(`unused: ${target} was not run`, 1000) });

@@ -56,7 +56,13 @@ function matrix(run: RunResult): string[] {
       const sub = s.by_transport[t];
       if (!sub) return 'untested';
       const c = sub.counts;
-      const tally = [c.pass && `${c.pass} pass`, c.fail && `${c.fail} fail`, c.error && `${c.error} error`, c.warn && `${c.warn} warn`, c.not_testable && `${c.not_testable} not testable`]
+      const tally = [
+        c.pass && `${c.pass} pass`,
+        c.fail && `${c.fail} fail`,
+        c.error && `${c.error} error`,
+        c.warn && `${c.warn} warn`,
+        c.not_testable && `${c.not_testable} not testable`,
+      ]
         .filter(Boolean)
         .join(', ');
       return `${sub.status.replace('_', ' ')}${tally ? ` (${tally})` : ''}`;
@@ -80,7 +86,9 @@ function levelSection(run: RunResult, level: string, groups: CheckGroup[], max: 
   for (const g of detailed.slice(0, max)) {
     const cells = run.transports.map((t) => outcomeCell(g.results.find((c) => c.transport === t)));
     const differs = g.differs ? ' ≠' : '';
-    lines.push(`| ${md(g.check_id, 120)}${differs}<br><sub>${md(g.title, 120)} · ${md(specRefText(g.spec_ref), 80)}</sub> | ${cells.join(' | ')} | ${message(g)} |`);
+    lines.push(
+      `| ${md(g.check_id, 120)}${differs}<br><sub>${md(g.title, 120)} · ${md(specRefText(g.spec_ref), 80)}</sub> | ${cells.join(' | ')} | ${message(g)} |`,
+    );
   }
   if (detailed.length > max) lines.push('', `… ${detailed.length - max} more in report.html`);
   return lines;

@@ -8,19 +8,11 @@
 import { sanitizeText } from './text.js';
 
 export function escapeXmlText(value: string): string {
-  return sanitizeText(value)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\r/g, '&#13;');
+  return sanitizeText(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#13;');
 }
 
 export function escapeXmlAttr(value: string): string {
-  return escapeXmlText(value)
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;')
-    .replace(/\n/g, '&#10;')
-    .replace(/\t/g, '&#9;');
+  return escapeXmlText(value).replace(/"/g, '&quot;').replace(/'/g, '&apos;').replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
 }
 
 export type XmlAttrs = Record<string, string | number | boolean | undefined>;

@@ -23,10 +23,12 @@ describe('plugin index', () => {
 
   it('refuses two kinds of the same name', () => {
     const call = { name: 'call', fields: {}, run: async () => ({ verdict: { status: 'ok' as const } }) };
-    expect(() => new KindRegistry([suitePlugin(import.meta.url, 'x', { stepKinds: [call] })])).toThrow(/step kind "call" of suite x is already registered by the engine/);
+    expect(() => new KindRegistry([suitePlugin(import.meta.url, 'x', { stepKinds: [call] })])).toThrow(
+      /step kind "call" of suite x is already registered by the engine/,
+    );
   });
 
-  it('keeps a suite\'s kinds to the registries built with its plugin', () => {
+  it("keeps a suite's kinds to the registries built with its plugin", () => {
     expect(new KindRegistry().stepKind('webhook_flow')).toBeUndefined();
     expect(builtinSuites().kinds.stepKind('webhook_flow')).toBeDefined();
   });

@@ -23,7 +23,15 @@ function sdkSeller(): McpServer {
   server.registerTool(ids.capabilitiesTask, args, async () => json({ [ids.token]: { idempotency: { supported: false } } }));
   server.registerTool('get_products', args, async (a) =>
     json({
-      products: [{ product_id: 'p1', name: 'CTV', channels: ['ctv'], delivery_type: 'guaranteed', pricing_options: [{ pricing_option_id: 'po1', pricing_model: 'cpm', currency: 'USD', fixed_price: 20 }] }],
+      products: [
+        {
+          product_id: 'p1',
+          name: 'CTV',
+          channels: ['ctv'],
+          delivery_type: 'guaranteed',
+          pricing_options: [{ pricing_option_id: 'po1', pricing_model: 'cpm', currency: 'USD', fixed_price: 20 }],
+        },
+      ],
       ...(a.context ? { context: a.context } : {}),
     }),
   );

@@ -68,7 +68,12 @@ export function applyBaseline(run: RunResult, baseline: Baseline): RunResult {
   const excusedText = excused ? `${plural(excused, 'failure', 'failures')} expected by the baseline` : '';
   if (unexpected.length > 0) {
     // The engine's headline lists the failures it is given: give it the unexpected ones only.
-    const base = headline('failing', checks.filter((c) => !c.baselined), [], strict);
+    const base = headline(
+      'failing',
+      checks.filter((c) => !c.baselined),
+      [],
+      strict,
+    );
     judged.headline = [base, staleText, excusedText].filter(Boolean).join('; ');
     judged.overall_status = 'failing';
   } else if (stale.length > 0) {

@@ -38,9 +38,21 @@ describe('parseBaseline', () => {
     ['blank reason', 'version: 1\nexpected_failures:\n  - check: a.one\n    reason: "  "\n', /reason: expected a non-empty reason/],
     ['bad transport', 'version: 1\nexpected_failures:\n  - check: a.one\n    transport: smtp\n    reason: x\n', /transport: expected mcp or a2a, got "smtp"/],
     ['unknown entry field', 'version: 1\nexpected_failures:\n  - check: a.one\n    reason: x\n    until: 2027\n', /unknown field "until"/],
-    ['duplicate entry', 'version: 1\nexpected_failures:\n  - {check: a.one, transport: mcp, reason: x}\n  - {check: a.one, transport: mcp, reason: y}\n', /\[1\]: a\.one \[mcp\] is already covered by expected_failures\[0\]/],
-    ['overlapping entry', 'version: 1\nexpected_failures:\n  - {check: a.one, transport: a2a, reason: x}\n  - {check: a.one, reason: y}\n', /\[1\]: a\.one is already covered/],
-    ['alias bomb', `version: 1\na: &a [x,x,x,x,x,x,x,x,x,x]\n${Array.from({ length: 60 }, (_, i) => `b${i}: [*a,*a]`).join('\n')}\n`, /not valid YAML|unknown field/],
+    [
+      'duplicate entry',
+      'version: 1\nexpected_failures:\n  - {check: a.one, transport: mcp, reason: x}\n  - {check: a.one, transport: mcp, reason: y}\n',
+      /\[1\]: a\.one \[mcp\] is already covered by expected_failures\[0\]/,
+    ],
+    [
+      'overlapping entry',
+      'version: 1\nexpected_failures:\n  - {check: a.one, transport: a2a, reason: x}\n  - {check: a.one, reason: y}\n',
+      /\[1\]: a\.one is already covered/,
+    ],
+    [
+      'alias bomb',
+      `version: 1\na: &a [x,x,x,x,x,x,x,x,x,x]\n${Array.from({ length: 60 }, (_, i) => `b${i}: [*a,*a]`).join('\n')}\n`,
+      /not valid YAML|unknown field/,
+    ],
   ])('rejects %s with one line naming the file', (_name, text, message) => {
     let error: unknown;
     try {
@@ -86,7 +98,12 @@ describe('applyBaseline', () => {
     expect(exitCodeFor(run, false)).toBe(1);
     const entries = baselineFromRun(run);
     const judged = applyBaseline(run, baselineOf(entries));
-    expect(judged.checks.filter((c) => c.baselined).map((c) => `${c.check_id} ${c.transport}`).sort()).toEqual(failingIds(run).sort());
+    expect(
+      judged.checks
+        .filter((c) => c.baselined)
+        .map((c) => `${c.check_id} ${c.transport}`)
+        .sort(),
+    ).toEqual(failingIds(run).sort());
     expect(judged.baseline!.entries.every((e) => e.status === 'expected')).toBe(true);
     expect(judged.overall_status).toBe('degraded');
     expect(judged.headline).toMatch(/^degraded: .*failures expected by the baseline \(ci\/baseline\.yaml\)$/);
@@ -106,7 +123,9 @@ describe('applyBaseline', () => {
     const judged = applyBaseline(run, baselineOf(entries));
     expect(staleEntries(judged).map((e) => e.check_id)).toEqual(['capabilities.task.answers']);
     expect(judged.overall_status).toBe('failing');
-    expect(judged.headline).toMatch(/^failing: 1 stale baseline entry \(the check no longer fails; remove from ci\/baseline\.yaml\): capabilities\.task\.answers/);
+    expect(judged.headline).toMatch(
+      /^failing: 1 stale baseline entry \(the check no longer fails; remove from ci\/baseline\.yaml\): capabilities\.task\.answers/,
+    );
     expect(exitCodeFor(judged, false)).toBe(1);
   });
 
@@ -170,7 +189,9 @@ describe('baselineFromRun', () => {
     const entries = baselineFromRun(run);
     const byId = (id: string) => entries.filter((e) => e.check_id === id);
     // fails on a2a only
-    expect(byId('capabilities.version.declared')).toEqual([{ check_id: 'capabilities.version.declared', transport: 'a2a', reason: expect.stringMatching(/^fail \(MUST\) on 2026-03-01: no /) }]);
+    expect(byId('capabilities.version.declared')).toEqual([
+      { check_id: 'capabilities.version.declared', transport: 'a2a', reason: expect.stringMatching(/^fail \(MUST\) on 2026-03-01: no /) },
+    ]);
     // fail on mcp, error on a2a: both transports, one entry
     expect(byId('idempotency.replay.same-payload')).toHaveLength(1);
     expect(byId('idempotency.replay.same-payload')[0].transport).toBeUndefined();
@@ -187,7 +208,9 @@ describe('baselineFromRun', () => {
     const once = baselineFromRun(run);
     const judged = applyBaseline(run, baselineOf(once));
     expect(baselineFromRun(judged)).toEqual(once);
-    const fixed: CheckResult[] = judged.checks.map((c) => (c.check_id === 'capabilities.version.declared' ? { ...c, outcome: 'pass', baselined: undefined } : c));
+    const fixed: CheckResult[] = judged.checks.map((c) =>
+      c.check_id === 'capabilities.version.declared' ? { ...c, outcome: 'pass', baselined: undefined } : c,
+    );
     expect(baselineFromRun({ ...judged, checks: fixed }).map((e) => e.check_id)).not.toContain('capabilities.version.declared');
   });
 });

@@ -32,8 +32,14 @@ function cli(args: string[], timeoutMs = 90_000): Promise<Result> {
 async function inProcess(args: string[]): Promise<Result> {
   let stdout = '';
   let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
   try {
     return { code: await main(args), stdout, stderr };
   } finally {
@@ -52,7 +58,20 @@ describe('proto-comply run --baseline / baseline --from (against the mock seller
   let tmp: string;
   let faulty: Awaited<ReturnType<typeof startMockSeller>>;
   let fixed: Awaited<ReturnType<typeof startMockSeller>>;
-  const runArgs = (url: string, out: string, extra: string[] = []) => ['run', '--agent', url, '--auth-token', AUTH, '--suite', 'errors', '--seed', '20261122', '--out', join(tmp, out), ...extra];
+  const runArgs = (url: string, out: string, extra: string[] = []) => [
+    'run',
+    '--agent',
+    url,
+    '--auth-token',
+    AUTH,
+    '--suite',
+    'errors',
+    '--seed',
+    '20261122',
+    '--out',
+    join(tmp, out),
+    ...extra,
+  ];
 
   beforeAll(async () => {
     tmp = await mkdtemp(join(tmpdir(), 'pc-baseline-cli-'));
@@ -80,7 +99,9 @@ describe('proto-comply run --baseline / baseline --from (against the mock seller
     expect(made.stderr).toMatch(/wrote 1 expected failure to /);
     const yaml = parse(await readFile(baselineFile, 'utf8'));
     expect(yaml.version).toBe(1);
-    expect(yaml.expected_failures).toEqual([{ check: 'errors.unknown-task.invalid-request', reason: expect.stringMatching(/^fail \(MUST\) on \d{4}-\d{2}-\d{2}: .*NOT_FOUND/) }]);
+    expect(yaml.expected_failures).toEqual([
+      { check: 'errors.unknown-task.invalid-request', reason: expect.stringMatching(/^fail \(MUST\) on \d{4}-\d{2}-\d{2}: .*NOT_FOUND/) },
+    ]);
 
     // 3. the identical run, with the baseline: exit 0, failures marked baselined
     const second = await cli(runArgs(faulty.baseUrl, 'second', ['--baseline', baselineFile, '--allure', join(tmp, 'allure-second')]));
@@ -92,7 +113,10 @@ describe('proto-comply run --baseline / baseline --from (against the mock seller
       'errors.unknown-task.invalid-request a2a fail',
       'errors.unknown-task.invalid-request mcp fail',
     ]);
-    expect(run2.baseline).toEqual({ file: baselineFile, entries: [{ check_id: 'errors.unknown-task.invalid-request', reason: yaml.expected_failures[0].reason, status: 'expected', matched: 2 }] });
+    expect(run2.baseline).toEqual({
+      file: baselineFile,
+      entries: [{ check_id: 'errors.unknown-task.invalid-request', reason: yaml.expected_failures[0].reason, status: 'expected', matched: 2 }],
+    });
     expect(run2.command).toContain(`--baseline ${baselineFile}`);
     expect(second.stdout).toMatch(/Baseline .*baseline\.yaml: 1 expected, 0 stale, 0 unused/);
     expect(second.stdout).toMatch(/FAIL \(baselined\)/);
@@ -113,7 +137,9 @@ describe('proto-comply run --baseline / baseline --from (against the mock seller
     expect(run3.overall_status).toBe('failing');
     expect(run3.baseline!.entries).toEqual([expect.objectContaining({ check_id: 'errors.unknown-task.invalid-request', status: 'stale', matched: 0 })]);
     expect(run3.checks.every((c) => c.outcome === 'pass' && !c.baselined)).toBe(true);
-    expect(await readFile(join(tmp, 'third', 'junit.xml'), 'utf8')).toMatch(/<failure message="stale baseline entry: errors\.unknown-task\.invalid-request no longer fails/);
+    expect(await readFile(join(tmp, 'third', 'junit.xml'), 'utf8')).toMatch(
+      /<failure message="stale baseline entry: errors\.unknown-task\.invalid-request no longer fails/,
+    );
 
     // 5. the markdown summary of that run, for $GITHUB_STEP_SUMMARY
     const md = await inProcess(['summary', '--from', join(tmp, 'third', 'agent-compliance.json')]);
@@ -127,7 +153,18 @@ describe('proto-comply run --baseline / baseline --from (against the mock seller
     const seller = await startMockSeller({ authToken: AUTH, faults: ['valid-actions-stale-after-pause'] });
     try {
       const args = (out: string, extra: string[] = []) => [
-        'run', '--agent', seller.baseUrl, '--auth-token', AUTH, '--transport', 'mcp', '--check', 'state-machine.valid-actions.match-state', '--out', join(tmp, out), ...extra,
+        'run',
+        '--agent',
+        seller.baseUrl,
+        '--auth-token',
+        AUTH,
+        '--transport',
+        'mcp',
+        '--check',
+        'state-machine.valid-actions.match-state',
+        '--out',
+        join(tmp, out),
+        ...extra,
       ];
       const lax = await inProcess(args('lax'));
       const strict = await inProcess(args('strict', ['--strict']));

@@ -89,7 +89,9 @@ export function parseBaseline(text: string, options: ParseBaselineOptions): Base
       for (const key of keys) {
         const first = seen.get(key);
         if (first !== undefined) {
-          throw new BaselineError(`expected_failures[${i}]: ${e.check_id}${e.transport ? ` [${e.transport}]` : ''} is already covered by expected_failures[${first}]`);
+          throw new BaselineError(
+            `expected_failures[${i}]: ${e.check_id}${e.transport ? ` [${e.transport}]` : ''} is already covered by expected_failures[${first}]`,
+          );
         }
         seen.set(key, i);
       }
@@ -120,8 +122,14 @@ export async function loadBaseline(path: string, knownCheckIds?: ReadonlySet<str
 export function renderBaseline(entries: readonly BaselineEntry[], comment?: string): string {
   const doc = new Document({
     version: BASELINE_VERSION,
-    expected_failures: entries.map((e) => (e.transport ? { check: e.check_id, transport: e.transport, reason: e.reason } : { check: e.check_id, reason: e.reason })),
+    expected_failures: entries.map((e) =>
+      e.transport ? { check: e.check_id, transport: e.transport, reason: e.reason } : { check: e.check_id, reason: e.reason },
+    ),
   });
-  if (comment) doc.commentBefore = comment.split('\n').map((l) => ` ${l}`).join('\n');
+  if (comment)
+    doc.commentBefore = comment
+      .split('\n')
+      .map((l) => ` ${l}`)
+      .join('\n');
   return doc.toString({ lineWidth: 0 });
 }

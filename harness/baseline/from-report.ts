@@ -14,7 +14,10 @@ const MAX_REASON = 200;
 /** One line, no control characters, at most MAX_REASON characters. */
 function reasonText(s: string): string {
   // eslint-disable-next-line no-control-regex
-  const flat = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = s
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > MAX_REASON ? `${flat.slice(0, MAX_REASON - 1)}…` : flat;
 }
 

@@ -27,7 +27,7 @@ export async function baselineCommand(argv: string[]): Promise<number> {
     throw new UsageError(`baseline: ${(e as Error).message.split('\n')[0]}`);
   }
   if (values.help) {
-    process.stdout.write(BASELINE_HELP + '\n');
+    process.stdout.write(`${BASELINE_HELP}\n`);
     return 0;
   }
   if (!values.from) throw new UsageError('baseline: --from REPORT is required (e.g. compliance-report/agent-compliance.json)');

@@ -27,7 +27,9 @@ describe('proto-comply run', () => {
       expect(doc.transports).toEqual(['mcp', 'a2a']);
       expect(doc.overall_status).toBe('passing');
       // Every suite ran and passed on both transports, the buyer's webhook receiver included.
-      const suites = Object.fromEntries(doc.suites.map((s: { suite_id: string; by_transport: Record<string, { status: string }> }) => [s.suite_id, s.by_transport]));
+      const suites = Object.fromEntries(
+        doc.suites.map((s: { suite_id: string; by_transport: Record<string, { status: string }> }) => [s.suite_id, s.by_transport]),
+      );
       for (const suite of ['capabilities', 'errors', 'idempotency', 'state-machine', 'signatures', 'webhooks', 'webhook-receiver', 'schemas'])
         for (const t of ['mcp', 'a2a']) expect(suites[suite]?.[t]?.status, `${suite} ${t}`).toBe('passing');
       for (const f of ['junit.xml', 'report.html', 'allure-results']) expect(existsSync(join(out, f))).toBe(true);

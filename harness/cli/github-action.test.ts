@@ -19,7 +19,10 @@ const ACTION_DIR = fileURLToPath(new URL('../../.github/actions/proto-comply/', 
 const ACTION = parse(readFileSync(join(ACTION_DIR, 'action.yml'), 'utf8')) as {
   inputs: Record<string, { required?: boolean; default?: string }>;
   outputs: Record<string, { value: string }>;
-  runs: { using: string; steps: Array<{ id?: string; if?: string; uses?: string; run?: string; shell?: string; env?: Record<string, string>; with?: Record<string, string> }> };
+  runs: {
+    using: string;
+    steps: Array<{ id?: string; if?: string; uses?: string; run?: string; shell?: string; env?: Record<string, string>; with?: Record<string, string> }>;
+  };
 };
 const AUTH = 'github-action-test-bearer-0123456789';
 
@@ -55,7 +58,12 @@ function bash(script: string, cwd: string, env: Record<string, string>): Promise
 }
 
 function parseOutputs(text: string): Record<string, string> {
-  return Object.fromEntries(text.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    text
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 }
 
 describe('composite action .github/actions/proto-comply', () => {
@@ -71,8 +79,11 @@ describe('composite action .github/actions/proto-comply', () => {
     }
     const upload = ACTION.runs.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
     expect(upload.if).toBe('always()');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, not JavaScript templates
     expect(upload.with!.path.split('\n').filter(Boolean)).toEqual(['${{ inputs.out }}/junit.xml', '${{ inputs.out }}/report.html']);
-    expect(ACTION.runs.steps.find((s) => s.id === 'summary')!.run).toMatch(/proto-comply\.js" summary --from "\$report" --format md >> "\$GITHUB_STEP_SUMMARY"/);
+    expect(ACTION.runs.steps.find((s) => s.id === 'summary')!.run).toMatch(
+      /proto-comply\.js" summary --from "\$report" --format md >> "\$GITHUB_STEP_SUMMARY"/,
+    );
     expect(ACTION.runs.steps.at(-1)!.id).toBe('gate');
   });
 

@@ -29,7 +29,7 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   try {
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-      process.stdout.write(MAIN_HELP + '\n');
+      process.stdout.write(`${MAIN_HELP}\n`);
       return name === undefined ? 2 : 0;
     }
     if (name === '--version' || name === '-v') {

@@ -92,7 +92,8 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (e instanceof TokenError) throw new UsageError(`run: --token: ${e.message}`);
     throw e;
   }
-  if (v.seed !== undefined && !isValidSeed(v.seed)) throw new UsageError(`run: --seed must be a non-negative integer of at most 16 digits, got ${JSON.stringify(v.seed)}`);
+  if (v.seed !== undefined && !isValidSeed(v.seed))
+    throw new UsageError(`run: --seed must be a non-negative integer of at most 16 digits, got ${JSON.stringify(v.seed)}`);
   if (v.check !== undefined) {
     try {
       compileCheckGlobs(v.check);
@@ -100,7 +101,10 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
       throw new UsageError(`run: --check: ${(e as Error).message}`);
     }
   }
-  const suites = v.suite?.split(',').map((s) => s.trim()).filter(Boolean);
+  const suites = v.suite
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (v.suite !== undefined && !suites?.length) throw new UsageError('run: --suite needs at least one suite id');
   let receiver: ReceiverTarget | undefined;
   try {
@@ -158,7 +162,7 @@ function shellQuote(s: string): string {
 export async function runCommand(argv: string[]): Promise<number> {
   const args = parseRunArgs(argv);
   if (args === 'help') {
-    process.stdout.write(RUN_HELP + '\n');
+    process.stdout.write(`${RUN_HELP}\n`);
     return 0;
   }
   // --receiver without --agent: a receiver-only run (only suites that need no agent).
@@ -234,10 +238,10 @@ export async function runCommand(argv: string[]): Promise<number> {
     const written = await writeReports(run, { dir: resolve(args.out), allureDir: args.allure ? resolve(args.allure) : undefined });
     const summary = renderSummary(run, { written });
     if (args.json) {
-      process.stderr.write(summary + '\n');
-      process.stdout.write(renderAgentComplianceJson(run) + '\n');
+      process.stderr.write(`${summary}\n`);
+      process.stdout.write(`${renderAgentComplianceJson(run)}\n`);
     } else {
-      process.stdout.write(summary + '\n');
+      process.stdout.write(`${summary}\n`);
     }
     if (run.overall_status === 'unreachable' || run.overall_status === 'auth_required') {
       process.stderr.write(`proto-comply: ${run.headline}\n`);

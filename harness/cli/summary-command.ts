@@ -19,7 +19,7 @@ export async function summaryCommand(argv: string[]): Promise<number> {
     throw new UsageError(`summary: ${(e as Error).message.split('\n')[0]}`);
   }
   if (values.help) {
-    process.stdout.write(SUMMARY_HELP + '\n');
+    process.stdout.write(`${SUMMARY_HELP}\n`);
     return 0;
   }
   if (values.format !== 'md' && values.format !== 'text') throw new UsageError(`summary: --format must be md or text, got ${JSON.stringify(values.format)}`);

@@ -55,7 +55,6 @@ Exit codes: 0 every MUST passed on a complete run; 1 a MUST failed or was not te
 --baseline, a failure the baseline does not list, or a stale baseline entry);
 2 usage error; 3 agent unreachable or auth required; 4 run incomplete (budget) with no failure.`;
 
-
 export const BASELINE_HELP = `Usage: proto-comply baseline --from REPORT [--out FILE]
 
 Writes an expected-failures baseline from a finished run: one entry per check that failed the run

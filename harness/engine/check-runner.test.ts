@@ -37,7 +37,18 @@ class ScriptedAgent implements Transport {
     return this.reply(task, await this.script(task, args, options));
   }
   private reply(task: string, r: Partial<TaskReply>): TaskReply {
-    return { transport: this.kind, task, ok: true, status: 'completed', payloadSource: 'content_text', isError: false, durationMs: 1, exchanges: [], notes: [], ...r };
+    return {
+      transport: this.kind,
+      task,
+      ok: true,
+      status: 'completed',
+      payloadSource: 'content_text',
+      isError: false,
+      durationMs: 1,
+      exchanges: [],
+      notes: [],
+      ...r,
+    };
   }
   async getTask(taskId: string): Promise<TaskReply> {
     return this.reply(taskId, { ok: false, failure: { kind: 'protocol', message: 'no' } });
@@ -58,7 +69,16 @@ const noSchemas: SchemaChecker = {
 function env(transport: Transport, profile: Partial<AgentProfile> = {}, signal = new AbortController().signal): CheckEnv {
   return {
     transport,
-    profile: { transport: transport.kind, offered: true, reachable: true, authRequired: false, tasks: ['get_products'], authTokenSet: false, capabilities: { feature: { on: true } }, ...profile },
+    profile: {
+      transport: transport.kind,
+      offered: true,
+      reachable: true,
+      authRequired: false,
+      tasks: ['get_products'],
+      authTokenSet: false,
+      capabilities: { feature: { on: true } },
+      ...profile,
+    },
     ids: protocolIds('proto'),
     seed: '42',
     runStartedAt: new Date('2026-11-22T00:00:00Z'),
@@ -81,21 +101,38 @@ function suiteWith(check: Omit<CheckDef, 'spec' | 'title'> & Partial<CheckDef>):
 }
 
 const ok = (payload: unknown): Partial<TaskReply> => ({ payload });
-const err = (code: string): Partial<TaskReply> => ({ ok: false, isError: true, status: 'failed', error: { code, message: `${code}!`, source: 'is_error_text', raw: { code, message: `${code}!` } } });
+const err = (code: string): Partial<TaskReply> => ({
+  ok: false,
+  isError: true,
+  status: 'failed',
+  error: { code, message: `${code}!`, source: 'is_error_text', raw: { code, message: `${code}!` } },
+});
 
 describe('check runner outcomes', () => {
   it('passes when every probe expectation holds', async () => {
     const agent = new ScriptedAgent('mcp', () => ok({ value: 3 }));
-    const { suite, check } = suiteWith({ id: 'demo.a.pass', level: 'MUST', steps: [{ kind: 'call', task: 'get_products', expect: [{ kind: 'field', path: '/value', equals: 3 }] }] });
+    const { suite, check } = suiteWith({
+      id: 'demo.a.pass',
+      level: 'MUST',
+      steps: [{ kind: 'call', task: 'get_products', expect: [{ kind: 'field', path: '/value', equals: 3 }] }],
+    });
     const r = await runCheck(suite, check, env(agent));
     expect(r.outcome).toBe('pass');
     expect(r.evidence).toBeUndefined();
   });
 
   it('maps a failed probe to fail / warn / info by level, with evidence', async () => {
-    for (const [level, outcome] of [['MUST', 'fail'], ['SHOULD', 'warn'], ['MAY', 'info']] as const) {
+    for (const [level, outcome] of [
+      ['MUST', 'fail'],
+      ['SHOULD', 'warn'],
+      ['MAY', 'info'],
+    ] as const) {
       const agent = new ScriptedAgent('mcp', () => ok({ value: 4 }));
-      const { suite, check } = suiteWith({ id: 'demo.a.level', level, steps: [{ kind: 'call', task: 'get_products', expect: [{ kind: 'field', path: '/value', equals: 3 }] }] });
+      const { suite, check } = suiteWith({
+        id: 'demo.a.level',
+        level,
+        steps: [{ kind: 'call', task: 'get_products', expect: [{ kind: 'field', path: '/value', equals: 3 }] }],
+      });
       const r = await runCheck(suite, check, env(agent));
       expect(r.outcome).toBe(outcome);
       expect(r.evidence).toMatchObject({ expected: 3, actual: 4, pointer: '/value' });
@@ -136,7 +173,13 @@ describe('check runner outcomes', () => {
 
   it('applies_when false → not_applicable with the reason; requires false → not_testable', async () => {
     const agent = new ScriptedAgent('mcp', () => ok({}));
-    const a = suiteWith({ id: 'demo.a.na', level: 'MUST', applies_when: { capability: '/missing' }, not_applicable_reason: 'nothing declared', steps: [{ kind: 'call', task: 'x' }] });
+    const a = suiteWith({
+      id: 'demo.a.na',
+      level: 'MUST',
+      applies_when: { capability: '/missing' },
+      not_applicable_reason: 'nothing declared',
+      steps: [{ kind: 'call', task: 'x' }],
+    });
     expect(await runCheck(a.suite, a.check, env(agent))).toMatchObject({ outcome: 'not_applicable', message: 'nothing declared' });
     const b = suiteWith({ id: 'demo.a.nt', level: 'MUST', requires: { capability: '/feature/on', equals: false }, steps: [{ kind: 'call', task: 'x' }] });
     const rb = await runCheck(b.suite, b.check, env(agent));
@@ -167,7 +210,14 @@ describe('check runner outcomes', () => {
       ctl.abort();
       return ok({});
     });
-    const { suite, check } = suiteWith({ id: 'demo.a.budget', level: 'MUST', steps: [{ kind: 'call', task: 'a' }, { kind: 'call', task: 'b' }] });
+    const { suite, check } = suiteWith({
+      id: 'demo.a.budget',
+      level: 'MUST',
+      steps: [
+        { kind: 'call', task: 'a' },
+        { kind: 'call', task: 'b' },
+      ],
+    });
     const r = await runCheck(suite, check, env(agent, {}, ctl.signal));
     expect(r).toMatchObject({ outcome: 'not_testable', not_run: true });
   });
@@ -188,7 +238,14 @@ describe('check runner outcomes', () => {
       seen.push(args.key);
       return ok({});
     });
-    const a = suiteWith({ id: 'demo.a.keys', level: 'MUST', steps: [{ kind: 'call', task: 't', args: { key: '{{uuid:k}}' } }, { kind: 'call', task: 't', args: { key: '{{uuid:k}}' } }] });
+    const a = suiteWith({
+      id: 'demo.a.keys',
+      level: 'MUST',
+      steps: [
+        { kind: 'call', task: 't', args: { key: '{{uuid:k}}' } },
+        { kind: 'call', task: 't', args: { key: '{{uuid:k}}' } },
+      ],
+    });
     await runCheck(a.suite, a.check, env(agent));
     await runCheck(a.suite, a.check, env(agent));
     const b = suiteWith({ id: 'demo.a.other', level: 'MUST', steps: [{ kind: 'call', task: 't', args: { key: '{{uuid:k}}' } }] });

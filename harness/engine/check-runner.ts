@@ -90,7 +90,12 @@ export async function runCheck(suite: SuiteDef, check: CheckDef, env: CheckEnv):
   const scope: StepScope = { steps: {}, random: new ScopedRandom(env.seed, `${env.transport.kind}\0${check.id}`) };
   const ctx = checkContext(env, check.id, exchanges, notes, scope);
 
-  const finish = (outcome: Outcome, message: string, verdict?: { expected?: unknown; actual?: unknown; pointer?: string }, extra: Partial<CheckResult> = {}): CheckResult => {
+  const finish = (
+    outcome: Outcome,
+    message: string,
+    verdict?: { expected?: unknown; actual?: unknown; pointer?: string },
+    extra: Partial<CheckResult> = {},
+  ): CheckResult => {
     const evidence: Evidence | undefined =
       outcome === 'pass'
         ? undefined
@@ -156,7 +161,13 @@ function checkContext(env: CheckEnv, checkId: string, exchanges: WireExchange[],
     resources: env.resources,
     run: env.run,
     expand: (value) =>
-      expandTemplates(value, { ids: env.ids, random: scope.random, runStartedAt: env.runStartedAt, steps: scope.steps, capabilities: env.profile.capabilities }),
+      expandTemplates(value, {
+        ids: env.ids,
+        random: scope.random,
+        runStartedAt: env.runStartedAt,
+        steps: scope.steps,
+        capabilities: env.profile.capabilities,
+      }),
     async call(task: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<TaskReply> {
       if (env.signal.aborted) throw new BudgetExhausted();
       const reply = await env.transport.call(task, args, { ...options, signal: env.signal });

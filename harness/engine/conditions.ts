@@ -5,11 +5,7 @@ import type { AgentProfile } from './profile.js';
 import { resolvePointer } from './pointer.js';
 import type { ProtocolIds } from '../token.js';
 
-export function lookupCapability(
-  caps: unknown,
-  pointers: string | string[],
-  ids: ProtocolIds,
-): { found: boolean; value: unknown; pointer: string } {
+export function lookupCapability(caps: unknown, pointers: string | string[], ids: ProtocolIds): { found: boolean; value: unknown; pointer: string } {
   const list = Array.isArray(pointers) ? pointers : [pointers];
   for (const p of list) {
     const pointer = ids.expand(p);
@@ -36,7 +32,7 @@ export function evaluateCondition(cond: Condition, profile: AgentProfile, ids: P
 
 export function describeCondition(cond: Condition): string {
   if ('all' in cond) return cond.all.map(describeCondition).join(' and ');
-  if ('any' in cond) return '(' + cond.any.map(describeCondition).join(' or ') + ')';
+  if ('any' in cond) return `(${cond.any.map(describeCondition).join(' or ')})`;
   if ('not' in cond) return `not ${describeCondition(cond.not)}`;
   if ('task_declared' in cond) return `task ${cond.task_declared} listed`;
   if ('run' in cond) return cond.run === 'auth_token' ? 'a bearer token given with --auth-token' : cond.run;

@@ -4,7 +4,17 @@ export function compileCheckGlobs(spec: string): (id: string) => boolean {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
-    .map((g) => new RegExp('^' + g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.') + '$'));
+    .map(
+      (g) =>
+        new RegExp(
+          '^' +
+            g
+              .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+              .replaceAll('*', '.*')
+              .replaceAll('?', '.') +
+            '$',
+        ),
+    );
   if (patterns.length === 0) throw new Error('empty --check pattern');
   return (id) => patterns.some((p) => p.test(id));
 }

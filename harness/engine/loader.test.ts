@@ -40,7 +40,11 @@ describe('suite loader', () => {
     ['a check id outside the suite', (s: any) => (s.checks[0].id = 'other.area.rule'), /must start with the suite id/],
     ['a positional check id', (s: any) => (s.checks[0].id = 'demo'), /id/],
     ['a duplicate check id', (s: any) => s.checks.push(structuredClone(s.checks[0])), /duplicate check id/],
-    ['a nested unknown expectation', (s: any) => (s.checks[0].steps[0] = { kind: 'call_concurrent', task: 't', count: 2, expect: [{ kind: 'each', expect: [{ kind: 'nope' }] }] }), /nope/],
+    [
+      'a nested unknown expectation',
+      (s: any) => (s.checks[0].steps[0] = { kind: 'call_concurrent', task: 't', count: 2, expect: [{ kind: 'each', expect: [{ kind: 'nope' }] }] }),
+      /nope/,
+    ],
     ['a bad condition', (s: any) => (s.checks[0].applies_when = { capability_path: '/x' }), /applies_when/],
   ])('rejects %s', (_name, mutate, message) => {
     expect(() => validateSuite(variant(mutate), 'demo.yaml', KINDS)).toThrow(SuiteLoadError);

@@ -106,7 +106,12 @@ function kindValidator(prefix: string, kind: StepKind | ExpectationKind, base: R
 }
 
 function formatErrors(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`).join('; ');
+  return (errors ?? [])
+    .map(
+      (e) =>
+        `${e.instancePath || '/'} ${e.message}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`,
+    )
+    .join('; ');
 }
 
 function checkExpectations(list: unknown, where: string, kinds: KindRegistry): void {

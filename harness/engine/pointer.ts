@@ -12,7 +12,7 @@ export function parsePointer(pointer: string): string[] {
 }
 
 export function formatPointer(tokens: readonly (string | number)[]): string {
-  return tokens.map((t) => '/' + String(t).replaceAll('~', '~0').replaceAll('/', '~1')).join('');
+  return tokens.map((t) => `/${String(t).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
 }
 
 const MISSING = Symbol('missing');
@@ -34,7 +34,7 @@ function step(cur: unknown, token: string): unknown {
     const i = Number(token);
     return i < cur.length ? cur[i] : MISSING;
   }
-  if (cur !== null && typeof cur === 'object' && Object.prototype.hasOwnProperty.call(cur, token)) {
+  if (cur !== null && typeof cur === 'object' && Object.hasOwn(cur, token)) {
     return (cur as Record<string, unknown>)[token];
   }
   return MISSING;

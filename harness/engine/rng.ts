@@ -47,7 +47,9 @@ export class ScopedRandom {
   }
 
   hex(n: number): string {
-    return this.bytes(Math.ceil(n / 2)).toString('hex').slice(0, n);
+    return this.bytes(Math.ceil(n / 2))
+      .toString('hex')
+      .slice(0, n);
   }
 
   /** The same alias always yields the same value within this scope, whatever the order of use. */

@@ -74,9 +74,7 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
   const resources = new RunResources();
   try {
     const profiles = await Promise.all(
-      plan.transports.map((t) =>
-        buildProfile(t, ids, { signal: budget.signal, authTokenSet: plan.authTokenSet, explicitlyRequested: plan.transportExplicit }),
-      ),
+      plan.transports.map((t) => buildProfile(t, ids, { signal: budget.signal, authTokenSet: plan.authTokenSet, explicitlyRequested: plan.transportExplicit })),
     );
     profiles.forEach((p) => plan.onProfile?.(p));
 

@@ -29,7 +29,12 @@ export function suiteStatus(checks: readonly CheckResult[], strict: boolean): Su
   return 'passing';
 }
 
-export function summarizeSuites(suites: readonly SuiteDef[], checks: readonly CheckResult[], transports: readonly TransportKind[], strict: boolean): SuiteResult[] {
+export function summarizeSuites(
+  suites: readonly SuiteDef[],
+  checks: readonly CheckResult[],
+  transports: readonly TransportKind[],
+  strict: boolean,
+): SuiteResult[] {
   return suites.map((suite) => {
     const mine = checks.filter((c) => c.suite_id === suite.id);
     const firstFailure = mine.find((c) => isFailing(c, strict));
@@ -67,7 +72,10 @@ function plural(n: number, word: string): string {
 export function headline(status: OverallStatus, checks: readonly CheckResult[], profiles: readonly AgentProfile[], strict: boolean): string {
   const transports = [...new Set(checks.map((c) => c.transport))].join(' and ') || 'no transport';
   if (status === 'unreachable' || status === 'auth_required') {
-    return `${status === 'unreachable' ? 'unreachable' : 'auth required'}: ${profiles.map((p) => p.problem).filter(Boolean).join('; ')}`;
+    return `${status === 'unreachable' ? 'unreachable' : 'auth required'}: ${profiles
+      .map((p) => p.problem)
+      .filter(Boolean)
+      .join('; ')}`;
   }
   const must = checks.filter((c) => c.level === 'MUST' && c.outcome !== 'not_applicable' && !c.not_run);
   const mustPassed = must.filter((c) => c.outcome === 'pass').length;
@@ -78,7 +86,10 @@ export function headline(status: OverallStatus, checks: readonly CheckResult[], 
   if (failing.length) {
     const ids = new Map<string, string[]>();
     for (const f of failing) ids.set(f.check_id, [...(ids.get(f.check_id) ?? []), f.transport]);
-    const list = [...ids].slice(0, 3).map(([id, ts]) => `${id} (${ts.join(', ')})`).join(', ');
+    const list = [...ids]
+      .slice(0, 3)
+      .map(([id, ts]) => `${id} (${ts.join(', ')})`)
+      .join(', ');
     return `failing: ${plural(ids.size, 'check')} failed: ${list}${ids.size > 3 ? ', …' : ''}${tail ? `; ${tail}` : ''}`;
   }
   return `${status}: ${mustPassed} of ${must.length} MUST checks passed over ${transports}${tail ? `; ${tail}` : ''}`;

@@ -92,7 +92,7 @@ function walk(value: unknown, path: string[], expr: string): unknown {
   for (const seg of path) {
     if (Array.isArray(cur) && /^(0|[1-9][0-9]*)$/.test(seg) && Number(seg) < cur.length) {
       cur = cur[Number(seg)];
-    } else if (cur !== null && typeof cur === 'object' && !Array.isArray(cur) && Object.prototype.hasOwnProperty.call(cur, seg)) {
+    } else if (cur !== null && typeof cur === 'object' && !Array.isArray(cur) && Object.hasOwn(cur, seg)) {
       cur = (cur as Record<string, unknown>)[seg];
     } else {
       throw new TemplateError(`unresolved substitution {{${expr}}}: no "${seg}"`);

@@ -6,6 +6,7 @@
  * Errors never echo the counterparty's response body.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import { isLoopbackAddress, isReservedAddress } from './reserved-address.js';
@@ -87,7 +88,7 @@ export function createSafeFetcher(opts: SafeFetchOptions = {}): DocumentFetcher 
     const agent = new Agent({
       connect: {
         timeout: connectTimeout,
-        lookup: (_host: string, o: { all?: boolean }, cb: (...args: any[]) => void) =>
+        lookup: (_host: string, o: { all?: boolean }, cb: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) =>
           o?.all ? cb(null, [pinned]) : cb(null, pinned.address, pinned.family),
       },
     });

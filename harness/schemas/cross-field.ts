@@ -48,7 +48,10 @@ const requestSigningLists: Rule = (value, pointer, out) => {
     const warn = stringList(value[`${prefix}warn_for`] ?? []);
     if (!supported || !required || !warn) continue; // wrong types are reported by the schema
     const path = 'capabilities.json#/$defs/requestSigning (digest 1.15: list subset and overlap rules)';
-    for (const [listName, list] of [[`${prefix}required_for`, required], [`${prefix}warn_for`, warn]] as const) {
+    for (const [listName, list] of [
+      [`${prefix}required_for`, required],
+      [`${prefix}warn_for`, warn],
+    ] as const) {
       list.forEach((op, i) => {
         if (!supported.includes(op)) {
           out.push({

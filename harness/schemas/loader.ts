@@ -69,26 +69,28 @@ export function loadSchemaDocuments(token: string, dir: string = DEFAULT_SCHEMA_
     throw new SchemaLoadError(`cannot read schema directory ${root}: ${(err as Error).message}`);
   }
   if (files.length === 0) throw new SchemaLoadError(`no *.json schema files in ${root}`);
-  return files.map((f) => {
-    const file = join(root, f);
-    const name = f.slice(0, -'.json'.length);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (err) {
-      throw new SchemaLoadError(`schema ${f}: not valid JSON: ${(err as Error).message}`);
-    }
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-      throw new SchemaLoadError(`schema ${f}: the top level must be an object`);
-    }
-    const schema = expandTokenPlaceholders(raw as Record<string, unknown>, ids);
-    if (schema.$schema !== SCHEMA_DIALECT) {
-      throw new SchemaLoadError(`schema ${f}: $schema must be ${SCHEMA_DIALECT}`);
-    }
-    const id = `${SCHEMA_BASE_URI}${name}.json`;
-    if (schema.$id !== id) {
-      throw new SchemaLoadError(`schema ${f}: $id must be ${id} (got ${JSON.stringify(schema.$id)})`);
-    }
-    return { name, file, id, schema };
-  }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return files
+    .map((f) => {
+      const file = join(root, f);
+      const name = f.slice(0, -'.json'.length);
+      let raw: unknown;
+      try {
+        raw = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (err) {
+        throw new SchemaLoadError(`schema ${f}: not valid JSON: ${(err as Error).message}`);
+      }
+      if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+        throw new SchemaLoadError(`schema ${f}: the top level must be an object`);
+      }
+      const schema = expandTokenPlaceholders(raw as Record<string, unknown>, ids);
+      if (schema.$schema !== SCHEMA_DIALECT) {
+        throw new SchemaLoadError(`schema ${f}: $schema must be ${SCHEMA_DIALECT}`);
+      }
+      const id = `${SCHEMA_BASE_URI}${name}.json`;
+      if (schema.$id !== id) {
+        throw new SchemaLoadError(`schema ${f}: $id must be ${id} (got ${JSON.stringify(schema.$id)})`);
+      }
+      return { name, file, id, schema };
+    })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

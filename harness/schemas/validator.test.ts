@@ -16,15 +16,50 @@ const TOKENS = [DEFAULT_TOKEN, 'adcp'];
 
 /** The schema set the assignment lists (records, task responses, webhooks, declarations). */
 const EXPECTED_SCHEMAS = [
-  'product', 'pricing-option', 'format-id', 'media-buy', 'media-buy-package', 'webhook-activity', 'account-ref', 'account',
-  'creative', 'audience', 'catalog', 'marketing-event', 'delivery-totals', 'audit-entry', 'error', 'push-notification-config',
-  'capabilities', 'get_products-response', 'create_media_buy-response', 'update_media_buy-response', 'get_media_buys-response',
-  'get_media_buy_delivery-response', 'sync_accounts-response', 'list_accounts-response', 'list_creative_formats-response',
-  'build_creative-response', 'sync_creatives-response', 'sync_audiences-response', 'sync_catalogs-response',
-  'get_signals-response', 'activate_signal-response', 'check_governance-response', 'get_plan_audit_logs-response',
-  'log_event-response', 'provide_performance_feedback-response', 'get_brand_identity-response',
-  'comply_test_controller-response', 'mcp-webhook-payload', 'delivery-report-result', 'a2a-task', 'brand-declaration',
-  'publisher-declaration', 'task-common', 'async-task',
+  'product',
+  'pricing-option',
+  'format-id',
+  'media-buy',
+  'media-buy-package',
+  'webhook-activity',
+  'account-ref',
+  'account',
+  'creative',
+  'audience',
+  'catalog',
+  'marketing-event',
+  'delivery-totals',
+  'audit-entry',
+  'error',
+  'push-notification-config',
+  'capabilities',
+  'get_products-response',
+  'create_media_buy-response',
+  'update_media_buy-response',
+  'get_media_buys-response',
+  'get_media_buy_delivery-response',
+  'sync_accounts-response',
+  'list_accounts-response',
+  'list_creative_formats-response',
+  'build_creative-response',
+  'sync_creatives-response',
+  'sync_audiences-response',
+  'sync_catalogs-response',
+  'get_signals-response',
+  'activate_signal-response',
+  'check_governance-response',
+  'get_plan_audit_logs-response',
+  'log_event-response',
+  'provide_performance_feedback-response',
+  'get_brand_identity-response',
+  'comply_test_controller-response',
+  'mcp-webhook-payload',
+  'delivery-report-result',
+  'a2a-task',
+  'brand-declaration',
+  'publisher-declaration',
+  'task-common',
+  'async-task',
 ];
 
 const tempDirs: string[] = [];
@@ -93,7 +128,9 @@ describe('strict compilation catches schema mistakes', () => {
 
   it('a wrong $id, a wrong dialect, bad JSON and an empty directory are load errors', () => {
     expect(() => loadSchemaDocuments(DEFAULT_TOKEN, schemaDirWith({ a: { ...header('b') } }))).toThrow(/\$id must be/);
-    expect(() => loadSchemaDocuments(DEFAULT_TOKEN, schemaDirWith({ a: { ...header('a'), $schema: 'http://json-schema.org/draft-07/schema#' } }))).toThrow(/\$schema must be/);
+    expect(() => loadSchemaDocuments(DEFAULT_TOKEN, schemaDirWith({ a: { ...header('a'), $schema: 'http://json-schema.org/draft-07/schema#' } }))).toThrow(
+      /\$schema must be/,
+    );
     expect(() => loadSchemaDocuments(DEFAULT_TOKEN, schemaDirWith({ a: '{"$schema": ' }))).toThrow(/a\.json: not valid JSON/);
     expect(() => loadSchemaDocuments(DEFAULT_TOKEN, schemaDirWith({}))).toThrow(/no \*\.json schema files/);
     expect(() => loadSchemaDocuments(DEFAULT_TOKEN, join(tmpdir(), 'proto-comply-no-such-dir'))).toThrow(/cannot read schema directory/);

@@ -226,7 +226,7 @@ function describe(e: ErrorObject): string {
 
 /** ajv reports `#/...` for the root schema and `<file>.json/...` or full URIs inside `$ref`s. */
 export function normaliseSchemaPath(rootName: string, schemaPath: string): string {
-  let p = schemaPath.startsWith(SCHEMA_BASE_URI) ? schemaPath.slice(SCHEMA_BASE_URI.length) : schemaPath;
+  const p = schemaPath.startsWith(SCHEMA_BASE_URI) ? schemaPath.slice(SCHEMA_BASE_URI.length) : schemaPath;
   if (p.startsWith('#')) return `${rootName}.json${p}`;
   const m = /^([^#/]+\.json)#?(.*)$/.exec(p);
   if (!m) return p;

@@ -61,7 +61,10 @@ describe('decodeA2aResult', () => {
   });
 
   it('accepts v1.0 wrappers and parts without kind', () => {
-    const d = decodeA2aResult({ task: { id: 't9', contextId: 'c9', status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ parts: [{ data: { v: 1 } }] }] } }, member);
+    const d = decodeA2aResult(
+      { task: { id: 't9', contextId: 'c9', status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ parts: [{ data: { v: 1 } }] }] } },
+      member,
+    );
     expect(d).toMatchObject({ status: 'completed', payload: { v: 1 }, taskId: 't9' });
     expect(decodeA2aResult({ message: { messageId: 'm', parts: [{ text: 'hi' }] } }, member)).toMatchObject({ text: 'hi', payloadSource: 'none' });
   });

@@ -65,7 +65,11 @@ describe('A2A transport vs SDK agent', () => {
 
   it('sends webhook credentials but never records them', async () => {
     const secret = 'hmac-secret-0123456789abcdef0123456789abcdef';
-    const r = await transport.call('echo', { a: 1 }, { pushNotificationConfig: { url: 'https://buyer.example/hook', authentication: { schemes: ['HMAC-SHA256'], credentials: secret } } });
+    const r = await transport.call(
+      'echo',
+      { a: 1 },
+      { pushNotificationConfig: { url: 'https://buyer.example/hook', authentication: { schemes: ['HMAC-SHA256'], credentials: secret } } },
+    );
     expect(JSON.stringify(server.rpcBodies.at(-1))).toContain(secret); // the agent got it
     expect(JSON.stringify(r.exchanges)).not.toContain(secret);
     expect(JSON.stringify(r.exchanges)).toContain('<redacted:');

@@ -179,14 +179,7 @@ export class A2aTransport implements Transport {
   }
 
   /** One JSON-RPC request to the A2A endpoint, decoded into a reply (pushed onto ctx). */
-  private async request(
-    ctx: ReplyContext,
-    rpcMethod: string,
-    params: unknown,
-    purpose: string,
-    options: CallOptions,
-    timeoutMs?: number,
-  ): Promise<TaskReply> {
+  private async request(ctx: ReplyContext, rpcMethod: string, params: unknown, purpose: string, options: CallOptions, timeoutMs?: number): Promise<TaskReply> {
     const outcome = await postJsonRpc(this.http, {
       url: this.endpoint,
       rpcMethod,

@@ -29,10 +29,7 @@ describe('resolveEndpoints', () => {
       },
     ],
     ['https://agent.example', { mcp: 'https://agent.example/mcp', agentCard: ['https://agent.example/.well-known/agent-card.json'] }],
-    [
-      'http://127.0.0.1:8080/base/',
-      { mcp: 'http://127.0.0.1:8080/base/mcp', agentCard: ['http://127.0.0.1:8080/base/.well-known/agent-card.json'] },
-    ],
+    ['http://127.0.0.1:8080/base/', { mcp: 'http://127.0.0.1:8080/base/mcp', agentCard: ['http://127.0.0.1:8080/base/.well-known/agent-card.json'] }],
   ])('%s', (url, expected) => {
     expect(resolveEndpoints(url)).toEqual(expected);
   });
@@ -49,12 +46,9 @@ describe('resolveEndpoints', () => {
     });
   });
 
-  it.each(['ftp://agent.example/mcp', 'file:///etc/passwd', 'https://user:pw@agent.example/mcp', 'not a url', '/relative/mcp'])(
-    'rejects %s',
-    (url) => {
-      expect(() => resolveEndpoints(url)).toThrow(TransportConfigError);
-    },
-  );
+  it.each(['ftp://agent.example/mcp', 'file:///etc/passwd', 'https://user:pw@agent.example/mcp', 'not a url', '/relative/mcp'])('rejects %s', (url) => {
+    expect(() => resolveEndpoints(url)).toThrow(TransportConfigError);
+  });
 
   it('rejects bad overrides too', () => {
     expect(() => resolveEndpoints('https://a.example', { mcpUrl: 'https://u@a.example/mcp' })).toThrow(/userinfo/);

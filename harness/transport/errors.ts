@@ -9,11 +9,7 @@ export class TransportConfigError extends Error {
   override readonly name = 'TransportConfigError';
 }
 
-export function failure(
-  kind: TransportFailureKind,
-  message: string,
-  extra: Omit<TransportFailure, 'kind' | 'message'> = {},
-): TransportFailure {
+export function failure(kind: TransportFailureKind, message: string, extra: Omit<TransportFailure, 'kind' | 'message'> = {}): TransportFailure {
   return { kind, message, ...extra };
 }
 

@@ -9,12 +9,7 @@ export interface FactoryOptions {
   mcp?: McpOptions;
 }
 
-export function createTransport(
-  kind: TransportKind,
-  settings: TransportSettings,
-  endpoints: ResolvedEndpoints,
-  options: FactoryOptions = {},
-): Transport {
+export function createTransport(kind: TransportKind, settings: TransportSettings, endpoints: ResolvedEndpoints, options: FactoryOptions = {}): Transport {
   switch (kind) {
     case 'mcp':
       return new McpTransport(settings, endpoints.mcp, options.mcp);

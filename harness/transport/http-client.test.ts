@@ -176,9 +176,7 @@ describe('HttpClient limits', () => {
   it('rejects unusable settings', () => {
     const capture = createRecorder();
     expect(() => new HttpClient({ connectTimeoutMs: 0, totalTimeoutMs: 1, maxResponseBytes: 1, capture })).toThrow(TransportConfigError);
-    expect(() => new HttpClient({ connectTimeoutMs: 1, totalTimeoutMs: 1, maxResponseBytes: Number.NaN, capture })).toThrow(
-      TransportConfigError,
-    );
+    expect(() => new HttpClient({ connectTimeoutMs: 1, totalTimeoutMs: 1, maxResponseBytes: Number.NaN, capture })).toThrow(TransportConfigError);
   });
 });
 
@@ -216,8 +214,17 @@ describe('JSON-RPC over HTTP', () => {
     const s = await server((_req, res, body) => {
       const { id, method } = JSON.parse(body) as { id: number; method: string };
       res.writeHead(200, { 'content-type': 'application/json' });
-      if (method === 'batch') res.end(JSON.stringify([{ jsonrpc: '2.0', method: 'n' }, { jsonrpc: '2.0', id, result: 42 }]));
-      else res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32602, message: 'bad', data: { [protocolIds().errorMember]: { code: 'X', message: 'y' } } } }));
+      if (method === 'batch')
+        res.end(
+          JSON.stringify([
+            { jsonrpc: '2.0', method: 'n' },
+            { jsonrpc: '2.0', id, result: 42 },
+          ]),
+        );
+      else
+        res.end(
+          JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32602, message: 'bad', data: { [protocolIds().errorMember]: { code: 'X', message: 'y' } } } }),
+        );
     });
     const { http } = client();
     const ok = await postJsonRpc(http, { url: s.url, rpcMethod: 'batch', id: 3, transport: 'mcp', purpose: 'b' });

@@ -8,26 +8,12 @@ import { Agent, request } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { describeError, failure, TransportConfigError } from './errors.js';
 import { HARNESS_NAME, HARNESS_VERSION } from './version.js';
-import type {
-  AuthOverride,
-  CallOptions,
-  OutgoingRequest,
-  TransportFailure,
-  TransportKind,
-  TransportSettings,
-  WireExchange,
-} from './types.js';
+import type { AuthOverride, CallOptions, OutgoingRequest, TransportFailure, TransportKind, TransportSettings, WireExchange } from './types.js';
 
-export type HttpSettings = Pick<
-  TransportSettings,
-  'authToken' | 'connectTimeoutMs' | 'totalTimeoutMs' | 'maxResponseBytes' | 'capture'
->;
+export type HttpSettings = Pick<TransportSettings, 'authToken' | 'connectTimeoutMs' | 'totalTimeoutMs' | 'maxResponseBytes' | 'capture'>;
 
 /** Given the response status and headers, optionally return a chunk sink; it returns true to stop reading. */
-export type StreamConsumerFactory = (
-  status: number,
-  headers: Record<string, string>,
-) => ((chunk: Buffer) => boolean) | undefined;
+export type StreamConsumerFactory = (status: number, headers: Record<string, string>) => ((chunk: Buffer) => boolean) | undefined;
 
 export interface HttpRequestSpec {
   method: string;
@@ -120,7 +106,8 @@ export function webhookCredentials(value: unknown, depth = 0, out: string[] = []
     return out;
   }
   for (const [k, v] of Object.entries(value)) {
-    if (k === 'authentication' && v && typeof v === 'object' && typeof (v as { credentials?: unknown }).credentials === 'string') out.push((v as { credentials: string }).credentials);
+    if (k === 'authentication' && v && typeof v === 'object' && typeof (v as { credentials?: unknown }).credentials === 'string')
+      out.push((v as { credentials: string }).credentials);
     webhookCredentials(v, depth + 1, out);
   }
   return out;
@@ -190,10 +177,7 @@ export class HttpClient {
       headers: req.headers,
       body: Buffer.from(req.body).toString('utf8'),
     };
-    const finish = (
-      response: WireExchange['response'] | undefined,
-      error: string | undefined,
-    ): { exchange: WireExchange; durationMs: number } => {
+    const finish = (response: WireExchange['response'] | undefined, error: string | undefined): { exchange: WireExchange; durationMs: number } => {
       const durationMs = Math.round(performance.now() - t0);
       const exchange = this.settings.capture.record({
         transport: spec.transport,
@@ -275,10 +259,11 @@ export class HttpClient {
       const declared = Number(headers['content-length']);
       if (Number.isFinite(declared) && declared > cap) {
         drop();
-        return fail(
-          failure('body_too_large', `response declares ${declared} bytes, above the ${cap}-byte cap; not read`, { httpStatus: status }),
-          { ...head, body: '', body_truncated: true },
-        );
+        return fail(failure('body_too_large', `response declares ${declared} bytes, above the ${cap}-byte cap; not read`, { httpStatus: status }), {
+          ...head,
+          body: '',
+          body_truncated: true,
+        });
       }
 
       const sink = spec.consumer?.(status, headers);
@@ -292,10 +277,11 @@ export class HttpClient {
             chunks.push(chunk.subarray(0, cap - size));
             size = cap;
             drop();
-            return fail(
-              failure('body_too_large', `response body exceeded the ${cap}-byte cap; reading stopped`, { httpStatus: status }),
-              { ...head, body: Buffer.concat(chunks).toString('utf8'), body_truncated: true },
-            );
+            return fail(failure('body_too_large', `response body exceeded the ${cap}-byte cap; reading stopped`, { httpStatus: status }), {
+              ...head,
+              body: Buffer.concat(chunks).toString('utf8'),
+              body_truncated: true,
+            });
           }
           chunks.push(chunk);
           size += chunk.length;

@@ -51,9 +51,7 @@ describe.each(COMBOS)('MCP transport vs SDK server (stateful=$stateful, json=$js
     const list = await transport.listTasks();
     expect(list.failure).toBeUndefined();
     expect(list.source).toBe('tools/list');
-    expect(list.names).toEqual(
-      expect.arrayContaining(['get_products', 'get_summary', 'fail_task', 'fail_prose', 'async_task', 'echo']),
-    );
+    expect(list.names).toEqual(expect.arrayContaining(['get_products', 'get_summary', 'fail_task', 'fail_prose', 'async_task', 'echo']));
   });
 
   it('reads a JSON text payload from content[0].text', async () => {
@@ -107,7 +105,11 @@ describe.each(COMBOS)('MCP transport vs SDK server (stateful=$stateful, json=$js
   it('sends webhook credentials but never records them', async () => {
     const secret = 'hmac-secret-0123456789abcdef0123456789abcdef';
     const push = { url: 'https://buyer.example/hook', authentication: { schemes: ['HMAC-SHA256'], credentials: secret } };
-    const r = await transport.call('echo', { reporting_webhook: { url: 'https://buyer.example/r', authentication: { schemes: ['Bearer'], credentials: 'bearer-cred-987654321' } } }, { pushNotificationConfig: push });
+    const r = await transport.call(
+      'echo',
+      { reporting_webhook: { url: 'https://buyer.example/r', authentication: { schemes: ['Bearer'], credentials: 'bearer-cred-987654321' } } },
+      { pushNotificationConfig: push },
+    );
     expect(JSON.stringify(r.payload)).toContain(secret); // the agent got it
     const recorded = JSON.stringify(r.exchanges);
     expect(recorded).not.toContain(secret);

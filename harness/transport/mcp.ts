@@ -11,16 +11,7 @@ import { decodeToolResult } from './mcp-payload.js';
 import { failureReply, makeReply, type ReplyContext } from './reply.js';
 import { postJsonRpc, type RpcOutcome } from './rpc.js';
 import { HARNESS_NAME, HARNESS_VERSION } from './version.js';
-import type {
-  CallOptions,
-  OpenInfo,
-  TaskListReply,
-  TaskReply,
-  Transport,
-  TransportSettings,
-  TransportStats,
-  WireExchange,
-} from './types.js';
+import type { CallOptions, OpenInfo, TaskListReply, TaskReply, Transport, TransportSettings, TransportStats, WireExchange } from './types.js';
 
 export const MCP_PROTOCOL_VERSION = '2025-06-18';
 /** Upper bound on `tools/list` pages followed through `nextCursor`. */
@@ -190,9 +181,7 @@ export class McpTransport implements Transport {
       return failureReply(ctx, opened.failure, this.ids.errorMember);
     }
     this.http.redactCredentialsOf(args, options.pushNotificationConfig);
-    const argumentsOut = options.pushNotificationConfig
-      ? { ...args, push_notification_config: options.pushNotificationConfig }
-      : args;
+    const argumentsOut = options.pushNotificationConfig ? { ...args, push_notification_config: options.pushNotificationConfig } : args;
     const outcome = await this.rpc(
       {
         rpcMethod: 'tools/call',
@@ -252,11 +241,7 @@ export class McpTransport implements Transport {
 
   async getTask(taskId: string, options: CallOptions = {}): Promise<TaskReply> {
     const ctx: ReplyContext = { transport: 'mcp', task: options.purpose ?? 'tasks/get', t0: performance.now(), exchanges: [], notes: [] };
-    return failureReply(
-      ctx,
-      failure('protocol', `MCP has no task polling over tools: cannot get task ${JSON.stringify(taskId)}`),
-      this.ids.errorMember,
-    );
+    return failureReply(ctx, failure('protocol', `MCP has no task polling over tools: cannot get task ${JSON.stringify(taskId)}`), this.ids.errorMember);
   }
 
   stats(): TransportStats {

@@ -43,16 +43,7 @@ export function toTaskError(found: FoundError, source: TaskError['source']): Tas
   return { code: found.code, message: found.message, source, raw: found.raw };
 }
 
-const STATUSES: ReadonlySet<string> = new Set([
-  'submitted',
-  'working',
-  'input-required',
-  'completed',
-  'failed',
-  'canceled',
-  'rejected',
-  'auth-required',
-]);
+const STATUSES: ReadonlySet<string> = new Set(['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled', 'rejected', 'auth-required']);
 
 export function isTaskStatus(x: unknown): x is Exclude<TaskStatus, 'unknown'> {
   return typeof x === 'string' && STATUSES.has(x);

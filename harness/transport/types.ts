@@ -7,16 +7,7 @@ export type TransportKind = 'mcp' | 'a2a';
 export const TRANSPORT_KINDS: readonly TransportKind[] = ['mcp', 'a2a'];
 
 /** Task statuses of interface spec 3.2, plus `unknown` for anything the agent invented. */
-export type TaskStatus =
-  | 'submitted'
-  | 'working'
-  | 'input-required'
-  | 'completed'
-  | 'failed'
-  | 'canceled'
-  | 'rejected'
-  | 'auth-required'
-  | 'unknown';
+export type TaskStatus = 'submitted' | 'working' | 'input-required' | 'completed' | 'failed' | 'canceled' | 'rejected' | 'auth-required' | 'unknown';
 
 export const TERMINAL_TASK_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'canceled', 'rejected'];
 

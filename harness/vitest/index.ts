@@ -114,7 +114,11 @@ async function describeForAllure(identity: AllureIdentity, attachments: Array<{ 
 }
 
 function skipNote(check: CheckResult): string {
-  const why = check.not_run ? 'not run (budget exhausted)' : check.baselined ? `expected failure (baselined ${check.outcome})` : check.outcome.replaceAll('_', ' ');
+  const why = check.not_run
+    ? 'not run (budget exhausted)'
+    : check.baselined
+      ? `expected failure (baselined ${check.outcome})`
+      : check.outcome.replaceAll('_', ' ');
   return sanitizeText(`${why}: ${check.message}`);
 }
 

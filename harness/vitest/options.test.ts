@@ -42,11 +42,19 @@ describe('resolveOptions (the vitest entry point configuration)', () => {
       budgetS: 60,
       baseline: { file: baseline, entries: [{ check_id: 'errors.auth.wrong-bearer', transport: 'a2a', reason: 'x' }] },
     });
-    expect(resolveOptions({ env: { PROTO_COMPLY_AGENT: 'http://127.0.0.1:9/' } })).toMatchObject({ transports: ['mcp', 'a2a'], transportExplicit: false, strict: false });
+    expect(resolveOptions({ env: { PROTO_COMPLY_AGENT: 'http://127.0.0.1:9/' } })).toMatchObject({
+      transports: ['mcp', 'a2a'],
+      transportExplicit: false,
+      strict: false,
+    });
   });
 
   it('options passed in code win over the environment', () => {
-    const o = resolveOptions({ agentUrl: 'http://127.0.0.1:1/', transports: ['mcp'], env: { PROTO_COMPLY_AGENT: 'http://127.0.0.1:9/', PROTO_COMPLY_TRANSPORT: 'a2a' } });
+    const o = resolveOptions({
+      agentUrl: 'http://127.0.0.1:1/',
+      transports: ['mcp'],
+      env: { PROTO_COMPLY_AGENT: 'http://127.0.0.1:9/', PROTO_COMPLY_TRANSPORT: 'a2a' },
+    });
     expect(o.agentUrl).toBe('http://127.0.0.1:1/');
     expect(o.transports).toEqual(['mcp']);
   });

@@ -103,8 +103,13 @@ export function resolveOptions(o: ComplianceSuitesOptions = {}): ResolvedOptions
     if (!['mcp', 'a2a', 'both'].includes(t)) fail(`PROTO_COMPLY_TRANSPORT must be mcp, a2a or both, got ${JSON.stringify(t)}`);
     transports = t === 'both' ? ['mcp', 'a2a'] : [t as TransportKind];
   }
-  if (transports.length === 0 || transports.some((t) => t !== 'mcp' && t !== 'a2a')) fail(`transports must be mcp and/or a2a, got ${JSON.stringify(transports)}`);
-  const suites = o.suites ?? env.PROTO_COMPLY_SUITES?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (transports.length === 0 || transports.some((t) => t !== 'mcp' && t !== 'a2a'))
+    fail(`transports must be mcp and/or a2a, got ${JSON.stringify(transports)}`);
+  const suites =
+    o.suites ??
+    env.PROTO_COMPLY_SUITES?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   const checkGlob = o.checkGlob ?? (env.PROTO_COMPLY_CHECK || undefined);
   if (checkGlob) {
     try {

@@ -37,7 +37,9 @@ async function readResults(dir: string): Promise<AllureResult[]> {
 }
 
 async function attachmentContents(dir: string, result: AllureResult): Promise<Array<[string, string]>> {
-  return Promise.all(result.attachments.map(async (a: { name: string; source: string }) => [a.name, await readFile(join(dir, a.source), 'utf8')] as [string, string]));
+  return Promise.all(
+    result.attachments.map(async (a: { name: string; source: string }) => [a.name, await readFile(join(dir, a.source), 'utf8')] as [string, string]),
+  );
 }
 
 const labelSet = (r: AllureResult): Set<string> => new Set(r.labels.map((l: { name: string; value: string }) => `${l.name}=${l.value}`));
@@ -124,9 +126,10 @@ describe('vitest entry point (vitest.compliance.config.ts) against the mock sell
       for (const l of labelSet(ref)) expect(labels.has(l), `${ref.fullName} label ${l}`).toBe(true);
       // exactly one parentSuite / suite / subSuite (from the describe path), as in the reference
       for (const name of ['parentSuite', 'suite', 'subSuite']) {
-        expect(got.labels.filter((l: { name: string }) => l.name === name).map((l: { value: string }) => l.value), `${ref.fullName} ${name}`).toEqual(
-          ref.labels.filter((l: { name: string }) => l.name === name).map((l: { value: string }) => l.value),
-        );
+        expect(
+          got.labels.filter((l: { name: string }) => l.name === name).map((l: { value: string }) => l.value),
+          `${ref.fullName} ${name}`,
+        ).toEqual(ref.labels.filter((l: { name: string }) => l.name === name).map((l: { value: string }) => l.value));
       }
       expect(got.parameters).toEqual(expect.arrayContaining(ref.parameters));
       expect(await attachmentContents(allureDir(), got), ref.fullName).toEqual(await attachmentContents(join(tmp, 'allure-reference'), ref));

@@ -38,7 +38,15 @@ function median(xs: number[]): number {
 function signBlock(identity: SenderIdentity, url: string, n: number): Wire[] {
   return Array.from({ length: n }, () => {
     const taskId = randomUUID();
-    const body = encodeEvent({ format: 'mcp', idempotencyKey: randomUUID(), taskId, operationId: randomUUID(), contextId: taskId, status: 'working', timestamp: new Date().toISOString() });
+    const body = encodeEvent({
+      format: 'mcp',
+      idempotencyKey: randomUUID(),
+      taskId,
+      operationId: randomUUID(),
+      contextId: taskId,
+      status: 'working',
+      timestamp: new Date().toISOString(),
+    });
     const s = signWebhook(identity, url, body);
     return { headers: s.headers, body: Buffer.from(s.body) };
   });

@@ -41,7 +41,10 @@ describe('mock buyer command', () => {
   it('starts, prints its URLs, answers, and stops cleanly', async () => {
     const c = io();
     const stop = new AbortController();
-    const done = mockBuyerCommand(['--db', join(dir, 'run.sqlite'), '--endpoint', 'second', '--insecure-loopback', '--trust-brand', 'http://127.0.0.1:9/.well-known/brand.json'], { ...c.io, stop: stop.signal });
+    const done = mockBuyerCommand(
+      ['--db', join(dir, 'run.sqlite'), '--endpoint', 'second', '--insecure-loopback', '--trust-brand', 'http://127.0.0.1:9/.well-known/brand.json'],
+      { ...c.io, stop: stop.signal },
+    );
     let url: string | undefined;
     for (let i = 0; i < 200 && !url; i++) {
       url = /^state\s+(\S+)$/m.exec(c.out.join(''))?.[1];

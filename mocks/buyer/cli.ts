@@ -120,7 +120,13 @@ export async function mockBuyerCommand(argv: string[], io: MockBuyerCommandIo = 
   try {
     buyer = await startMockBuyer({ ...args.options, log: (line) => err(`${line}\n`) });
   } catch (e) {
-    if (e instanceof UnknownBuyerFaultError || e instanceof TokenError || e instanceof TrustConfigError || e instanceof EndpointConfigError || e instanceof RangeError) {
+    if (
+      e instanceof UnknownBuyerFaultError ||
+      e instanceof TokenError ||
+      e instanceof TrustConfigError ||
+      e instanceof EndpointConfigError ||
+      e instanceof RangeError
+    ) {
       err(`proto-comply mock buyer: ${e.message}\n`);
       return 2;
     }

@@ -8,7 +8,10 @@ const sample = (name: string) => JSON.parse(readFileSync(new URL(`../../fixtures
 describe('parseEnvelope', () => {
   it('reads the MCP envelope: status string + task_id', () => {
     const r = parseEnvelope(sample('mcp-webhook-payload.json'));
-    expect(r).toEqual({ ok: true, envelope: expect.objectContaining({ format: 'mcp', status: 'completed', taskId: expect.stringMatching(/^task_/), timestamp: '2026-07-01T09:30:12Z' }) });
+    expect(r).toEqual({
+      ok: true,
+      envelope: expect.objectContaining({ format: 'mcp', status: 'completed', taskId: expect.stringMatching(/^task_/), timestamp: '2026-07-01T09:30:12Z' }),
+    });
   });
 
   it('reads the A2A status update: status object with state, taskId, derived key without metadata', () => {
@@ -25,7 +28,10 @@ describe('parseEnvelope', () => {
   });
 
   it('keeps other keyed events (no task status) as format other', () => {
-    expect(parseEnvelope({ idempotency_key: 'key-0123456789abcdef', event: 'property_list_changed' })).toMatchObject({ ok: true, envelope: { format: 'other' } });
+    expect(parseEnvelope({ idempotency_key: 'key-0123456789abcdef', event: 'property_list_changed' })).toMatchObject({
+      ok: true,
+      envelope: { format: 'other' },
+    });
   });
 
   it.each([
@@ -39,6 +45,10 @@ describe('parseEnvelope', () => {
   });
 
   it('normalizes A2A state spellings', () => {
-    expect(['TASK_STATE_INPUT_REQUIRED', 'input-required', 'INPUT_REQUIRED'].map(normalizeState)).toEqual(['input-required', 'input-required', 'input-required']);
+    expect(['TASK_STATE_INPUT_REQUIRED', 'input-required', 'INPUT_REQUIRED'].map(normalizeState)).toEqual([
+      'input-required',
+      'input-required',
+      'input-required',
+    ]);
   });
 });

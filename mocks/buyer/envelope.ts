@@ -30,6 +30,7 @@ export type EnvelopeResult = { ok: true; envelope: Envelope } | { ok: false; pro
 /** `^[A-Za-z0-9_.:-]{16,255}$` (digest 5.2). */
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{16,255}$/;
 
+// biome-ignore lint/suspicious/noExplicitAny: a parsed JSON object whose members the caller checks one by one
 function isObj(v: unknown): v is Record<string, any> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -50,7 +51,8 @@ export function parseEnvelope(body: unknown): EnvelopeResult {
   if (!isObj(body)) return { ok: false, problem: 'the body is not a JSON object' };
   const topKey = body.idempotency_key;
   if (typeof body.status === 'string' && body.task_id !== undefined) {
-    if (typeof topKey !== 'string' || !IDEMPOTENCY_KEY.test(topKey)) return { ok: false, problem: 'idempotency_key missing or not matching ^[A-Za-z0-9_.:-]{16,255}$' };
+    if (typeof topKey !== 'string' || !IDEMPOTENCY_KEY.test(topKey))
+      return { ok: false, problem: 'idempotency_key missing or not matching ^[A-Za-z0-9_.:-]{16,255}$' };
     if (typeof body.task_id !== 'string' || body.task_id === '') return { ok: false, problem: 'task_id is not a string' };
     return {
       ok: true,
@@ -84,7 +86,10 @@ export function parseEnvelope(body: unknown): EnvelopeResult {
     return { ok: true, envelope };
   }
   if (typeof topKey === 'string' && IDEMPOTENCY_KEY.test(topKey)) {
-    return { ok: true, envelope: { format: 'other', idempotencyKey: topKey, notificationId: optString(body.notification_id), timestamp: optString(body.timestamp) } };
+    return {
+      ok: true,
+      envelope: { format: 'other', idempotencyKey: topKey, notificationId: optString(body.notification_id), timestamp: optString(body.timestamp) },
+    };
   }
   return { ok: false, problem: 'neither an MCP envelope (status string + task_id) nor an A2A envelope (status.state), and no idempotency_key' };
 }

@@ -34,12 +34,25 @@ describe.concurrent('mock buyer fault profiles', () => {
     await identity?.close();
     const caught = [...results.values()].filter((v) => v.caught).length;
     const exact = [...results.values()].filter((v) => v.caught && v.unexpected.length === 0).length;
-    console.log(`buyer mutation score: ${caught}/${faults.length} faults caught by their targeted webhook-receiver checks (${exact} exactly, nothing else failing)`);
+    console.log(
+      `buyer mutation score: ${caught}/${faults.length} faults caught by their targeted webhook-receiver checks (${exact} exactly, nothing else failing)`,
+    );
   });
 
   it('covers the required receiver faults', () => {
     const names = faults.map((f) => f.name);
-    for (const n of ['dedup-per-endpoint', 'duplicate-409', 'older-status-applied', 'no-413', 'no-429-bound', 'accepts-wrong-content-type', 'skips-digest', 'accepts-replayed-nonce', 'accepts-expired-window', 'accepts-wrong-tag']) {
+    for (const n of [
+      'dedup-per-endpoint',
+      'duplicate-409',
+      'older-status-applied',
+      'no-413',
+      'no-429-bound',
+      'accepts-wrong-content-type',
+      'skips-digest',
+      'accepts-replayed-nonce',
+      'accepts-expired-window',
+      'accepts-wrong-tag',
+    ]) {
       expect(names).toContain(n);
     }
   });

@@ -117,7 +117,14 @@ describe('mock buyer under a flood', () => {
       const answers = await Promise.all(
         bodies.map(async (b, i) => {
           const signed = i % 2 === 0 ? signWebhook(rig.identity, rig.buyer.url, b) : { headers: { 'content-type': 'application/json' }, body: b };
-          const res = await request(rig.buyer.url, { method: 'POST', headers: signed.headers, body: Buffer.from(signed.body), dispatcher: agent, headersTimeout: 20_000, bodyTimeout: 20_000 });
+          const res = await request(rig.buyer.url, {
+            method: 'POST',
+            headers: signed.headers,
+            body: Buffer.from(signed.body),
+            dispatcher: agent,
+            headersTimeout: 20_000,
+            bodyTimeout: 20_000,
+          });
           await res.body.text();
           return res.statusCode;
         }),

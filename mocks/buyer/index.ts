@@ -80,7 +80,11 @@ export async function startMockBuyer(opts: MockBuyerOptions): Promise<RunningMoc
     db.close();
     throw err;
   }
-  const replayCache = new DurableReplayCache(db, committer, { perKeyidCap: positiveInt('replayCapPerKeyid', opts.replayCapPerKeyid, WEBHOOK_PER_KEYID_CAP), nowSeconds: nowSeconds(), log });
+  const replayCache = new DurableReplayCache(db, committer, {
+    perKeyidCap: positiveInt('replayCapPerKeyid', opts.replayCapPerKeyid, WEBHOOK_PER_KEYID_CAP),
+    nowSeconds: nowSeconds(),
+    log,
+  });
   const intake = new Intake(db, committer);
   const readBack = new ReadBack(db);
   const processor = new Processor(db, { now, faults, paused: opts.pauseProcessing, log });
@@ -95,7 +99,18 @@ export async function startMockBuyer(opts: MockBuyerOptions): Promise<RunningMoc
     endpointAt: (path) => endpoints.byPath(path),
     log,
     webhook: (req, res, reg) =>
-      handleWebhook(req, res, reg, { verifier, intake, processor, faults, now, boundFor, maxBodyBytes: MAX_BODY_BYTES, publicBaseUrl: opts.publicBaseUrl, bypass, log }),
+      handleWebhook(req, res, reg, {
+        verifier,
+        intake,
+        processor,
+        faults,
+        now,
+        boundFor,
+        maxBodyBytes: MAX_BODY_BYTES,
+        publicBaseUrl: opts.publicBaseUrl,
+        bypass,
+        log,
+      }),
     admin: (req, res, url) =>
       handleAdmin(req, res, url, {
         readBack,

@@ -42,7 +42,7 @@ export class Processor {
   private readonly bump;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly o: { now: () => number; faults: BuyerFaultSet; paused?: boolean; log: (line: string) => void },
   ) {
     this.paused = o.paused === true;

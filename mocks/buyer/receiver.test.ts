@@ -83,9 +83,11 @@ describe('mock buyer receiver', () => {
     const res = await request(rig.buyer.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: Readable.from((function* () {
-        for (let i = 0; i < 40; i++) yield Buffer.alloc(64 * 1024, 0x20);
-      })()),
+      body: Readable.from(
+        (function* () {
+          for (let i = 0; i < 40; i++) yield Buffer.alloc(64 * 1024, 0x20);
+        })(),
+      ),
     });
     expect(res.statusCode).toBe(413);
     await res.body.text();
@@ -151,14 +153,30 @@ describe('mock buyer receiver', () => {
   });
 
   it('routes: unknown path 404, GET on an endpoint 405, admin read-back and registration', async () => {
-    expect((await request(`${rig.buyer.baseUrl}/nope`, { method: 'POST', body: '{}' }).then(async (r) => (await r.body.text(), r.statusCode)))).toBe(404);
-    expect((await request(rig.buyer.url).then(async (r) => (await r.body.text(), r.statusCode)))).toBe(405);
-    const created = await request(`${rig.buyer.adminUrl}/endpoints`, { method: 'POST', body: JSON.stringify({ id: 'hmac-1', authentication: { schemes: ['HMAC-SHA256'], credentials: 'x'.repeat(40) } }) });
+    expect(
+      await request(`${rig.buyer.baseUrl}/nope`, { method: 'POST', body: '{}' }).then(async (r) => {
+        await r.body.text();
+        return r.statusCode;
+      }),
+    ).toBe(404);
+    expect(
+      await request(rig.buyer.url).then(async (r) => {
+        await r.body.text();
+        return r.statusCode;
+      }),
+    ).toBe(405);
+    const created = await request(`${rig.buyer.adminUrl}/endpoints`, {
+      method: 'POST',
+      body: JSON.stringify({ id: 'hmac-1', authentication: { schemes: ['HMAC-SHA256'], credentials: 'x'.repeat(40) } }),
+    });
     expect(created.statusCode).toBe(201);
     const info = (await created.body.json()) as { url: string; mode: string };
     expect(info.mode).toBe('hmac-sha256');
     expect(JSON.stringify(info)).not.toContain('x'.repeat(40));
-    const bad = await request(`${rig.buyer.adminUrl}/endpoints`, { method: 'POST', body: JSON.stringify({ authentication: { schemes: ['Bearer'], credentials: 'short' } }) });
+    const bad = await request(`${rig.buyer.adminUrl}/endpoints`, {
+      method: 'POST',
+      body: JSON.stringify({ authentication: { schemes: ['Bearer'], credentials: 'short' } }),
+    });
     expect(bad.statusCode).toBe(400);
     await bad.body.text();
     const state = await request(rig.buyer.stateUrl);
@@ -170,10 +188,12 @@ describe('mock buyer registrations: legacy schemes are a switch, never a fallbac
   let rig: Rig;
   const secret = 'legacy-secret-0123456789-abcdefghij';
   beforeAll(async () => {
-    rig = await startRig({ endpoints: [
-      { id: 'hmac', authentication: { schemes: ['HMAC-SHA256'], credentials: secret } },
-      { id: 'bearer', authentication: { schemes: ['Bearer'], credentials: secret } },
-    ] });
+    rig = await startRig({
+      endpoints: [
+        { id: 'hmac', authentication: { schemes: ['HMAC-SHA256'], credentials: secret } },
+        { id: 'bearer', authentication: { schemes: ['Bearer'], credentials: secret } },
+      ],
+    });
   });
   afterAll(async () => {
     await rig?.close();

@@ -24,7 +24,11 @@ export class DurableReplayCache implements ReplayCache {
     this.mem = new InMemoryReplayCache({ perKeyidCap: opts.perKeyidCap, aggregateCap: opts.aggregateCap ?? DEFAULT_AGGREGATE_CAP });
     this.persist = db.prepare('INSERT OR REPLACE INTO nonces (keyid, nonce, expires_at) VALUES (?, ?, ?)');
     const now = opts.nowSeconds;
-    const rows = db.prepare<[number], { keyid: string; nonce: string; expires_at: number }>('SELECT keyid, nonce, expires_at FROM nonces WHERE expires_at > ? ORDER BY expires_at').all(now);
+    const rows = db
+      .prepare<[number], { keyid: string; nonce: string; expires_at: number }>(
+        'SELECT keyid, nonce, expires_at FROM nonces WHERE expires_at > ? ORDER BY expires_at',
+      )
+      .all(now);
     for (const r of rows) this.mem.insert(r.keyid, r.nonce, r.expires_at - now, now);
     this.log = opts.log ?? (() => {});
   }
@@ -40,7 +44,9 @@ export class DurableReplayCache implements ReplayCache {
   insert(keyid: string, nonce: string, ttlSeconds: number, now: number): ReplayInsertOutcome {
     const outcome = this.mem.insert(keyid, nonce, ttlSeconds, now);
     if (outcome === 'inserted') {
-      this.committer.run(() => this.persist.run(keyid, nonce, now + ttlSeconds)).catch((err: Error) => this.log(`replay cache: cannot persist nonce: ${err.message}`));
+      this.committer
+        .run(() => this.persist.run(keyid, nonce, now + ttlSeconds))
+        .catch((err: Error) => this.log(`replay cache: cannot persist nonce: ${err.message}`));
     }
     return outcome;
   }

@@ -31,10 +31,14 @@ interface Proc {
 }
 
 async function spawnBuyer(dbPath: string, brandUrl: string): Promise<Proc> {
-  const child = spawn(process.execPath, ['bin/proto-comply.js', 'mock', 'buyer', '--port', '0', '--db', dbPath, '--trust-brand', brandUrl, '--insecure-loopback'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['bin/proto-comply.js', 'mock', 'buyer', '--port', '0', '--db', dbPath, '--trust-brand', brandUrl, '--insecure-loopback'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let out = '';
   let err = '';

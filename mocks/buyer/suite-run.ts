@@ -46,7 +46,13 @@ export async function startMockBuyerFor(
   });
   return {
     buyer,
-    receiver: { url: buyer.url, stateUrl: buyer.stateUrl, altUrl: `${buyer.baseUrl}/webhooks/alt`, dedupBound: FLOOD_BOUND, senderBrandUrl: identity.brandJsonUrl },
+    receiver: {
+      url: buyer.url,
+      stateUrl: buyer.stateUrl,
+      altUrl: `${buyer.baseUrl}/webhooks/alt`,
+      dedupBound: FLOOD_BOUND,
+      senderBrandUrl: identity.brandJsonUrl,
+    },
   };
 }
 

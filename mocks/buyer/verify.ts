@@ -81,13 +81,23 @@ export class BuyerVerifier {
     }
     if (verdict.code === CODE.window && faults.has('accepts-expired-window') && sent?.created !== undefined) {
       const created = sent.created;
-      return verifyWebhook(req, reg.authentication, this.options(keys, ids, () => created + 1));
+      return verifyWebhook(
+        req,
+        reg.authentication,
+        this.options(keys, ids, () => created + 1),
+      );
     }
     if (verdict.code === CODE.digest && faults.has('skips-digest') && sent?.keyid !== undefined) {
       // Step 11 runs after the crypto of step 10, so the signature itself verified.
       const key = await keys.resolve(sent.keyid);
       if (key.ok) {
-        const signer = { keyid: sent.keyid, agent_url: key.key.agentUrl, verified_at: nowSeconds(), label: 'sig1', alg: sent.alg === 'ecdsa-p256-sha256' ? ('ecdsa-p256-sha256' as const) : ('ed25519' as const) };
+        const signer = {
+          keyid: sent.keyid,
+          agent_url: key.key.agentUrl,
+          verified_at: nowSeconds(),
+          label: 'sig1',
+          alg: sent.alg === 'ecdsa-p256-sha256' ? ('ecdsa-p256-sha256' as const) : ('ed25519' as const),
+        };
         return { ok: true, mode: 'rfc9421', sender: { kind: 'signature', signer, identity: key.key.agentUrl ?? sent.keyid } };
       }
     }

@@ -32,7 +32,14 @@ describe('scenarios and errors', () => {
     expect(listed).toMatchObject({ success: true, sandbox: true });
     const caps = await client.ok('get_proto_capabilities');
     expect((caps.compliance_testing as { scenarios: string[] }).scenarios).toEqual(listed.scenarios);
-    expect(listed.scenarios).toEqual(['force_media_buy_status', 'simulate_delivery', 'force_create_media_buy_arm', 'force_task_completion', 'advance_clock', 'simulate_impairment']);
+    expect(listed.scenarios).toEqual([
+      'force_media_buy_status',
+      'simulate_delivery',
+      'force_create_media_buy_arm',
+      'force_task_completion',
+      'advance_clock',
+      'simulate_impairment',
+    ]);
   });
 
   it('answers unknown scenarios, unknown buys, bad params and non-sandbox accounts as {success: false, error}', async () => {
@@ -123,8 +130,16 @@ describe('simulate_delivery', () => {
     expect(seen).toEqual([10_000, 2_000]);
     const delivery = await client.ok('get_media_buy_delivery', { media_buy_ids: [buy.media_buy_id], time_granularity: 'daily' });
     const d = (delivery.media_buy_deliveries as Record<string, unknown>[])[0];
-    expect(d).toMatchObject({ media_buy_id: buy.media_buy_id, status: 'active', totals: { impressions: 12_000, clicks: 25, spend: { amount: 525, currency: 'USD' } } });
-    expect((d.by_package as Record<string, unknown>[])[0]).toMatchObject({ product_id: 'ctv_sports_premium', impressions: 12_000, completion_rate: expect.any(Number) });
+    expect(d).toMatchObject({
+      media_buy_id: buy.media_buy_id,
+      status: 'active',
+      totals: { impressions: 12_000, clicks: 25, spend: { amount: 525, currency: 'USD' } },
+    });
+    expect((d.by_package as Record<string, unknown>[])[0]).toMatchObject({
+      product_id: 'ctv_sports_premium',
+      impressions: 12_000,
+      completion_rate: expect.any(Number),
+    });
     expect(delivery.aggregated_totals).toEqual({ impressions: 12_000, clicks: 25, spend: { amount: 525, currency: 'USD' }, media_buy_count: 1 });
   });
 });
@@ -148,9 +163,20 @@ describe('force_create_media_buy_arm and force_task_completion', () => {
     const off = seller.events.on('task.status_changed', (e) => changes.push({ ...e, at: undefined }));
     const result = { media_buy_id: 'mb_from_review', status: 'active', revision: 1 };
     try {
-      expect(await control('force_task_completion', { task_id: taskId, result })).toMatchObject({ success: true, previous_state: 'submitted', current_state: 'completed' });
-      expect(await control('force_task_completion', { task_id: taskId, result })).toMatchObject({ success: true, previous_state: 'completed', current_state: 'completed' });
-      expect(await control('force_task_completion', { task_id: taskId, result: { other: true } })).toMatchObject({ success: false, error: 'INVALID_TRANSITION' });
+      expect(await control('force_task_completion', { task_id: taskId, result })).toMatchObject({
+        success: true,
+        previous_state: 'submitted',
+        current_state: 'completed',
+      });
+      expect(await control('force_task_completion', { task_id: taskId, result })).toMatchObject({
+        success: true,
+        previous_state: 'completed',
+        current_state: 'completed',
+      });
+      expect(await control('force_task_completion', { task_id: taskId, result: { other: true } })).toMatchObject({
+        success: false,
+        error: 'INVALID_TRANSITION',
+      });
     } finally {
       off();
     }
@@ -166,13 +192,23 @@ describe('force_create_media_buy_arm and force_task_completion', () => {
   it('answers submitted over A2A as a submitted task that tasks/get shows completed afterwards', async () => {
     const token = 'a2a-async-principal';
     const taskId = `task-${key()}`;
-    const arm = await a2aSend(seller.a2aUrl, 'comply_test_controller', { scenario: 'force_create_media_buy_arm', params: { arm: 'submitted', task_id: taskId }, account: { sandbox: true } }, { authToken: token });
+    const arm = await a2aSend(
+      seller.a2aUrl,
+      'comply_test_controller',
+      { scenario: 'force_create_media_buy_arm', params: { arm: 'submitted', task_id: taskId }, account: { sandbox: true } },
+      { authToken: token },
+    );
     expect(arm.data).toMatchObject({ success: true });
     const sent = await a2aSend(seller.a2aUrl, 'create_media_buy', createArgs(), { authToken: token });
     expect(sent.state).toBe('submitted');
     expect(sent.data).toMatchObject({ status: 'submitted', task_id: taskId });
     const a2aTaskId = sent.task?.id as string;
-    await a2aSend(seller.a2aUrl, 'comply_test_controller', { scenario: 'force_task_completion', params: { task_id: taskId, result: { media_buy_id: 'mb_done' } }, account: { sandbox: true } }, { authToken: token });
+    await a2aSend(
+      seller.a2aUrl,
+      'comply_test_controller',
+      { scenario: 'force_task_completion', params: { task_id: taskId, result: { media_buy_id: 'mb_done' } }, account: { sandbox: true } },
+      { authToken: token },
+    );
     const polled = await a2aGetTask(seller.a2aUrl, a2aTaskId, token);
     expect(polled.state).toBe('completed');
     expect(polled.data).toEqual({ media_buy_id: 'mb_done' });

@@ -30,8 +30,7 @@ const update = (media_buy_id: unknown, change: Record<string, unknown>) => ({ id
 const control = (c: McpTestClient, scenario: string, params: Record<string, unknown>, account: object = {}) =>
   c.ok('comply_test_controller', { scenario, params, account: { ...account, sandbox: true } });
 const codeOf = async (c: McpTestClient, task: string, args: Record<string, unknown>) => (await c.call(task, args)).payload?.code;
-const readBuy = async (c: McpTestClient, id: unknown) =>
-  ((await c.ok('get_media_buys', { media_buy_ids: [id] })).media_buys as Record<string, unknown>[])[0];
+const readBuy = async (c: McpTestClient, id: unknown) => ((await c.ok('get_media_buys', { media_buy_ids: [id] })).media_buys as Record<string, unknown>[])[0];
 
 async function canceledBuy(c: McpTestClient): Promise<Record<string, unknown>> {
   const buy = await c.ok('create_media_buy', createArgs());
@@ -218,11 +217,15 @@ const PROBES: Record<string, Probe> = {
       return (await codeOf(client, 'update_media_buy', update(buy.media_buy_id, { paused: false, revision: buy.revision }))) !== 'CONFLICT';
     },
   },
-  'unknown-buy-wrong-code': { violated: async ({ client }) => (await codeOf(client, 'update_media_buy', update('mb_missing', { paused: true }))) !== 'MEDIA_BUY_NOT_FOUND' },
+  'unknown-buy-wrong-code': {
+    violated: async ({ client }) => (await codeOf(client, 'update_media_buy', update('mb_missing', { paused: true }))) !== 'MEDIA_BUY_NOT_FOUND',
+  },
   'unknown-package-wrong-code': {
     async violated({ client }) {
       const buy = await client.ok('create_media_buy', createArgs());
-      return (await codeOf(client, 'update_media_buy', update(buy.media_buy_id, { packages: [{ package_id: 'pkg_missing', budget: 1 }] }))) !== 'PACKAGE_NOT_FOUND';
+      return (
+        (await codeOf(client, 'update_media_buy', update(buy.media_buy_id, { packages: [{ package_id: 'pkg_missing', budget: 1 }] }))) !== 'PACKAGE_NOT_FOUND'
+      );
     },
   },
   'controller-rejects-active': {

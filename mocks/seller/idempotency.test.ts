@@ -71,7 +71,10 @@ describe('replay and conflict', () => {
   it('answers a changed payload with IDEMPOTENCY_CONFLICT carrying only code, message and recovery', async () => {
     const args = createArgs();
     await client.ok('create_media_buy', args);
-    const err = await client.err('create_media_buy', { ...args, packages: [{ product_id: 'olv_news_preroll', pricing_option_id: 'olv_news_cpm_usd', budget: 10 }] });
+    const err = await client.err('create_media_buy', {
+      ...args,
+      packages: [{ product_id: 'olv_news_preroll', pricing_option_id: 'olv_news_cpm_usd', budget: 10 }],
+    });
     expect(err).toEqual({ code: 'IDEMPOTENCY_CONFLICT', message: expect.any(String), recovery: 'correctable' });
   });
 
@@ -128,7 +131,9 @@ describe('replay and conflict', () => {
     await a2aSend(seller.a2aUrl, 'create_media_buy', args, { configuration: { pushNotificationConfig: push } });
     const same = await client.call('create_media_buy', { ...args, push_notification_config: push });
     expect(same.payload?.replayed).toBe(true);
-    const moved = await a2aSend(seller.a2aUrl, 'create_media_buy', args, { configuration: { pushNotificationConfig: { ...push, url: 'https://buyer.example/h/2' } } });
+    const moved = await a2aSend(seller.a2aUrl, 'create_media_buy', args, {
+      configuration: { pushNotificationConfig: { ...push, url: 'https://buyer.example/h/2' } },
+    });
     expect(moved.data).toMatchObject({ proto_error: { code: 'IDEMPOTENCY_CONFLICT' } });
   });
 });

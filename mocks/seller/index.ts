@@ -19,13 +19,7 @@ import type { SellerServices } from './domain/services.js';
 import { FaultSet } from './faults.js';
 import { SellerHttpServer } from './http/server.js';
 import { McpEndpoint } from './mcp/endpoint.js';
-import {
-  DEFAULT_BOOKING_LATENCY_MS,
-  DEFAULT_MAX_SESSIONS,
-  MAX_BODY_BYTES,
-  type MockSellerOptions,
-  type RunningMockSeller,
-} from './options.js';
+import { DEFAULT_BOOKING_LATENCY_MS, DEFAULT_MAX_SESSIONS, MAX_BODY_BYTES, type MockSellerOptions, type RunningMockSeller } from './options.js';
 import { openDatabase } from './store/db.js';
 import { IdempotencyStore } from './store/idempotency-store.js';
 import { MetaStore } from './store/meta-store.js';
@@ -38,7 +32,15 @@ import { createWebhookKeys } from './webhooks/keys.js';
 import { DEFAULT_RETRY, DEFAULT_WEBHOOK_TIMEOUT_MS } from './webhooks/sender.js';
 import { DEFAULT_IMPAIRMENT_WINDOW_MS, WebhookService } from './webhooks/service.js';
 
-export type { MockSellerOptions, MockWebhookOptions, RunningMockSeller, VerifyRequestHook, VerifyRequestInput, VerifyRequestResult, McpReplyMode } from './options.js';
+export type {
+  MockSellerOptions,
+  MockWebhookOptions,
+  RunningMockSeller,
+  VerifyRequestHook,
+  VerifyRequestInput,
+  VerifyRequestResult,
+  McpReplyMode,
+} from './options.js';
 export { FaultSet, UnknownFaultError, getFault, listFaults, registerFault, type FaultDef } from './faults.js';
 export type { SellerEventMap, SellerEventName, SellerEvents } from './domain/events.js';
 
@@ -70,7 +72,8 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     opts.verifyRequest === undefined && opts.requestSigning !== false
       ? mockRequestSigningCapability({ authToken: opts.authToken, overrides: typeof opts.requestSigning === 'object' ? opts.requestSigning : undefined })
       : undefined;
-  const verifyRequest = opts.verifyRequest ?? (requestSigning && createMockRequestVerifier({ ids, capability: requestSigning, faults, authToken: opts.authToken }));
+  const verifyRequest =
+    opts.verifyRequest ?? (requestSigning && createMockRequestVerifier({ ids, capability: requestSigning, faults, authToken: opts.authToken }));
   const http = new SellerHttpServer({ maxBodyBytes: MAX_BODY_BYTES, authToken: opts.authToken, faults, verifyRequest, log });
   const events = new SellerEvents(log);
 

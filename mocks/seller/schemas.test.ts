@@ -50,7 +50,11 @@ describe.skipIf(!available)('replies validate against fixtures/schemas (skipped:
         const buy = await client.ok('create_media_buy', createArgs({ account, context: { a: 1 } }));
         expectValid(v, 'create_media_buy', buy);
         const id = buy.media_buy_id;
-        await client.ok('comply_test_controller', { scenario: 'simulate_delivery', params: { media_buy_id: id, impressions: 1_000, clicks: 3 }, account: { sandbox: true } });
+        await client.ok('comply_test_controller', {
+          scenario: 'simulate_delivery',
+          params: { media_buy_id: id, impressions: 1_000, clicks: 3 },
+          account: { sandbox: true },
+        });
         const calls: [string, Record<string, unknown>][] = [
           [`get_${token}_capabilities`, {}],
           ['get_products', { buying_mode: 'brief', brief: 'Video campaign for a sports drink', brand: { domain: 'example.com' } }],
@@ -61,15 +65,36 @@ describe.skipIf(!available)('replies validate against fixtures/schemas (skipped:
           ['get_media_buy_delivery', { media_buy_ids: [id], time_granularity: 'daily' }],
           ['sync_accounts', { idempotency_key: key(), accounts: [{ ...account, billing: 'operator' }] }],
           ['list_accounts', {}],
-          ['sync_creatives', { idempotency_key: key(), account, creatives: [{ creative_id: 'c1', name: 'n', format_id: format, assets: { video: { asset_type: 'video', url: 'https://cdn.example/v.mp4' } } }] }],
+          [
+            'sync_creatives',
+            {
+              idempotency_key: key(),
+              account,
+              creatives: [{ creative_id: 'c1', name: 'n', format_id: format, assets: { video: { asset_type: 'video', url: 'https://cdn.example/v.mp4' } } }],
+            },
+          ],
           ['sync_audiences', { idempotency_key: key(), account, audiences: [{ audience_id: 'a1', name: 'n', audience_type: 'suppression' }] }],
-          ['sync_catalogs', { idempotency_key: key(), account, catalogs: [{ catalog_id: 'k1', name: 'n', type: 'product', url: 'https://shop.example/feed.xml' }] }],
+          [
+            'sync_catalogs',
+            { idempotency_key: key(), account, catalogs: [{ catalog_id: 'k1', name: 'n', type: 'product', url: 'https://shop.example/feed.xml' }] },
+          ],
           ['get_signals', { signal_spec: 'In-market auto intenders in the United States' }],
           ['activate_signal', { idempotency_key: key(), signal_agent_segment_id: 'seg_new_parents', destinations: [{ type: 'platform', platform: 'dsp' }] }],
           ['check_governance', { plan_id: 'p1', caller: 'https://buyer.example/mcp', tool: 'create_media_buy', payload: { budget: 400_000 } }],
           ['get_plan_audit_logs', { plan_id: 'p1' }],
-          ['log_event', { idempotency_key: key(), event_source_id: 'web', events: [{ event_id: 'e1', event_type: 'purchase', event_time: '2026-01-01T00:00:00Z' }] }],
-          ['provide_performance_feedback', { idempotency_key: key(), media_buy_id: id, measurement_period: { start: '2026-01-01T00:00:00Z', end: '2026-01-02T00:00:00Z' }, performance_index: 0.9 }],
+          [
+            'log_event',
+            { idempotency_key: key(), event_source_id: 'web', events: [{ event_id: 'e1', event_type: 'purchase', event_time: '2026-01-01T00:00:00Z' }] },
+          ],
+          [
+            'provide_performance_feedback',
+            {
+              idempotency_key: key(),
+              media_buy_id: id,
+              measurement_period: { start: '2026-01-01T00:00:00Z', end: '2026-01-02T00:00:00Z' },
+              performance_index: 0.9,
+            },
+          ],
           ['get_brand_identity', { brand: { domain: 'example.com' } }],
           ['update_media_buy', { idempotency_key: key(), media_buy_id: id, canceled: true, cancellation_reason: 'done' }],
         ];
@@ -82,9 +107,17 @@ describe.skipIf(!available)('replies validate against fixtures/schemas (skipped:
         expectValid(v, 'create_media_buy', await client.ok('create_media_buy', args));
         expectValid(v, 'create_media_buy', await client.ok('create_media_buy', createArgs({ start_time: isoIn(5), paused: true })));
         const account = freshAccount();
-        await client.ok('comply_test_controller', { scenario: 'force_create_media_buy_arm', params: { arm: 'submitted', task_id: `t-${key()}` }, account: { ...account, sandbox: true } });
+        await client.ok('comply_test_controller', {
+          scenario: 'force_create_media_buy_arm',
+          params: { arm: 'submitted', task_id: `t-${key()}` },
+          account: { ...account, sandbox: true },
+        });
         expectValid(v, 'create_media_buy', await client.ok('create_media_buy', createArgs({ account })));
-        await client.ok('comply_test_controller', { scenario: 'force_create_media_buy_arm', params: { arm: 'input-required' }, account: { ...account, sandbox: true } });
+        await client.ok('comply_test_controller', {
+          scenario: 'force_create_media_buy_arm',
+          params: { arm: 'input-required' },
+          account: { ...account, sandbox: true },
+        });
         expectValid(v, 'create_media_buy', await client.ok('create_media_buy', createArgs({ account })));
       });
 
@@ -104,7 +137,11 @@ describe.skipIf(!available)('replies validate against fixtures/schemas (skipped:
         ];
         for (const s of scenarios) expectValid(v, 'comply_test_controller', await client.ok('comply_test_controller', { ...s, account: { sandbox: true } }));
         expectValid(v, 'comply_test_controller', await client.ok('comply_test_controller', { scenario: 'list_scenarios', account: { account_id: 'x' } }));
-        const armed = { scenario: 'force_create_media_buy_arm', params: { arm: 'submitted', task_id: `t-${key()}` }, account: { ...freshAccount(), sandbox: true } };
+        const armed = {
+          scenario: 'force_create_media_buy_arm',
+          params: { arm: 'submitted', task_id: `t-${key()}` },
+          account: { ...freshAccount(), sandbox: true },
+        };
         expectValid(v, 'comply_test_controller', await client.ok('comply_test_controller', armed));
       });
 
@@ -119,7 +156,10 @@ describe.skipIf(!available)('replies validate against fixtures/schemas (skipped:
           await client.err('update_media_buy', { idempotency_key: key(), media_buy_id: created.media_buy_id, paused: false }),
           await client.err('update_media_buy', { idempotency_key: key(), media_buy_id: created.media_buy_id, paused: true, revision: 7 }),
         ];
-        expect(errors.map((e) => e.code), JSON.stringify(errors)).toEqual(['INVALID_REQUEST', 'INVALID_REQUEST', 'IDEMPOTENCY_CONFLICT', 'MEDIA_BUY_NOT_FOUND', 'ACTION_NOT_ALLOWED', 'CONFLICT']);
+        expect(
+          errors.map((e) => e.code),
+          JSON.stringify(errors),
+        ).toEqual(['INVALID_REQUEST', 'INVALID_REQUEST', 'IDEMPOTENCY_CONFLICT', 'MEDIA_BUY_NOT_FOUND', 'ACTION_NOT_ALLOWED', 'CONFLICT']);
         for (const e of errors) expect(v.validateError(e).errors, JSON.stringify(e)).toEqual([]);
         const a2aError = await a2aSend(seller.a2aUrl, 'no_such_task', {});
         expect(v.validateError(a2aError.data?.[`${token}_error`]).errors).toEqual([]);

@@ -46,14 +46,14 @@ describe('MCP endpoint, SSE replies (default)', () => {
     expect(init.status).toBe(200);
     expect(init.headers.get('content-type')).toContain('text/event-stream');
     expect(client.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    expect((init.message?.result as { serverInfo: { name: string } }).serverInfo.name).toBe('proto-comply mock seller');
+    expect((init.message!.result as { serverInfo: { name: string } }).serverInfo.name).toBe('proto-comply mock seller');
   });
 
   it('lists every task of interface spec 4.3 with an object input schema', async () => {
     const client = new McpTestClient(seller.mcpUrl);
     await client.initialize();
     const list = await client.rpc('tools/list', {});
-    const tools = (list.message?.result as { tools: { name: string; inputSchema: { type: string } }[] }).tools;
+    const tools = (list.message!.result as { tools: { name: string; inputSchema: { type: string } }[] }).tools;
     expect(tools.map((t) => t.name).sort()).toEqual([...TASKS].sort());
     for (const tool of tools) expect(tool.inputSchema.type).toBe('object');
   });
@@ -76,7 +76,7 @@ describe('MCP endpoint, SSE replies (default)', () => {
     ghost.sessionId = '00000000-0000-4000-8000-000000000000';
     const unknown = await ghost.rpc('tools/list', {});
     expect(unknown.status).toBe(404);
-    expect((unknown.message?.error as { code: number }).code).toBe(-32001);
+    expect((unknown.message!.error as { code: number }).code).toBe(-32001);
     const none = await new McpTestClient(seller.mcpUrl).rpc('tools/list', {});
     expect(none.status).toBe(400);
   });
@@ -94,7 +94,7 @@ describe('MCP endpoint, SSE replies (default)', () => {
   it('answers malformed JSON with a JSON-RPC parse error and an oversized body with 413', async () => {
     const bad = await postJson(seller.mcpUrl, '{"jsonrpc": "2.0", ');
     expect(bad.status).toBe(400);
-    expect((bad.message?.error as { code: number }).code).toBe(-32700);
+    expect((bad.message!.error as { code: number }).code).toBe(-32700);
     const huge = await postJson(seller.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { pad: 'x'.repeat(1024 * 1024 + 10) } });
     expect(huge.status).toBe(413);
     const a2aHuge = await postJson(seller.a2aUrl, { pad: 'x'.repeat(1024 * 1024 + 10) });
@@ -123,7 +123,7 @@ describe('MCP endpoint, JSON replies', () => {
     expect(init.headers.get('content-type')).toContain('application/json');
     const r = await client.call('list_creative_formats', { type: 'video' });
     expect(r.answer.headers.get('content-type')).toContain('application/json');
-    expect((r.payload?.formats as unknown[]).length).toBeGreaterThan(0);
+    expect((r.payload!.formats as unknown[]).length).toBeGreaterThan(0);
   });
 });
 
@@ -150,7 +150,7 @@ describe('A2A endpoint and agent card', () => {
     expect(r.state).toBe('completed');
     expect(r.data?.sandbox).toBe(true);
     expect(r.data?.context).toEqual({ trace: 'a2a' });
-    expect((r.data?.products as { channels: string[] }[])[0].channels).toContain('audio');
+    expect((r.data!.products as { channels: string[] }[])[0].channels).toContain('audio');
   });
 
   it('fails an unknown skill with a <token>_error data part and a CODE: message text part', async () => {
@@ -187,7 +187,7 @@ describe('A2A endpoint and agent card', () => {
     await client.initialize();
     const buy = await client.ok('create_media_buy', createArgs());
     const read = await a2aSend(seller.a2aUrl, 'get_media_buys', { media_buy_ids: [buy.media_buy_id] }, { authToken: 'shared-principal-token' });
-    expect((read.data?.media_buys as { media_buy_id: string }[]).map((b) => b.media_buy_id)).toEqual([buy.media_buy_id]);
+    expect((read.data!.media_buys as { media_buy_id: string }[]).map((b) => b.media_buy_id)).toEqual([buy.media_buy_id]);
     const stranger = await a2aSend(seller.a2aUrl, 'get_media_buys', { media_buy_ids: [buy.media_buy_id] }, { authToken: 'another-token' });
     expect(stranger.data?.media_buys).toEqual([]);
   });
@@ -273,7 +273,9 @@ describe('request verifier hook (RFC 9421 extension point)', () => {
         jsonrpc: '2.0',
         id: 1,
         method: 'message/send',
-        params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'data', data: { skill: 'create_media_buy', parameters: createArgs() } }] } },
+        params: {
+          message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'data', data: { skill: 'create_media_buy', parameters: createArgs() } }] },
+        },
       },
       { 'signature-input': 'sig1=("@method")' },
     );

@@ -79,7 +79,10 @@ describe('the pause / resume / cancel walk', () => {
     const end = isoIn(60);
     const dates = await client.ok('update_media_buy', update(buy.media_buy_id, { end_time: end }));
     expect(dates).toMatchObject({ revision: 4, end_time: end });
-    const added = await client.ok('update_media_buy', update(buy.media_buy_id, { new_packages: [{ product_id: 'olv_news_preroll', pricing_option_id: 'olv_news_cpm_usd', budget: 100 }] }));
+    const added = await client.ok(
+      'update_media_buy',
+      update(buy.media_buy_id, { new_packages: [{ product_id: 'olv_news_preroll', pricing_option_id: 'olv_news_cpm_usd', budget: 100 }] }),
+    );
     expect(added.packages).toHaveLength(2);
     expect(added.revision).toBe(5);
   });
@@ -105,7 +108,11 @@ describe('rejections', () => {
     const buy = await canceledBuy();
     expect(await client.err('update_media_buy', update(buy.media_buy_id, { canceled: true }))).toMatchObject({ code: 'NOT_CANCELLABLE' });
     const other = await client.ok('create_media_buy', createArgs());
-    await client.ok('comply_test_controller', { scenario: 'force_media_buy_status', params: { media_buy_id: other.media_buy_id, status: 'completed' }, account: { sandbox: true } });
+    await client.ok('comply_test_controller', {
+      scenario: 'force_media_buy_status',
+      params: { media_buy_id: other.media_buy_id, status: 'completed' },
+      account: { sandbox: true },
+    });
     expect(await client.err('update_media_buy', update(other.media_buy_id, { canceled: true }))).toMatchObject({ code: 'INVALID_STATE' });
   });
 
@@ -126,7 +133,10 @@ describe('rejections', () => {
   it('answers an action the state does not allow with ACTION_NOT_ALLOWED and the available actions', async () => {
     const buy = await client.ok('create_media_buy', createArgs());
     const err = await client.err('update_media_buy', update(buy.media_buy_id, { paused: false }));
-    expect(err).toMatchObject({ code: 'ACTION_NOT_ALLOWED', details: { attempted_action: 'resume', reason: 'wrong_status', currently_available_actions: ACTIVE } });
+    expect(err).toMatchObject({
+      code: 'ACTION_NOT_ALLOWED',
+      details: { attempted_action: 'resume', reason: 'wrong_status', currently_available_actions: ACTIVE },
+    });
     const pending = await client.ok('create_media_buy', createArgs({ start_time: isoIn(5) }));
     expect((await client.err('update_media_buy', update(pending.media_buy_id, { budget: 10 }))).code).toBe('ACTION_NOT_ALLOWED');
   });

@@ -40,28 +40,73 @@ function cases(): [string, Record<string, unknown>, string][] {
       {
         idempotency_key: key(),
         account,
-        creatives: [{ creative_id: 'cr-1', name: 'Spot', format_id: format, assets: { video: { asset_type: 'video', url: 'https://cdn.example/v.mp4', width: 1920, height: 1080, duration_ms: 30_000 } } }],
+        creatives: [
+          {
+            creative_id: 'cr-1',
+            name: 'Spot',
+            format_id: format,
+            assets: { video: { asset_type: 'video', url: 'https://cdn.example/v.mp4', width: 1920, height: 1080, duration_ms: 30_000 } },
+          },
+        ],
       },
       'creatives',
     ],
-    ['sync_audiences', { idempotency_key: key(), account, audiences: [{ audience_id: 'aud-1', name: 'Suppression', audience_type: 'suppression' }] }, 'audiences'],
+    [
+      'sync_audiences',
+      { idempotency_key: key(), account, audiences: [{ audience_id: 'aud-1', name: 'Suppression', audience_type: 'suppression' }] },
+      'audiences',
+    ],
     [
       'sync_catalogs',
-      { idempotency_key: key(), account, catalogs: [{ catalog_id: 'cat-1', name: 'Feed', type: 'product', url: 'https://shop.example/feed.xml', feed_format: 'google_merchant', update_frequency: 'daily' }] },
+      {
+        idempotency_key: key(),
+        account,
+        catalogs: [
+          {
+            catalog_id: 'cat-1',
+            name: 'Feed',
+            type: 'product',
+            url: 'https://shop.example/feed.xml',
+            feed_format: 'google_merchant',
+            update_frequency: 'daily',
+          },
+        ],
+      },
       'catalogs',
     ],
     ['get_signals', { signal_spec: 'sports fans on CTV' }, 'signals'],
-    ['activate_signal', { idempotency_key: key(), signal_agent_segment_id: 'seg_sports_enthusiasts', destinations: [{ type: 'platform', platform: 'dsp-x' }] }, 'deployments'],
+    [
+      'activate_signal',
+      { idempotency_key: key(), signal_agent_segment_id: 'seg_sports_enthusiasts', destinations: [{ type: 'platform', platform: 'dsp-x' }] },
+      'deployments',
+    ],
     ['check_governance', { plan_id: 'plan-1', caller: 'https://buyer.example/mcp', tool: 'create_media_buy', payload: { budget: 5000 } }, 'status'],
     ['get_plan_audit_logs', { plan_id: 'plan-1' }, 'entries'],
     [
       'log_event',
-      { idempotency_key: key(), event_source_id: 'web', events: [{ event_id: 'ev-1', event_type: 'purchase', event_time: '2026-01-01T10:00:00Z', action_source: 'website', custom_data: { value: 42, currency: 'USD' } }] },
+      {
+        idempotency_key: key(),
+        event_source_id: 'web',
+        events: [
+          {
+            event_id: 'ev-1',
+            event_type: 'purchase',
+            event_time: '2026-01-01T10:00:00Z',
+            action_source: 'website',
+            custom_data: { value: 42, currency: 'USD' },
+          },
+        ],
+      },
       'events_received',
     ],
     [
       'provide_performance_feedback',
-      { idempotency_key: key(), media_buy_id: buyId, measurement_period: { start: '2026-01-01T00:00:00Z', end: '2026-01-08T00:00:00Z' }, performance_index: 1.1 },
+      {
+        idempotency_key: key(),
+        media_buy_id: buyId,
+        measurement_period: { start: '2026-01-01T00:00:00Z', end: '2026-01-08T00:00:00Z' },
+        performance_index: 1.1,
+      },
       'success',
     ],
     ['get_brand_identity', { brand: { domain: 'acme-outdoor.example' } }, 'brand'],
@@ -117,10 +162,16 @@ describe('task behaviour', () => {
       pricing_options: [{ pricing_model: 'cpm', currency: 'USD', fixed_price: 12.75 }],
       delivery_type: 'guaranteed',
       forecast: { impressions: { min: expect.any(Number), max: expect.any(Number) } },
-      format_ids: [{ agent_url: seller.baseUrl, id: 'display_970x250' }, { agent_url: seller.baseUrl, id: 'display_300x250' }],
+      format_ids: [
+        { agent_url: seller.baseUrl, id: 'display_970x250' },
+        { agent_url: seller.baseUrl, id: 'display_300x250' },
+      ],
       sandbox: true,
     });
-    const refined = await client.ok('get_products', { buying_mode: 'refine', refine: [{ scope: 'product', product_id: 'olv_news_preroll', action: 'more_like_this' }] });
+    const refined = await client.ok('get_products', {
+      buying_mode: 'refine',
+      refine: [{ scope: 'product', product_id: 'olv_news_preroll', action: 'more_like_this' }],
+    });
     expect((refined.products as { channels: string[] }[]).every((p) => p.channels.includes('olv'))).toBe(true);
   });
 
@@ -137,9 +188,19 @@ describe('task behaviour', () => {
 
   it('check_governance escalates large budgets and records every check in the plan audit log', async () => {
     const plan = `plan-${key()}`;
-    const big = await client.ok('check_governance', { plan_id: plan, caller: 'https://buyer.example/a2a', tool: 'create_media_buy', payload: { budget: 5_000_000 } });
+    const big = await client.ok('check_governance', {
+      plan_id: plan,
+      caller: 'https://buyer.example/a2a',
+      tool: 'create_media_buy',
+      payload: { budget: 5_000_000 },
+    });
     expect(big.status).toBe('escalated');
-    const mid = await client.ok('check_governance', { plan_id: plan, caller: 'https://buyer.example/a2a', tool: 'create_media_buy', payload: { packages: [{ budget: 300_000 }] } });
+    const mid = await client.ok('check_governance', {
+      plan_id: plan,
+      caller: 'https://buyer.example/a2a',
+      tool: 'create_media_buy',
+      payload: { packages: [{ budget: 300_000 }] },
+    });
     expect(mid).toMatchObject({ status: 'approved', conditions: [expect.any(String)] });
     const logs = await client.ok('get_plan_audit_logs', { plan_id: plan });
     const entries = logs.entries as Record<string, unknown>[];

@@ -7,16 +7,7 @@
  * checks, so the fixture is consistent by construction.
  */
 import { emptyCounts, isFailing } from '../../harness/engine/result.js';
-import type {
-  CheckResult,
-  Evidence,
-  Level,
-  Outcome,
-  OutcomeCounts,
-  RunResult,
-  SuiteResult,
-  SuiteStatus,
-} from '../../harness/engine/result.js';
+import type { CheckResult, Evidence, Level, Outcome, OutcomeCounts, RunResult, SuiteResult, SuiteStatus } from '../../harness/engine/result.js';
 import { DEFAULT_TOKEN, protocolIds } from '../../harness/token.js';
 import type { TransportKind, WireExchange } from '../../harness/transport/types.js';
 
@@ -151,7 +142,14 @@ const S = {
   answers: { suite: 'capabilities', id: 'capabilities.task.answers', title: 'Capabilities task answers', level: 'MUST', section: '4.1', rule: 'rule 1' },
   version: { suite: 'capabilities', id: 'capabilities.version.declared', title: 'Declares a protocol version', level: 'MUST', section: '4.1', rule: 'rule 3' },
   listed: { suite: 'capabilities', id: 'capabilities.tasks.listed', title: 'Lists every declared task', level: 'SHOULD', section: '4.2' },
-  replay: { suite: 'idempotency', id: 'idempotency.replay.same-payload', title: 'Replay returns the same payload', level: 'MUST', section: '5.3', rule: 'rule 2' },
+  replay: {
+    suite: 'idempotency',
+    id: 'idempotency.replay.same-payload',
+    title: 'Replay returns the same payload',
+    level: 'MUST',
+    section: '5.3',
+    rule: 'rule 2',
+  },
   conflict: { suite: 'idempotency', id: 'idempotency.conflict.code', title: 'Conflicting reuse is rejected', level: 'MUST', section: '5.3', rule: 'rule 4' },
   missing: { suite: 'idempotency', id: 'idempotency.missing-key.rejected', title: 'Missing key is rejected', level: 'MUST', section: '5.3', rule: 'rule 1' },
   ttl: { suite: 'idempotency', id: 'idempotency.ttl.declared', title: 'Replay TTL is declared', level: 'MAY', section: '5.3' },
@@ -194,7 +192,10 @@ export function buildRunFixture(options: { strict?: boolean; baseline?: boolean 
       }),
     }),
     check(S.replay, 'a2a', 'error', `harness error: ${HOSTILE.textarea}`, {
-      evidence: evidence({ exchanges: [a2aExchange('create_media_buy', undefined, '', `timeout after 30000 ms ${HOSTILE.control}`)], notes: ['TypeError: boom'] }),
+      evidence: evidence({
+        exchanges: [a2aExchange('create_media_buy', undefined, '', `timeout after 30000 ms ${HOSTILE.control}`)],
+        notes: ['TypeError: boom'],
+      }),
     }),
     check(S.conflict, 'mcp', 'not_testable', 'prerequisite failed: no media buy to reuse', {
       evidence: evidence({ notes: ['setup step create failed'] }),

@@ -29,7 +29,7 @@ function decode(raw: string, start: number, inAttr: boolean): string {
   const bad = ILLEGAL.exec(raw);
   if (bad) fail(`illegal character U+${bad[0].codePointAt(0)!.toString(16)}`, start + bad.index);
   const text = inAttr ? raw.replace(/[\t\n\r]/g, ' ') : raw.replace(/\r\n?/g, '\n');
-  return text.replace(/&([^;]*);|&/g, (match, ref: string | undefined, offset: number) => {
+  return text.replace(/&([^;]*);|&/g, (_match, ref: string | undefined, offset: number) => {
     if (ref === undefined) fail('bare &', start + offset);
     if (ENTITIES[ref]) return ENTITIES[ref];
     const num = /^#x([0-9A-Fa-f]+)$/.exec(ref) ?? /^#([0-9]+)$/.exec(ref);

@@ -22,7 +22,10 @@ describe.concurrent('verifier fault profiles', () => {
     expect(faults.map((f) => f.name).sort()).toEqual([...names].sort());
     expect(faults.length).toBeGreaterThanOrEqual(8);
     for (const f of faults) {
-      expect(f.targets.every((t) => t.startsWith('signatures.')), f.name).toBe(true);
+      expect(
+        f.targets.every((t) => t.startsWith('signatures.')),
+        f.name,
+      ).toBe(true);
       expect(f.rule, f.name).toMatch(/\(digest [\d.]+/);
       expect(f.transports, f.name).toBeUndefined(); // both transports
     }

@@ -42,7 +42,12 @@ describe.concurrent('signatures suite against the mock seller', () => {
       'signatures.digest.required-enforced': 'not_applicable',
       'signatures.digest.forbidden-enforced': 'not_applicable',
     });
-    const forbidden = await certifyMock({ suites: ['signatures'], checkGlob, transports: ['a2a'], mock: { requestSigning: { covers_content_digest: 'forbidden' } } });
+    const forbidden = await certifyMock({
+      suites: ['signatures'],
+      checkGlob,
+      transports: ['a2a'],
+      mock: { requestSigning: { covers_content_digest: 'forbidden' } },
+    });
     expect(problems(forbidden)).toEqual([]);
     expect(outcomes(forbidden, 'a2a')).toMatchObject({
       'signatures.accept.ed25519': 'pass',

@@ -28,7 +28,13 @@ export function findings(run: RunResult): CheckResult[] {
 }
 
 export function findingIds(run: RunResult, transport?: string): string[] {
-  return [...new Set(findings(run).filter((c) => !transport || c.transport === transport).map((c) => c.check_id))].sort();
+  return [
+    ...new Set(
+      findings(run)
+        .filter((c) => !transport || c.transport === transport)
+        .map((c) => c.check_id),
+    ),
+  ].sort();
 }
 
 /** What one fault run showed: targets missed on an affected transport, checks failing beyond targets and collateral. */

@@ -57,7 +57,11 @@ describe('webhook-receiver suite', () => {
 
   it('grades read-back and second-endpoint checks not_testable without their hooks', async () => {
     const run = await certifyMockBuyer({ withState: false, withAlt: false, transports: ['mcp'], transportExplicit: true });
-    const byOutcome = (o: string) => run.checks.filter((c) => c.outcome === o).map((c) => c.check_id).sort();
+    const byOutcome = (o: string) =>
+      run.checks
+        .filter((c) => c.outcome === o)
+        .map((c) => c.check_id)
+        .sort();
     expect(byOutcome('not_testable')).toEqual([
       'webhook-receiver.dedup.shared-across-endpoints',
       'webhook-receiver.delivery.duplicate-processed-once',
@@ -70,7 +74,12 @@ describe('webhook-receiver suite', () => {
   });
 
   it('tells the user to trust the harness sender when the receiver refuses its key', async () => {
-    const run = await certifyMockBuyer({ buyer: { trust: { senders: [] } }, transports: ['mcp'], transportExplicit: true, checkGlob: 'webhook-receiver.delivery.valid-accepted' });
+    const run = await certifyMockBuyer({
+      buyer: { trust: { senders: [] } },
+      transports: ['mcp'],
+      transportExplicit: true,
+      checkGlob: 'webhook-receiver.delivery.valid-accepted',
+    });
     const c = run.checks[0]!;
     expect(c.outcome).toBe('fail');
     expect(c.message).toMatch(/webhook_signature_key_unknown.*trust the harness sender http:\/\/127\.0\.0\.1:\d+\/\.well-known\/brand\.json/);

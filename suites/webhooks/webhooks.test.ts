@@ -23,7 +23,10 @@ describe('the webhooks suite', () => {
     const run = await certifyMock({ suites: ['webhooks'] });
     expect(findings(run).map((c) => `${c.transport} ${c.check_id}: ${c.message}`)).toEqual([]);
     for (const t of ['mcp', 'a2a']) {
-      const passed = run.checks.filter((c) => c.transport === t && c.outcome === 'pass').map((c) => c.check_id).sort();
+      const passed = run.checks
+        .filter((c) => c.transport === t && c.outcome === 'pass')
+        .map((c) => c.check_id)
+        .sort();
       expect(passed).toEqual(suite.checks.map((c) => c.id).sort());
     }
   });
@@ -32,7 +35,13 @@ describe('the webhooks suite', () => {
     const lines: string[] = [];
     const seller = await startMockSeller({ log: (l) => lines.push(l) });
     try {
-      const run = await certify({ agentUrl: seller.baseUrl, suites: ['webhooks'], checkGlob: 'webhooks.envelope.*,webhooks.signature.verifies', transports: ['mcp'], seed: '7' });
+      const run = await certify({
+        agentUrl: seller.baseUrl,
+        suites: ['webhooks'],
+        checkGlob: 'webhooks.envelope.*,webhooks.signature.verifies',
+        transports: ['mcp'],
+        seed: '7',
+      });
       expect(run.checks.filter((c) => c.outcome === 'pass').length).toBe(10);
       // task-completed serves nine of the checks, two-reports the tenth: two creates in all.
       expect(lines.filter((l) => /^mcp create_media_buy /.test(l))).toHaveLength(2);

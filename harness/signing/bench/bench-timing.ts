@@ -123,7 +123,12 @@ export async function pairedTiming(a: Contender, b: Contender, opts: PairedOptio
   }
   if (ratios.length === 0) throw new Error('pairedTiming: blocks too short to time');
   ratios.sort((x, y) => x - y);
-  const medianOps = (ts: number[]) => (opts.block * 1e9) / quantile([...ts].sort((x, y) => x - y), 0.5);
+  const medianOps = (ts: number[]) =>
+    (opts.block * 1e9) /
+    quantile(
+      [...ts].sort((x, y) => x - y),
+      0.5,
+    );
   return {
     ratio: quantile(ratios, 0.5),
     spread: [quantile(ratios, 0.1), quantile(ratios, 0.9)],

@@ -82,7 +82,13 @@ const ARGUMENTS = {
   start_time: '2026-05-01T00:00:00Z',
   end_time: '2026-06-30T23:59:59Z',
   packages: [
-    { buyer_ref: 'pkg-video', product_id: 'prod_ctv_premium', pricing_option_id: 'cpm_fixed', budget: 25000, targeting_overlay: { geo_country_any_of: ['US', 'CA'] } },
+    {
+      buyer_ref: 'pkg-video',
+      product_id: 'prod_ctv_premium',
+      pricing_option_id: 'cpm_fixed',
+      budget: 25000,
+      targeting_overlay: { geo_country_any_of: ['US', 'CA'] },
+    },
     { buyer_ref: 'pkg-display', product_id: 'prod_display_run', pricing_option_id: 'cpm_auction', budget: 5000, bid_price: 4.5 },
   ],
 };
@@ -126,7 +132,7 @@ function signMany(jwk: Jwk, n: number): Signed[] {
       // The absolute URL a server assembles per request (scheme, Host, path).
       request: { method: 'POST', url: asReceived(URL), headers, body: Buffer.from(s.body) },
       base: Buffer.from(s.signatureBase, 'utf8'),
-      signature: Buffer.from(/^sig1=:(.*):$/.exec(s.headers['Signature']!)![1]!, 'base64url'),
+      signature: Buffer.from(/^sig1=:(.*):$/.exec(s.headers.Signature!)![1]!, 'base64url'),
     });
   }
   return out;
@@ -215,7 +221,17 @@ async function nobleVsNode(n: number, block: number): Promise<BenchResult[]> {
   const t = await pairedTiming(nobleOne, nodeOne, { iterations: n, block, ...checks });
   return [
     { name: 'ed25519 verify node:crypto', ops_per_sec: t.opsB, iterations: t.iterations },
-    { name: 'ed25519 verify @noble/ed25519', ops_per_sec: t.opsA, iterations: t.iterations, baseline: 'ed25519 verify node:crypto', ratio: t.ratio, spread: t.spread, total_ratio: t.totalRatio, wall_ratio: t.wallRatio, clock: t.clock },
+    {
+      name: 'ed25519 verify @noble/ed25519',
+      ops_per_sec: t.opsA,
+      iterations: t.iterations,
+      baseline: 'ed25519 verify node:crypto',
+      ratio: t.ratio,
+      spread: t.spread,
+      total_ratio: t.totalRatio,
+      wall_ratio: t.wallRatio,
+      clock: t.clock,
+    },
   ];
 }
 

@@ -45,7 +45,28 @@ describe('quickJsonNoDuplicates', () => {
   });
 
   it('says "fine" only when the reference scanner says ok', () => {
-    const pieces = fc.constantFrom('"', ',', ':', '{', '}', '[', ']', '\\', '\\u00', ' ', '0', '-', 'e', 'x', '\u00e9', '\u0001', '\u001f', '\t', '\n', '\u007f');
+    const pieces = fc.constantFrom(
+      '"',
+      ',',
+      ':',
+      '{',
+      '}',
+      '[',
+      ']',
+      '\\',
+      '\\u00',
+      ' ',
+      '0',
+      '-',
+      'e',
+      'x',
+      '\u00e9',
+      '\u0001',
+      '\u001f',
+      '\t',
+      '\n',
+      '\u007f',
+    );
     const mutated = fc.tuple(fc.jsonValue({ maxDepth: 4 }), fc.nat(), fc.nat({ max: 2 }), pieces).map(([v, at, cut, piece]) => {
       const t = JSON.stringify(v) ?? 'null';
       const i = at % (t.length + 1);

@@ -11,7 +11,7 @@
  * re-serialization.
  */
 import { Token, type Dictionary, type InnerList, type Item, type Parameters } from 'structured-headers';
-import { Base64Error, decodeBinary, type BinaryEncoding } from '../parse/base64.js';
+import { type Base64Error, decodeBinary, type BinaryEncoding } from '../parse/base64.js';
 
 export const FALLBACK = Symbol('sf-fast-fallback');
 

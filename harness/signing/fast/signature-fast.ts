@@ -132,11 +132,7 @@ function internKeyid(keyid: string): string {
 }
 
 /** The Step 1 result, or undefined when the reference parser must decide. */
-export function fastParseSignatureHeaders(
-  signatureInput: string,
-  signature: string,
-  encoding: BinaryEncoding,
-): FastParsedSignature | undefined {
+export function fastParseSignatureHeaders(signatureInput: string, signature: string, encoding: BinaryEncoding): FastParsedSignature | undefined {
   const m = SIGNATURE_INPUT.exec(signatureInput);
   if (m === null) return undefined;
   const nonce = m[4]!;

@@ -32,7 +32,10 @@ function context(keys: KeyResolver, revoked: string[] = []): VerifyContext {
 
 function signedBy(role: CounterpartyRole, url = 'http://127.0.0.1:8080/mcp') {
   const keys = counterpartyKeys(ids);
-  return signRequest({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body: BODY }, { profile: 'request', ids, key: keys.signingKey(role) });
+  return signRequest(
+    { method: 'POST', url, headers: { 'content-type': 'application/json' }, body: BODY },
+    { profile: 'request', ids, key: keys.signingKey(role) },
+  );
 }
 
 describe('test counterparty keys', () => {
@@ -64,7 +67,11 @@ describe('test counterparty keys', () => {
       expect(r.ok && r.signer?.keyid).toBe(counterpartyKeys(ids).kid(role));
     }
     for (const role of ['governance', 'sign-only', 'enc-use'] as const) {
-      expect(await verifyRequestSignature(signedBy(role), context(resolver))).toMatchObject({ ok: false, code: 'request_signature_key_purpose_invalid', step: 8 });
+      expect(await verifyRequestSignature(signedBy(role), context(resolver))).toMatchObject({
+        ok: false,
+        code: 'request_signature_key_purpose_invalid',
+        step: 8,
+      });
     }
     const revoked = counterpartyKeys(ids).revokedKids;
     expect(await verifyRequestSignature(signedBy('revoked'), context(resolver, revoked))).toMatchObject({ ok: false, code: 'request_signature_key_revoked' });

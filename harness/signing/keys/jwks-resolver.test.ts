@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BrandJwksResolver, JWKS_MAX_BYTES } from './jwks-resolver.js';
 import { publicJwk, type Jwk } from './keys.js';
 import { isLoopbackAddress, isReservedAddress } from '../../net/reserved-address.js';
-import { createSafeFetcher, SafeFetchError } from '../../net/safe-fetch.js';
+import { createSafeFetcher, type SafeFetchError } from '../../net/safe-fetch.js';
 import { signRequest } from '../sign/signer.js';
 import { context, freshKey, ids, NOW, SETUPS, signingKey } from '../testing/verifier-setup.js';
 import { verifyRequestSignature } from '../verify/verifier.js';
@@ -30,7 +30,12 @@ beforeAll(async () => {
       res.end(typeof v === 'string' ? v : JSON.stringify(v));
     };
     if (path === '/brand.json') {
-      return json({ agents: [{ url: AGENT, jwks_uri: `${base}/jwks.json` }, { url: OTHER, jwks_uri: `${base}/jwks-other.json` }] });
+      return json({
+        agents: [
+          { url: AGENT, jwks_uri: `${base}/jwks.json` },
+          { url: OTHER, jwks_uri: `${base}/jwks-other.json` },
+        ],
+      });
     }
     if (path === '/brand-redirect.json') return json({ agents: [{ url: AGENT, jwks_uri: `${base}/redirect` }] });
     if (path === '/brand-big.json') return json({ agents: [{ url: AGENT, jwks_uri: `${base}/big` }] });
@@ -131,11 +136,17 @@ describe('BrandJwksResolver', () => {
   });
 
   it('feeds the verifier: agent_url of the verified signer comes from brand.json', async () => {
-    const signed = signRequest({ method: 'POST', url: 'https://buyer.example.com/hook', body: '{"a":1}' }, { profile: 'webhook', ids, key: signingKey(keyA), created: NOW });
+    const signed = signRequest(
+      { method: 'POST', url: 'https://buyer.example.com/hook', body: '{"a":1}' },
+      { profile: 'webhook', ids, key: signingKey(keyA), created: NOW },
+    );
     const { r } = resolver();
     const out = await verifyRequestSignature(signed, { ...context(SETUPS[2]!, []), keys: r });
     expect(out).toMatchObject({ ok: true, signer: { keyid: 'kid-a', agent_url: AGENT } });
-    const unknown = signRequest({ method: 'POST', url: 'https://buyer.example.com/hook', body: '{"a":1}' }, { profile: 'webhook', ids, key: signingKey(keyLate), created: NOW });
+    const unknown = signRequest(
+      { method: 'POST', url: 'https://buyer.example.com/hook', body: '{"a":1}' },
+      { profile: 'webhook', ids, key: signingKey(keyLate), created: NOW },
+    );
     expect(await verifyRequestSignature(unknown, { ...context(SETUPS[2]!, []), keys: r })).toMatchObject({ code: 'webhook_signature_key_unknown', step: 7 });
   });
 });
@@ -143,7 +154,11 @@ describe('BrandJwksResolver', () => {
 describe('safe fetch', () => {
   it('refuses http, loopback and private targets unless loopback is explicitly allowed', async () => {
     const strict = createSafeFetcher();
-    const kind = (p: Promise<unknown>) => p.then(() => 'ok', (e: SafeFetchError) => e.kind);
+    const kind = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: SafeFetchError) => e.kind,
+      );
     expect(await kind(strict(`${base}/jwks.json`, { maxBytes: 100 }))).toBe('scheme');
     expect(await kind(strict('https://127.0.0.1:1/x', { maxBytes: 100 }))).toBe('address');
     expect(await kind(strict('https://10.1.2.3/x', { maxBytes: 100 }))).toBe('address');
@@ -154,7 +169,22 @@ describe('safe fetch', () => {
   });
 
   it('classifies reserved addresses', () => {
-    for (const a of ['10.0.0.1', '172.31.255.255', '192.168.0.1', '100.64.0.1', '127.0.0.1', '169.254.169.254', '0.1.2.3', '224.0.0.1', '255.255.255.255', '::1', 'fd00:ec2::254', 'fe80::1', '::ffff:8.8.8.8', 'ff02::1']) {
+    for (const a of [
+      '10.0.0.1',
+      '172.31.255.255',
+      '192.168.0.1',
+      '100.64.0.1',
+      '127.0.0.1',
+      '169.254.169.254',
+      '0.1.2.3',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      'fd00:ec2::254',
+      'fe80::1',
+      '::ffff:8.8.8.8',
+      'ff02::1',
+    ]) {
       expect(isReservedAddress(a), a).toBe(true);
     }
     for (const a of ['8.8.8.8', '172.32.0.1', '2001:4860:4860::8888']) expect(isReservedAddress(a), a).toBe(false);

@@ -51,6 +51,7 @@ class ResolveFailure extends Error {
   }
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a parsed JSON object whose members the caller checks one by one
 function isObj(v: unknown): v is Record<string, any> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -59,32 +59,19 @@ export function acceptedKeyUses(profile: SignatureProfile): readonly string[] {
   return profile === 'request' ? REQUEST_KEY_USES : WEBHOOK_KEY_USES;
 }
 
-export type KeyPolicyFailure =
-  | 'use_not_sig'
-  | 'key_ops_missing_verify'
-  | 'purpose_mismatch'
-  | 'inconsistent_parameters'
-  | 'alg_mismatch';
+export type KeyPolicyFailure = 'use_not_sig' | 'key_ops_missing_verify' | 'purpose_mismatch' | 'inconsistent_parameters' | 'alg_mismatch';
 
 /**
  * Step 8: `use=sig`, `key_ops` contains `verify`, `<token>_use` accepted for the profile
  * (absent fails), alg/kty/crv consistent, and the JWK's algorithm equals the signature's.
  * Returns undefined when the key is acceptable.
  */
-export function checkKeyPolicy(
-  jwk: Jwk,
-  opts: { profile: SignatureProfile; keyUseMember: string; sigAlg: SignatureAlg },
-): KeyPolicyFailure | undefined {
+export function checkKeyPolicy(jwk: Jwk, opts: { profile: SignatureProfile; keyUseMember: string; sigAlg: SignatureAlg }): KeyPolicyFailure | undefined {
   return keyPolicyFailure(jwk, opts.profile, opts.keyUseMember, opts.sigAlg);
 }
 
 /** `checkKeyPolicy` with positional arguments (the verifier's per-request form). */
-export function keyPolicyFailure(
-  jwk: Jwk,
-  profile: SignatureProfile,
-  keyUseMember: string,
-  sigAlg: SignatureAlg,
-): KeyPolicyFailure | undefined {
+export function keyPolicyFailure(jwk: Jwk, profile: SignatureProfile, keyUseMember: string, sigAlg: SignatureAlg): KeyPolicyFailure | undefined {
   if (jwk.use !== 'sig') return 'use_not_sig';
   if (!Array.isArray(jwk.key_ops) || !jwk.key_ops.includes('verify')) return 'key_ops_missing_verify';
   const purpose = jwk[keyUseMember];

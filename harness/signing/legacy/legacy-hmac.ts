@@ -35,12 +35,7 @@ export function hmacSignature(secret: string, timestamp: string | number, body: 
   return `sha256=${mac.digest('hex')}`;
 }
 
-export type LegacyFailureKind =
-  | 'missing_header'
-  | 'timestamp_invalid'
-  | 'timestamp_skew'
-  | 'signature_mismatch'
-  | 'body_malformed';
+export type LegacyFailureKind = 'missing_header' | 'timestamp_invalid' | 'timestamp_skew' | 'signature_mismatch' | 'body_malformed';
 
 export interface LegacyFailure {
   ok: false;
@@ -108,10 +103,12 @@ export function verifyHmacWebhook(
   assertLegacySecret(opts.secret);
   const sig = header(req.headers, opts.ids.hmacSignatureHeader);
   const ts = header(req.headers, opts.ids.hmacTimestampHeader);
-  if (sig === undefined || ts === undefined) return legacyFailure('missing_header', `${opts.ids.hmacSignatureHeader} and ${opts.ids.hmacTimestampHeader} are required`);
+  if (sig === undefined || ts === undefined)
+    return legacyFailure('missing_header', `${opts.ids.hmacSignatureHeader} and ${opts.ids.hmacTimestampHeader} are required`);
   if (!/^[0-9]{1,15}$/.test(ts)) return legacyFailure('timestamp_invalid', 'timestamp is not an integer');
   const now = opts.now();
-  if (Math.abs(now - Number(ts)) > HMAC_MAX_SKEW_SECONDS) return legacyFailure('timestamp_skew', `timestamp differs from now by more than ${HMAC_MAX_SKEW_SECONDS} s`);
+  if (Math.abs(now - Number(ts)) > HMAC_MAX_SKEW_SECONDS)
+    return legacyFailure('timestamp_skew', `timestamp differs from now by more than ${HMAC_MAX_SKEW_SECONDS} s`);
   const m = SIG_VALUE.exec(sig);
   const received = m ? Buffer.from(m[1]!, 'hex') : Buffer.alloc(32);
   const secrets = [opts.secret];

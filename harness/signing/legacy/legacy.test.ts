@@ -16,7 +16,9 @@ describe('HMAC-SHA256', () => {
     // RFC 4231 test case 2 (key "Jefe"), with the message split at its '?' as `<ts>.<body>` would be.
     const jefe = createHmac('sha256', 'Jefe').update('what do ya want for nothing.?').digest('hex');
     expect(hmacSignature('Jefe', 'what do ya want for nothing', '?')).toBe(`sha256=${jefe}`);
-    expect(createHmac('sha256', 'Jefe').update('what do ya want for nothing?').digest('hex')).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+    expect(createHmac('sha256', 'Jefe').update('what do ya want for nothing?').digest('hex')).toBe(
+      '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+    );
     // A hex-looking secret is used as its UTF-8 bytes, never hex-decoded.
     const hexSecret = 'ab'.repeat(32);
     expect(hmacSignature(hexSecret, 1, 'x')).toBe(`sha256=${createHmac('sha256', Buffer.from(hexSecret, 'utf8')).update('1.x').digest('hex')}`);
@@ -48,8 +50,13 @@ describe('HMAC-SHA256', () => {
     const dup = '{"a":1,"a":2}';
     const ts = String(NOW);
     const good = { [sigH]: hmacSignature(SECRET, ts, dup), [tsH]: ts };
-    expect(verifyHmacWebhook({ headers: good, body: dup }, { ids, secret: SECRET, now: () => NOW })).toMatchObject({ kind: 'body_malformed', code: 'webhook_body_malformed' });
-    expect(verifyHmacWebhook({ headers: { ...good, [sigH]: `sha256=${'0'.repeat(64)}` }, body: dup }, { ids, secret: SECRET, now: () => NOW })).toMatchObject({ kind: 'signature_mismatch' });
+    expect(verifyHmacWebhook({ headers: good, body: dup }, { ids, secret: SECRET, now: () => NOW })).toMatchObject({
+      kind: 'body_malformed',
+      code: 'webhook_body_malformed',
+    });
+    expect(verifyHmacWebhook({ headers: { ...good, [sigH]: `sha256=${'0'.repeat(64)}` }, body: dup }, { ids, secret: SECRET, now: () => NOW })).toMatchObject({
+      kind: 'signature_mismatch',
+    });
     expect(() => signHmacWebhook(ids, SECRET, dup, NOW)).toThrow(DuplicateKeyInputError);
   });
 
@@ -98,7 +105,11 @@ describe('mode switch', () => {
     expect(await verifyWebhook(signed, undefined, opts())).toMatchObject({ ok: true, mode: 'rfc9421', sender: { identity: 'https://agent.example.com/mcp' } });
     expect(await verifyWebhook(hmacReq, hmac, opts())).toMatchObject({ ok: true, mode: 'hmac-sha256', sender: { kind: 'credential' } });
     expect(await verifyWebhook(hmacReq, undefined, opts())).toMatchObject({ ok: false, status: 401, code: 'webhook_mode_mismatch' });
-    expect(await verifyWebhook(signed, hmac, opts())).toMatchObject({ ok: false, code: 'webhook_mode_mismatch', wwwAuthenticate: 'Signature error="webhook_mode_mismatch"' });
+    expect(await verifyWebhook(signed, hmac, opts())).toMatchObject({
+      ok: false,
+      code: 'webhook_mode_mismatch',
+      wwwAuthenticate: 'Signature error="webhook_mode_mismatch"',
+    });
     const both = { ...signed, headers: { ...signed.headers, ...hmacReq.headers } };
     expect(await verifyWebhook(both, undefined, opts())).toMatchObject({ code: 'webhook_mode_mismatch' });
     const bearer = { method: 'POST', url: URL, headers: { 'Content-Type': 'application/json', ...bearerHeaders(SECRET) }, body: BODY };

@@ -20,11 +20,7 @@ export function digestBytes(body: Uint8Array, alg: DigestAlgorithm = 'sha-256'):
 }
 
 /** The `Content-Digest` header value for a body: `sha-256=:<b64>:`. */
-export function contentDigestHeader(
-  body: Uint8Array,
-  encoding: BinaryEncoding,
-  alg: DigestAlgorithm = 'sha-256',
-): string {
+export function contentDigestHeader(body: Uint8Array, encoding: BinaryEncoding, alg: DigestAlgorithm = 'sha-256'): string {
   return `${alg}=:${encodeBinary(digestBytes(body, alg), encoding)}:`;
 }
 

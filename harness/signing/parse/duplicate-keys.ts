@@ -7,10 +7,7 @@
  */
 import { quickJsonNoDuplicates } from '../fast/json-quick-scan.js';
 
-export type DuplicateKeyScan =
-  | { kind: 'ok' }
-  | { kind: 'duplicate'; keys: string[] }
-  | { kind: 'invalid'; offset: number; message: string };
+export type DuplicateKeyScan = { kind: 'ok' } | { kind: 'duplicate'; keys: string[] } | { kind: 'invalid'; offset: number; message: string };
 
 export const MAX_JSON_DEPTH = 512;
 

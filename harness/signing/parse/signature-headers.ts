@@ -7,7 +7,7 @@
  */
 import { Token, type InnerList } from 'structured-headers';
 import type { BinaryEncoding } from './base64.js';
-import { Base64Error, MIN_NONCE_BYTES, nonceByteLength } from './base64.js';
+import { type Base64Error, MIN_NONCE_BYTES, nonceByteLength } from './base64.js';
 import { SignatureFormatError } from '../codes.js';
 import { isInnerList, parseStrictDictionaryWithText, StructuredFieldError } from './structured-fields.js';
 
@@ -55,11 +55,7 @@ function dict(name: string, value: string, encoding: BinaryEncoding) {
 }
 
 /** Parse the header pair and extract the `sig1` signature. Throws SignatureFormatError. */
-export function parseSignatureHeaders(
-  signatureInput: string,
-  signature: string,
-  encoding: BinaryEncoding,
-): ParsedSignature {
+export function parseSignatureHeaders(signatureInput: string, signature: string, encoding: BinaryEncoding): ParsedSignature {
   const parsedInputs = dict('Signature-Input', signatureInput, encoding);
   const inputs = parsedInputs.dict;
   const sigs = dict('Signature', signature, encoding).dict;

@@ -13,7 +13,7 @@
  * checks the whole grammar. Decoded bytes are taken from the decoder, not re-derived.
  */
 import { parseDictionary, serializeInnerList, serializeItem, type Dictionary, type InnerList, type Item } from 'structured-headers';
-import { Base64Error, decodeBinary, type BinaryEncoding } from './base64.js';
+import { type Base64Error, decodeBinary, type BinaryEncoding } from './base64.js';
 import { FALLBACK, fastBinaryMember, fastInnerListMember, fastParseDictionary, FastParseError } from '../fast/sf-fast.js';
 
 export class StructuredFieldError extends Error {
@@ -207,6 +207,7 @@ function replaceBytes<T extends Item | InnerList>(member: T, take: () => Buffer)
   return [v, replaceParamBytes(params, take)] as T;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: structured-headers types parameters as its own BareItem; the map is handed back to it
 function replaceParamBytes(params: Map<string, unknown>, take: () => Buffer): Map<string, any> {
   for (const [k, v] of params) if (v instanceof ArrayBuffer) params.set(k, take());
   return params;

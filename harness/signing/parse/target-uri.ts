@@ -72,12 +72,7 @@ export function canonicalizeAuthority(value: string, scheme: string, opts: Canon
   return port === undefined ? host : `${host}:${port}`;
 }
 
-function canonicalizeAuthorityParts(
-  raw: string,
-  scheme: string,
-  opts: CanonicalizeOptions,
-  allowUserinfo: boolean,
-): { host: string; port?: number } {
+function canonicalizeAuthorityParts(raw: string, scheme: string, opts: CanonicalizeOptions, allowUserinfo: boolean): { host: string; port?: number } {
   let hostport = raw;
   const at = raw.lastIndexOf('@');
   if (at !== -1) {

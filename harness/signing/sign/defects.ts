@@ -73,7 +73,13 @@ export const DEFECTS: readonly DefectInfo[] = [
   { name: 'duplicate-label', step: 1, reason: 'header_malformed', description: 'Signature-Input declares sig1 twice' },
   { name: 'unquoted-string-param', step: 1, reason: 'header_malformed', description: 'keyid sent as a bare token, not a quoted string' },
   { name: 'mixed-alphabet', step: 1, reason: 'header_malformed', encodings: ['legacy'], description: 'Signature token mixes base64 and base64url alphabets' },
-  { name: 'base64url-in-3.2', step: 1, reason: 'header_malformed', encodings: ['strict'], description: 'Signature sent as base64url under the strict sf-binary profile' },
+  {
+    name: 'base64url-in-3.2',
+    step: 1,
+    reason: 'header_malformed',
+    encodings: ['strict'],
+    description: 'Signature sent as base64url under the strict sf-binary profile',
+  },
   { name: 'short-nonce', step: 1, reason: 'header_malformed', description: 'nonce decodes to 8 bytes (< 16)' },
   { name: 'padded-nonce', step: 1, reason: 'header_malformed', description: 'nonce carries base64 padding' },
   { name: 'multi-valued-content-type', step: 1, reason: 'header_malformed', description: 'covered Content-Type has two values' },
@@ -81,13 +87,20 @@ export const DEFECTS: readonly DefectInfo[] = [
   { name: 'non-ascii-host', step: 1, reason: 'header_malformed', description: 'request URL host sent as a raw U-label' },
   { name: 'covered-header-absent', step: 1, reason: 'header_malformed', description: 'covered Content-Type removed from the request' },
   ...PARAMS.map((p): DefectInfo => ({ name: `missing-param:${p}`, step: 2, reason: 'params_incomplete', description: `parameter ${p} omitted` })),
-  { name: 'wrong-tag', step: 3, reason: 'tag_invalid', description: "tag of the other profile (request tag on a webhook and vice versa)" },
+  { name: 'wrong-tag', step: 3, reason: 'tag_invalid', description: 'tag of the other profile (request tag on a webhook and vice versa)' },
   { name: 'alg-not-allowed', step: 4, reason: 'alg_not_allowed', description: 'alg="rsa-pss-sha512"' },
   { name: 'expired', step: 5, reason: 'window_invalid', description: 'expires more than 60 s in the past' },
   { name: 'window-too-long', step: 5, reason: 'window_invalid', description: 'expires - created = 1200 s (> 300)' },
   { name: 'expires-before-created', step: 5, reason: 'window_invalid', description: 'expires equals created' },
   { name: 'created-in-future', step: 5, reason: 'window_invalid', description: 'created 120 s in the future' },
-  ...COMPONENTS.map((c): DefectInfo => ({ name: `drop-component:${c}`, step: 6, reason: 'components_incomplete', description: `${c} not covered (content-digest: only where the digest is required)` })),
+  ...COMPONENTS.map(
+    (c): DefectInfo => ({
+      name: `drop-component:${c}`,
+      step: 6,
+      reason: 'components_incomplete',
+      description: `${c} not covered (content-digest: only where the digest is required)`,
+    }),
+  ),
   { name: 'unknown-keyid', step: 7, reason: 'key_unknown', description: 'keyid names no key in the JWKS' },
   { name: 'alg-key-mismatch', step: 8, reason: 'key_purpose_invalid', description: "signature alg differs from the JWK's algorithm" },
   { name: 'bad-signature', step: 10, reason: 'invalid', description: 'one signature byte flipped' },
@@ -135,10 +148,7 @@ function replaceHost(url: string, f: (host: string) => string): string {
 }
 
 /** The hooks implementing a list of defects for one signing call. */
-export function defectHooks(
-  defects: readonly DefectInfo[],
-  opts: { profile: SignatureProfile; ids: ProtocolIds; key: { alg: string } },
-): DefectHook[] {
+export function defectHooks(defects: readonly DefectInfo[], opts: { profile: SignatureProfile; ids: ProtocolIds; key: { alg: string } }): DefectHook[] {
   return defects.map((d): DefectHook => {
     const n = d.name;
     if (n.startsWith('missing-param:')) {
@@ -151,11 +161,16 @@ export function defectHooks(
     }
     switch (n) {
       case 'unsigned':
-        return { wire: (w) => void (delete w.headers['Signature'], delete w.headers['Signature-Input']) };
+        return {
+          wire: (w) => {
+            delete w.headers.Signature;
+            delete w.headers['Signature-Input'];
+          },
+        };
       case 'signature-without-input':
         return { wire: (w) => void delete w.headers['Signature-Input'] };
       case 'input-without-signature':
-        return { wire: (w) => void delete w.headers['Signature'] };
+        return { wire: (w) => void delete w.headers.Signature };
       case 'malformed-input':
         return { wire: (w) => void (w.headers['Signature-Input'] = 'this is not a structured dictionary') };
       case 'duplicate-label':
@@ -167,7 +182,7 @@ export function defectHooks(
           wire: (w, c) => {
             const url = c.signature.toString('base64url');
             const token = /[-_]/.test(url) ? `${url}==` : `-${c.signature.toString('base64').slice(1)}`;
-            w.headers['Signature'] = `sig1=:${token}:`;
+            w.headers.Signature = `sig1=:${token}:`;
           },
         };
       case 'base64url-in-3.2':
@@ -179,7 +194,7 @@ export function defectHooks(
               sig = Buffer.from(sig);
               sig[i] = sig[i]! | 0xfc;
             }
-            w.headers['Signature'] = `sig1=:${sig.toString('base64url')}:`;
+            w.headers.Signature = `sig1=:${sig.toString('base64url')}:`;
           },
         };
       case 'short-nonce':
@@ -204,13 +219,23 @@ export function defectHooks(
       case 'alg-not-allowed':
         return { params: (p) => void (p.alg = 'rsa-pss-sha512') };
       case 'expired':
-        return { params: (p) => void ((p.created = p.created! - 600), (p.expires = p.created + 300)) };
+        return {
+          params: (p) => {
+            p.created = p.created! - 600;
+            p.expires = p.created + 300;
+          },
+        };
       case 'window-too-long':
         return { params: (p) => void (p.expires = p.created! + 1200) };
       case 'expires-before-created':
         return { params: (p) => void (p.expires = p.created) };
       case 'created-in-future':
-        return { params: (p) => void ((p.created = p.created! + 120), (p.expires = p.created + 300)) };
+        return {
+          params: (p) => {
+            p.created = p.created! + 120;
+            p.expires = p.created + 300;
+          },
+        };
       case 'unknown-keyid':
         return { params: (p) => void (p.keyid = `${p.keyid}-unknown`) };
       case 'alg-key-mismatch':
@@ -220,13 +245,13 @@ export function defectHooks(
           wire: (w, c) => {
             const sig = Buffer.from(c.signature);
             sig[0] = sig[0]! ^ 0x01;
-            w.headers['Signature'] = `sig1=:${c.encoding === 'strict' ? sig.toString('base64') : sig.toString('base64url')}:`;
+            w.headers.Signature = `sig1=:${c.encoding === 'strict' ? sig.toString('base64') : sig.toString('base64url')}:`;
           },
         };
       case 'malformed-target-uri':
         return { wire: (w) => void (w.url = replaceHost(w.url, (h) => `${h}..`)) };
       case 'authority-mismatch':
-        return { wire: (w) => void (w.headers['Host'] = 'other.invalid') };
+        return { wire: (w) => void (w.headers.Host = 'other.invalid') };
       case 'digest-mismatch':
         return {
           wire: (w) => {

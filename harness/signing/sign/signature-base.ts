@@ -6,11 +6,7 @@
 import { serializeInnerList, type Parameters } from 'structured-headers';
 import type { SignatureParams } from '../parse/signature-headers.js';
 
-export function buildSignatureBase(
-  components: readonly string[],
-  values: ReadonlyMap<string, string>,
-  signatureParams: string,
-): string {
+export function buildSignatureBase(components: readonly string[], values: ReadonlyMap<string, string>, signatureParams: string): string {
   let base = '';
   for (const c of components) {
     const v = values.get(c);
@@ -24,11 +20,7 @@ export function buildSignatureBase(
 export const PARAM_ORDER: readonly (keyof SignatureParams)[] = ['created', 'expires', 'nonce', 'keyid', 'alg', 'tag'];
 
 /** Serialize a signature's component list and parameters as `@signature-params`. */
-export function serializeSignatureParams(
-  components: readonly string[],
-  params: SignatureParams,
-  extra: ReadonlyArray<[string, string | number]> = [],
-): string {
+export function serializeSignatureParams(components: readonly string[], params: SignatureParams, extra: ReadonlyArray<[string, string | number]> = []): string {
   const p: Parameters = new Map();
   for (const k of PARAM_ORDER) if (params[k] !== undefined) p.set(k, params[k]!);
   for (const [k, v] of extra) p.set(k, v);

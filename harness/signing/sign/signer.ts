@@ -87,7 +87,7 @@ export function signRequest(input: SignInput, opts: SignOptions): SignedRequest 
   components.push(...(opts.extraComponents ?? []));
   for (const h of hooks) if (h.components) components = h.components(components);
 
-  const created = opts.created ?? Math.floor((opts.now?.() ?? Date.now() / 1000));
+  const created = opts.created ?? Math.floor(opts.now?.() ?? Date.now() / 1000);
   const params: SignatureParams = {
     created,
     expires: opts.expires ?? created + DEFAULT_WINDOW_SECONDS,
@@ -115,7 +115,7 @@ export function signRequest(input: SignInput, opts: SignOptions): SignedRequest 
   const base = buildSignatureBase(components, values, signatureParams);
   const signature = signBytes(opts.key.alg, opts.key.privateKey, encoder.encode(base));
   headers['Signature-Input'] = `${SIGNATURE_LABEL}=${signatureParams}`;
-  headers['Signature'] = `${SIGNATURE_LABEL}=:${encodeBinary(signature, encoding)}:`;
+  headers.Signature = `${SIGNATURE_LABEL}=:${encodeBinary(signature, encoding)}:`;
   const wire: WireRequest = { method: input.method, url: input.url, headers, body };
   for (const h of hooks) h.wire?.(wire, { signature, encoding, signatureParams });
   return { ...wire, signatureBase: base, params, components };

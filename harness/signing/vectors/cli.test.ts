@@ -66,7 +66,14 @@ describe('usage and failures', () => {
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
   it('returns 2 with one line on stderr for bad usage', async () => {
-    for (const argv of [[], ['--kind', 'request'], ['--kind', 'nope', '--dir', OWN], ['--kind', 'request', '--dir', join(tmp, 'missing')], ['--bogus'], ['--kind', 'request', '--dir', OWN, '--token', 'BAD']]) {
+    for (const argv of [
+      [],
+      ['--kind', 'request'],
+      ['--kind', 'nope', '--dir', OWN],
+      ['--kind', 'request', '--dir', join(tmp, 'missing')],
+      ['--bogus'],
+      ['--kind', 'request', '--dir', OWN, '--token', 'BAD'],
+    ]) {
       const r = await run(argv);
       expect(r.code).toBe(2);
       expect(r.err).toHaveLength(1);
@@ -77,8 +84,13 @@ describe('usage and failures', () => {
   it('reports mismatches, unreadable files, and uninstallable webhook state as N/A', async () => {
     const dir = join(tmp, 'set');
     cpSync(join(OWN, 'webhook-signing'), dir, { recursive: true });
-    const v = JSON.parse(JSON.stringify(await import(join(dir, 'positive/001-ed25519-webhook-signing-key.json'), { with: { type: 'json' } }).then((m) => m.default)));
-    writeFileSync(join(dir, 'positive/900-wrong-expectation.json'), JSON.stringify({ ...v, expected_outcome: { success: false, error_code: 'webhook_signature_invalid', failed_step: 10 } }));
+    const v = JSON.parse(
+      JSON.stringify(await import(join(dir, 'positive/001-ed25519-webhook-signing-key.json'), { with: { type: 'json' } }).then((m) => m.default)),
+    );
+    writeFileSync(
+      join(dir, 'positive/900-wrong-expectation.json'),
+      JSON.stringify({ ...v, expected_outcome: { success: false, error_code: 'webhook_signature_invalid', failed_step: 10 } }),
+    );
     writeFileSync(join(dir, 'positive/901-black-box-state.json'), JSON.stringify({ ...v, test_harness_state: { simulate_network_partition: true } }));
     writeFileSync(join(dir, 'positive/902-broken.json'), '{ not json');
     const r = await run(['--kind', 'webhook', '--dir', dir]);

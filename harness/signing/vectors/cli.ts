@@ -16,8 +16,7 @@ import { findVectorFiles, loadKeySet, loadVector, type VectorKind } from './load
 import { loadPolicyCases, runPolicyCase } from './policy.js';
 import { runSignatureVector, type VectorOutcome } from './runner.js';
 
-export const VECTORS_USAGE =
-  'usage: proto-comply vectors --kind request|webhook|canonicalization --dir DIR [--token T] [--json]';
+export const VECTORS_USAGE = 'usage: proto-comply vectors --kind request|webhook|canonicalization --dir DIR [--token T] [--json]';
 
 export interface VectorsIo {
   out: (line: string) => void;
@@ -39,7 +38,10 @@ export async function runVectorSet(kind: VectorKind | 'canonicalization', dir: s
     try {
       outcome = await runSignatureVector(loadVector(dir, file, kind, keys), token);
     } catch (err) {
-      const id = file.slice(dir.length).replace(/^[\\/]/, '').replace(/\.json$/, '');
+      const id = file
+        .slice(dir.length)
+        .replace(/^[\\/]/, '')
+        .replace(/\.json$/, '');
       outcome = { id, expected: '?', actual: 'error', status: 'fail', detail: (err as Error).message };
     }
     outcomes.push(outcome);

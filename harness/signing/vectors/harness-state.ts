@@ -49,6 +49,7 @@ export function installHarnessState(state: Record<string, unknown> | undefined, 
   let staleSeconds: number | undefined;
   for (const [key, value] of Object.entries(state ?? {})) {
     if (key.startsWith('$') || key.startsWith('_')) continue;
+    // biome-ignore lint/suspicious/noExplicitAny: test_harness_state members are free-form JSON, checked per key below
     const v = value as any;
     switch (key) {
       case 'replay_cache_entries':

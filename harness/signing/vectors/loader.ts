@@ -51,6 +51,7 @@ export class VectorFormatError extends Error {
 /** Files at the set root that are not signature vectors. */
 export const NON_VECTOR_FILES = new Set(['keys.json', 'canonicalization.json', 'body-integrity-policy.json']);
 
+// biome-ignore lint/suspicious/noExplicitAny: a parsed JSON object whose members the caller checks one by one
 function isObj(v: unknown): v is Record<string, any> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -87,6 +88,7 @@ export function findVectorFiles(dir: string): string[] {
   return out.sort((a, b) => relative(dir, a).localeCompare(relative(dir, b)));
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a parsed vector file, checked member by member
 function selectKeys(file: string, data: Record<string, any>, keys: readonly Jwk[]): Jwk[] {
   const byKid = new Map(keys.map((k) => [k.kid, k]));
   const override = data.jwks_override;
@@ -135,7 +137,10 @@ export function loadVector(root: string, file: string, kind: VectorKind, keys: r
   if (data.test_harness_state !== undefined && !isObj(data.test_harness_state)) {
     throw new VectorFormatError(`${file}: test_harness_state is not an object`);
   }
-  const id = relative(root, file).split(sep).join('/').replace(/\.json$/, '');
+  const id = relative(root, file)
+    .split(sep)
+    .join('/')
+    .replace(/\.json$/, '');
   return {
     id,
     file,

@@ -23,13 +23,7 @@ const URL = 'https://seller.example.com/mcp';
 const OPERATION = 'create_media_buy';
 const METHOD = 'tasks/cancel';
 
-type Mode =
-  | 'supported_for'
-  | 'required_for'
-  | 'warn_for'
-  | 'protocol_methods_supported_for'
-  | 'protocol_methods_required_for'
-  | 'protocol_methods_warn_for';
+type Mode = 'supported_for' | 'required_for' | 'warn_for' | 'protocol_methods_supported_for' | 'protocol_methods_required_for' | 'protocol_methods_warn_for';
 const MODES: readonly Mode[] = [
   'supported_for',
   'required_for',
@@ -56,9 +50,20 @@ export interface PolicyCase {
 }
 
 const KNOWN = new Set([
-  'id', 'endpoint_profile', 'mode', 'has_body', 'signature_present', 'covers_content_digest', 'digest_matches_body',
-  'cryptographic_signature_valid', 'fallback_auth_valid', 'signature_header_state', 'legacy_digest_policy', 'expected',
-  'description', 'name',
+  'id',
+  'endpoint_profile',
+  'mode',
+  'has_body',
+  'signature_present',
+  'covers_content_digest',
+  'digest_matches_body',
+  'cryptographic_signature_valid',
+  'fallback_auth_valid',
+  'signature_header_state',
+  'legacy_digest_policy',
+  'expected',
+  'description',
+  'name',
 ]);
 
 export function loadPolicyCases(dir: string, ids: ProtocolIds): PolicyCase[] {
@@ -83,7 +88,7 @@ function endpoint(c: PolicyCase): { capability: RequestSigningCapability; ref: O
   const prefix = protocol ? 'protocol_methods_' : '';
   const list = c.mode.slice(prefix.length);
   const capability: RequestSigningCapability = { supported: true, [`${prefix}supported_for`]: [name] };
-  if (list !== 'supported_for') (capability as any)[`${prefix}${list}`] = [name];
+  if (list !== 'supported_for') (capability as unknown as Record<string, unknown>)[`${prefix}${list}`] = [name];
   if (c.endpoint_profile.startsWith('3.2')) capability.covers_content_digest = 'required';
   else if (c.legacy_digest_policy) capability.covers_content_digest = c.legacy_digest_policy;
   const ref: OperationRef = protocol ? { jsonRpcMethod: METHOD } : { jsonRpcMethod: 'tools/call', operation: OPERATION };
@@ -95,14 +100,17 @@ function body(c: PolicyCase, ids: ProtocolIds, variant: string): string {
   const version = c[`request_body_${ids.versionMember}`];
   const args: Record<string, unknown> = { idempotency_key: `policy-${variant}`, plan_id: `plan_${variant}` };
   if (version !== undefined) args[ids.versionMember] = version;
-  const rpc =
-    c.mode.startsWith('protocol_methods_')
-      ? { jsonrpc: '2.0', id: 1, method: METHOD, params: { taskId: `task_${variant}`, ...(version !== undefined ? { [ids.versionMember]: version } : {}) } }
-      : { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: OPERATION, arguments: args } };
+  const rpc = c.mode.startsWith('protocol_methods_')
+    ? { jsonrpc: '2.0', id: 1, method: METHOD, params: { taskId: `task_${variant}`, ...(version !== undefined ? { [ids.versionMember]: version } : {}) } }
+    : { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: OPERATION, arguments: args } };
   return JSON.stringify(rpc);
 }
 
-function buildRequest(c: PolicyCase, ids: ProtocolIds, keyJwk: Jwk): SignedRequest | { method: string; url: string; headers: Record<string, string>; body: Uint8Array } {
+function buildRequest(
+  c: PolicyCase,
+  ids: ProtocolIds,
+  keyJwk: Jwk,
+): SignedRequest | { method: string; url: string; headers: Record<string, string>; body: Uint8Array } {
   const original = body(c, ids, 'original');
   if (!c.signature_present) {
     const headers: Record<string, string> = c.has_body ? { 'Content-Type': 'application/json' } : {};
@@ -134,9 +142,7 @@ function buildRequest(c: PolicyCase, ids: ProtocolIds, keyJwk: Jwk): SignedReque
 
 /** The request-signing Ed25519 key with private material the cases are signed with. */
 export function policySigningKey(keys: readonly Jwk[], ids: ProtocolIds): Jwk {
-  const k = keys.find(
-    (j) => j[ids.keyUseMember] === 'request-signing' && sigAlgOfJwk(j) === 'ed25519' && (j.d ?? j._private_d_for_test_only) !== undefined,
-  );
+  const k = keys.find((j) => j[ids.keyUseMember] === 'request-signing' && sigAlgOfJwk(j) === 'ed25519' && (j.d ?? j._private_d_for_test_only) !== undefined);
   if (!k) throw new VectorFormatError(`keys.json has no Ed25519 ${ids.keyUseMember}=request-signing key with private material`);
   return k;
 }
@@ -171,7 +177,13 @@ export async function runPolicyCase(c: PolicyCase, keys: readonly Jwk[], token: 
     }
     if (d.verified_signer_identity !== c.expected.verified_signer_identity) mismatches.push('verified_signer_identity');
     const detail = verify.ok ? undefined : `${verify.code} at step ${verify.step}: ${verify.detail}`;
-    return { id, expected, actual, status: mismatches.length ? 'fail' : 'pass', detail: mismatches.length ? `mismatch: ${mismatches.join(', ')}; ${detail ?? ''}` : detail };
+    return {
+      id,
+      expected,
+      actual,
+      status: mismatches.length ? 'fail' : 'pass',
+      detail: mismatches.length ? `mismatch: ${mismatches.join(', ')}; ${detail ?? ''}` : detail,
+    };
   } catch (err) {
     return { id, expected, actual: 'error', status: 'fail', detail: (err as Error).message };
   }

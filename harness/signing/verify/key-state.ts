@@ -37,7 +37,14 @@ export function keyStateFor(jwk: Jwk, profile: SignatureProfile, keyUseMember: s
     lastState = st;
     return st;
   }
-  const fresh: KeyState = { policyFailure: keyPolicyFailure(jwk, profile, keyUseMember, alg), importError: undefined, alg, verifyKey: undefined, profile, keyUseMember };
+  const fresh: KeyState = {
+    policyFailure: keyPolicyFailure(jwk, profile, keyUseMember, alg),
+    importError: undefined,
+    alg,
+    verifyKey: undefined,
+    profile,
+    keyUseMember,
+  };
   if (fresh.policyFailure === undefined) {
     try {
       const key = publicKeyOf(jwk);

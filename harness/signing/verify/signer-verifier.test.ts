@@ -17,20 +17,26 @@ describe('round trip: every alg x profile', () => {
     for (const alg of ALLOWED_SIG_ALGS) {
       it(`${setup.label} ${alg}`, async () => {
         const jwk = setup.profile === 'webhook' ? webhookKeys[alg]! : keys[alg]!;
-        const signed = signRequest({ method: 'POST', url: URL, body: BODY }, { profile: setup.profile, ids, key: signingKey(jwk), encoding: setup.encoding, created: NOW });
+        const signed = signRequest(
+          { method: 'POST', url: URL, body: BODY },
+          { profile: setup.profile, ids, key: signingKey(jwk), encoding: setup.encoding, created: NOW },
+        );
         const r = await verifyRequestSignature(signed, context(setup, [jwk]));
         expect(r).toMatchObject({ ok: true, signer: { keyid: jwk.kid, alg, label: 'sig1', verified_at: NOW, agent_url: 'https://agent.example.com/mcp' } });
         if (r.ok && r.signer) expect(r.signatureBase).toBe(signed.signatureBase);
         expect(signed.headers['Signature-Input']).toContain(`tag="${setup.profile === 'webhook' ? ids.webhookSigningTag : ids.requestSigningTag}"`);
-        if (setup.encoding === 'strict') expect(signed.headers['Signature']).toMatch(/^sig1=:[A-Za-z0-9+/]+=*:$/);
-        else expect(signed.headers['Signature']).toMatch(/^sig1=:[A-Za-z0-9_-]+:$/);
+        if (setup.encoding === 'strict') expect(signed.headers.Signature).toMatch(/^sig1=:[A-Za-z0-9+/]+=*:$/);
+        else expect(signed.headers.Signature).toMatch(/^sig1=:[A-Za-z0-9_-]+:$/);
       });
     }
   }
 
   it('ES256 signatures are 64-byte P1363 r||s', () => {
-    const signed = signRequest({ method: 'POST', url: URL, body: BODY }, { profile: 'request', ids, key: signingKey(keys['ecdsa-p256-sha256']!), created: NOW });
-    expect(Buffer.from(/:(.*):/.exec(signed.headers['Signature']!)![1]!, 'base64url')).toHaveLength(64);
+    const signed = signRequest(
+      { method: 'POST', url: URL, body: BODY },
+      { profile: 'request', ids, key: signingKey(keys['ecdsa-p256-sha256']!), created: NOW },
+    );
+    expect(Buffer.from(/:(.*):/.exec(signed.headers.Signature!)![1]!, 'base64url')).toHaveLength(64);
   });
 });
 
@@ -61,7 +67,11 @@ describe('defects: each yields exactly its step and code', () => {
 describe('properties', () => {
   const pathSeg = fc.stringMatching(/^[a-zA-Z0-9._~%-]{0,6}$/).filter((s) => !/%(?![0-9A-Fa-f]{2})/.test(s));
   const url = fc
-    .tuple(fc.constantFrom('https://seller.example.com', 'https://Seller.Example.com:443', 'https://[2001:db8::2]:8443', 'http://127.0.0.1:8080'), fc.array(pathSeg, { maxLength: 5 }), fc.option(fc.stringMatching(/^[a-z0-9=&+]{0,10}$/)))
+    .tuple(
+      fc.constantFrom('https://seller.example.com', 'https://Seller.Example.com:443', 'https://[2001:db8::2]:8443', 'http://127.0.0.1:8080'),
+      fc.array(pathSeg, { maxLength: 5 }),
+      fc.option(fc.stringMatching(/^[a-z0-9=&+]{0,10}$/)),
+    )
     .map(([origin, segs, q]) => `${origin}/${segs.join('/')}${q === null ? '' : `?${q}`}`);
   const body = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 })).map((o) => JSON.stringify(o));
 
@@ -69,7 +79,10 @@ describe('properties', () => {
     await fc.assert(
       fc.asyncProperty(url, body, fc.constantFrom(...SETUPS), fc.constantFrom(...ALLOWED_SIG_ALGS), async (u, b, setup, alg) => {
         const jwk = setup.profile === 'webhook' ? webhookKeys[alg]! : keys[alg]!;
-        const signed = signRequest({ method: 'POST', url: u, body: b }, { profile: setup.profile, ids, key: signingKey(jwk), encoding: setup.encoding, created: NOW });
+        const signed = signRequest(
+          { method: 'POST', url: u, body: b },
+          { profile: setup.profile, ids, key: signingKey(jwk), encoding: setup.encoding, created: NOW },
+        );
         const r = await verifyRequestSignature(signed, context(setup, [jwk]));
         expect(r.ok && r.signer !== null).toBe(true);
       }),

@@ -16,7 +16,12 @@ const sign = (body = '{"a":1}', extra: Parameters<typeof signRequest>[1] extends
   signRequest({ method: 'POST', url: URL, body }, { profile: 'request', ids, key: signingKey(jwk), created: NOW, ...extra });
 
 describe('pre-checks', () => {
-  const unsigned = (body: string, url = URL, headers: Record<string, string> = { 'Content-Type': 'application/json' }) => ({ method: 'POST', url, headers, body });
+  const unsigned = (body: string, url = URL, headers: Record<string, string> = { 'Content-Type': 'application/json' }) => ({
+    method: 'POST',
+    url,
+    headers,
+    body,
+  });
 
   it('ignores signatures when the capability is absent or unsupported', async () => {
     const garbage = { ...unsigned('{}'), headers: { 'Signature-Input': 'garbage' } };
@@ -30,10 +35,18 @@ describe('pre-checks', () => {
     expect(await verifyRequestSignature(unsigned('{}'), ctx({ fallbackAuthenticated: true }))).toEqual({ ok: true, signer: null });
     expect(await verifyRequestSignature(unsigned('{}'), ctx())).toMatchObject({ ok: false, code: 'request_signature_required', step: 0 });
     const envelope = JSON.stringify({
-      jsonrpc: '2.0', id: 1, method: 'tools/call',
-      params: { name: 'sync_accounts', arguments: { accounts: [{ notification_configs: [{ url: 'https://b.example/h', authentication: { schemes: ['Bearer'] } }] }] } },
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'sync_accounts',
+        arguments: { accounts: [{ notification_configs: [{ url: 'https://b.example/h', authentication: { schemes: ['Bearer'] } }] }] },
+      },
     });
-    expect(await verifyRequestSignature(unsigned(envelope), ctx({ operation: 'sync_accounts', fallbackAuthenticated: true }))).toMatchObject({ ok: false, code: 'request_signature_required' });
+    expect(await verifyRequestSignature(unsigned(envelope), ctx({ operation: 'sync_accounts', fallbackAuthenticated: true }))).toMatchObject({
+      ok: false,
+      code: 'request_signature_required',
+    });
   });
 
   it('applies operation lists to tools/call only', async () => {
@@ -59,7 +72,10 @@ describe('checklist details', () => {
     };
     expect(await verifyRequestSignature(sign(), context(req31, [jwk], { replayCache: store }))).toMatchObject({ code: 'request_signature_replayed', step: 12 });
     const full: ReplayCache = { ...store, insert: async () => 'cap_reached' as const };
-    expect(await verifyRequestSignature(sign(), context(req31, [jwk], { replayCache: full }))).toMatchObject({ code: 'request_signature_rate_abuse', step: 13 });
+    expect(await verifyRequestSignature(sign(), context(req31, [jwk], { replayCache: full }))).toMatchObject({
+      code: 'request_signature_rate_abuse',
+      step: 13,
+    });
   });
 
   it('runs every step the same way when each store answers with a promise', async () => {
@@ -112,7 +128,10 @@ describe('checklist details', () => {
     const split = { ...lower, 'content-type': ['application/json'] };
     expect((await verifyRequestSignature({ ...signed, headers: split }, context(req31, [jwk], cache()))).ok).toBe(true);
     const twoLines = { ...lower, 'Content-Type': 'text/plain' };
-    expect(await verifyRequestSignature({ ...signed, headers: twoLines }, context(req31, [jwk], cache()))).toMatchObject({ code: 'request_signature_header_malformed', step: 1 });
+    expect(await verifyRequestSignature({ ...signed, headers: twoLines }, context(req31, [jwk], cache()))).toMatchObject({
+      code: 'request_signature_header_malformed',
+      step: 1,
+    });
   });
 
   it('does not insert the nonce when crypto fails', async () => {
@@ -128,13 +147,18 @@ describe('checklist details', () => {
     const r = await verifyRequestSignature(signed, context(req31, [jwk], { replayCache: cache, onDuplicateKeys: (l) => logs.push(l) }));
     expect(r).toMatchObject({ code: 'request_body_malformed', step: 14 });
     expect(cache.size()).toBe(1);
-    expect(logs).toEqual([{ event: 'body_duplicate_keys', keyid: jwk.kid, nonce: signed.params.nonce, body_bytes: signed.body.length, keys: ['x<sanitized:2>', 'b'] }]);
+    expect(logs).toEqual([
+      { event: 'body_duplicate_keys', keyid: jwk.kid, nonce: signed.params.nonce, body_bytes: signed.body.length, keys: ['x<sanitized:2>', 'b'] },
+    ]);
     expect(await verifyRequestSignature(signed, context(req31, [jwk], { replayCache: cache }))).toMatchObject({ code: 'request_signature_replayed' });
   });
 
   it('checks :authority and Host against each other and the URL', async () => {
     const signed = sign();
-    const ok = await verifyRequestSignature({ ...signed, headers: { ...signed.headers, Host: 'SELLER.example.com:443' }, authority: 'seller.example.com' }, context(req31, [jwk]));
+    const ok = await verifyRequestSignature(
+      { ...signed, headers: { ...signed.headers, Host: 'SELLER.example.com:443' }, authority: 'seller.example.com' },
+      context(req31, [jwk]),
+    );
     expect(ok.ok).toBe(true);
     const bad = await verifyRequestSignature({ ...signed, authority: 'evil.example' }, context(req31, [jwk]));
     expect(bad).toMatchObject({ code: 'request_target_uri_malformed', step: 10 });
@@ -142,7 +166,7 @@ describe('checklist details', () => {
 
   it('accepts repeated Signature field lines as one dictionary', async () => {
     const signed = sign();
-    const headers = { ...signed.headers, Signature: [signed.headers['Signature']!, 'sig2=:AAAA:'] };
+    const headers = { ...signed.headers, Signature: [signed.headers.Signature!, 'sig2=:AAAA:'] };
     expect((await verifyRequestSignature({ ...signed, headers }, context(req31, [jwk]))).ok).toBe(true);
   });
 
@@ -163,10 +187,16 @@ describe('decideAuthentication', () => {
   const cap = { supported: true, supported_for: ['op'], warn_for: ['op'] };
   it('under warn_for records failures and leans on the fallback, except malformed pairs', async () => {
     const bad = await verifyRequestSignature(sign('{"a":1}', { defects: ['bad-signature'] }), context(req31, [jwk]));
-    expect(decideAuthentication(cap, { operation: 'op' }, bad, true)).toMatchObject({ action: 'accept_with_warning', warning_code: 'request_signature_invalid' });
+    expect(decideAuthentication(cap, { operation: 'op' }, bad, true)).toMatchObject({
+      action: 'accept_with_warning',
+      warning_code: 'request_signature_invalid',
+    });
     expect(decideAuthentication(cap, { operation: 'op' }, bad, false)).toMatchObject({ action: 'reject_unauthenticated' });
     const malformed = await verifyRequestSignature(sign('{"a":1}', { defects: ['input-without-signature'] }), context(req31, [jwk]));
-    expect(decideAuthentication(cap, { operation: 'op' }, malformed, true)).toMatchObject({ action: 'reject', error_code: 'request_signature_header_malformed' });
+    expect(decideAuthentication(cap, { operation: 'op' }, malformed, true)).toMatchObject({
+      action: 'reject',
+      error_code: 'request_signature_header_malformed',
+    });
     expect(decideAuthentication({ supported: true, supported_for: ['op'] }, { operation: 'op' }, bad, true)).toMatchObject({ action: 'reject' });
   });
 });

@@ -112,7 +112,7 @@ function checkRequest(req: ReceivedRequest, ctx: VerifyContext): VerifyResult | 
   const headers = lowerHeaders(req.headers);
   const body = typeof req.body === 'string' ? encoder.encode(req.body) : req.body;
   const rawInput = headerValue(headers['signature-input']);
-  const rawSig = headerValue(headers['signature']);
+  const rawSig = headerValue(headers.signature);
 
   // P1: no signature at all.
   if (rawInput === undefined && rawSig === undefined) {
@@ -243,13 +243,14 @@ function afterCap(c: Checked, capReached: boolean): MaybePromise<VerifyResult> {
 
   // Step 10: canonical target, authority, signature base, crypto.
   if (isTargetError(target)) return failure(ctx, 'target_uri_malformed', 10, target.message);
-  const authorityProblem = checkAuthority(req.authority, headerValue(c.headers['host']), target);
+  const authorityProblem = checkAuthority(req.authority, headerValue(c.headers.host), target);
   if (authorityProblem) return failure(ctx, 'target_uri_malformed', 10, authorityProblem);
   const base = signatureBase(c.parsed.components, c.fieldValues, c.parsed.signatureParams, upperCaseMethod(req.method), target);
   c.base = base;
   // The body checks of Steps 11 and 14 are pure functions of the body: computed together here,
   // while the body is in cache, and each reported in its place.
-  const digestOk = c.digestToken !== undefined ? sha256Text(c.body, ctx.encoding) === c.digestToken : !c.digestHeader || contentDigestMatches(c.digestHeader, c.body);
+  const digestOk =
+    c.digestToken !== undefined ? sha256Text(c.body, ctx.encoding) === c.digestToken : !c.digestHeader || contentDigestMatches(c.digestHeader, c.body);
   c.scan = ctx.checkBody !== false && c.body.length > 0 ? scanDuplicateKeys(c.body) : undefined;
   if (!verifyWithState(c.keyState!, signatureBaseBytes(), c.parsed.signature)) {
     return failure(ctx, 'invalid', 10, 'signature does not verify over the signature base', base);

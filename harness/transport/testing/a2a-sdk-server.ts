@@ -13,13 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
 import express, { type Request, type Response } from 'express';
 import { Role, TaskState, type Part } from '@a2a-js/sdk';
-import {
-  AgentEvent,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  type AgentExecutor,
-  type ServerCallContext,
-} from '@a2a-js/sdk/server';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { protocolIds } from '../../token.js';
 
@@ -47,7 +41,16 @@ function textPart(value: string): Part {
   return { content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: '' };
 }
 function agentMessage(taskId: string, contextId: string, parts: Part[]): Message {
-  return { messageId: `m-${Math.random().toString(16).slice(2)}`, contextId, taskId, role: Role.ROLE_AGENT, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: `m-${Math.random().toString(16).slice(2)}`,
+    contextId,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 function task(id: string, contextId: string, state: TaskState, artifactParts: Part[], statusParts: Part[] = []): Task {
   return {
@@ -59,9 +62,7 @@ function task(id: string, contextId: string, state: TaskState, artifactParts: Pa
       message: statusParts.length > 0 ? agentMessage(id, contextId, statusParts) : undefined,
     },
     artifacts:
-      artifactParts.length > 0
-        ? [{ artifactId: `a-${id}`, name: 'result', description: '', parts: artifactParts, metadata: undefined, extensions: [] }]
-        : [],
+      artifactParts.length > 0 ? [{ artifactId: `a-${id}`, name: 'result', description: '', parts: artifactParts, metadata: undefined, extensions: [] }] : [],
     history: [],
     metadata: undefined,
   };
@@ -115,9 +116,13 @@ export async function startA2aServer(opts: { token?: string } = {}): Promise<A2a
         case 'fail_task':
           bus.publish(
             AgentEvent.task(
-              task(taskId, contextId, TaskState.TASK_STATE_FAILED, [dataPart({ [ids.errorMember]: { code: 'INVALID_REQUEST', message: 'brief is required' } })], [
-                textPart('INVALID_REQUEST: brief is required'),
-              ]),
+              task(
+                taskId,
+                contextId,
+                TaskState.TASK_STATE_FAILED,
+                [dataPart({ [ids.errorMember]: { code: 'INVALID_REQUEST', message: 'brief is required' } })],
+                [textPart('INVALID_REQUEST: brief is required')],
+              ),
             ),
           );
           break;

@@ -68,7 +68,8 @@ export function emissionSettings(ids: ProtocolIds, env: NodeJS.ProcessEnv = proc
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
       throw new EmissionConfigError(`${ids.runnerWebhookEnv} must be an https URL (plain http only on loopback)`);
     }
-    if (url.search || url.hash || url.username || url.password) throw new EmissionConfigError(`${ids.runnerWebhookEnv} must be a plain base URL (no query, fragment or credentials)`);
+    if (url.search || url.hash || url.username || url.password)
+      throw new EmissionConfigError(`${ids.runnerWebhookEnv} must be a plain base URL (no query, fragment or credentials)`);
     publicBaseUrl = url.href.replace(/\/+$/, '');
   }
   let listenHost = '127.0.0.1';

@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { ProtocolIds } from '../../token.js';
 import { createRecorder, type Recorder } from '../../transport/capture.js';
-import type { WireExchange } from '../../transport/types.js';
 import { MAX_WEBHOOK_BODY_BYTES, type EmissionSettings } from './config.js';
 import type { AnswerSpec, CaptureSpec, Delivery } from './delivery.js';
 import { baseUrlOf, listen } from '../../net/listen.js';

@@ -9,13 +9,12 @@ import type { ProtocolIds } from '../../token.js';
 import type { KeyResolver } from '../../signing/keys/key-resolver.js';
 import { verifyHmacWebhook } from '../../signing/legacy/legacy-hmac.js';
 import type { ReplayCache } from '../../signing/verify/replay-cache.js';
-import { parseSignatureHeaders, type SignatureParams } from '../../signing/parse/signature-headers.js';
+import { parseSignatureHeaders } from '../../signing/parse/signature-headers.js';
 import { verifyRequestSignature } from '../../signing/verify/verifier.js';
 import type { Capture } from './receiver.js';
 import type { CaptureMode, Delivery, DeliveryVerification } from './delivery.js';
 
 export type { DeliveryVerification };
-
 
 export interface VerifyEnv {
   ids: ProtocolIds;

@@ -14,8 +14,27 @@ function args(argv: string[]): RunArgs {
 
 describe('run --receiver flags', () => {
   it('parses every receiver option into one target and reproduces it', () => {
-    const a = args(['--receiver', R, '--receiver-state', 'http://127.0.0.1:9000/_admin/state', '--receiver-alt', 'http://127.0.0.1:9000/webhooks/alt', '--receiver-dedup-bound', '20', '--sender-port', '47000', '--seed', '7']);
-    expect(a.receiver).toEqual({ url: R, stateUrl: 'http://127.0.0.1:9000/_admin/state', altUrl: 'http://127.0.0.1:9000/webhooks/alt', dedupBound: 20, senderPort: 47000 });
+    const a = args([
+      '--receiver',
+      R,
+      '--receiver-state',
+      'http://127.0.0.1:9000/_admin/state',
+      '--receiver-alt',
+      'http://127.0.0.1:9000/webhooks/alt',
+      '--receiver-dedup-bound',
+      '20',
+      '--sender-port',
+      '47000',
+      '--seed',
+      '7',
+    ]);
+    expect(a.receiver).toEqual({
+      url: R,
+      stateUrl: 'http://127.0.0.1:9000/_admin/state',
+      altUrl: 'http://127.0.0.1:9000/webhooks/alt',
+      dedupBound: 20,
+      senderPort: 47000,
+    });
     expect(reproduceCommand(a)).toBe(
       `npx proto-comply run --receiver ${R} --receiver-state http://127.0.0.1:9000/_admin/state --receiver-alt http://127.0.0.1:9000/webhooks/alt --receiver-dedup-bound 20 --sender-port 47000 --seed 7`,
     );

@@ -26,7 +26,8 @@ type Values = Partial<Record<keyof typeof RECEIVER_RUN_OPTIONS, string | undefin
 
 function intFlag(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ReceiverFlagError(`--${flag} must be an integer ${min}-${max}, got ${JSON.stringify(raw)}`);
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw new ReceiverFlagError(`--${flag} must be an integer ${min}-${max}, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
 
@@ -60,7 +61,11 @@ export function receiverReproduceFlags(r: ReceiverTarget | undefined, quote: (s:
  * Start the harness's sender identity before the run, so its brand URL can be printed (and
  * configured in the receiver when the port is fixed). The run uses it through `senderBrandUrl`.
  */
-export async function startRunSender(r: ReceiverTarget, token: string, log: (line: string) => void): Promise<{ target: ReceiverTarget; sender: SenderIdentity }> {
+export async function startRunSender(
+  r: ReceiverTarget,
+  token: string,
+  log: (line: string) => void,
+): Promise<{ target: ReceiverTarget; sender: SenderIdentity }> {
   const sender = await startSenderIdentity({ token, port: r.senderPort });
   log(`proto-comply: webhook sender identity (TEST-ONLY keys): ${sender.brandJsonUrl} — the receiver must trust this brand declaration`);
   log(`proto-comply:   senders ${sender.agentUrls.main} (deliveries) and ${sender.agentUrls.flood} (dedup-bound flood)`);

@@ -70,7 +70,16 @@ export async function postWebhook(
   purpose: string,
   opts: { record?: boolean; signal?: AbortSignal } = {},
 ): Promise<PostResult> {
-  const result = await env.http.send({ method: 'POST', url, headers, body, transport: 'http', purpose, signal: opts.signal ?? ctx.signal, auth: { mode: 'none' } });
+  const result = await env.http.send({
+    method: 'POST',
+    url,
+    headers,
+    body,
+    transport: 'http',
+    purpose,
+    signal: opts.signal ?? ctx.signal,
+    auth: { mode: 'none' },
+  });
   if (opts.record !== false) ctx.exchanges.push(result.exchange);
   if (!result.ok) return { result, status: result.status, wwwAuthenticate: result.headers?.['www-authenticate'] };
   return { result, status: result.status, wwwAuthenticate: result.headers['www-authenticate'], body: result.text };
@@ -89,7 +98,15 @@ export async function readTaskState(ctx: CheckContext, env: ProbeEnv, taskId: st
   const stateUrl = env.target.stateUrl!;
   const url = new URL(stateUrl);
   url.searchParams.set('task_id', taskId);
-  const r = await env.http.send({ method: 'GET', url: url.href, headers: { accept: 'application/json' }, transport: 'http', purpose: 'receiver state read-back', signal: ctx.signal, auth: { mode: 'none' } });
+  const r = await env.http.send({
+    method: 'GET',
+    url: url.href,
+    headers: { accept: 'application/json' },
+    transport: 'http',
+    purpose: 'receiver state read-back',
+    signal: ctx.signal,
+    auth: { mode: 'none' },
+  });
   if (opts.record !== false) ctx.exchanges.push(r.exchange);
   if (!r.ok) return { ok: false, message: `the state hook could not be read: ${r.failure.message}` };
   if (r.status !== 200) return { ok: false, message: `the state hook answered HTTP ${r.status}` };
@@ -103,5 +120,12 @@ export async function readTaskState(ctx: CheckContext, env: ProbeEnv, taskId: st
   if (typeof d !== 'object' || d === null || !Array.isArray(d.events) || !('task' in d)) {
     return { ok: false, message: 'the state hook does not follow the read-back convention ({task, events[], pending?})' };
   }
-  return { ok: true, state: { pending: typeof d.pending === 'number' ? d.pending : undefined, task: (d.task ?? null) as StateReadBack['task'], events: d.events as StateReadBack['events'] } };
+  return {
+    ok: true,
+    state: {
+      pending: typeof d.pending === 'number' ? d.pending : undefined,
+      task: (d.task ?? null) as StateReadBack['task'],
+      events: d.events as StateReadBack['events'],
+    },
+  };
 }

@@ -71,7 +71,15 @@ export function envelopeOf(e: ProbeEvent): Record<string, unknown> {
     status: {
       state: e.status,
       timestamp: e.timestamp,
-      message: { kind: 'message', role: 'agent', messageId: `msg-${e.idempotencyKey}`, parts: [{ kind: 'text', text: message(e) }, { kind: 'data', data: resultFor(e) }] },
+      message: {
+        kind: 'message',
+        role: 'agent',
+        messageId: `msg-${e.idempotencyKey}`,
+        parts: [
+          { kind: 'text', text: message(e) },
+          { kind: 'data', data: resultFor(e) },
+        ],
+      },
     },
     artifacts: final ? [{ artifactId: `result-${e.taskId}`, parts: [{ kind: 'data', data: resultFor(e) }] }] : [],
     metadata: { idempotency_key: e.idempotencyKey, operation_id: e.operationId },
@@ -88,9 +96,10 @@ export function encodeEvent(e: ProbeEvent): Buffer {
  * that skips the digest would process it; the Content-Digest no longer matches.
  */
 export function tamperBody(body: Buffer): Buffer {
-  const doc = JSON.parse(body.toString('utf8')) as Record<string, any>;
+  const doc = JSON.parse(body.toString('utf8')) as { message?: unknown; status?: { message?: { parts?: Array<{ text?: string }> } }; tampered?: boolean };
+  const firstPart = doc.status?.message?.parts?.[0];
   if (typeof doc.message === 'string') doc.message = `${doc.message} (tampered in transit)`;
-  else if (doc.status?.message?.parts?.[0]) doc.status.message.parts[0].text = 'tampered in transit';
+  else if (firstPart) firstPart.text = 'tampered in transit';
   else doc.tampered = true;
   return Buffer.from(JSON.stringify(doc), 'utf8');
 }

@@ -15,7 +15,9 @@ export type ReceiverOptions = Omit<ReceiverTarget, 'url'>;
 /** Validate the receiver options; undefined when the run has no receiver. */
 export function receiverTargetOf(url: string | undefined, opts: ReceiverOptions = {}): ReceiverTarget | undefined {
   if (url === undefined) {
-    const given = Object.entries(opts).filter(([k, v]) => k !== 'url' && v !== undefined).map(([k]) => k);
+    const given = Object.entries(opts)
+      .filter(([k, v]) => k !== 'url' && v !== undefined)
+      .map(([k]) => k);
     if (given.length > 0) throw new TransportConfigError(`receiver options (${given.join(', ')}) need a receiver URL (--receiver)`);
     return undefined;
   }
@@ -48,7 +50,9 @@ export function receiverOnlySuites(selection: string[] | undefined): string[] {
   if (selection === undefined) return [...RECEIVER_ONLY_SUITES];
   const needAgent = selection.filter((s) => !RECEIVER_ONLY_SUITES.includes(s));
   if (needAgent.length > 0) {
-    throw new TransportConfigError(`suite ${needAgent.map((s) => JSON.stringify(s)).join(', ')} needs an agent (--agent URL); without one only ${RECEIVER_ONLY_SUITES.join(', ')} runs`);
+    throw new TransportConfigError(
+      `suite ${needAgent.map((s) => JSON.stringify(s)).join(', ')} needs an agent (--agent URL); without one only ${RECEIVER_ONLY_SUITES.join(', ')} runs`,
+    );
   }
   return selection;
 }

@@ -65,7 +65,13 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, r
     const verdict = await d.verifier.verify(received, reg);
     if (!verdict.ok) {
       if (verdict.status === 415) sendJson(res, 415, { error: 'unsupported_media_type', message: verdict.detail });
-      else sendJson(res, 401, { error: verdict.code ?? 'unauthorized' }, verdict.wwwAuthenticate ? { headers: { 'www-authenticate': verdict.wwwAuthenticate } } : {});
+      else
+        sendJson(
+          res,
+          401,
+          { error: verdict.code ?? 'unauthorized' },
+          verdict.wwwAuthenticate ? { headers: { 'www-authenticate': verdict.wwwAuthenticate } } : {},
+        );
       return;
     }
     sender = verdict.sender.identity;
@@ -118,7 +124,12 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, r
       else sendJson(res, 200, { status: 'duplicate' });
       return;
     case 'bound':
-      sendJson(res, 429, { error: 'dedup_bound', message: `sender reached its bound of ${outcome.limit} live deliveries` }, { headers: { 'retry-after': '60' } });
+      sendJson(
+        res,
+        429,
+        { error: 'dedup_bound', message: `sender reached its bound of ${outcome.limit} live deliveries` },
+        { headers: { 'retry-after': '60' } },
+      );
       return;
   }
 }

@@ -23,7 +23,7 @@ export class GroupCommitter {
   private closed = false;
   private readonly batch: Transaction<(units: Unit[]) => Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>>;
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     const unit = db.transaction((work: () => unknown) => work());
     this.batch = db.transaction((units: Unit[]) =>
       units.map((u) => {

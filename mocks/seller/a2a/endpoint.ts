@@ -42,10 +42,7 @@ export class A2aEndpoint {
   private readonly links = new Map<string, AsyncTaskLink>();
   private readonly unsubscribe: () => void;
 
-  constructor(
-    private readonly model: SellerModel,
-    opts: A2aEndpointOptions,
-  ) {
+  constructor(model: SellerModel, opts: A2aEndpointOptions) {
     const card = buildAgentCard(model, opts);
     const executor = new SellerExecutor(model, (principal, taskId, link) => {
       this.links.set(`${principal}\u0000${taskId}`, link);

@@ -32,12 +32,7 @@ const ASYNC_STATE: Record<string, TaskState> = {
   'input-required': TaskState.TASK_STATE_INPUT_REQUIRED,
 };
 
-export function outcomeToTask(
-  outcome: TaskOutcome,
-  ids: { taskId: string; contextId: string },
-  protocol: ProtocolIds,
-  at: string,
-): Task {
+export function outcomeToTask(outcome: TaskOutcome, ids: { taskId: string; contextId: string }, protocol: ProtocolIds, at: string): Task {
   const base = { id: ids.taskId, contextId: ids.contextId, history: [], metadata: undefined };
   if (outcome.kind === 'completed') {
     return {

@@ -21,7 +21,7 @@ export class SellerClock {
   constructor(private readonly meta: MetaStore) {}
 
   private key(scope?: ClockScope): string {
-    return scope && scope.account ? `${GLOBAL_KEY}:${scope.principal}|${scope.account}` : GLOBAL_KEY;
+    return scope?.account ? `${GLOBAL_KEY}:${scope.principal}|${scope.account}` : GLOBAL_KEY;
   }
 
   private offset(key: string): number {
@@ -37,7 +37,7 @@ export class SellerClock {
   /** Milliseconds since the epoch, as the seller sees them for this scope. */
   now(scope?: ClockScope): number {
     const global = this.offset(GLOBAL_KEY);
-    const scoped = scope && scope.account ? this.offset(this.key(scope)) : 0;
+    const scoped = scope?.account ? this.offset(this.key(scope)) : 0;
     return Date.now() + global + scoped;
   }
 

@@ -2,7 +2,7 @@
  * The idempotency guard against a real embedded database, with executions held open by gates so
  * the in-flight paths of digest 3.4 are exercised deterministically.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FaultSet } from '../faults.js';
 import { openDatabase } from '../store/db.js';

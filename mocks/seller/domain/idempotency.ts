@@ -26,10 +26,7 @@ export interface GuardRequest {
   args: Record<string, unknown>;
 }
 
-export type GuardResult =
-  | { kind: 'fresh'; outcome: TaskOutcome }
-  | { kind: 'replay'; stored: SuccessOutcome }
-  | { kind: 'error'; error: ErrorBody };
+export type GuardResult = { kind: 'fresh'; outcome: TaskOutcome } | { kind: 'replay'; stored: SuccessOutcome } | { kind: 'error'; error: ErrorBody };
 
 export interface IdempotencyGuardOptions {
   replayTtlSeconds?: number;
@@ -158,12 +155,7 @@ export class IdempotencyGuard {
     };
   }
 
-  private async executeClaimed(
-    scope: IdemScope,
-    claimId: string,
-    now: () => number,
-    execute: () => Promise<TaskOutcome>,
-  ): Promise<GuardResult> {
+  private async executeClaimed(scope: IdemScope, claimId: string, now: () => number, execute: () => Promise<TaskOutcome>): Promise<GuardResult> {
     let outcome: TaskOutcome;
     try {
       outcome = await execute();
@@ -248,4 +240,3 @@ function expiredError(ttlSeconds: number): ErrorBody {
     recovery: 'correctable',
   };
 }
-

@@ -3,15 +3,7 @@
  */
 import type { FaultSet } from '../faults.js';
 
-export const MEDIA_BUY_STATUSES = [
-  'pending_creatives',
-  'pending_start',
-  'active',
-  'paused',
-  'completed',
-  'rejected',
-  'canceled',
-] as const;
+export const MEDIA_BUY_STATUSES = ['pending_creatives', 'pending_start', 'active', 'paused', 'completed', 'rejected', 'canceled'] as const;
 export type MediaBuyStatus = (typeof MEDIA_BUY_STATUSES)[number];
 
 export const TERMINAL_STATUSES: ReadonlySet<MediaBuyStatus> = new Set(['completed', 'rejected', 'canceled']);

@@ -10,14 +10,7 @@ import type { RecordStore } from '../store/record-store.js';
 import type { ClockScope, SellerClock } from './clock.js';
 import { failure, invalidRequest } from './errors.js';
 import type { SellerEvents, MediaBuyStatusChanged } from './events.js';
-import {
-  type MediaBuyRecord,
-  type MediaBuyStatus,
-  type PackageRecord,
-  round2,
-  totalBudget,
-  shownValidActions,
-} from './media-buy-record.js';
+import { type MediaBuyRecord, type MediaBuyStatus, type PackageRecord, round2, totalBudget, shownValidActions } from './media-buy-record.js';
 
 const KIND = 'media_buy';
 
@@ -41,7 +34,14 @@ export class MediaBuyService {
 
   /** A package as booked: fresh id, not paused, nothing delivered yet. */
   newPackage(p: Pick<PackageRecord, 'product_id' | 'pricing_option_id' | 'budget'>): PackageRecord {
-    return { package_id: this.newPackageId(), product_id: p.product_id, pricing_option_id: p.pricing_option_id, budget: p.budget, paused: false, delivery: { impressions: 0, clicks: 0, spend: 0 } };
+    return {
+      package_id: this.newPackageId(),
+      product_id: p.product_id,
+      pricing_option_id: p.pricing_option_id,
+      budget: p.budget,
+      paused: false,
+      delivery: { impressions: 0, clicks: 0, spend: 0 },
+    };
   }
 
   insert(buy: MediaBuyRecord): void {

@@ -9,14 +9,7 @@ import type { SellerServices } from './services.js';
 import { type ErrorBody, TaskFailure } from './errors.js';
 import { keyForLog } from './idempotency.js';
 import { buildTasks } from './tasks/index.js';
-import {
-  type CallerContext,
-  type SuccessOutcome,
-  type TaskCall,
-  type TaskDef,
-  type TaskOutcome,
-  isPlainObject,
-} from './task-def.js';
+import { type CallerContext, type SuccessOutcome, type TaskCall, type TaskDef, type TaskOutcome, isPlainObject } from './task-def.js';
 import { accountKeyOf, toValidationFailure } from './validation.js';
 
 export interface ToolDescription {

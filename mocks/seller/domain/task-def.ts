@@ -43,6 +43,7 @@ export interface TaskCall<A> {
   clockScope: ClockScope;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the task table holds tasks of every argument type
 export interface TaskDef<A = any> {
   name: string;
   description: string;

@@ -34,10 +34,10 @@ export const isoDateTime = z.iso.datetime({ offset: true });
 export const brandRef = z.looseObject({ domain: domainName });
 
 /** Account reference (interface spec 2.5a). */
-export const accountRef = z.union([
-  z.looseObject({ account_id: z.string().min(1).max(255) }),
-  z.looseObject({ brand: brandRef, operator: z.string().min(1).max(255) }),
-], { error: 'expected {account_id} or {brand: {domain}, operator}' });
+export const accountRef = z.union(
+  [z.looseObject({ account_id: z.string().min(1).max(255) }), z.looseObject({ brand: brandRef, operator: z.string().min(1).max(255) })],
+  { error: 'expected {account_id} or {brand: {domain}, operator}' },
+);
 export type AccountRef = z.infer<typeof accountRef>;
 
 export const formatId = z.looseObject({ agent_url: httpUrl, id: z.string().min(1) });

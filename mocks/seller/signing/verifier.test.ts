@@ -40,7 +40,11 @@ function hook(faults: string[] = []) {
 
 describe('mock seller request verifier (hook)', () => {
   it('declares create_media_buy required only when a bearer token is the fallback credential', () => {
-    expect(mockRequestSigningCapability({ authToken: 'x' })).toMatchObject({ supported: true, covers_content_digest: 'required', required_for: ['create_media_buy'] });
+    expect(mockRequestSigningCapability({ authToken: 'x' })).toMatchObject({
+      supported: true,
+      covers_content_digest: 'required',
+      required_for: ['create_media_buy'],
+    });
     expect(mockRequestSigningCapability({}).required_for).toEqual([]);
     const cap = mockRequestSigningCapability({ authToken: 'x' });
     expect(cap.required_for!.every((op) => cap.supported_for!.includes(op))).toBe(true);
@@ -54,8 +58,13 @@ describe('mock seller request verifier (hook)', () => {
   it('answers the checklist code with exactly the Signature challenge and a JSON-RPC error body', async () => {
     const r = await hook()(signed(mcpBody('get_products'), { defects: ['wrong-tag'] }));
     expect(r).toMatchObject({ outcome: 'rejected', wwwAuthenticate: 'Signature error="request_signature_tag_invalid"' });
-    expect((r as { body: { id: unknown; error: { data: { code: string } } } }).body).toMatchObject({ id: 3, error: { data: { code: 'request_signature_tag_invalid' } } });
-    expect(await hook()(signed(mcpBody('get_products'), { role: 'revoked' }))).toMatchObject({ wwwAuthenticate: 'Signature error="request_signature_key_revoked"' });
+    expect((r as { body: { id: unknown; error: { data: { code: string } } } }).body).toMatchObject({
+      id: 3,
+      error: { data: { code: 'request_signature_tag_invalid' } },
+    });
+    expect(await hook()(signed(mcpBody('get_products'), { role: 'revoked' }))).toMatchObject({
+      wwwAuthenticate: 'Signature error="request_signature_key_revoked"',
+    });
   });
 
   it('requires a signature for an unauthenticated required_for call, not with a valid bearer', async () => {
@@ -69,10 +78,18 @@ describe('mock seller request verifier (hook)', () => {
   it('requires a signature for an A2A registration of a webhook authentication block', async () => {
     const message = { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'data', data: { skill: 'get_products', parameters: {} } }] };
     const auth = { schemes: ['HMAC-SHA256'], credentials: 'x'.repeat(40) };
-    const withConfig = JSON.stringify({ jsonrpc: '2.0', id: 'a', method: 'message/send', params: { message, configuration: { pushNotificationConfig: { url: 'https://b.example/h', authentication: auth } } } });
+    const withConfig = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'a',
+      method: 'message/send',
+      params: { message, configuration: { pushNotificationConfig: { url: 'https://b.example/h', authentication: auth } } },
+    });
     const url = 'http://127.0.0.1:9999/a2a';
     const bearer = { authorization: `Bearer ${BEARER}` };
-    expect(await hook()(input(withConfig, bearer, 'a2a', url))).toMatchObject({ outcome: 'rejected', wwwAuthenticate: 'Signature error="request_signature_required"' });
+    expect(await hook()(input(withConfig, bearer, 'a2a', url))).toMatchObject({
+      outcome: 'rejected',
+      wwwAuthenticate: 'Signature error="request_signature_required"',
+    });
     const plain = JSON.stringify({ jsonrpc: '2.0', id: 'b', method: 'message/send', params: { message } });
     expect(await hook()(input(plain, bearer, 'a2a', url))).toEqual({ outcome: 'absent' });
   });

@@ -13,7 +13,12 @@ import type { ProtocolIds } from '../../../harness/token.js';
 import { counterpartyKeys, TEST_COUNTERPARTY_PER_KEYID_CAP } from '../../../harness/signing/keys/counterparty.js';
 import { errorCode } from '../../../harness/signing/codes.js';
 import { StaticKeyResolver, type KeyLookup, type KeyResolver } from '../../../harness/signing/keys/key-resolver.js';
-import { bodyRegistersLegacyWebhookAuth, operationFromJsonRpc, type OperationRef, type RequestSigningCapability } from '../../../harness/signing/verify/precheck.js';
+import {
+  bodyRegistersLegacyWebhookAuth,
+  operationFromJsonRpc,
+  type OperationRef,
+  type RequestSigningCapability,
+} from '../../../harness/signing/verify/precheck.js';
 import { InMemoryReplayCache, REQUEST_PER_KEYID_CAP, type ReplayCache, type ReplayInsertOutcome } from '../../../harness/signing/verify/replay-cache.js';
 import type { RevocationChecker, RevocationStatus } from '../../../harness/signing/verify/revocation.js';
 import { parseSignatureHeaders, type ParsedSignature } from '../../../harness/signing/parse/signature-headers.js';
@@ -182,7 +187,11 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
 
   const reject = (input: VerifyRequestInput, code: string, detail: string): VerifyRequestResult => {
     const id = isObj(input.json) && (typeof input.json.id === 'string' || typeof input.json.id === 'number') ? input.json.id : null;
-    return { outcome: 'rejected', wwwAuthenticate: wwwAuthenticate(code), body: jsonRpcError(id, -32001, `request signature rejected: ${code}`, { code, detail }) };
+    return {
+      outcome: 'rejected',
+      wwwAuthenticate: wwwAuthenticate(code),
+      body: jsonRpcError(id, -32001, `request signature rejected: ${code}`, { code, detail }),
+    };
   };
   const accepted = (input: VerifyRequestInput): VerifyRequestResult => ({ outcome: 'verified', signer: { keyid: parsed(input)?.params.keyid } });
 

@@ -47,9 +47,7 @@ export class IdempotencyStore {
       `DELETE FROM idempotency WHERE principal = @principal AND account = @account AND key_hash = @keyHash AND state = 'in_flight'
        AND (@claimId IS NULL OR claim_id = @claimId)`,
     );
-    this.removeStmt = db.prepare(
-      `DELETE FROM idempotency WHERE principal = @principal AND account = @account AND key_hash = @keyHash`,
-    );
+    this.removeStmt = db.prepare(`DELETE FROM idempotency WHERE principal = @principal AND account = @account AND key_hash = @keyHash`);
     this.upsertStmt = db.prepare(
       `INSERT INTO idempotency (principal, account, key_hash, task, hash, state, response, created_at, claimed_at, claim_id)
        VALUES (@principal, @account, @keyHash, @task, @hash, 'done', @response, @now, @now, '')

@@ -7,9 +7,7 @@ export class MetaStore {
 
   constructor(db: Db) {
     this.getStmt = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
-    this.setStmt = db.prepare<[string, string]>(
-      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-    );
+    this.setStmt = db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
   }
 
   get(key: string): string | undefined {

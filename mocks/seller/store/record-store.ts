@@ -23,9 +23,7 @@ export class RecordStore {
        ON CONFLICT (kind, principal, id) DO UPDATE SET data = excluded.data, account = excluded.account`,
     );
     this.deleteStmt = db.prepare<[string, string, string]>('DELETE FROM records WHERE kind = ? AND principal = ? AND id = ?');
-    this.listStmt = db.prepare<[string, string], Row>(
-      'SELECT data FROM records WHERE kind = ? AND principal = ? ORDER BY created_at, rowid',
-    );
+    this.listStmt = db.prepare<[string, string], Row>('SELECT data FROM records WHERE kind = ? AND principal = ? ORDER BY created_at, rowid');
     this.listByAccountStmt = db.prepare<[string, string, string], Row>(
       'SELECT data FROM records WHERE kind = ? AND principal = ? AND account = ? ORDER BY created_at, rowid',
     );

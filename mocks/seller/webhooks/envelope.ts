@@ -72,7 +72,12 @@ export function taskEnvelope(task: AsyncTaskRecord, status: string, at: string, 
 
 /** A (fault) webhook replaying an inline terminal result: the seller invents a task id for it. */
 export function inlineResultEnvelope(taskType: string, payload: unknown, at: string, reg: WebhookRegistration, faults: FaultSet, context: unknown): Envelope {
-  return base(reg, faults, { task_id: `task_${randomUUID()}`, task_type: taskType, domain: MEDIA_BUY_DOMAIN, status: 'completed', timestamp: at, result: payload }, context);
+  return base(
+    reg,
+    faults,
+    { task_id: `task_${randomUUID()}`, task_type: taskType, domain: MEDIA_BUY_DOMAIN, status: 'completed', timestamp: at, result: payload },
+    context,
+  );
 }
 
 function money(amount: number, currency: string) {

@@ -32,7 +32,7 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
   },
   {
     name: 'webhook-nonce-reused',
-    rule: 'every delivery attempt is signed with a fresh nonce (interface spec 5.1 rule 4, digest 2.7); retries reuse the first attempt\'s nonce',
+    rule: "every delivery attempt is signed with a fresh nonce (interface spec 5.1 rule 4, digest 2.7); retries reuse the first attempt's nonce",
     targets: [T('signature', 'fresh-nonce')],
   },
   {
@@ -59,7 +59,7 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
   },
   {
     name: 'webhook-status-is-buy-status',
-    rule: 'the envelope status is the async status, distinct from media_buy_deliveries[].status (interface spec 6.1 rule 3); delivery reports carry the buy\'s status at the top level',
+    rule: "the envelope status is the async status, distinct from media_buy_deliveries[].status (interface spec 6.1 rule 3); delivery reports carry the buy's status at the top level",
     targets: [T('report', 'status-distinct')],
   },
   {
@@ -74,7 +74,7 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
   },
   {
     name: 'webhook-key-unpublished',
-    rule: 'the webhook signing key is published in the seller\'s brand declaration agents[].jwks_uri (interface spec 5.1); webhooks are signed with a key that is in no published JWKS',
+    rule: "the webhook signing key is published in the seller's brand declaration agents[].jwks_uri (interface spec 5.1); webhooks are signed with a key that is in no published JWKS",
     targets: [T('signature', 'key-published'), T('signature', 'verifies')],
   },
   {

@@ -45,7 +45,15 @@ export async function postWebhook(url: string, headers: Record<string, string>, 
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const signal = AbortSignal.any([timeout, opts.signal]);
   try {
-    const res = await request(url, { method: 'POST', headers, body, dispatcher: opts.dispatcher, signal, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
+    const res = await request(url, {
+      method: 'POST',
+      headers,
+      body,
+      dispatcher: opts.dispatcher,
+      signal,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+    });
     await drain(res.body, opts.maxResponseBytes).catch(() => undefined);
     const code = res.statusCode;
     if (code >= 200 && code < 300) return { status: 'success', http_status_code: code, retryable: false };
@@ -54,7 +62,13 @@ export async function postWebhook(url: string, headers: Record<string, string>, 
       const raw = res.headers['www-authenticate'];
       const signatureCode = parseWwwAuthenticate(Array.isArray(raw) ? raw[0] : raw);
       if (signatureCode?.startsWith('webhook_')) {
-        return { status: 'failed', http_status_code: code, error_message: `signature refused: ${signatureCode}`, retryable: false, signatureRejected: signatureCode };
+        return {
+          status: 'failed',
+          http_status_code: code,
+          error_message: `signature refused: ${signatureCode}`,
+          retryable: false,
+          signatureRejected: signatureCode,
+        };
       }
     }
     const retryable = TRANSIENT.has(code) || code >= 500;

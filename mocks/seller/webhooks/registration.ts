@@ -42,7 +42,10 @@ export function parseRegistration(value: unknown, field: string, log: (line: str
   }
   if (auth !== undefined) log(`webhook registration ${field} carries an authentication block (${mode})`);
   if (mode === 'bearer') {
-    throw invalidRequest(`${field}.authentication.schemes`, 'Bearer gives no body integrity and is refused for mutating callbacks (interface spec 5.3); omit authentication for RFC 9421 signatures');
+    throw invalidRequest(
+      `${field}.authentication.schemes`,
+      'Bearer gives no body integrity and is refused for mutating callbacks (interface spec 5.3); omit authentication for RFC 9421 signatures',
+    );
   }
   if (mode === 'rfc9421') return { url, operation_id: operationId, mode, ...(token !== undefined ? { token } : {}) };
   const secret = (auth as WebhookAuthentication).credentials;

@@ -164,7 +164,8 @@ export class WebhookSender {
     }
     if (outcome.signatureRejected) this.deps.log(`webhook ${key}: receiver refused the signature (${outcome.signatureRejected}); not retried`);
     if (!outcome.retryable || p.attempt >= this.deps.retry.maxAttempts) {
-      if (outcome.status !== 'success') this.deps.log(`webhook ${key} to ${event.reg.url} gave up after attempt ${p.attempt}: ${outcome.error_message ?? outcome.status}`);
+      if (outcome.status !== 'success')
+        this.deps.log(`webhook ${key} to ${event.reg.url} gave up after attempt ${p.attempt}: ${outcome.error_message ?? outcome.status}`);
       return;
     }
     const { baseDelayMs, maxDelayMs } = this.deps.retry;

@@ -71,7 +71,10 @@ async function control(scenario: string, params: Record<string, unknown>, accoun
 
 async function reportingBuy(hookPath: string) {
   const account = freshAccount();
-  const buy = await client.ok('create_media_buy', createArgs({ account, context: { trace: 'r1' }, reporting_webhook: { url: receiver.base + hookPath, operation_id: 'op-report' } }));
+  const buy = await client.ok(
+    'create_media_buy',
+    createArgs({ account, context: { trace: 'r1' }, reporting_webhook: { url: receiver.base + hookPath, operation_id: 'op-report' } }),
+  );
   return { account, id: buy.media_buy_id as string };
 }
 
@@ -104,18 +107,36 @@ describe('task status webhooks', () => {
     const account = freshAccount();
     const taskId = `task-${key()}`;
     await control('force_create_media_buy_arm', { arm: 'submitted', task_id: taskId }, account);
-    const created = await client.ok('create_media_buy', createArgs({ account, context: { c: 1 }, push_notification_config: { url: receiver.base + p, operation_id: 'op-xyz' } }));
+    const created = await client.ok(
+      'create_media_buy',
+      createArgs({ account, context: { c: 1 }, push_notification_config: { url: receiver.base + p, operation_id: 'op-xyz' } }),
+    );
     expect(created).toMatchObject({ status: 'submitted', task_id: taskId });
     await control('force_task_completion', { task_id: taskId, result: { media_buy_id: 'mb_1' } });
     await seller.webhooksIdle();
     const [hit, ...rest] = receiver.at(p);
     expect(rest).toEqual([]);
-    expect(hit!.body).toMatchObject({ task_id: taskId, operation_id: 'op-xyz', task_type: 'create_media_buy', domain: 'media-buy', status: 'completed', context: { c: 1 }, result: { media_buy_id: 'mb_1' } });
+    expect(hit!.body).toMatchObject({
+      task_id: taskId,
+      operation_id: 'op-xyz',
+      task_type: 'create_media_buy',
+      domain: 'media-buy',
+      status: 'completed',
+      context: { c: 1 },
+      result: { media_buy_id: 'mb_1' },
+    });
     expect(hit!.body.idempotency_key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const resolver = new BrandJwksResolver({ brandJsonUrl: seller.brandJsonUrl, agentUrl: seller.mcpUrl, allowInsecureLoopback: true });
     const verdict = await verifyRequestSignature(
       { method: 'POST', url: receiver.base + p, headers: hit!.headers, body: new Uint8Array(hit!.raw) },
-      { profile: 'webhook', ids, encoding: 'legacy', now: () => Math.floor(hit!.at / 1000), keys: resolver, replayCache: new InMemoryReplayCache({ perKeyidCap: 10 }) },
+      {
+        profile: 'webhook',
+        ids,
+        encoding: 'legacy',
+        now: () => Math.floor(hit!.at / 1000),
+        keys: resolver,
+        replayCache: new InMemoryReplayCache({ perKeyidCap: 10 }),
+      },
     );
     expect(verdict).toMatchObject({ ok: true, signer: { agent_url: seller.mcpUrl } });
   });
@@ -137,7 +158,10 @@ describe('task status webhooks', () => {
     for (const [config, field] of cases) {
       expect(await client.err('create_media_buy', createArgs({ push_notification_config: config }))).toMatchObject({ code: 'INVALID_REQUEST', field });
     }
-    expect(await client.err('create_media_buy', createArgs({ reporting_webhook: { url } }))).toMatchObject({ code: 'INVALID_REQUEST', field: 'reporting_webhook.operation_id' });
+    expect(await client.err('create_media_buy', createArgs({ reporting_webhook: { url } }))).toMatchObject({
+      code: 'INVALID_REQUEST',
+      field: 'reporting_webhook.operation_id',
+    });
   });
 });
 
@@ -153,7 +177,13 @@ describe('delivery reports', () => {
     expect(new Set(hits.map((h) => h.raw.toString())).size).toBe(1);
     const nonces = hits.map((h) => parseSignatureHeaders(String(h.headers['signature-input']), String(h.headers.signature), 'legacy').params.nonce);
     expect(new Set(nonces).size).toBe(3);
-    expect(hits[0]!.body).toMatchObject({ task_type: 'media_buy_delivery', operation_id: 'op-report', status: 'completed', context: { trace: 'r1' }, result: { notification_type: 'scheduled', sequence_number: 1 } });
+    expect(hits[0]!.body).toMatchObject({
+      task_type: 'media_buy_delivery',
+      operation_id: 'op-report',
+      status: 'completed',
+      context: { trace: 'r1' },
+      result: { notification_type: 'scheduled', sequence_number: 1 },
+    });
     expect(hits[0]!.body.result).not.toHaveProperty('aggregated_totals');
     const read = await client.ok('get_media_buys', { media_buy_ids: [id], include_webhook_activity: true });
     const activity = (read.media_buys as { webhook_activity: Record<string, unknown>[] }[])[0]!.webhook_activity;
@@ -189,7 +219,9 @@ describe('delivery reports', () => {
     await control('simulate_delivery', { media_buy_id: id, impressions: 300 }, account);
     await seller.webhooksIdle();
     expect(receiver.at(first).map((h) => [h.body.result.notification_type, h.body.result.sequence_number])).toEqual([['scheduled', 1]]);
-    const later = receiver.at(second).map((h) => [h.body.operation_id, h.body.result.notification_type, h.body.result.sequence_number, h.body.result.media_buy_deliveries[0].status]);
+    const later = receiver
+      .at(second)
+      .map((h) => [h.body.operation_id, h.body.result.notification_type, h.body.result.sequence_number, h.body.result.media_buy_deliveries[0].status]);
     expect(later).toEqual([
       ['op-2', 'scheduled', 2, 'active'],
       ['op-2', 'final', 3, 'canceled'],
@@ -247,7 +279,11 @@ describe('shutdown', () => {
     receiver.scripts.set(p, [{ status: 503 }]);
     const account = freshAccount();
     const buy = await c.ok('create_media_buy', createArgs({ account, reporting_webhook: { url: receiver.base + p, operation_id: 'op' } }));
-    await c.ok('comply_test_controller', { scenario: 'simulate_delivery', params: { media_buy_id: buy.media_buy_id, impressions: 1 }, account: { ...account, sandbox: true } });
+    await c.ok('comply_test_controller', {
+      scenario: 'simulate_delivery',
+      params: { media_buy_id: buy.media_buy_id, impressions: 1 },
+      account: { ...account, sandbox: true },
+    });
     const deadline = Date.now() + 5_000;
     while (receiver.at(p).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await other.close();

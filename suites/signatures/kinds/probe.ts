@@ -103,4 +103,3 @@ export function describeProbe(task: string, spec: SignSpec, ctx: CheckContext): 
   const defects = spec.defects.length ? `, defect ${spec.defects.join(' + ')}` : '';
   return `${task} signed with ${keys.kid(spec.key)}${spec.coverDigest ? ' covering content-digest' : ''}${defects}`;
 }
-

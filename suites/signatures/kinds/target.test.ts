@@ -21,7 +21,17 @@ const ALL = ['get_products', 'create_media_buy', 'update_media_buy', ids.capabil
 
 describe('signed probe targets', () => {
   it('are operations listed in supported_for / required_for and as tasks, never warn_for', () => {
-    const ctx = ctxWith({ request_signing: { supported: true, supported_for: ['update_media_buy', 'sync_creatives', 'get_products'], required_for: ['create_media_buy'], warn_for: ['get_products'] } }, ALL);
+    const ctx = ctxWith(
+      {
+        request_signing: {
+          supported: true,
+          supported_for: ['update_media_buy', 'sync_creatives', 'get_products'],
+          required_for: ['create_media_buy'],
+          warn_for: ['get_products'],
+        },
+      },
+      ALL,
+    );
     expect(eligibleOperations(ctx, 'signed')).toEqual(['update_media_buy', 'create_media_buy']);
     expect(eligibleOperations(ctx, 'required')).toEqual(['create_media_buy']);
   });

@@ -65,8 +65,7 @@ export function eligibleOperations(ctx: CheckContext, scope: OperationScope): st
 async function createMediaBuyTarget(ctx: CheckContext): Promise<TargetResult> {
   const products = await ctx.call('get_products', readArgs('get_products', ctx)!, { purpose: 'get_products (setup for a signed create_media_buy)' });
   const record = recordOf(products);
-  const first = (record.payload as { products?: { product_id?: unknown; pricing_options?: { pricing_option_id?: unknown }[] }[] } | undefined)
-    ?.products?.[0];
+  const first = (record.payload as { products?: { product_id?: unknown; pricing_options?: { pricing_option_id?: unknown }[] }[] } | undefined)?.products?.[0];
   if (!products.ok || typeof first?.product_id !== 'string' || typeof first.pricing_options?.[0]?.pricing_option_id !== 'string') {
     return { ok: false, message: 'get_products (setup) returned no product with a pricing option to buy' };
   }
@@ -98,7 +97,8 @@ export async function resolveTarget(ctx: CheckContext, purpose: TargetPurpose, s
   if (purpose === 'replay' && canCreate) return createMediaBuyTarget(ctx);
   const read = ops.find((op) => readArgs(op, ctx) !== undefined);
   if (read) return { ok: true, target: { task: read, args: readArgs(read, ctx)!, how: `a read listed in request_signing.${listName}` } };
-  if (purpose === 'reject') return { ok: true, target: { task: ops[0]!, args: {}, how: 'inert arguments: nothing is created if the signature is wrongly accepted' } };
+  if (purpose === 'reject')
+    return { ok: true, target: { task: ops[0]!, args: {}, how: 'inert arguments: nothing is created if the signature is wrongly accepted' } };
   if (canCreate) return createMediaBuyTarget(ctx);
   return {
     ok: false,

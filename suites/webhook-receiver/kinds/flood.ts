@@ -27,10 +27,17 @@ export const receiverFlood: StepKind = {
     if (!target) return { verdict: { status: 'not_applicable', message: NO_RECEIVER } };
     const bound = target.dedupBound;
     if (bound === undefined) {
-      return { verdict: { status: 'unmet', message: 'the receiver declared no dedup bound for the harness flood sender: give it with --receiver-dedup-bound N' } };
+      return {
+        verdict: { status: 'unmet', message: 'the receiver declared no dedup bound for the harness flood sender: give it with --receiver-dedup-bound N' },
+      };
     }
     if (bound > MAX_FLOOD_BOUND) {
-      return { verdict: { status: 'unmet', message: `declared dedup bound ${bound} is above ${MAX_FLOOD_BOUND}: configure a lower bound for the harness flood sender` } };
+      return {
+        verdict: {
+          status: 'unmet',
+          message: `declared dedup bound ${bound} is above ${MAX_FLOOD_BOUND}: configure a lower bound for the harness flood sender`,
+        },
+      };
     }
     const env = await probeEnv(ctx);
     const expected = step.expect_status as number;
@@ -75,18 +82,30 @@ export const receiverFlood: StepKind = {
       ctx.signal.removeEventListener('abort', onAbort);
     }
     ctx.exchanges.push(...evidence);
-    ctx.notes.push(`flood sender ${env.identity.agentUrls.flood}: ${accepted} accepted before ${stop ? `HTTP ${stop.status ?? 'none'} at send #${stop.index + 1}` : 'the end'} (declared bound ${bound})`);
+    ctx.notes.push(
+      `flood sender ${env.identity.agentUrls.flood}: ${accepted} accepted before ${stop ? `HTTP ${stop.status ?? 'none'} at send #${stop.index + 1}` : 'the end'} (declared bound ${bound})`,
+    );
     const record = { payload: { accepted, stopped_at: stop?.index, stop_status: stop?.status } };
     if (stop?.status === expected) return { verdict: { status: 'ok' }, record };
     if (stop === undefined) {
       return {
-        verdict: { status: 'failed', message: `all ${accepted} distinct events were accepted: no HTTP ${expected} beyond the declared dedup bound of ${bound}`, expected: { status: expected, within_sends: total }, actual: { accepted } },
+        verdict: {
+          status: 'failed',
+          message: `all ${accepted} distinct events were accepted: no HTTP ${expected} beyond the declared dedup bound of ${bound}`,
+          expected: { status: expected, within_sends: total },
+          actual: { accepted },
+        },
         record,
       };
     }
     if (stop.status === undefined) return { verdict: { status: 'unmet', message: `the receiver gave no answer during the flood: ${stop.message}` }, record };
     return {
-      verdict: { status: 'failed', message: `the receiver answered ${stop.message} at send #${stop.index + 1}, expected ${expected} beyond the bound (accepted ${accepted})`, expected: { status: expected }, actual: { status: stop.status } },
+      verdict: {
+        status: 'failed',
+        message: `the receiver answered ${stop.message} at send #${stop.index + 1}, expected ${expected} beyond the bound (accepted ${accepted})`,
+        expected: { status: expected },
+        actual: { status: stop.status },
+      },
       record,
     };
   },

@@ -55,13 +55,21 @@ export function judgePost(step: StepDef, r: PostResult, trustHint: string): Step
   const actual = { status, www_authenticate: r.wwwAuthenticate, body: r.body?.slice(0, 300) };
   if (expect !== undefined && !statusAllowed(expect, status)) {
     const hint = expect === '2xx' && status === 401 && code && TRUST_CODES.test(code) ? ` — does the receiver trust the harness sender ${trustHint}?` : '';
-    return { status: 'failed', message: `the receiver answered HTTP ${status}${code ? ` (${code})` : ''}, expected ${describeExpect(expect)}${hint}`, expected: expect, actual };
+    return {
+      status: 'failed',
+      message: `the receiver answered HTTP ${status}${code ? ` (${code})` : ''}, expected ${describeExpect(expect)}${hint}`,
+      expected: expect,
+      actual,
+    };
   }
   const codes = step.expect_auth_error as string[] | undefined;
   if (codes !== undefined && (code === undefined || !codes.includes(code))) {
     return {
       status: 'failed',
-      message: code === undefined ? `HTTP ${status} without WWW-Authenticate: Signature error="<code>"; expected ${codes.join(' or ')}` : `WWW-Authenticate names ${code}, expected ${codes.join(' or ')}`,
+      message:
+        code === undefined
+          ? `HTTP ${status} without WWW-Authenticate: Signature error="<code>"; expected ${codes.join(' or ')}`
+          : `WWW-Authenticate names ${code}, expected ${codes.join(' or ')}`,
       expected: { www_authenticate: codes.map((c) => `Signature error="${c}"`) },
       actual,
     };
@@ -138,11 +146,21 @@ export const receiverSend: StepKind = {
         contentType: step.content_type as string | undefined,
         defects: step.defect !== undefined ? [step.defect as DefectName] : undefined,
       });
-      sent = { url, headers: signed.headers, body: Buffer.from(step.tamper === true ? tamperBody(Buffer.from(signed.body)) : signed.body), eventBytes, taskId, idempotencyKey };
+      sent = {
+        url,
+        headers: signed.headers,
+        body: Buffer.from(step.tamper === true ? tamperBody(Buffer.from(signed.body)) : signed.body),
+        eventBytes,
+        taskId,
+        idempotencyKey,
+      };
     }
     if (step.id) scope.sent.set(step.id, sent);
     const r = await postWebhook(ctx, env, sent.url, sent.headers, sent.body, `webhook ${ctx.kind} envelope${step.id ? ` (${step.id})` : ''}`);
-    const record = { http_status: r.status, payload: { status: r.status, www_authenticate: r.wwwAuthenticate, task_id: sent.taskId, idempotency_key: sent.idempotencyKey } };
+    const record = {
+      http_status: r.status,
+      payload: { status: r.status, www_authenticate: r.wwwAuthenticate, task_id: sent.taskId, idempotency_key: sent.idempotencyKey },
+    };
     return { verdict: judgePost(step, r, env.identity.brandJsonUrl), record };
   },
 };

@@ -87,7 +87,8 @@ export const receiverState: StepKind = {
     // Poll until nothing is pending and every expected delivery shows up (or the time is up).
     const deadline = Date.now() + READBACK_TIMEOUT_MS;
     let read = await readTaskState(ctx, env, taskId, { record: false });
-    const ready = (s: StateReadBack) => (s.pending ?? 0) === 0 && processed.every((p) => p.count === 0 || countKey(s, p.id) >= 1) && (wantStatus === undefined || s.task !== null);
+    const ready = (s: StateReadBack) =>
+      (s.pending ?? 0) === 0 && processed.every((p) => p.count === 0 || countKey(s, p.id) >= 1) && (wantStatus === undefined || s.task !== null);
     while (read.ok && !ready(read.state) && Date.now() < deadline && !ctx.signal.aborted) {
       await sleep(READBACK_POLL_MS, ctx.signal);
       read = await readTaskState(ctx, env, taskId, { record: false });

@@ -39,7 +39,11 @@ async function post(url: string, body: string | Buffer, headers: Record<string, 
 
 describe('settings', () => {
   it('reads the public base URL, the listen address and the limits from the environment', () => {
-    const s = emissionSettings(ids, { [ids.runnerWebhookEnv]: 'https://hooks.example.com/base/', PROTO_COMPLY_WEBHOOK_LISTEN: '127.0.0.1:8123', PROTO_COMPLY_WEBHOOK_WAIT_S: '45' });
+    const s = emissionSettings(ids, {
+      [ids.runnerWebhookEnv]: 'https://hooks.example.com/base/',
+      PROTO_COMPLY_WEBHOOK_LISTEN: '127.0.0.1:8123',
+      PROTO_COMPLY_WEBHOOK_WAIT_S: '45',
+    });
     expect(s).toEqual({ publicBaseUrl: 'https://hooks.example.com/base', listenHost: '127.0.0.1', listenPort: 8123, waitMs: 45_000, quietMs: undefined });
     expect(timing(s, 'https://seller.example/mcp')).toEqual({ waitMs: 45_000, quietMs: 5_000 });
     expect(timing(emissionSettings(ids, {}), 'http://127.0.0.1:9/mcp')).toEqual({ waitMs: 10_000, quietMs: 750 });
@@ -56,7 +60,12 @@ describe('settings', () => {
 describe('the capture receiver', () => {
   let receiver: CaptureReceiver;
   const signer = key('seller-key-1');
-  const env = () => ({ ids, resolver: new StaticKeyResolver([publicJwk(signer)], 'http://seller.test/mcp'), replayCache: new InMemoryReplayCache({ perKeyidCap: 100 }), behindProxy: false });
+  const env = () => ({
+    ids,
+    resolver: new StaticKeyResolver([publicJwk(signer)], 'http://seller.test/mcp'),
+    replayCache: new InMemoryReplayCache({ perKeyidCap: 100 }),
+    behindProxy: false,
+  });
 
   beforeAll(async () => {
     receiver = await CaptureReceiver.open({ listenHost: '127.0.0.1', listenPort: 0 }, ids);
@@ -64,7 +73,10 @@ describe('the capture receiver', () => {
   afterAll(() => receiver.close());
 
   it('answers from the script, records raw bytes, 404s unknown captures and 413s bodies above 1 MB', async () => {
-    const capture = receiver.create({ answers: [{ status: 503 }, { status: 401, www_authenticate: 'Signature error="webhook_signature_invalid"' }], mode: 'signature' });
+    const capture = receiver.create({
+      answers: [{ status: 503 }, { status: 401, www_authenticate: 'Signature error="webhook_signature_invalid"' }],
+      mode: 'signature',
+    });
     expect(capture.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/wh\/[0-9a-f]{16}\/[0-9a-f]{12}$/);
     expect(await post(capture.url, '{"a": 1}')).toBe(503);
     expect(await post(capture.url, '{"a":2}')).toBe(401);
@@ -95,7 +107,10 @@ describe('the capture receiver', () => {
   it('verifies RFC 9421 deliveries at arrival time and reports the failing code', async () => {
     const capture = receiver.create({ answers: [], mode: 'signature' });
     const body = JSON.stringify({ idempotency_key: 'k'.repeat(20), status: 'completed' });
-    const signed = signRequest({ method: 'POST', url: capture.url, headers: { 'Content-Type': 'application/json' }, body }, { profile: 'webhook', ids, key: signingKeyFromJwk(signer) });
+    const signed = signRequest(
+      { method: 'POST', url: capture.url, headers: { 'Content-Type': 'application/json' }, body },
+      { profile: 'webhook', ids, key: signingKeyFromJwk(signer) },
+    );
     expect(await post(capture.url, Buffer.from(signed.body), signed.headers)).toBe(200);
     // The same signature again: a replay; then a tampered body.
     expect(await post(capture.url, Buffer.from(signed.body), signed.headers)).toBe(200);
@@ -107,7 +122,11 @@ describe('the capture receiver', () => {
       [false, 'webhook_signature_replayed', true],
       [false, 'webhook_signature_digest_mismatch', true],
     ]);
-    expect(snap.deliveries[0]!.signature).toMatchObject({ tag: ids.webhookSigningTag, keyid: 'seller-key-1', components: ['@method', '@target-uri', '@authority', 'content-type', 'content-digest'] });
+    expect(snap.deliveries[0]!.signature).toMatchObject({
+      tag: ids.webhookSigningTag,
+      keyid: 'seller-key-1',
+      components: ['@method', '@target-uri', '@authority', 'content-type', 'content-digest'],
+    });
     expect(snap.keys).toEqual(['k'.repeat(20)]);
   });
 
@@ -136,7 +155,9 @@ describe('webhook_flow', () => {
     expect(() => validateSuite(suiteWith([{ kind: 'webhook_receiver', id: 'hook' }]), 't', KINDS)).not.toThrow();
     expect(() => validateSuite(suiteWith([{ kind: 'webhook_receiver', bogus: 1 }]), 't', KINDS)).toThrow(/steps\[0\].*bogus/);
     expect(() => validateSuite(suiteWith([{ kind: 'no_such_kind' }]), 't', KINDS)).toThrow(SuiteLoadError);
-    expect(() => validateSuite(suiteWith([{ kind: 'webhook_wait', receiver: 'hook', expect: [{ kind: 'webhook_rule', rule: 'nope' }] }]), 't', KINDS)).toThrow(/rule/);
+    expect(() => validateSuite(suiteWith([{ kind: 'webhook_wait', receiver: 'hook', expect: [{ kind: 'webhook_rule', rule: 'nope' }] }]), 't', KINDS)).toThrow(
+      /rule/,
+    );
   });
 });
 
@@ -155,14 +176,27 @@ describe('the webhook_receiver step', () => {
 });
 
 function view(n: number, body: Record<string, unknown>, extra: Partial<DeliveryView> = {}): DeliveryView {
-  return { n, received_at: '', answered: 200, body, raw: JSON.stringify(body), headers: {}, verified: true, idempotency_key: body.idempotency_key as string, ...extra };
+  return {
+    n,
+    received_at: '',
+    answered: 200,
+    body,
+    raw: JSON.stringify(body),
+    headers: {},
+    verified: true,
+    idempotency_key: body.idempotency_key as string,
+    ...extra,
+  };
 }
 function snap(deliveries: DeliveryView[]): CaptureSnapshot {
   const keys = [...new Set(deliveries.map((d) => d.idempotency_key).filter((k): k is string => !!k))];
   return { capture: 'c', url: 'u', mode: 'signature', count: deliveries.length, keys, deliveries, first: deliveries[0]?.body ?? null, last: null };
 }
 const ctx = { ids } as CheckContext;
-const report = (key: string, seq: number, imp: number) => ({ idempotency_key: key, result: { sequence_number: seq, media_buy_deliveries: [{ totals: { impressions: imp } }] } });
+const report = (key: string, seq: number, imp: number) => ({
+  idempotency_key: key,
+  result: { sequence_number: seq, media_buy_deliveries: [{ totals: { impressions: imp } }] },
+});
 
 describe('grading rules', () => {
   it('compact JSON: no whitespace outside strings', () => {
@@ -189,7 +223,9 @@ describe('grading rules', () => {
     expect(RULES.sequence_increasing!(snap([view(1, report('a', 2, 1000)), view(2, report('b', 1, 3000))]), {}, ctx).ok).toBe(false);
     expect(RULES.sequence_increasing!(snap([view(1, report('a', 1, 1000)), view(2, report('b', 1, 3000))]), {}, ctx).ok).toBe(false);
     expect(RULES.keys_unique_per_event!(snap([view(1, report('a', 1, 1000)), view(2, report('a', 1, 1000))]), {}, ctx).ok).toBe(true);
-    expect(RULES.keys_unique_per_event!(snap([view(1, report('a', 1, 1000)), view(2, report('a', 2, 3000))]), {}, ctx).message).toMatch(/reuses idempotency_key a/);
+    expect(RULES.keys_unique_per_event!(snap([view(1, report('a', 1, 1000)), view(2, report('a', 2, 3000))]), {}, ctx).message).toMatch(
+      /reuses idempotency_key a/,
+    );
   });
 
   it('401 handling: transient without a code, terminal with a webhook_* code', () => {
@@ -205,7 +241,13 @@ describe('grading rules', () => {
   });
 
   it('signature parameters: exactly five components, the webhook tag, a window of at most 300 s', () => {
-    const good = { components: ['@method', '@target-uri', '@authority', 'content-type', 'content-digest'], tag: ids.webhookSigningTag, created: 100, expires: 400, keyid: 'k' };
+    const good = {
+      components: ['@method', '@target-uri', '@authority', 'content-type', 'content-digest'],
+      tag: ids.webhookSigningTag,
+      created: 100,
+      expires: 400,
+      keyid: 'k',
+    };
     expect(RULES.components!(snap([view(1, {}, { signature: good })]), {}, ctx).ok).toBe(true);
     expect(RULES.components!(snap([view(1, {}, { signature: { ...good, components: good.components.slice(0, 4) } })]), {}, ctx).ok).toBe(false);
     expect(RULES.tag!(snap([view(1, {}, { signature: { ...good, tag: ids.requestSigningTag } })]), {}, ctx).ok).toBe(false);

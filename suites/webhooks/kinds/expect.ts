@@ -39,8 +39,10 @@ export const webhookCount: ExpectationKind = {
     const label = `${n} ${exp.what as string}${where ? ` matching ${JSON.stringify(where)}` : ''} arrived`;
     const actual = list.map((d) => ({ n: d.n, answered: d.answered, body: d.body }));
     if (exp.equals !== undefined && n !== exp.equals) return { ok: false, message: `${label}, expected ${exp.equals as number}`, expected: exp.equals, actual };
-    if (exp.min !== undefined && n < (exp.min as number)) return { ok: false, message: `${label}, expected at least ${exp.min as number}`, expected: { min: exp.min }, actual };
-    if (exp.max !== undefined && n > (exp.max as number)) return { ok: false, message: `${label}, expected at most ${exp.max as number}`, expected: { max: exp.max }, actual };
+    if (exp.min !== undefined && n < (exp.min as number))
+      return { ok: false, message: `${label}, expected at least ${exp.min as number}`, expected: { min: exp.min }, actual };
+    if (exp.max !== undefined && n > (exp.max as number))
+      return { ok: false, message: `${label}, expected at most ${exp.max as number}`, expected: { max: exp.max }, actual };
     return { ok: true };
   },
 };
@@ -75,4 +77,3 @@ export const webhookRule: ExpectationKind = {
     return RULES[exp.rule as string]!(snap, params, ctx);
   },
 };
-

@@ -41,7 +41,11 @@ function every(snap: CaptureSnapshot, test: (d: DeliveryView) => Judgement): Jud
 
 function signatureOf(d: DeliveryView): Judgement | undefined {
   if (d.signature) return undefined;
-  return fail(d, d.signature_error ? `Signature-Input / Signature do not parse: ${d.signature_error}` : 'carries no RFC 9421 signature (Signature-Input / Signature)', { actual: d.headers });
+  return fail(
+    d,
+    d.signature_error ? `Signature-Input / Signature do not parse: ${d.signature_error}` : 'carries no RFC 9421 signature (Signature-Input / Signature)',
+    { actual: d.headers },
+  );
 }
 
 /** True when the JSON text has no whitespace outside strings (compact separators, spec 5.2). */
@@ -80,28 +84,41 @@ function answered401(snap: CaptureSnapshot, p: RuleParams): { d401: DeliveryView
 export const RULES: Record<string, Rule> = {
   signed: (snap, _p, ctx) =>
     every(snap, (d) => {
-      for (const h of ['signature-input', 'signature', 'content-digest']) if (d.headers[h] === undefined) return fail(d, `has no ${h} header`, { actual: d.headers });
-      if (!/^application\/json\s*(;.*)?$/i.test(d.headers['content-type'] ?? '')) return fail(d, `Content-Type is ${JSON.stringify(d.headers['content-type'] ?? null)}, not application/json`);
+      for (const h of ['signature-input', 'signature', 'content-digest'])
+        if (d.headers[h] === undefined) return fail(d, `has no ${h} header`, { actual: d.headers });
+      if (!/^application\/json\s*(;.*)?$/i.test(d.headers['content-type'] ?? ''))
+        return fail(d, `Content-Type is ${JSON.stringify(d.headers['content-type'] ?? null)}, not application/json`);
       const hmac = [ctx.ids.hmacSignatureHeader, ctx.ids.hmacTimestampHeader].map((h) => h.toLowerCase()).filter((h) => d.headers[h] !== undefined);
       if (hmac.length) return fail(d, `also carries legacy ${hmac.join(', ')}: a webhook is signed one way only (digest 1.16)`);
       return OK;
     }),
   verifies: (snap) =>
-    every(snap, (d) => (d.verified ? OK : fail(d, `signature does not verify: ${d.verify_code ?? 'no code'}: ${d.verify_detail ?? ''}`.trim(), { actual: d.signature ?? d.headers }))),
+    every(snap, (d) =>
+      d.verified
+        ? OK
+        : fail(d, `signature does not verify: ${d.verify_code ?? 'no code'}: ${d.verify_detail ?? ''}`.trim(), { actual: d.signature ?? d.headers }),
+    ),
   components: (snap) =>
     every(snap, (d) => {
       const missing = signatureOf(d);
       if (missing) return missing;
       const c = d.signature!.components;
       const ok = c.length === WEBHOOK_COMPONENTS.length && WEBHOOK_COMPONENTS.every((x) => c.includes(x));
-      return ok ? OK : fail(d, `covers ${JSON.stringify(c)}, expected exactly ${JSON.stringify(WEBHOOK_COMPONENTS)}`, { expected: WEBHOOK_COMPONENTS, actual: c });
+      return ok
+        ? OK
+        : fail(d, `covers ${JSON.stringify(c)}, expected exactly ${JSON.stringify(WEBHOOK_COMPONENTS)}`, { expected: WEBHOOK_COMPONENTS, actual: c });
     }),
   tag: (snap, _p, ctx) =>
     every(snap, (d) => {
       const missing = signatureOf(d);
       if (missing) return missing;
       const tag = d.signature!.tag;
-      return tag === ctx.ids.webhookSigningTag ? OK : fail(d, `tag is ${JSON.stringify(tag ?? null)}, expected ${JSON.stringify(ctx.ids.webhookSigningTag)}`, { expected: ctx.ids.webhookSigningTag, actual: tag });
+      return tag === ctx.ids.webhookSigningTag
+        ? OK
+        : fail(d, `tag is ${JSON.stringify(tag ?? null)}, expected ${JSON.stringify(ctx.ids.webhookSigningTag)}`, {
+            expected: ctx.ids.webhookSigningTag,
+            actual: tag,
+          });
     }),
   window: (snap) =>
     every(snap, (d) => {
@@ -111,18 +128,28 @@ export const RULES: Record<string, Rule> = {
       if (!Number.isInteger(created) || !Number.isInteger(expires)) return fail(d, 'created / expires are missing', { actual: d.signature });
       const w = expires! - created!;
       if (w <= 0) return fail(d, `expires (${expires}) is not after created (${created})`);
-      return w <= MAX_WINDOW_S ? OK : fail(d, `validity window is ${w} s, more than ${MAX_WINDOW_S} s`, { expected: { max_window_s: MAX_WINDOW_S }, actual: { created, expires, window_s: w } });
+      return w <= MAX_WINDOW_S
+        ? OK
+        : fail(d, `validity window is ${w} s, more than ${MAX_WINDOW_S} s`, {
+            expected: { max_window_s: MAX_WINDOW_S },
+            actual: { created, expires, window_s: w },
+          });
     }),
   key_published: (snap) =>
     every(snap, (d) => {
       const missing = signatureOf(d);
       if (missing) return missing;
       if (d.key_published === true) return OK;
-      return fail(d, `keyid ${JSON.stringify(d.signature!.keyid ?? null)} is not published in the seller's brand declaration: ${d.key_detail ?? 'not looked up'}`, { actual: d.signature!.keyid });
+      return fail(
+        d,
+        `keyid ${JSON.stringify(d.signature!.keyid ?? null)} is not published in the seller's brand declaration: ${d.key_detail ?? 'not looked up'}`,
+        { actual: d.signature!.keyid },
+      );
     }),
   fresh_nonce: (snap) => {
     const signed = snap.deliveries.filter((d) => d.signature?.nonce !== undefined);
-    if (signed.length < 2) return fail(undefined, `needs at least two signed attempts to compare nonces; got ${signed.length} of ${snap.count} deliveries with a signature`);
+    if (signed.length < 2)
+      return fail(undefined, `needs at least two signed attempts to compare nonces; got ${signed.length} of ${snap.count} deliveries with a signature`);
     const seen = new Map<string, number>();
     for (const d of signed) {
       const first = seen.get(d.signature!.nonce!);
@@ -134,8 +161,10 @@ export const RULES: Record<string, Rule> = {
   },
   hmac: (snap, _p, ctx) =>
     every(snap, (d) => {
-      for (const h of [ctx.ids.hmacSignatureHeader, ctx.ids.hmacTimestampHeader]) if (d.headers[h.toLowerCase()] === undefined) return fail(d, `has no ${h} header`, { actual: d.headers });
-      if (d.headers['signature-input'] !== undefined || d.headers.signature !== undefined) return fail(d, 'also carries an RFC 9421 signature: a webhook is signed one way only (digest 1.16)');
+      for (const h of [ctx.ids.hmacSignatureHeader, ctx.ids.hmacTimestampHeader])
+        if (d.headers[h.toLowerCase()] === undefined) return fail(d, `has no ${h} header`, { actual: d.headers });
+      if (d.headers['signature-input'] !== undefined || d.headers.signature !== undefined)
+        return fail(d, 'also carries an RFC 9421 signature: a webhook is signed one way only (digest 1.16)');
       if (!d.verified) return fail(d, `HMAC-SHA256 does not verify with the registered secret: ${d.verify_detail ?? ''}`);
       return isCompactJson(d.raw) ? OK : fail(d, 'the body is not serialized with compact separators (interface spec 5.2)', { actual: d.raw.slice(0, 200) });
     }),
@@ -144,13 +173,23 @@ export const RULES: Record<string, Rule> = {
     const keys = snap.deliveries.map((d) => d.idempotency_key ?? null);
     const first = keys[0];
     const other = keys.findIndex((k) => k !== first || k === null);
-    return other < 0 ? OK : fail(snap.deliveries[other], `carries idempotency_key ${JSON.stringify(keys[other])}, the first attempt carried ${JSON.stringify(first)}`, { expected: first, actual: keys });
+    return other < 0
+      ? OK
+      : fail(snap.deliveries[other], `carries idempotency_key ${JSON.stringify(keys[other])}, the first attempt carried ${JSON.stringify(first)}`, {
+          expected: first,
+          actual: keys,
+        });
   },
   same_payload: (snap) => {
     if (snap.count < 2) return fail(undefined, `needs at least two attempts; got ${snap.count}`);
     const first = withoutKey(snap.deliveries[0]!.body);
     const d = snap.deliveries.find((x) => !isDeepStrictEqual(withoutKey(x.body), first));
-    return d ? fail(d, 'the payload differs from the first attempt (every member, timestamp included, stays the same across retries)', { expected: snap.deliveries[0]!.body, actual: d.body }) : OK;
+    return d
+      ? fail(d, 'the payload differs from the first attempt (every member, timestamp included, stays the same across retries)', {
+          expected: snap.deliveries[0]!.body,
+          actual: d.body,
+        })
+      : OK;
   },
   keys_unique_per_event: (snap) => {
     const empty = nonEmpty(snap);
@@ -169,7 +208,11 @@ export const RULES: Record<string, Rule> = {
   sequence_increasing: (snap) => {
     const events = snap.keys.map((k) => snap.deliveries.find((d) => d.idempotency_key === k)!);
     if (events.length < 2) return fail(undefined, `needs at least two reports; got ${events.length}`);
-    const rows = events.map((d) => ({ d, seq: resolvePointer(d.body, '/result/sequence_number').value, imp: resolvePointer(d.body, '/result/media_buy_deliveries/0/totals/impressions').value }));
+    const rows = events.map((d) => ({
+      d,
+      seq: resolvePointer(d.body, '/result/sequence_number').value,
+      imp: resolvePointer(d.body, '/result/media_buy_deliveries/0/totals/impressions').value,
+    }));
     const bad = rows.find((r) => !Number.isInteger(r.seq));
     if (bad) return fail(bad.d, `result.sequence_number is ${JSON.stringify(bad.seq ?? null)}, not an integer`);
     rows.sort((a, b) => (a.seq as number) - (b.seq as number));
@@ -177,7 +220,10 @@ export const RULES: Record<string, Rule> = {
       const [a, b] = [rows[i - 1]!, rows[i]!];
       if (a.seq === b.seq) return fail(b.d, `repeats sequence_number ${String(b.seq)} of delivery ${a.d.n} for another report`);
       if (typeof a.imp === 'number' && typeof b.imp === 'number' && b.imp < a.imp) {
-        return fail(b.d, `sequence_number ${String(b.seq)} reports fewer cumulative impressions (${b.imp}) than sequence_number ${String(a.seq)} (${a.imp}): the numbers do not follow the order of the reports`);
+        return fail(
+          b.d,
+          `sequence_number ${String(b.seq)} reports fewer cumulative impressions (${b.imp}) than sequence_number ${String(a.seq)} (${a.imp}): the numbers do not follow the order of the reports`,
+        );
       }
     }
     return OK;
@@ -186,16 +232,27 @@ export const RULES: Record<string, Rule> = {
     const r = answered401(snap, p);
     if ('ok' in r) return r;
     const retried = r.later.some((d) => eventId(d, r.by) === r.id);
-    if (!retried) return fail(r.d401, 'was answered 401 and never retried: a 401 is a transient receiver error (interface spec 6.5 rule 12)', { actual: snap.deliveries.map((d) => ({ n: d.n, answered: d.answered })) });
-    if (!r.later.some((d) => eventId(d, r.by) !== r.id)) return fail(undefined, 'no later event reached the receiver after its 401: the webhook looks disabled', { actual: snap.deliveries.map((d) => ({ n: d.n, answered: d.answered })) });
+    if (!retried)
+      return fail(r.d401, 'was answered 401 and never retried: a 401 is a transient receiver error (interface spec 6.5 rule 12)', {
+        actual: snap.deliveries.map((d) => ({ n: d.n, answered: d.answered })),
+      });
+    if (!r.later.some((d) => eventId(d, r.by) !== r.id))
+      return fail(undefined, 'no later event reached the receiver after its 401: the webhook looks disabled', {
+        actual: snap.deliveries.map((d) => ({ n: d.n, answered: d.answered })),
+      });
     return OK;
   },
   terminal_401: (snap, p) => {
     const r = answered401(snap, p);
     if ('ok' in r) return r;
     const again = r.later.find((d) => eventId(d, r.by) === r.id);
-    if (again) return fail(again, `retries the event that the receiver refused with 401 Signature error="webhook_*" in delivery ${r.d401.n} (terminal for that delivery, digest 5.6)`);
-    if (!r.later.some((d) => eventId(d, r.by) !== r.id)) return fail(undefined, 'no later event reached the receiver: the seller stopped sending other events after a signature refusal');
+    if (again)
+      return fail(
+        again,
+        `retries the event that the receiver refused with 401 Signature error="webhook_*" in delivery ${r.d401.n} (terminal for that delivery, digest 5.6)`,
+      );
+    if (!r.later.some((d) => eventId(d, r.by) !== r.id))
+      return fail(undefined, 'no later event reached the receiver: the seller stopped sending other events after a signature refusal');
     return OK;
   },
 };

@@ -107,10 +107,12 @@ function bodyOf(d: Delivery): unknown {
 
 function counts(capture: Capture, where: Record<string, unknown> | undefined): { deliveries: number; events: number } {
   const matching = capture.deliveries.filter((d) => matchesWhere(bodyOf(d), where));
-  const keys = new Set(matching.map((d, i) => {
-    const k = (bodyOf(d) as Record<string, unknown> | null)?.idempotency_key;
-    return typeof k === 'string' ? k : `#${i}`;
-  }));
+  const keys = new Set(
+    matching.map((d, i) => {
+      const k = (bodyOf(d) as Record<string, unknown> | null)?.idempotency_key;
+      return typeof k === 'string' ? k : `#${i}`;
+    }),
+  );
   return { deliveries: matching.length, events: keys.size };
 }
 
@@ -173,7 +175,9 @@ export const webhookWait: StepKind = {
     const record = { task: 'webhooks received', payload: snap };
     if (!reached) {
       const c = counts(capture, where);
-      const wanted = [wantEvents ? `${wantEvents} event(s)` : '', wantDeliveries ? `${wantDeliveries} deliver${wantDeliveries === 1 ? 'y' : 'ies'}` : ''].filter(Boolean).join(' and ');
+      const wanted = [wantEvents ? `${wantEvents} event(s)` : '', wantDeliveries ? `${wantDeliveries} deliver${wantDeliveries === 1 ? 'y' : 'ies'}` : '']
+        .filter(Boolean)
+        .join(' and ');
       return {
         verdict: {
           status: 'failed',
@@ -186,7 +190,10 @@ export const webhookWait: StepKind = {
     }
     const j = ctx.judge(step.expect as ExpectationDef[] | undefined, { record });
     if (j.ok) return { verdict: { status: 'ok' }, record };
-    return { verdict: { status: 'failed', message: `webhooks: ${j.message ?? 'expectation failed'}`, expected: j.expected, actual: j.actual, pointer: j.pointer }, record };
+    return {
+      verdict: { status: 'failed', message: `webhooks: ${j.message ?? 'expectation failed'}`, expected: j.expected, actual: j.actual, pointer: j.pointer },
+      record,
+    };
   },
 };
 
@@ -219,11 +226,25 @@ export const webhookActivity: StepKind = {
     for (;;) {
       const reply = await ctx.call('get_media_buys', args, { purpose: 'get_media_buys (webhook activity)' });
       const record = recordOf(reply);
-      if (!reply.ok) return { verdict: { status: 'failed', message: `get_media_buys with include_webhook_activity failed: ${reply.error?.code ?? reply.failure?.message ?? reply.status}` }, record };
+      if (!reply.ok)
+        return {
+          verdict: {
+            status: 'failed',
+            message: `get_media_buys with include_webhook_activity failed: ${reply.error?.code ?? reply.failure?.message ?? reply.status}`,
+          },
+          record,
+        };
       const buys = (reply.payload as { media_buys?: { webhook_activity?: unknown }[] } | undefined)?.media_buys;
       const activity = Array.isArray(buys) && buys.length > 0 ? buys[0]!.webhook_activity : undefined;
       if (!Array.isArray(activity)) {
-        return { verdict: { status: 'failed', message: 'get_media_buys {include_webhook_activity: true} returned no webhook_activity[] for the buy', pointer: '/media_buys/0/webhook_activity' }, record };
+        return {
+          verdict: {
+            status: 'failed',
+            message: 'get_media_buys {include_webhook_activity: true} returned no webhook_activity[] for the buy',
+            pointer: '/media_buys/0/webhook_activity',
+          },
+          record,
+        };
       }
       const mine = (activity as ActivityEntry[]).filter((e) => e.idempotency_key === key);
       const succeeded = mine.some((e) => e.status === 'success');
@@ -246,4 +267,3 @@ export const webhookActivity: StepKind = {
     }
   },
 };
-

@@ -6,7 +6,11 @@ import { at, OK, payloadOf, short } from './util.js';
 
 const WHERE = { type: 'object', additionalProperties: true, minProperties: 1 } as const;
 
-function matching(subject: Subject, exp: ExpectationDef, ctx: CheckContext): { list?: unknown[]; pointer: string; items: unknown[]; where: Record<string, unknown> } {
+function matching(
+  subject: Subject,
+  exp: ExpectationDef,
+  ctx: CheckContext,
+): { list?: unknown[]; pointer: string; items: unknown[]; where: Record<string, unknown> } {
   const r = at(payloadOf(subject), exp.in as string, ctx);
   const where = ctx.expand(exp.where) as Record<string, unknown>;
   if (!r.found || !Array.isArray(r.value)) return { pointer: r.pointer, items: [], where };
@@ -29,7 +33,13 @@ export const item: ExpectationKind = {
     const m = matching(subject, exp, ctx);
     if (!m.list) return { ok: false, message: `${m.pointer} must be an array`, pointer: m.pointer };
     if (m.items.length !== 1) {
-      return { ok: false, message: `${m.items.length} items of ${m.pointer} match ${short(m.where)}, expected exactly one`, expected: m.where, actual: m.items.length, pointer: m.pointer };
+      return {
+        ok: false,
+        message: `${m.items.length} items of ${m.pointer} match ${short(m.where)}, expected exactly one`,
+        expected: m.where,
+        actual: m.items.length,
+        pointer: m.pointer,
+      };
     }
     const index = m.list.indexOf(m.items[0]);
     const j = ctx.judge(exp.expect as ExpectationDef[] | undefined, { record: { payload: m.items[0] } });

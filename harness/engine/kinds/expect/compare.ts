@@ -23,7 +23,11 @@ export function firstDifference(a: unknown, b: unknown, base = ''): string | und
   if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
     const keys = new Set([...Object.keys(a as object), ...Object.keys(b as object)]);
     for (const k of keys) {
-      const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${base}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+      const d = firstDifference(
+        (a as Record<string, unknown>)[k],
+        (b as Record<string, unknown>)[k],
+        `${base}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`,
+      );
       if (d !== undefined) return d;
     }
   }
@@ -72,7 +76,13 @@ export const differsFrom: ExpectationKind = {
     const b = at(prev.payload, exp.path as string, ctx);
     if (!a.found) return { ok: false, message: `${a.pointer} is missing`, pointer: a.pointer };
     if (isDeepStrictEqual(a.value, b.value)) {
-      return { ok: false, message: `${a.pointer} is ${short(a.value)}, the same as in step ${exp.step as string}`, expected: { not: b.value }, actual: a.value, pointer: a.pointer };
+      return {
+        ok: false,
+        message: `${a.pointer} is ${short(a.value)}, the same as in step ${exp.step as string}`,
+        expected: { not: b.value },
+        actual: a.value,
+        pointer: a.pointer,
+      };
     }
     return OK;
   },

@@ -77,7 +77,13 @@ export const validActions: ExpectationKind = {
     if (!row) return { ok: false, message: `state ${short(state.value)} is not a documented media-buy state`, actual: state.value, pointer: state.pointer };
     const have = actions.value as unknown[];
     if (row.exactly && (row.exactly.length !== have.length || row.exactly.some((a) => !have.includes(a)))) {
-      return { ok: false, message: `valid_actions for ${String(state.value)} must be ${short(row.exactly)}, is ${short(have)}`, expected: row.exactly, actual: have, pointer: actions.pointer };
+      return {
+        ok: false,
+        message: `valid_actions for ${String(state.value)} must be ${short(row.exactly)}, is ${short(have)}`,
+        expected: row.exactly,
+        actual: have,
+        pointer: actions.pointer,
+      };
     }
     const missing = (row.include ?? []).filter((a) => !have.includes(a));
     const extra = (row.exclude ?? []).filter((a) => have.includes(a));

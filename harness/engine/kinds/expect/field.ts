@@ -60,8 +60,10 @@ export const field: ExpectationKind = {
     }
     if (exp.min !== undefined || exp.max !== undefined) {
       if (typeof v !== 'number') return { ok: false, message: `${where} must be a number`, actual: v, pointer: r.pointer };
-      if (exp.min !== undefined && v < (exp.min as number)) return { ok: false, message: `${where} is ${v}, below ${exp.min as number}`, expected: { min: exp.min }, actual: v, pointer: r.pointer };
-      if (exp.max !== undefined && v > (exp.max as number)) return { ok: false, message: `${where} is ${v}, above ${exp.max as number}`, expected: { max: exp.max }, actual: v, pointer: r.pointer };
+      if (exp.min !== undefined && v < (exp.min as number))
+        return { ok: false, message: `${where} is ${v}, below ${exp.min as number}`, expected: { min: exp.min }, actual: v, pointer: r.pointer };
+      if (exp.max !== undefined && v > (exp.max as number))
+        return { ok: false, message: `${where} is ${v}, above ${exp.max as number}`, expected: { max: exp.max }, actual: v, pointer: r.pointer };
     }
     return OK;
   },
@@ -77,9 +79,24 @@ export const arrayLength: ExpectationKind = {
       return { ok: false, message: `${r.pointer} must be an array`, expected: 'array', actual: r.found ? r.value : 'absent', pointer: r.pointer };
     }
     const n = r.value.length;
-    if (exp.equals !== undefined && n !== exp.equals) return { ok: false, message: `${r.pointer} has ${n} items, expected ${exp.equals as number}`, expected: exp.equals, actual: n, pointer: r.pointer };
-    if (exp.min !== undefined && n < (exp.min as number)) return { ok: false, message: `${r.pointer} has ${n} items, expected at least ${exp.min as number}`, expected: { min: exp.min }, actual: n, pointer: r.pointer };
-    if (exp.max !== undefined && n > (exp.max as number)) return { ok: false, message: `${r.pointer} has ${n} items, expected at most ${exp.max as number}`, expected: { max: exp.max }, actual: n, pointer: r.pointer };
+    if (exp.equals !== undefined && n !== exp.equals)
+      return { ok: false, message: `${r.pointer} has ${n} items, expected ${exp.equals as number}`, expected: exp.equals, actual: n, pointer: r.pointer };
+    if (exp.min !== undefined && n < (exp.min as number))
+      return {
+        ok: false,
+        message: `${r.pointer} has ${n} items, expected at least ${exp.min as number}`,
+        expected: { min: exp.min },
+        actual: n,
+        pointer: r.pointer,
+      };
+    if (exp.max !== undefined && n > (exp.max as number))
+      return {
+        ok: false,
+        message: `${r.pointer} has ${n} items, expected at most ${exp.max as number}`,
+        expected: { max: exp.max },
+        actual: n,
+        pointer: r.pointer,
+      };
     return OK;
   },
 };

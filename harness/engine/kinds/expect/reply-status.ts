@@ -161,9 +161,19 @@ export const authRefused: ExpectationKind = {
     if (r.failure?.kind === 'http_status' && (status === 401 || status === 403)) return OK;
     if (r.error && codes.includes(r.error.code)) return OK;
     if (r.ok && !r.isError) {
-      return { ok: false, message: 'the agent answered the call normally without valid credentials', expected: `HTTP 401 or error ${codes.join('/')}`, actual: { status: r.status } };
+      return {
+        ok: false,
+        message: 'the agent answered the call normally without valid credentials',
+        expected: `HTTP 401 or error ${codes.join('/')}`,
+        actual: { status: r.status },
+      };
     }
-    return { ok: false, message: `expected HTTP 401 or error ${codes.join('/')}, got ${describeReply(r)}`, expected: `HTTP 401 or error ${codes.join('/')}`, actual: r.error?.raw ?? r.failure };
+    return {
+      ok: false,
+      message: `expected HTTP 401 or error ${codes.join('/')}, got ${describeReply(r)}`,
+      expected: `HTTP 401 or error ${codes.join('/')}`,
+      actual: r.error?.raw ?? r.failure,
+    };
   },
 };
 
@@ -177,7 +187,12 @@ export const wellFormed: ExpectationKind = {
     if (r.isError) {
       const raw = r.error?.raw as Record<string, unknown> | undefined;
       if (!raw || typeof raw.code !== 'string' || !raw.code || typeof raw.message !== 'string') {
-        return { ok: false, message: 'the error reply is not a well-formed {code, message} object', expected: { code: 'string', message: 'string' }, actual: r.error?.raw ?? r.payload };
+        return {
+          ok: false,
+          message: 'the error reply is not a well-formed {code, message} object',
+          expected: { code: 'string', message: 'string' },
+          actual: r.error?.raw ?? r.payload,
+        };
       }
     }
     return OK;

@@ -61,7 +61,8 @@ export const matches: ExpectationKind = {
   required: ['schema'],
   evaluate(exp, subject, ctx) {
     const r = at(payloadOf(subject), exp.path as string | string[] | undefined, ctx);
-    if (!r.found) return { ok: false, message: `${r.pointer || '(payload)'} is missing`, expected: exp.description ?? exp.schema, actual: 'absent', pointer: r.pointer };
+    if (!r.found)
+      return { ok: false, message: `${r.pointer || '(payload)'} is missing`, expected: exp.description ?? exp.schema, actual: 'absent', pointer: r.pointer };
     const fn = compileInline(exp.schema as object);
     if (fn(r.value)) return OK;
     const errors = (fn.errors ?? []).map((e) => ({ pointer: e.instancePath, message: e.message ?? e.keyword, keyword: e.keyword, schemaPath: e.schemaPath }));

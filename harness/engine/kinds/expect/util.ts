@@ -11,11 +11,7 @@ export function payloadOf(subject: Subject): unknown {
 }
 
 /** Resolve one pointer or the first of several that exists; `{token}` is expanded. */
-export function at(
-  value: unknown,
-  path: string | string[] | undefined,
-  ctx: CheckContext,
-): { found: boolean; value: unknown; pointer: string } {
+export function at(value: unknown, path: string | string[] | undefined, ctx: CheckContext): { found: boolean; value: unknown; pointer: string } {
   const list = path === undefined ? [''] : Array.isArray(path) ? path : [path];
   for (const p of list) {
     const pointer = ctx.ids.expand(p);
@@ -37,9 +33,9 @@ export function typeOf(v: unknown): string {
 export function short(v: unknown, max = 200): string {
   let s: string;
   try {
-    s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+    s = typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
   } catch {
     s = String(v);
   }
-  return s.length > max ? s.slice(0, max) + '…' : s;
+  return s.length > max ? `${s.slice(0, max)}…` : s;
 }

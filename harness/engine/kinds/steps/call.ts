@@ -25,9 +25,7 @@ export const call: StepKind = {
     const auth: AuthOverride = authOverride(step.auth as string | undefined, ctx);
     const reply = await ctx.call(task, args, {
       auth,
-      pushNotificationConfig: step.push_notification_config
-        ? (ctx.expand(step.push_notification_config) as Record<string, unknown>)
-        : undefined,
+      pushNotificationConfig: step.push_notification_config ? (ctx.expand(step.push_notification_config) as Record<string, unknown>) : undefined,
       pollUntilTerminal: step.poll === true,
     });
     const record = recordOf(reply);

@@ -47,7 +47,16 @@ export const observedSchema: StepKind = {
       if (!verdict.valid) {
         ctx.exchanges.push(...r.exchanges);
         const j = verdictToJudgement(verdict, r.isError ? `a ${r.task} error object` : `a ${r.task} response (check ${o.checkId})`);
-        return { verdict: { status: 'failed', message: j.message ?? 'schema-invalid', expected: j.expected, actual: r.isError ? r.error?.raw : r.payload, pointer: j.pointer }, record: recordOf(r) };
+        return {
+          verdict: {
+            status: 'failed',
+            message: j.message ?? 'schema-invalid',
+            expected: j.expected,
+            actual: r.isError ? r.error?.raw : r.payload,
+            pointer: j.pointer,
+          },
+          record: recordOf(r),
+        };
       }
     }
     ctx.notes.push(`${seen.length} ${tasks.join('/')} replies validated (${errorReplies} error objects)`);
@@ -66,15 +75,21 @@ export const observedReplies: StepKind = {
   expectationFields: ['expect'],
   async run(step, ctx) {
     const tasks = (step.tasks as string[] | undefined)?.map((t) => ctx.ids.expand(t));
-    const seen = ctx.observed
-      .all(ctx.kind)
-      .filter((o) => o.reply.ok && !o.reply.isError && (!tasks || tasks.includes(o.reply.task)));
+    const seen = ctx.observed.all(ctx.kind).filter((o) => o.reply.ok && !o.reply.isError && (!tasks || tasks.includes(o.reply.task)));
     if (seen.length === 0) return { verdict: { status: 'unmet', message: 'no successful reply was received during the run' } };
     for (const o of seen) {
       const j = ctx.judge(step.expect as ExpectationDef[], { reply: o.reply, record: recordOf(o.reply) });
       if (!j.ok) {
         ctx.exchanges.push(...o.reply.exchanges);
-        return { verdict: { status: 'failed', message: `${o.reply.task} (check ${o.checkId}): ${j.message}`, expected: j.expected, actual: j.actual, pointer: j.pointer } };
+        return {
+          verdict: {
+            status: 'failed',
+            message: `${o.reply.task} (check ${o.checkId}): ${j.message}`,
+            expected: j.expected,
+            actual: j.actual,
+            pointer: j.pointer,
+          },
+        };
       }
     }
     ctx.notes.push(`${seen.length} replies checked`);

@@ -24,7 +24,12 @@ export const sessionReuse: StepKind = {
       if (down) return { verdict: down };
       if (!reply.ok) {
         return {
-          verdict: { status: 'failed', message: `call ${i + 1} of ${step.calls as number} on the session failed: ${describeReply(reply)}`, expected: 'every call served on the same session', actual: reply.failure ?? reply.error },
+          verdict: {
+            status: 'failed',
+            message: `call ${i + 1} of ${step.calls as number} on the session failed: ${describeReply(reply)}`,
+            expected: 'every call served on the same session',
+            actual: reply.failure ?? reply.error,
+          },
           record: { replies: replies.map(recordOf) },
         };
       }

@@ -26,12 +26,7 @@ export function unreachable(reply: TaskReply): StepVerdict | undefined {
   return undefined;
 }
 
-export function judgeReply(
-  expect: ExpectationDef[] | undefined,
-  reply: TaskReply,
-  record: StepRecord,
-  ctx: CheckContext,
-): StepVerdict {
+export function judgeReply(expect: ExpectationDef[] | undefined, reply: TaskReply, record: StepRecord, ctx: CheckContext): StepVerdict {
   const down = unreachable(reply);
   if (down) return down;
   const j = ctx.judge(expect ?? DEFAULT_EXPECT, { reply, record });

@@ -115,7 +115,11 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
     const simulated = { impressions, clicks, spend: round2(spendTotal) };
     s.events.emit('delivery.simulated', { media_buy: buy, simulated, at: buy.updated_at });
     const cumulative = buy.packages.reduce(
-      (acc, pkg) => ({ impressions: acc.impressions + pkg.delivery.impressions, clicks: acc.clicks + pkg.delivery.clicks, spend: acc.spend + pkg.delivery.spend }),
+      (acc, pkg) => ({
+        impressions: acc.impressions + pkg.delivery.impressions,
+        clicks: acc.clicks + pkg.delivery.clicks,
+        spend: acc.spend + pkg.delivery.spend,
+      }),
       { impressions: 0, clicks: 0, spend: 0 },
     );
     const money = (amount: number) => ({ amount: round2(amount), currency: buy.currency });

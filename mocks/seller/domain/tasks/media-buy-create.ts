@@ -13,10 +13,9 @@ import type { SellerServices } from '../services.js';
 import { type SuccessOutcome, type TaskCall, type TaskDef, completed, isPlainObject } from '../task-def.js';
 import { accountRef, brandRef, httpUrl, isoDateTime, pushNotificationConfig, taskSchema } from '../validation.js';
 
-export const startTimeSchema = z.union(
-  [z.literal('asap'), isoDateTime, z.looseObject({ type: z.literal('date'), date: z.iso.date() })],
-  { error: 'expected "asap", an ISO 8601 date-time, or {type: "date", date: "YYYY-MM-DD"}' },
-);
+export const startTimeSchema = z.union([z.literal('asap'), isoDateTime, z.looseObject({ type: z.literal('date'), date: z.iso.date() })], {
+  error: 'expected "asap", an ISO 8601 date-time, or {type: "date", date: "YYYY-MM-DD"}',
+});
 
 export function resolveStart(value: z.infer<typeof startTimeSchema>, now: number): number {
   if (value === 'asap') return now;

@@ -68,10 +68,7 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
     run({ args, caller }) {
       const granularity = args.time_granularity;
       if (granularity !== undefined && !(WINDOWED_PULL_GRANULARITIES as readonly string[]).includes(granularity)) {
-        throw invalidRequest(
-          'time_granularity',
-          `must be one of the declared windowed_pull_granularities (${WINDOWED_PULL_GRANULARITIES.join(', ')})`,
-        );
+        throw invalidRequest('time_granularity', `must be one of the declared windowed_pull_granularities (${WINDOWED_PULL_GRANULARITIES.join(', ')})`);
       }
       if (args.start_date && args.end_date && args.end_date < args.start_date) {
         throw invalidRequest('end_date', 'must not be before start_date');
@@ -81,6 +78,7 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
         ? args.media_buy_ids.map((id, i) => s.mediaBuys.require(caller.principal, id, `media_buy_ids[${i}]`))
         : s.mediaBuys.list(caller.principal, accountKey);
       const now = s.clock.iso({ principal: caller.principal, account: accountKey ?? '' });
+      // biome-ignore lint/complexity/useMathMinMax: ISO 8601 strings, compared as text
       const earliest = buys.reduce((min, b) => (b.start_time < min ? b.start_time : min), now);
       const deliveries = buys.map((buy) => {
         const totals = sum(buy.packages);

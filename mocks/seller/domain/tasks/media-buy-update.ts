@@ -100,7 +100,10 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
       const actions = requestedActions(args);
       const configChange = args.push_notification_config !== undefined || args.reporting_webhook !== undefined;
       if (actions.length === 0 && !configChange) {
-        throw invalidRequest('(arguments)', 'no change requested (paused, canceled, budget, dates, packages, new_packages, push_notification_config or reporting_webhook)');
+        throw invalidRequest(
+          '(arguments)',
+          'no change requested (paused, canceled, budget, dates, packages, new_packages, push_notification_config or reporting_webhook)',
+        );
       }
 
       let acceptTerminal = false;
