@@ -4,8 +4,9 @@
  */
 import { DEFAULT_TOKEN } from './token.js';
 import { newSeed } from './engine/rng.js';
-import type { SuiteCatalog } from './engine/loader.js';
+import { factPublishersOf, type SuiteCatalog } from './engine/loader.js';
 import { builtinSuites } from '../suites/index.js';
+import type { Fixtures } from '../suites/setup/fixtures.js';
 import { executeRun } from './engine/run.js';
 import type { SuiteDef } from './engine/model.js';
 import type { ReceiverTarget } from './engine/resources.js';
@@ -45,6 +46,12 @@ export interface CertifyOptions {
   concurrency?: number;
   timeoutS?: number;
   strict?: boolean;
+  /** Agent-specific setup values (`--fixtures FILE`, suites/setup/fixtures.ts): read by the setup suite; `tasks` adds arguments to every call of a task. */
+  fixtures?: Fixtures;
+  /** Recorded in the result's selection: coverage gaps leave the exit code at 0. */
+  allowGaps?: boolean;
+  /** Recorded in the result's selection: incomplete coverage fails the run. */
+  requireFullCoverage?: boolean;
   /** A buyer's webhook receiver to certify (the webhook-receiver suite). */
   receiverUrl?: string;
   /** Options of the receiver under test (read-back hook, second endpoint, dedup bound, sender identity). */
@@ -57,6 +64,10 @@ export interface CertifyOptions {
 
 export class UnknownSuiteError extends Error {}
 
+/**
+ * The suites to run: all, the ones named, or the given ones; named suites bring along the
+ * checks that publish facts they read (setup checks: the account, the product), recursively.
+ */
 export function pickSuites(selection: CertifyOptions['suites'], catalog: SuiteCatalog = builtinSuites()): SuiteDef[] {
   const all = catalog.suites;
   if (!selection) return all;
@@ -67,7 +78,16 @@ export function pickSuites(selection: CertifyOptions['suites'], catalog: SuiteCa
   if (unknown.length) {
     throw new UnknownSuiteError(`unknown suite ${unknown.map((s) => JSON.stringify(s)).join(', ')} (suites: ${[...known].join(', ')})`);
   }
-  return all.filter((s) => ids.includes(s.id));
+  // Of the suites not named, only the checks publishing facts the named ones read (recursively).
+  const byId = new Map(all.flatMap((s) => s.checks.map((c) => [c.id, c] as const)));
+  const needed = new Set<string>();
+  const need = (id: string) => {
+    if (needed.has(id)) return;
+    needed.add(id);
+    for (const p of factPublishersOf(byId.get(id)!, catalog.kinds)) need(p);
+  };
+  for (const s of all) if (ids.includes(s.id)) for (const c of s.checks) for (const p of factPublishersOf(c, catalog.kinds)) need(p);
+  return all.map((s) => (ids.includes(s.id) ? s : { ...s, checks: s.checks.filter((c) => needed.has(c.id)) })).filter((s) => s.checks.length > 0);
 }
 
 /** Throws TransportConfigError for unusable URLs and UnknownSuiteError for unknown suites. */
@@ -124,6 +144,10 @@ function planBase(o: CertifyOptions, token: string, seed: string, receiver: Rece
     budgetS: o.budgetS,
     concurrency: o.concurrency ?? 4,
     strict: o.strict ?? false,
+    allowGaps: o.allowGaps ?? false,
+    fixtures: o.fixtures,
+    taskArgs: o.fixtures?.tasks,
+    requireFullCoverage: o.requireFullCoverage ?? false,
     schemas: createSchemaValidator({ token }),
     receiverUrl: receiver?.url,
     receiver,

@@ -15,6 +15,7 @@ import { renderAgentComplianceJson } from '../../reports/json.js';
 import { loadRunBaseline } from './run-baseline.js';
 import { startBuiltinMocks } from './builtin-mocks.js';
 import { applyBaseline } from '../baseline/apply.js';
+import { FixturesError, loadFixtures, type Fixtures } from '../../suites/setup/fixtures.js';
 import type { ReceiverTarget } from '../engine/resources.js';
 import { receiverOnlySuites } from '../webhooks/receiver-probe/run.js';
 import { RECEIVER_RUN_OPTIONS, ReceiverFlagError, receiverFromFlags, receiverReproduceFlags, startRunSender } from '../webhooks/receiver-probe/cli.js';
@@ -34,7 +35,10 @@ const OPTIONS = {
   concurrency: { type: 'string', default: '4' },
   'timeout-s': { type: 'string', default: String(DEFAULT_TRANSPORT_LIMITS.totalTimeoutMs / 1000) },
   strict: { type: 'boolean', default: false },
+  'allow-gaps': { type: 'boolean', default: false },
+  'require-full-coverage': { type: 'boolean', default: false },
   baseline: { type: 'string' },
+  fixtures: { type: 'string' },
   allure: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -57,8 +61,14 @@ export interface RunArgs {
   concurrency: number;
   timeoutS: number;
   strict: boolean;
+  /** Coverage gaps (an optional feature the agent lacks by design) leave the exit code at 0. */
+  allowGaps: boolean;
+  /** Incomplete coverage fails the run (exit 1). */
+  requireFullCoverage: boolean;
   /** Expected-failures baseline file (issue 6). */
   baseline?: string;
+  /** Agent-specific setup values (suites/setup/fixtures.ts). */
+  fixtures?: string;
   /** Allure results directory (default `<out>/allure-results`). */
   allure?: string;
   json: boolean;
@@ -106,6 +116,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     .map((s) => s.trim())
     .filter(Boolean);
   if (v.suite !== undefined && !suites?.length) throw new UsageError('run: --suite needs at least one suite id');
+  if (v['allow-gaps'] && v['require-full-coverage']) throw new UsageError('run: --allow-gaps and --require-full-coverage exclude each other');
   let receiver: ReceiverTarget | undefined;
   try {
     receiver = receiverFromFlags(v);
@@ -129,7 +140,10 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     concurrency: positiveNumber('concurrency', v.concurrency, true) ?? 4,
     timeoutS: positiveNumber('timeout-s', v['timeout-s'], false) ?? 30,
     strict: v.strict,
+    allowGaps: v['allow-gaps'],
+    requireFullCoverage: v['require-full-coverage'],
     baseline: v.baseline,
+    fixtures: v.fixtures,
     allure: v.allure,
     json: v.json,
     receiver,
@@ -149,7 +163,10 @@ export function reproduceCommand(a: RunArgs): string {
   if (a.authToken && a.agent) parts.push('--auth-token "$PROTO_COMPLY_AUTH_TOKEN"');
   if (a.budgetS !== undefined) parts.push(`--budget-s ${a.budgetS}`);
   if (a.strict) parts.push('--strict');
+  if (a.allowGaps) parts.push('--allow-gaps');
+  if (a.requireFullCoverage) parts.push('--require-full-coverage');
   if (a.baseline) parts.push(`--baseline ${shellQuote(a.baseline)}`);
+  if (a.fixtures) parts.push(`--fixtures ${shellQuote(a.fixtures)}`);
   parts.push(...receiverReproduceFlags(a.receiver, shellQuote));
   parts.push(`--seed ${a.seed}`);
   return parts.join(' ');
@@ -178,8 +195,15 @@ export async function runCommand(argv: string[]): Promise<number> {
     const match = compileCheckGlobs(args.check);
     if (!suites.some((s) => s.checks.some((c) => match(c.id)))) throw new UsageError(`run: --check ${JSON.stringify(args.check)} selects no check`);
   }
-  // A bad baseline is a usage error, found before any agent is called.
+  // A bad baseline or fixtures file is a usage error, found before any agent is called.
   const baseline = args.baseline ? await loadRunBaseline(args.baseline) : undefined;
+  let fixtures: Fixtures | undefined;
+  try {
+    fixtures = args.fixtures ? loadFixtures(args.fixtures) : undefined;
+  } catch (e) {
+    if (e instanceof FixturesError) throw new UsageError(`run: --${e.message}`);
+    throw e;
+  }
   if (args.agent) {
     try {
       resolveEndpoints(args.agent, { mcpUrl: args.mcpUrl, a2aUrl: args.a2aUrl });
@@ -224,6 +248,9 @@ export async function runCommand(argv: string[]): Promise<number> {
       concurrency: args.concurrency,
       timeoutS: args.timeoutS,
       strict: args.strict,
+      allowGaps: args.allowGaps,
+      requireFullCoverage: args.requireFullCoverage,
+      fixtures,
       receiverUrl: receiver?.url,
       receiver,
       command: reproduceCommand(args),
@@ -246,7 +273,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (run.overall_status === 'unreachable' || run.overall_status === 'auth_required') {
       process.stderr.write(`proto-comply: ${run.headline}\n`);
     }
-    return exitCodeFor(run, args.strict);
+    return exitCodeFor(run);
   } finally {
     await stopMocks?.();
     await sender?.sender.close();

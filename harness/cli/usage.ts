@@ -37,6 +37,11 @@ buyer's webhook receiver (webhook-receiver suite).
   --concurrency N     checks in flight at once (default 4)
   --timeout-s N       total timeout of one call in seconds (default 30)
   --strict            SHOULD failures fail the run too
+  --allow-gaps        coverage gaps (an optional feature the agent lacks by design, e.g. no test
+                      controller) do not keep the exit code from 0
+  --require-full-coverage  incomplete coverage fails the run (exit 1)
+  --fixtures FILE     agent-specific setup values (YAML): brand, brief, account(s), the product and
+                      pricing option to buy with a budget, extra arguments per task (see README)
   --baseline FILE     expected-failures baseline (YAML, see "proto-comply baseline --help"): failures it
                       lists do not fail the run; an entry whose check no longer fails does (stale)
   --allure DIR        Allure results directory (default <out>/allure-results)
@@ -51,9 +56,16 @@ buyer's webhook receiver (webhook-receiver suite).
   --receiver-dedup-bound N  per-sender dedup bound the receiver applies to the harness flood sender
   --sender-port N     fixed port for the harness's sender brand.json + JWKS (default ephemeral)
 
-Exit codes: 0 every MUST passed on a complete run; 1 a MUST failed or was not testable (or, with
---baseline, a failure the baseline does not list, or a stale baseline entry);
-2 usage error; 3 agent unreachable or auth required; 4 run incomplete (budget) with no failure.`;
+Outcomes: pass; fail / warn / info (a MUST / SHOULD / MAY rule broken); not applicable; blocked
+(not verified because another check failed first: reports group the cascade into one line); gap
+(not verified because the agent lacks an optional feature, or the budget ran out); error (the
+harness broke).
+
+Exit codes: 0 every MUST that ran passed and coverage is complete (gaps allowed with --allow-gaps);
+1 a MUST failed (or a SHOULD under --strict; with --baseline a failure it does not list, or a stale
+entry; with --require-full-coverage incomplete coverage); 2 usage error; 3 agent unreachable or auth
+required; 4 coverage incomplete with no failure (gaps, budget, checks blocked by excused failures);
+5 the harness itself broke (a check ended in error).`;
 
 export const BASELINE_HELP = `Usage: proto-comply baseline --from REPORT [--out FILE]
 

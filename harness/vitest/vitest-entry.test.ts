@@ -101,7 +101,8 @@ describe('vitest entry point (vitest.compliance.config.ts) against the mock sell
     expect(output).toMatch(/stale baseline entry: errors\.auth\.missing-bearer \[a2a\]/);
     expect(child.stdout + child.stderr).not.toContain(AUTH);
     expect(run.agent_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(run.selection.suites).toEqual(['capabilities', 'errors']);
+    // the named suites, and the setup checks whose facts they read
+    expect(run.selection.suites).toEqual(['setup', 'capabilities', 'errors']);
     expect(run.seed).toBe('4242');
   });
 

@@ -45,8 +45,9 @@ export interface FaultVerdict {
 }
 
 /**
- * Judges a run of every suite against the mock with one fault: each target must fail on each
- * transport the fault affects, and nothing outside its targets and declared collateral may fail
+ * Judges a run of every suite against the mock with one fault: each target must fail (a verdict:
+ * fail, warn or info, not blocked) on each transport the fault affects, and nothing outside its
+ * targets and declared collateral may be a finding (failed, blocked, a gap, an error)
  * (unless the fault breaks the transport itself); a transport it does not affect must be clean.
  */
 export function judgeFault(fault: FaultDef, run: RunResult): FaultVerdict {
@@ -60,8 +61,12 @@ export function judgeFault(fault: FaultDef, run: RunResult): FaultVerdict {
   };
   for (const t of ['mcp', 'a2a'] as const) {
     const found = findingIds(run, t);
+    // A target must fail (fail, warn or info: a verdict against the rule); blocked or a gap is not a detection.
+    const failed = new Set(
+      run.checks.filter((c) => c.transport === t && (c.outcome === 'fail' || c.outcome === 'warn' || c.outcome === 'info')).map((c) => c.check_id),
+    );
     if (affected.includes(t)) {
-      for (const target of fault.targets) if (!found.includes(target)) missed.push(`${t} ${target}`);
+      for (const target of fault.targets) if (!failed.has(target)) missed.push(explain(t, target));
       if (!fault.breaksTransport) unexpected.push(...found.filter((id) => !allowed.has(id)).map((id) => explain(t, id)));
     } else {
       unexpected.push(...found.map((id) => explain(t, id)));
