@@ -35,6 +35,10 @@ describe('traceability maps', () => {
     expect(checkCoverageProblems(traceMaps(), checks())).toEqual([]);
   });
 
+  it("give every check's spec reference its section's anchor", () => {
+    expect(checkAnchorProblems(traceMaps(), checks())).toEqual([]);
+  });
+
   it.skipIf(!hasSpec).each(SPEC_DOCS)('match the headings of the %s, and map every numbered heading', (doc) => {
     const map = traceMaps().find((m) => m.doc === doc)!;
     expect(documentProblems(map, specText(doc))).toEqual([]);
