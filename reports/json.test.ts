@@ -93,6 +93,7 @@ describe('agent-compliance.json', () => {
       ['registry status out of vocabulary', (d) => (d.compliance_detail.status = 'unreachable'), '/compliance_detail/status'],
       ['bad pointer', (d) => (d.checks.find((c: any) => c.evidence?.pointer).evidence.pointer = 'no-slash'), '/pointer'],
       ['missing suites', (d) => delete d.suites, 'suites'],
+      ['malformed spec anchor', (d) => (d.checks[0].spec_ref.anchor = '#4.1 Registry'), '/checks/0/spec_ref/anchor'],
     ];
     for (const [name, mutate, where] of cases) {
       const doc = parsedDoc();
@@ -101,6 +102,14 @@ describe('agent-compliance.json', () => {
       expect(result.valid, name).toBe(false);
       expect(result.errors.join('\n'), name).toContain(where);
     }
+  });
+
+  it('keeps the heading anchor of a spec reference', () => {
+    const run = buildRunFixture();
+    run.checks[0]!.spec_ref = { ...run.checks[0]!.spec_ref, anchor: '41-registry-rest' };
+    const doc = parsedDoc(run);
+    expect(validateAgentCompliance(doc)).toEqual({ valid: true, errors: [] });
+    expect(Object.keys(doc.checks[0].spec_ref)).toEqual(['doc', 'section', 'anchor', ...(run.checks[0]!.spec_ref.rule ? ['rule'] : [])]);
   });
 
   it('rejects documents whose fields contradict each other', () => {

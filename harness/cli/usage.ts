@@ -11,6 +11,7 @@ Usage:
   proto-comply keys [--jwks|--agent-config|--serve]  the harness's test counterparty keys (signatures suite)
   proto-comply baseline --from REPORT [--out F] write an expected-failures baseline from a run's report
   proto-comply summary --from REPORT [--format md|text]  print a run's summary (md: for $GITHUB_STEP_SUMMARY)
+  proto-comply rules [--untested] [--doc D] [--json]  the spec rules and the checks that test them (traceability)
   proto-comply --version | --help
 
 Run "proto-comply run --help" for the run options.`;
@@ -88,3 +89,14 @@ export const SUMMARY_HELP = `Usage: proto-comply summary --from REPORT [--format
 
 Prints the summary of a finished run from its agent-compliance.json: "md" (default) is GitHub
 Markdown for $GITHUB_STEP_SUMMARY or a pull-request comment; "text" is the console summary.`;
+
+export const RULES_HELP = `Usage: proto-comply rules [--untested] [--doc interface-spec|digest] [--json]
+
+Prints the traceability map (suites/traceability/): every normative rule of the interface spec and
+the digest (id, level, section, a one-line paraphrase) with the check ids that test it, or
+"untested: <category>: <reason>"; then one summary line per document (rules, tested, untested by
+category).
+
+  --untested    list only the untested rules (the summary still counts them all)
+  --doc D       only one document: interface-spec or digest
+  --json        the same as JSON: {docs: [{doc, summary, rules}]}`;

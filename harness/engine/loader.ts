@@ -66,7 +66,12 @@ const SUITE_SCHEMA = {
           level: { enum: ['MUST', 'SHOULD', 'MAY'] },
           spec: {
             type: 'object',
-            properties: { doc: { enum: ['interface-spec', 'digest'] }, section: { type: 'string', minLength: 1 }, rule: { type: 'string' } },
+            properties: {
+              doc: { enum: ['interface-spec', 'digest'] },
+              section: { type: 'string', minLength: 1 },
+              anchor: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]*$' },
+              rule: { type: 'string' },
+            },
             required: ['doc', 'section'],
             additionalProperties: false,
           },

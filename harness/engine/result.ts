@@ -37,6 +37,8 @@ export interface SpecRef {
   doc: 'interface-spec' | 'digest';
   /** Section number, e.g. `4.4`. */
   section: string;
+  /** GitHub-style anchor of the section's heading in the document, e.g. `44-idempotency-rules`. */
+  anchor?: string;
   /** Rule within the section, e.g. `rule 2`, or a short name of the statement. */
   rule?: string;
 }

@@ -297,6 +297,11 @@ const BUILTIN: FaultDef[] = [
   },
   // Test controller (digest 4.6).
   {
+    name: 'list-scenarios-incomplete',
+    rule: 'list_scenarios answers the exact scenario names the controller supports (digest 4.6); it leaves out force_task_completion, which the capabilities declare',
+    targets: ['setup.controller.scenarios'],
+  },
+  {
     name: 'controller-rejects-active',
     rule: 'the controller forces rejected only from pending_* (digest 4.6); rejected from active is accepted',
     targets: ['state-machine.controller.reject-only-pending'],

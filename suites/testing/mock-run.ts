@@ -60,7 +60,11 @@ export function judgeFault(fault: FaultDef, run: RunResult): FaultVerdict {
     return `${t} ${id} (${c?.outcome}: ${c?.message})`;
   };
   for (const t of ['mcp', 'a2a'] as const) {
-    const found = findingIds(run, t);
+    // A check blocked by a target (or by a declared collateral check) is the cascade the fault is
+    // expected to cause, not a finding of its own.
+    const found = findings(run)
+      .filter((c) => c.transport === t && !(c.outcome === 'blocked' && c.blocked_by !== undefined && allowed.has(c.blocked_by)))
+      .map((c) => c.check_id);
     // A target must fail (fail, warn or info: a verdict against the rule); blocked or a gap is not a detection.
     const failed = new Set(
       run.checks.filter((c) => c.transport === t && (c.outcome === 'fail' || c.outcome === 'warn' || c.outcome === 'info')).map((c) => c.check_id),

@@ -183,7 +183,10 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
       if (args.account.sandbox !== true) {
         return completed(fail('FORBIDDEN', 'the test controller only operates on sandbox accounts (account.sandbox: true)'));
       }
-      if (args.scenario === 'list_scenarios') return completed({ success: true, scenarios: [...CONTROLLER_SCENARIOS] });
+      if (args.scenario === 'list_scenarios') {
+        const listed = s.faults.has('list-scenarios-incomplete') ? CONTROLLER_SCENARIOS.filter((x) => x !== 'force_task_completion') : CONTROLLER_SCENARIOS;
+        return completed({ success: true, scenarios: [...listed] });
+      }
       if (!(CONTROLLER_SCENARIOS as readonly string[]).includes(args.scenario)) {
         return completed(fail('UNKNOWN_SCENARIO', `unknown scenario ${JSON.stringify(args.scenario)}; supported: ${CONTROLLER_SCENARIOS.join(', ')}`));
       }
