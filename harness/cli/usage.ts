@@ -31,6 +31,15 @@ buyer's webhook receiver (webhook-receiver suite).
   --check GLOBS       comma-separated check id globs, e.g. 'idempotency.replay.*'
   --token T           protocol token used in identifiers (default proto)
   --auth-token T      bearer token for the agent (or env PROTO_COMPLY_AUTH_TOKEN); never written to reports
+  --allow-card-origin use an agent card url on an origin --agent, --mcp-url, --a2a-url do not name
+                      (otherwise A2A is unusable and nothing is sent there);
+                      the bearer token stays with the named origins
+  --send-token-to-card-origin  the same, and send the bearer token to that origin too
+  --deny-private      refuse reserved addresses (loopback, private, link-local, CGNAT, multicast, every
+                      IANA special-purpose range) for the agent, its card url, brand.json and JWKS;
+                      each host is resolved once and connections are pinned to the checked address
+  --allow-host H      with --deny-private, let this host name, address or CIDR block through
+                      (repeatable, e.g. --allow-host 127.0.0.1 --allow-host 10.0.0.0/8)
   --out DIR           report directory (default ./compliance-report/)
   --budget-s N        run budget in seconds; unfinished checks are recorded as not run
   --seed N            seed for generated keys, names and dates (default: random, recorded)
@@ -53,7 +62,8 @@ buyer's webhook receiver (webhook-receiver suite).
 
 Exit codes: 0 every MUST passed on a complete run; 1 a MUST failed or was not testable (or, with
 --baseline, a failure the baseline does not list, or a stale baseline entry);
-2 usage error; 3 agent unreachable or auth required; 4 run incomplete (budget) with no failure.`;
+2 usage error; 3 agent unreachable, refused (--deny-private) or auth required; 4 run incomplete (budget)
+with no failure.`;
 
 export const BASELINE_HELP = `Usage: proto-comply baseline --from REPORT [--out FILE]
 

@@ -16,9 +16,12 @@ import { compileCheckGlobs } from './glob.js';
 import { countOutcomes, headline, overallStatus, summarizeSuites } from './summarize.js';
 import { HARNESS_VERSION } from '../version.js';
 import { RunResources, type ReceiverTarget } from './resources.js';
+import type { AddressPolicy } from '../net/address-policy.js';
 
 export interface RunPlan {
   agentUrl: string;
+  /** The run's private-address policy, for checks that open connections of their own (key fetches, receivers). */
+  addressPolicy?: AddressPolicy;
   token: string;
   transports: Transport[];
   /** The user asked for these transports by name (an absent A2A card is then unreachable, not "not offered"). */
@@ -80,7 +83,7 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
 
     const observed = new ObservedReplies();
     const receiver = plan.receiver ?? (plan.receiverUrl ? { url: plan.receiverUrl } : undefined);
-    const runFacts = { receiverUrl: receiver?.url, receiver, seed: plan.seed };
+    const runFacts = { receiverUrl: receiver?.url, receiver, seed: plan.seed, addressPolicy: plan.addressPolicy };
     const limiter = new Limiter(plan.concurrency);
     const results = new Map<string, CheckResult>();
     const key = (suite: SuiteDef, check: CheckDef, t: Transport) => `${suite.id}\0${check.id}\0${t.kind}`;
