@@ -1,8 +1,9 @@
 /**
- * `run --deny-private`: an agent on a reserved address is refused with exit 3 and one line, by
- * address and by a public-looking name that resolves to one (an injected resolver, no DNS); the
- * allow-list lets a local agent through; the card-origin flags reach the run. Everything on
- * loopback, with a trap proving nothing was sent.
+ * Runs against agents the user does not control. `run --deny-private`: an agent on a reserved
+ * address is refused with exit 3 and one line, by address and by a public-looking name that
+ * resolves to one (an injected resolver, no DNS); the allow-list lets a local agent through. An
+ * agent card pointing at another origin leaves A2A unusable with the reason in the report, unless
+ * the card-origin flags allow it. Everything on loopback, with a trap proving nothing was sent.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawnSync } from 'node:child_process';
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMockSeller, type RunningMockSeller } from '../../mocks/seller/index.js';
 import { certify } from '../certify.js';
-import { startTrap, type TestServer } from '../net/testing/trap-server.js';
+import { startTestServer, startTrap, type TestServer } from '../net/testing/trap-server.js';
 import { parseRunArgs, reproduceCommand, runCommand } from './run-command.js';
 
 const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));
@@ -120,5 +121,27 @@ describe('certify({ denyPrivate })', () => {
       transports: ['mcp'],
     });
     expect(run.overall_status, run.headline).toBe('passing');
+  });
+});
+
+describe('an agent card pointing at another origin', () => {
+  it('leaves A2A unusable with the reason in the report; the token and the calls stay home', async () => {
+    const trap = await startTrap();
+    const agent = await startTestServer('127.0.0.1', 0, (_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'x', url: `${trap.origin}/a2a`, skills: [] })),
+    );
+    try {
+      const run = await certify({ agentUrl: agent.origin, authToken: 'bearer-for-the-agent-only-123', transports: ['a2a'], suites: ['capabilities'] });
+      const problem = `a2a: agent card url ${trap.origin}/a2a is on another origin than ${agent.origin}; pass --a2a-url to use it (or allow card origins with --allow-card-origin)`;
+      expect(run.overall_status).toBe('unreachable');
+      expect(run.transport_info[0]?.problem).toBe(problem);
+      const applicable = run.checks.filter((c) => c.outcome !== 'not_applicable');
+      expect(applicable.length).toBeGreaterThan(0);
+      expect(applicable.map((c) => [c.outcome, c.message])).toEqual(applicable.map(() => ['not_testable', problem]));
+      expect(trap.connections).toBe(0);
+    } finally {
+      await agent.close();
+      await trap.close();
+    }
   });
 });
