@@ -11,9 +11,11 @@ import { executeRun } from './engine/run.js';
 import type { SuiteDef } from './engine/model.js';
 import type { ReceiverTarget } from './engine/resources.js';
 import type { CheckResult, RunResult } from './engine/result.js';
+import { AddressPolicy, type LookupFunction } from './net/address-policy.js';
 import {
   createRecorder,
   createTransport,
+  namedUrls,
   resolveEndpoints,
   DEFAULT_TRANSPORT_LIMITS,
   TransportConfigError,
@@ -56,6 +58,21 @@ export interface CertifyOptions {
   receiverUrl?: string;
   /** Options of the receiver under test (read-back hook, second endpoint, dedup bound, sender identity). */
   receiver?: ReceiverOptions;
+  /** Refuse reserved (private, loopback, link-local, ...) addresses for every connection of the run:
+   *  agent endpoints, the agent card url, brand.json and JWKS fetches (default false; a registry or
+   *  fleet probing agents it does not control should set it). */
+  denyPrivate?: boolean;
+  /** Host names, addresses and CIDR blocks let through under `denyPrivate` (`127.0.0.1`, `10.0.0.0/8`). */
+  allowHosts?: string[];
+  /** The resolver (tests: map names to addresses without DNS); default the system's. */
+  lookup?: LookupFunction;
+  /** A ready policy (takes precedence over denyPrivate / allowHosts / lookup), e.g. one the caller
+   *  already checked the agent's hosts with, so each host is resolved once. */
+  addressPolicy?: AddressPolicy;
+  /** Use an A2A agent card `url` on an origin the user did not name (default false: A2A is then unusable). */
+  allowCardOrigin?: boolean;
+  /** Send the bearer token to that card origin too (implies `allowCardOrigin`; default false). */
+  sendTokenToCardOrigin?: boolean;
   /** Recorded in the result as the command that reproduces the run. */
   command?: string;
   onPlanned?: (total: number) => void;
@@ -102,6 +119,8 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
   const catalog = o.catalog ?? builtinSuites();
   const suites = pickSuites(o.suites, catalog);
   const endpoints = resolveEndpoints(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl });
+  const addressPolicy = addressPolicyOf(o);
+  const cardOrigin = o.sendTokenToCardOrigin ? 'allow-with-token' : o.allowCardOrigin ? 'allow' : 'refuse';
   const recorder = createRecorder({ token, secrets: o.authToken ? [o.authToken] : [] });
   const transports: Transport[] = (o.transports ?? ['mcp', 'a2a']).map((kind) =>
     createTransport(
@@ -114,14 +133,18 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
         totalTimeoutMs: Math.round((o.timeoutS ?? DEFAULT_TRANSPORT_LIMITS.totalTimeoutMs / 1000) * 1000),
         maxResponseBytes: DEFAULT_TRANSPORT_LIMITS.maxResponseBytes,
         capture: recorder,
+        addressPolicy,
+        credentialOrigins: namedUrls(agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl }),
       },
       endpoints,
+      { a2a: { cardOrigin } },
     ),
   );
   const seed = o.seed ?? newSeed();
   try {
     return await executeRun({
       ...planBase(o, token, seed, receiver),
+      addressPolicy,
       agentUrl,
       transports,
       suites,
@@ -132,6 +155,11 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
   } finally {
     await Promise.allSettled(transports.map((t) => t.close()));
   }
+}
+
+/** The run's private-address policy: the caller's, or one built from the options. */
+export function addressPolicyOf(o: Pick<CertifyOptions, 'addressPolicy' | 'denyPrivate' | 'allowHosts' | 'lookup'>): AddressPolicy {
+  return o.addressPolicy ?? new AddressPolicy({ denyPrivate: o.denyPrivate, allowHosts: o.allowHosts, lookup: o.lookup });
 }
 
 /** The parts of a run plan that do not depend on what is certified. */
@@ -166,6 +194,7 @@ async function certifyReceiverOnly(o: CertifyOptions, receiver: ReceiverTarget, 
   const seed = o.seed ?? newSeed();
   return executeRun({
     ...planBase(o, token, seed, receiver),
+    addressPolicy: addressPolicyOf(o),
     agentUrl: receiver.url,
     transports: receiverOnlyTransports(o.transports ?? ['mcp', 'a2a'], receiver),
     suites,

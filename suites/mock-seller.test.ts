@@ -23,7 +23,7 @@ describe('the reference mock seller', () => {
   let first: RunResult;
 
   beforeAll(async () => {
-    seller = await startMockSeller({ authToken });
+    seller = await startMockSeller({ allowPrivateWebhooks: true, authToken });
     first = await certify({ agentUrl: seller.baseUrl, authToken });
   });
   afterAll(() => seller?.close());

@@ -76,8 +76,8 @@ describe('proto-comply run --baseline / baseline --from (against the mock seller
   beforeAll(async () => {
     tmp = await mkdtemp(join(tmpdir(), 'pc-baseline-cli-'));
     // errors.unknown-task.invalid-request fails on both transports with this fault
-    faulty = await startMockSeller({ authToken: AUTH, faults: ['unknown-tool-wrong-code'] });
-    fixed = await startMockSeller({ authToken: AUTH });
+    faulty = await startMockSeller({ allowPrivateWebhooks: true, authToken: AUTH, faults: ['unknown-tool-wrong-code'] });
+    fixed = await startMockSeller({ allowPrivateWebhooks: true, authToken: AUTH });
   });
 
   afterAll(async () => {
@@ -150,7 +150,7 @@ describe('proto-comply run --baseline / baseline --from (against the mock seller
   }, 150_000);
 
   it('--strict makes a SHOULD warning fail the run', async () => {
-    const seller = await startMockSeller({ authToken: AUTH, faults: ['valid-actions-stale-after-pause'] });
+    const seller = await startMockSeller({ allowPrivateWebhooks: true, authToken: AUTH, faults: ['valid-actions-stale-after-pause'] });
     try {
       const args = (out: string, extra: string[] = []) => [
         'run',

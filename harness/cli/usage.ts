@@ -32,6 +32,15 @@ buyer's webhook receiver (webhook-receiver suite).
   --check GLOBS       comma-separated check id globs, e.g. 'idempotency.replay.*'
   --token T           protocol token used in identifiers (default proto)
   --auth-token T      bearer token for the agent (or env PROTO_COMPLY_AUTH_TOKEN); never written to reports
+  --allow-card-origin use an agent card url on an origin --agent, --mcp-url, --a2a-url do not name
+                      (otherwise A2A is unusable and nothing is sent there);
+                      the bearer token stays with the named origins
+  --send-token-to-card-origin  the same, and send the bearer token to that origin too
+  --deny-private      refuse reserved addresses (loopback, private, link-local, CGNAT, multicast, every
+                      IANA special-purpose range) for the agent, its card url, brand.json and JWKS;
+                      each host is resolved once and connections are pinned to the checked address
+  --allow-host H      with --deny-private, let this host name, address or CIDR block through
+                      (repeatable, e.g. --allow-host 127.0.0.1 --allow-host 10.0.0.0/8)
   --out DIR           report directory (default ./compliance-report/)
   --budget-s N        run budget in seconds; unfinished checks are recorded as not run
   --seed N            seed for generated keys, names and dates (default: random, recorded)
@@ -64,8 +73,8 @@ harness broke).
 
 Exit codes: 0 every MUST that ran passed and coverage is complete (gaps allowed with --allow-gaps);
 1 a MUST failed (or a SHOULD under --strict; with --baseline a failure it does not list, or a stale
-entry; with --require-full-coverage incomplete coverage); 2 usage error; 3 agent unreachable or auth
-required; 4 coverage incomplete with no failure (gaps, budget, checks blocked by excused failures);
+entry; with --require-full-coverage incomplete coverage); 2 usage error; 3 agent unreachable, refused
+(--deny-private) or auth required; 4 coverage incomplete with no failure (gaps, budget, checks blocked by excused failures);
 5 the harness itself broke (a check ended in error).`;
 
 export const BASELINE_HELP = `Usage: proto-comply baseline --from REPORT [--out FILE]

@@ -2,6 +2,8 @@
  * Run-scoped resources shared by the checks of one run (a webhook receiver on loopback, a JWKS
  * server...): opened on first use, shared by every later user, closed when the run ends.
  */
+import type { AddressPolicy } from '../net/address-policy.js';
+
 export interface OpenedResource<T> {
   value: T;
   close(): Promise<void>;
@@ -74,4 +76,6 @@ export interface RunFacts {
   receiver?: ReceiverTarget;
   /** The seed of the run. */
   seed: string;
+  /** The run's private-address policy (harness/net): connections a check opens itself go through it. */
+  addressPolicy?: AddressPolicy;
 }

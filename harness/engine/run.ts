@@ -17,9 +17,12 @@ import { compileCheckGlobs } from './glob.js';
 import { countOutcomes, coverageOf, headline, overallStatus, summarizeSuites } from './summarize.js';
 import { HARNESS_VERSION } from '../version.js';
 import { FactStore, RunResources, type ReceiverTarget } from './resources.js';
+import type { AddressPolicy } from '../net/address-policy.js';
 
 export interface RunPlan {
   agentUrl: string;
+  /** The run's private-address policy, for checks that open connections of their own (key fetches, receivers). */
+  addressPolicy?: AddressPolicy;
   token: string;
   transports: Transport[];
   /** The user asked for these transports by name (an absent A2A card is then unreachable, not "not offered"). */
@@ -97,7 +100,14 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
 
     const observed = new ObservedReplies();
     const receiver = plan.receiver ?? (plan.receiverUrl ? { url: plan.receiverUrl } : undefined);
-    const runFacts = { receiverUrl: receiver?.url, receiver, seed: plan.seed, fixtures: plan.fixtures, taskArgs: plan.taskArgs };
+    const runFacts = {
+      receiverUrl: receiver?.url,
+      receiver,
+      seed: plan.seed,
+      fixtures: plan.fixtures,
+      taskArgs: plan.taskArgs,
+      addressPolicy: plan.addressPolicy,
+    };
     const facts = new FactStore();
     const limiter = new Limiter(plan.concurrency);
     const results = new Map<string, CheckResult>();

@@ -56,7 +56,7 @@ describe('vitest entry point (vitest.compliance.config.ts) against the mock sell
     tmp = await mkdtemp(join(tmpdir(), 'pc-vitest-entry-'));
     // errors.unknown-task.invalid-request fails on both transports (baselined below);
     // errors.error-text.json fails on MCP only (not baselined: it fails the vitest run).
-    const seller = await startMockSeller({ authToken: AUTH, faults: ['unknown-tool-wrong-code', 'error-text-not-json'] });
+    const seller = await startMockSeller({ allowPrivateWebhooks: true, authToken: AUTH, faults: ['unknown-tool-wrong-code', 'error-text-not-json'] });
     try {
       const baseline = join(tmp, 'baseline.yaml');
       await writeFile(

@@ -14,7 +14,7 @@ export interface MockRunOptions extends Omit<CertifyOptions, 'agentUrl' | 'authT
 
 export async function certifyMock(o: MockRunOptions = {}): Promise<RunResult> {
   const authToken = o.withAuth === false ? undefined : randomBytes(18).toString('base64url');
-  const mock = await startMockSeller({ token: o.token, authToken, ...o.mock });
+  const mock = await startMockSeller({ token: o.token, authToken, allowPrivateWebhooks: true, ...o.mock });
   try {
     return await certify({ ...o, agentUrl: mock.baseUrl, authToken, seed: o.seed ?? '20261122' });
   } finally {

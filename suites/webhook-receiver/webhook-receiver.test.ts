@@ -29,7 +29,7 @@ describe('webhook-receiver suite', () => {
   });
 
   it('runs alongside an agent: the envelope follows the agent transport', async () => {
-    const seller = await startMockSeller({});
+    const seller = await startMockSeller({ allowPrivateWebhooks: true });
     try {
       const run = await certifyMockBuyer({ agentUrl: seller.baseUrl, suites: [SUITE] });
       expect(outcomes(run).filter((l) => !l.endsWith(': pass'))).toEqual([]);

@@ -27,6 +27,9 @@ export function unreachable(reply: TaskReply): StepVerdict | undefined {
   if (reply.failure?.kind === 'network') {
     return { status: 'unmet', message: `the agent could not be reached: ${reply.failure.message}`, blocked_by: `transport.${reply.transport}` };
   }
+  if (reply.failure?.kind === 'refused') {
+    return { status: 'unmet', message: `the harness did not call the agent: ${reply.failure.message}`, blocked_by: `transport.${reply.transport}` };
+  }
   return undefined;
 }
 
