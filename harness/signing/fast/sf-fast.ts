@@ -172,11 +172,16 @@ class FastParser {
       if (end === -1) this.err('unterminated byte sequence');
       const token = input.slice(this.pos + 1, end);
       this.pos = end + 1;
+      let bytes: Buffer;
       try {
-        return decodeBinary(token, this.encoding);
+        bytes = decodeBinary(token, this.encoding);
       } catch (e) {
         return this.err(`byte sequence: ${(e as Base64Error).message}`);
       }
+      // The legacy decoder also takes base64url and unpadded tokens; the serialization is
+      // padded standard base64.
+      if (this.encoding !== 'strict' && bytes.toString('base64') !== token) this.canonical = false;
+      return bytes;
     }
     if (c === 0x3f) {
       const v = input.charCodeAt(this.pos + 1);
@@ -283,7 +288,9 @@ export function fastBinaryMember(input: string, encoding: BinaryEncoding): FastD
     throw new FastParseError(`byte sequence: ${(e as Base64Error).message}`);
   }
   const dict: Dictionary = new Map([[m[1]!, [bytes as never, new Map()]]]);
-  return { dict, canonicalText: new Map([[m[1]!, input.slice(m[1]!.length + 1)]]) };
+  // Canonical when the token is already the serialization (padded standard base64).
+  const canonical = encoding === 'strict' || bytes.toString('base64') === m[2];
+  return { dict, canonicalText: new Map([[m[1]!, canonical ? input.slice(m[1]!.length + 1) : undefined]]) };
 }
 
 /** `label=("c1" "c2" ...);k="v";n=1...` — the form of `Signature-Input` as signers send it. */
