@@ -44,7 +44,7 @@ function contextFor(c: DiffCase, paths: VerifierPathChoice, log: DuplicateKeyLog
     revocation:
       c.revocation === 'none'
         ? undefined
-        : new InMemoryRevocation(listRefreshedAgo(c.revocation === 'stale' ? 100_000 : 10, NOW, c.revocation === 'revoked' ? ['k-ed25519'] : [])),
+        : new InMemoryRevocation(listRefreshedAgo(c.revocation === 'stale' ? 100_000 : 10, NOW, c.revocation === 'revoked' ? [DIFF_KEYS[0]!.kid!] : [])),
     checkBody: c.checkBody,
     onDuplicateKeys: (record) => log.push(record),
     paths,

@@ -24,19 +24,40 @@ import { signBytes } from '../verify/crypto-verify.js';
 import type { SignatureProfile } from '../codes.js';
 import type { Jwk, SignatureAlg } from '../keys/keys.js';
 import type { ReceivedRequest } from '../verify/verifier-types.js';
-import { freshKey, ids, NOW, signingKey } from './verifier-setup.js';
+import {
+  applyEdit,
+  badBody,
+  badUrl,
+  goodBody,
+  type TextEdit,
+  textEdit,
+  token,
+  type TokenForm,
+  URL_CHANGES,
+  type UrlChange,
+  urlOf,
+  validUrl,
+} from './differential-inputs.js';
+import { ids, NOW, signingKey } from './verifier-setup.js';
+import { loadKeySet } from '../vectors/loader.js';
+import { fileURLToPath } from 'node:url';
 
 export interface DiffSetup {
   profile: SignatureProfile;
   encoding: BinaryEncoding;
 }
 
-/** The keys the verifier knows: one per algorithm, one with the wrong purpose. */
-export const DIFF_KEYS: readonly Jwk[] = [
-  freshKey('ed25519', 'k-ed25519'),
-  freshKey('ecdsa-p256-sha256', 'k-es256'),
-  freshKey('ed25519', 'k-no-purpose', null),
-];
+/**
+ * The keys the verifier knows, from the project's test-only fixtures (fixed keys, so a seed
+ * reproduces a case; ES256 signatures still differ run to run): Ed25519, ES256, and an
+ * Ed25519 key without a purpose.
+ */
+const FIXTURE_KEYS = loadKeySet(fileURLToPath(new URL('../../../fixtures/signing/', import.meta.url)));
+export const DIFF_KEYS: readonly Jwk[] = ['own-ed25519-2026', 'own-es256-2026', 'own-webhook-no-purpose-2026'].map((kid) => {
+  const jwk = FIXTURE_KEYS.find((k) => k.kid === kid);
+  if (!jwk) throw new Error(`fixtures/signing/keys.json has no ${kid}`);
+  return jwk;
+});
 const SIGNERS = DIFF_KEYS.map((jwk) => ({ kid: jwk.kid!, key: signingKey(jwk) }));
 
 /** One generated case: the request as received, and how the verifier is set up for it. */
@@ -56,235 +77,7 @@ export interface DiffCase {
   twice: boolean;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Small helpers.
-
 const encoder = new TextEncoder();
-
-type TokenForm = 'url' | 'std' | 'std-nopad' | 'url-pad' | 'mixed' | 'noncanonical' | 'truncated' | 'empty';
-
-/** Byte sequence content in one of the base64 spellings, canonical or not. */
-function token(bytes: Uint8Array, form: TokenForm): string {
-  const b = Buffer.from(bytes);
-  const std = b.toString('base64');
-  const url = b.toString('base64url');
-  switch (form) {
-    case 'url':
-      return url;
-    case 'std':
-      return std;
-    case 'std-nopad':
-      return std.replace(/=+$/, '');
-    case 'url-pad':
-      return url + '='.repeat((4 - (url.length % 4)) % 4);
-    case 'mixed':
-      return `-${std.slice(1)}`;
-    case 'noncanonical': {
-      // Set an unused low bit of the last character (when there is one).
-      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-      const last = alphabet.indexOf(url.at(-1) ?? 'A');
-      return url.length % 4 === 0 ? url : url.slice(0, -1) + alphabet[last | 1];
-    }
-    case 'truncated':
-      return url.slice(0, -3);
-    case 'empty':
-      return '';
-  }
-}
-
-/** Insert, delete or replace a few characters somewhere in a text. */
-const textEdit = fc.record({
-  at: fc.nat(),
-  cut: fc.nat({ max: 3 }),
-  insert: fc.constantFrom(
-    '',
-    ' ',
-    '  ',
-    '\t',
-    ',',
-    ';',
-    '=',
-    '"',
-    ':',
-    '(',
-    ')',
-    '\\',
-    '-',
-    '_',
-    '+',
-    '/',
-    '=',
-    'A',
-    'a',
-    '0',
-    '@',
-    '*',
-    '?1',
-    '%',
-    'é',
-    ', x=1',
-  ),
-  caseFlip: fc.boolean(),
-});
-type TextEdit = typeof textEdit extends fc.Arbitrary<infer T> ? T : never;
-
-function applyEdit(text: string, e: TextEdit): string {
-  const i = e.at % (text.length + 1);
-  let out = text.slice(0, i) + e.insert + text.slice(i + e.cut);
-  if (e.caseFlip && i < out.length) {
-    const c = out[i]!;
-    out = out.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + out.slice(i + 1);
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// URLs.
-
-interface UrlParts {
-  scheme: string;
-  userinfo: string;
-  host: string;
-  port: string;
-  path: string;
-  query: string;
-  fragment: string;
-}
-
-const VALID_URL = {
-  scheme: ['https', 'http', 'HTTPS'],
-  userinfo: ['', 'user:pw@'],
-  host: ['seller.example.com', 'SELLER.Example.COM', 'seller.example.com.', '127.0.0.1', '[::1]', '[2001:DB8::A]', 'xn--bcher-kva.example', 'bücher.example'],
-  port: ['', '', ':443', ':80', ':8443', ':'],
-  path: ['/mcp', '/proto/create_media_buy', '', '/a/./b/../c', '/a//b', '/a/.//b', '/%7Euser/%2fx', '/caf%C3%A9', '/café', '/a b', '/%2E%2E/x', '/A%3a', '/..'],
-  query: ['', '', '?', '?a=1&b=2', '?q=a+b%20c', '?x=%7e', '?é'],
-  fragment: ['', '', '#frag', '#'],
-};
-const BAD_URL = {
-  scheme: ['ftp', 'h ttps'],
-  userinfo: ['@', 'a@b@'],
-  host: [
-    'seller.example.com..',
-    '[fe80::1%25eth0]',
-    'fe80::1',
-    'BÜCHER.example',
-    'a..b',
-    '-bad.example',
-    'ab--cd.example',
-    '',
-    '[::1',
-    `${'x'.repeat(64)}.example`,
-  ],
-  port: [':0', ':99999', ':x', ':-1'],
-  path: ['/%zz', '/%', '/a%2'],
-  query: ['?\u0000'],
-  fragment: ['#\u00e9'],
-};
-
-const urlFrom = (choices: Record<keyof UrlParts, string[]>) =>
-  fc.record(Object.fromEntries(Object.entries(choices).map(([k, v]) => [k, fc.constantFrom(...v)])) as Record<keyof UrlParts, fc.Arbitrary<string>>);
-const validUrl: fc.Arbitrary<UrlParts> = urlFrom(VALID_URL);
-/** A valid URL with one part replaced by a malformed one. */
-const badUrl: fc.Arbitrary<UrlParts> = fc
-  .tuple(validUrl, fc.constantFrom(...(Object.keys(BAD_URL) as (keyof UrlParts)[])), fc.nat())
-  .map(([u, part, i]) => ({ ...u, [part]: BAD_URL[part][i % BAD_URL[part].length]! }));
-
-const urlOf = (u: UrlParts) => `${u.scheme}://${u.userinfo}${u.host}${u.port}${u.path}${u.query}${u.fragment}`;
-
-type UrlChange = (u: UrlParts) => UrlParts;
-/** A change to the URL as received, after signing: equivalent spellings and real changes. */
-const URL_CHANGES: readonly UrlChange[] = [
-  (u) => ({ ...u, scheme: u.scheme.toUpperCase(), host: u.host.toUpperCase() }),
-  (u) => ({ ...u, port: u.port === '' ? (u.scheme.toLowerCase() === 'http' ? ':80' : ':443') : '' }),
-  (u) => ({ ...u, path: `/.${u.path}` }),
-  (u) => ({ ...u, path: `${u.path}/..` }),
-  (u) => ({ ...u, path: u.path.replace(/[a-z]/, (c) => `%${c.charCodeAt(0).toString(16)}`) }),
-  (u) => ({ ...u, path: u.path.replace(/%([0-9A-F]{2})/, (_m, h: string) => `%${h.toLowerCase()}`) }),
-  (u) => ({ ...u, path: u.path.replace('é', '%C3%A9') }),
-  (u) => ({ ...u, fragment: '#other' }),
-  (u) => ({ ...u, userinfo: 'someone@' }),
-  (u) => ({ ...u, host: `${u.host}.` }),
-  (u) => ({ ...u, host: u.host.includes('bücher') ? u.host.replace('bücher', 'xn--bcher-kva') : u.host.replace('xn--bcher-kva', 'bücher') }),
-  (u) => ({ ...u, host: u.host.replace('[::1]', '[0:0::1]').replace('DB8', 'db8') }),
-  (u) => ({ ...u, query: `${u.query}&x` }),
-  (u) => ({ ...u, query: u.query.replace('%7e', '~') }),
-  (u) => ({ ...u, port: ':8443' }),
-  (u) => ({ ...u, host: 'other.example.com' }),
-];
-
-// ---------------------------------------------------------------------------------------------
-// Bodies.
-
-const jsonText = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? 'null');
-
-const envelope = fc
-  .record({ id: fc.nat(), name: fc.constantFrom('create_media_buy', 'sync_accounts'), budget: fc.integer() })
-  .map(({ id, name, budget }) =>
-    JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: { buyer_ref: 'r', budget, brand: { domain: 'example.com' } } } }),
-  );
-
-const WIDE = JSON.stringify(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i])));
-
-/** Bodies the scanners accept (or empty). */
-const goodBody = fc
-  .oneof(
-    { weight: 4, arbitrary: envelope },
-    { weight: 3, arbitrary: jsonText },
-    {
-      weight: 1,
-      arbitrary: fc.constantFrom(
-        '[{"a":1},{"a":1}]',
-        '{"e\u0301":1,"é":2}',
-        '{"a":"\u2028\u2029😀"}',
-        '"just a string"',
-        '-0.0e+0',
-        ' {"a" : [1, -2.5e+3, true, false, null, "x\\"y\\u00e9"] } ',
-        WIDE,
-        `${'['.repeat(70)}${']'.repeat(70)}`,
-        `${'{"a":'.repeat(70)}1${'}'.repeat(70)}`,
-      ),
-    },
-    { weight: 1, arbitrary: fc.constant('') },
-  )
-  .map((t) => encoder.encode(t));
-
-/** Bodies with duplicate keys, invalid JSON or invalid UTF-8. */
-const badBody = fc.oneof(
-  fc
-    .constantFrom(
-      '{"a":1,"a":2}',
-      '{"a":{"b":1,"b":2}}',
-      '{"a":1,"\\u0061":2}',
-      '{"a\\/b":1,"a/b":2}',
-      '{"é":1,"\\u00e9":2}',
-      '{"😀":1,"\\ud83d\\ude00":2}',
-      '{"\ud800":1}',
-      '{"a":1,}',
-      '{"a":01}',
-      '{a:1}',
-      "{'a':1}",
-      '{"a":NaN}',
-      '{"a":"\u0001"}',
-      '{"a":"\\x"}',
-      '{"a":1} x',
-      '[1,2',
-      '\ufeff{"a":1}',
-      ' \n\t ',
-      `${WIDE.slice(0, -1)},"k0":0}`,
-      `${'['.repeat(600)}${']'.repeat(600)}`,
-    )
-    .map((t) => encoder.encode(t)),
-  // A duplicate key spliced into a generated object.
-  fc
-    .dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1, maxKeys: 5 })
-    .map((o) => encoder.encode(`{${JSON.stringify(Object.keys(o)[0])}:0,${JSON.stringify(o).slice(1)}`)),
-  // Invalid UTF-8 inside the first string of a valid body.
-  fc.tuple(envelope, fc.constantFrom([0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80])).map(([t, bad]) => {
-    const bytes = encoder.encode(t);
-    const i = t.indexOf('"') + 1;
-    return Uint8Array.from([...bytes.slice(0, i), ...bad, ...bytes.slice(i)]);
-  }),
-);
 
 // ---------------------------------------------------------------------------------------------
 // The case: its variety (always random), and fields with usual values and mutants.
@@ -346,7 +139,10 @@ const FIELDS = {
   window: [fc.constant<number | undefined>(undefined), fc.constantFrom(0, -5, 301, 600)],
   nonceBytes: [fc.constant<Uint8Array | undefined>(undefined), fc.uint8Array({ maxLength: 15 })],
   nonceForm: [fc.constant<TokenForm | 'token'>('url'), fc.constantFrom<TokenForm | 'token'>('std', 'url-pad', 'noncanonical', 'token', 'empty')],
-  keyid: [fc.constant<string | undefined>(undefined), fc.constantFrom('k-unknown', 'K-ED25519', 'k-no-purpose', 'k-es256', 'k-ed25519', 'a"b', 'a\\b', '')],
+  keyid: [
+    fc.constant<string | undefined>(undefined),
+    fc.constantFrom('k-unknown', 'OWN-ED25519-2026', 'own-webhook-no-purpose-2026', 'own-es256-2026', 'own-ed25519-2026', 'a"b', 'a\\b', ''),
+  ],
   alg: [fc.constant<string | undefined>(undefined), fc.constantFrom('ed25519', 'ecdsa-p256-sha256', 'ED25519', 'rsa-pss-sha512', 'hmac-sha256', '')],
   tag: [
     fc.constant<string | undefined>(undefined),
