@@ -12,7 +12,7 @@ import { renderHtml } from './html.js';
 import { renderJUnit } from './junit.js';
 import { md, mdEscape, renderMarkdownSummary } from './markdown.js';
 import { HOSTILE, HOSTILE_ALL, buildRunFixture, buildUnreachableFixture } from './testing/run-result.js';
-import { findAll, parseXml, textOf } from './testing/xml-check.js';
+import { findAll, parseXml, textOf } from './testing/xml-tree.js';
 
 const run = buildRunFixture({ baseline: true });
 

@@ -64,17 +64,41 @@ describe('createProgress (TTY)', () => {
   it('pads a shorter redraw so no stale characters remain', () => {
     const run = buildRunFixture();
     const { out, text } = sink();
+    Object.assign(out, { columns: 200 });
     const progress = createProgress({ out, tty: true, total: 2 });
-    progress.onCheck(run.checks[3]); // a failure: printed above, counts get longer
+    progress.onCheck(run.checks[3]); // a failure: printed above the status line
+    const wide = terminal(text()).at(-1)!;
+    expect(wide).toMatch(/^1\/2 checks · pass 0 · fail 1$/);
+    Object.assign(out, { columns: 20 }); // the terminal narrows: the next status line is shorter
     progress.onCheck(run.checks[0]);
-    const segments = text()
-      .split('\r')
-      .filter((s) => s.includes('checks'));
-    const [first, second] = segments;
-    expect(second.length).toBeGreaterThanOrEqual(first.length);
+    const screen = terminal(text());
+    const visible = screen.at(-1)!;
+    expect(visible.trimEnd().length).toBeLessThan(wide.length);
+    expect(visible.trimEnd().length).toBeLessThanOrEqual(19);
+    expect(visible).toMatch(/^2\/2 checks/);
+    // nothing of the wider line is left behind on screen
+    expect(visible.trimEnd()).not.toContain('fail 1');
+    expect(screen.slice(0, -1)).toEqual([expect.stringMatching(/^FAIL a2a capabilities\.version\.declared/)]);
     progress.done();
   });
 });
+
+/** What a terminal shows for output that rewrites lines with CR: one string per screen line. */
+function terminal(raw: string): string[] {
+  const lines: string[] = [];
+  let line: string[] = [];
+  let col = 0;
+  for (const ch of raw) {
+    if (ch === '\r') col = 0;
+    else if (ch === '\n') {
+      lines.push(line.join(''));
+      line = [];
+      col = 0;
+    } else line[col++] = ch;
+  }
+  lines.push(line.join(''));
+  return lines;
+}
 
 describe('createProgress (narrow TTY)', () => {
   it('keeps the status line narrower than the terminal so it never wraps', () => {

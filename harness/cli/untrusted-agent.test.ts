@@ -137,7 +137,9 @@ describe('an agent card pointing at another origin', () => {
       expect(run.transport_info[0]?.problem).toBe(problem);
       const applicable = run.checks.filter((c) => c.outcome !== 'not_applicable');
       expect(applicable.length).toBeGreaterThan(0);
-      expect(applicable.map((c) => [c.outcome, c.blocked_by, c.message])).toEqual(applicable.map(() => ['blocked', 'transport.a2a', `blocked by transport.a2a: ${problem}`]));
+      expect(applicable.map((c) => [c.outcome, c.blocked_by, c.message])).toEqual(
+        applicable.map(() => ['blocked', 'transport.a2a', `blocked by transport.a2a: ${problem}`]),
+      );
       expect(trap.connections).toBe(0);
     } finally {
       await agent.close();
