@@ -226,6 +226,7 @@ const PROBES: Record<string, Probe> = {
       );
     },
   },
+  'get-products-unavailable': { violated: async ({ client }) => (await client.call('get_products', { brief: 'x' })).isError },
   'list-scenarios-incomplete': {
     async violated({ client }) {
       const listed = (await control(client, 'list_scenarios', {})).scenarios as string[];

@@ -1,7 +1,7 @@
 /** Discovery and creative tasks: get_products, list_creative_formats, build_creative (interface spec 4.3). */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { invalidRequest } from '../errors.js';
+import { failure, invalidRequest } from '../errors.js';
 import type { CreativeFormat, Product } from '../catalog.js';
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
@@ -46,6 +46,7 @@ export function productTasks(s: SellerServices): TaskDef[] {
     idempotency: 'read',
     schema: getProductsSchema,
     run({ args }) {
+      if (s.faults.has('get-products-unavailable')) throw failure('SERVICE_UNAVAILABLE', 'Account resolution failed', { recovery: 'transient' });
       const mode = args.buying_mode ?? (args.refine ? 'refine' : 'brief');
       let products: Product[] = s.catalog.products;
       if (mode === 'brief' && args.buying_mode === 'brief' && !args.brief?.trim()) {
