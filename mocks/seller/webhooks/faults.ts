@@ -82,6 +82,39 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     rule: 'near-simultaneous impairments of one buy are coalesced into one push (interface spec 6.5 rule 9); each impairment is pushed on its own',
     targets: [T('impairment', 'coalesced')],
   },
+  {
+    name: 'webhook-a2a-native-as-mcp',
+    rule: 'an A2A-native push registration (configuration.pushNotificationConfig) yields the A2A envelope (interface spec 6.2); it gets the MCP envelope',
+    targets: [T('a2a', 'native-envelope')],
+    transports: ['a2a'],
+  },
+  {
+    name: 'webhook-a2a-result-misplaced',
+    rule: 'a final A2A envelope carries the result as the last data part of artifacts[0].parts (interface spec 6.2); it sits in status.message and artifacts is empty',
+    targets: [T('a2a', 'native-delivered')],
+    transports: ['a2a'],
+  },
+  {
+    name: 'webhook-a2a-one-channel',
+    rule: 'with push_notification_config and an A2A-native registration both registered, both fire (interface spec 6.2); only the A2A-native one does',
+    targets: [T('a2a', 'both-channels')],
+    transports: ['a2a'],
+  },
+  {
+    name: 'webhook-no-start-announcement',
+    rule: 'a buy moving from pending_start to active is announced with a signed webhook (interface spec 3.1, 6.4); the seller stays silent',
+    targets: [T('state', 'pending-start-active')],
+  },
+  {
+    name: 'webhook-config-update-ignored',
+    rule: "a reporting_webhook replaced with update_media_buy applies from the next fire, a few fires at most still reaching the old URL (interface spec 6.5 rule 11); reports keep going to the URL of the buy's first report",
+    targets: [T('report', 'config-update')],
+  },
+  {
+    name: 'webhook-url-not-checked',
+    rule: 'webhook URLs on link-local, cloud metadata and other reserved addresses are refused at registration, even by a seller under local test (digest 5.9); the seller never checks the host',
+    targets: [T('registration', 'reserved-url-refused')],
+  },
 ];
 
 for (const def of WEBHOOK_FAULTS) registerFault(def);
