@@ -38,7 +38,7 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
   {
     name: 'webhook-unsigned',
     rule: 'webhooks are signed with RFC 9421 by default (interface spec 5.1); they are sent without any signature',
-    targets: [T('signature', 'signed'), T('signature', 'verifies')],
+    targets: [T('signature', 'signed'), T('signature', 'verifies'), T('state', 'pending-start-active')],
     // Nothing to parse: the per-component signature checks cannot find a signature either.
     collateral: [T('signature', 'components'), T('signature', 'tag'), T('signature', 'window'), T('signature', 'key-published'), T('signature', 'fresh-nonce')],
   },
@@ -70,12 +70,12 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
   {
     name: 'webhook-window-too-long',
     rule: 'the signature validity window is at most 5 minutes (interface spec 5.1 rule 4, 8); signatures are valid for 10 minutes',
-    targets: [T('signature', 'window'), T('signature', 'verifies')],
+    targets: [T('signature', 'window'), T('signature', 'verifies'), T('state', 'pending-start-active')],
   },
   {
     name: 'webhook-key-unpublished',
     rule: "the webhook signing key is published in the seller's brand declaration agents[].jwks_uri (interface spec 5.1); webhooks are signed with a key that is in no published JWKS",
-    targets: [T('signature', 'key-published'), T('signature', 'verifies')],
+    targets: [T('signature', 'key-published'), T('signature', 'verifies'), T('state', 'pending-start-active')],
   },
   {
     name: 'webhook-impairments-not-coalesced',
@@ -85,7 +85,7 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
   {
     name: 'webhook-a2a-native-as-mcp',
     rule: 'an A2A-native push registration (configuration.pushNotificationConfig) yields the A2A envelope (interface spec 6.2); it gets the MCP envelope',
-    targets: [T('a2a', 'native-envelope')],
+    targets: [T('a2a', 'native-envelope'), T('a2a', 'both-channels')],
     transports: ['a2a'],
   },
   {
