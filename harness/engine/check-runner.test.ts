@@ -230,6 +230,44 @@ describe('check runner outcomes', () => {
     expect(agent.calls).toHaveLength(0);
   });
 
+  it('agent_card conditions read the A2A agent card (none over MCP)', async () => {
+    const { suite, check } = suiteWith({
+      id: 'demo.a.card',
+      level: 'MUST',
+      applies_when: { agent_card: '/capabilities/pushNotifications', equals: true },
+      not_applicable_reason: 'no A2A push',
+      steps: [{ kind: 'call', task: 'x' }],
+    });
+    const card = (push: unknown) => ({ open: { transport: 'a2a' as const, exchanges: [], agentCard: { capabilities: { pushNotifications: push } } } });
+    expect((await runCheck(suite, check, env(new ScriptedAgent('a2a', () => ok({})), card(true)))).outcome).toBe('pass');
+    expect(await runCheck(suite, check, env(new ScriptedAgent('a2a', () => ok({})), card(false)))).toMatchObject({
+      outcome: 'not_applicable',
+      message: 'no A2A push',
+    });
+    expect((await runCheck(suite, check, env(new ScriptedAgent('mcp', () => ok({}))))).outcome).toBe('not_applicable');
+  });
+
+  it('push_channel: the protocol registration is a call option on both transports; a2a-native only on A2A', async () => {
+    const push = { url: 'https://buyer.example/h', operation_id: 'op' };
+    const { suite, check } = suiteWith({
+      id: 'demo.a.push',
+      level: 'MUST',
+      steps: [
+        { kind: 'call', task: 'x', push_notification_config: push },
+        { kind: 'call', task: 'y', push_notification_config: push, push_channel: 'a2a-native' },
+      ],
+    });
+    const a2a = new ScriptedAgent('a2a', () => ok({}));
+    expect((await runCheck(suite, check, env(a2a))).outcome).toBe('pass');
+    expect(a2a.calls.map((c) => [c.options.pushNotificationConfig, c.options.a2aPushNotificationConfig])).toEqual([
+      [push, undefined],
+      [undefined, push],
+    ]);
+    const mcp = new ScriptedAgent('mcp', () => ok({}));
+    expect(await runCheck(suite, check, env(mcp))).toMatchObject({ outcome: 'not_applicable', message: expect.stringMatching(/only on A2A/) });
+    expect(mcp.calls).toHaveLength(1);
+  });
+
   it('transport filters and unusable transports', async () => {
     const agent = new ScriptedAgent('a2a', () => ok({}));
     const a = suiteWith({ id: 'demo.a.mcponly', level: 'MUST', transports: ['mcp'], steps: [{ kind: 'call', task: 'x' }] });

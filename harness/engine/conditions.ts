@@ -21,6 +21,13 @@ export function evaluateCondition(cond: Condition, profile: AgentProfile, ids: P
   if ('not' in cond) return !evaluateCondition(cond.not, profile, ids);
   if ('task_declared' in cond) return profile.tasks.includes(ids.expand(cond.task_declared));
   if ('run' in cond) return cond.run === 'auth_token' ? profile.authTokenSet : false;
+  if ('agent_card' in cond) {
+    const card = profile.open?.agentCard;
+    const r = card === undefined ? { found: false, value: undefined } : resolvePointer(card, cond.agent_card);
+    if (cond.present !== undefined) return r.found === cond.present;
+    if (cond.equals !== undefined) return r.found && isDeepStrictEqual(r.value, cond.equals);
+    return r.found;
+  }
   const r = lookupCapability(profile.capabilities, cond.capability, ids);
   if (cond.present !== undefined && r.found !== cond.present) return false;
   if (cond.equals !== undefined && !(r.found && isDeepStrictEqual(r.value, cond.equals))) return false;
@@ -36,6 +43,10 @@ export function describeCondition(cond: Condition): string {
   if ('not' in cond) return `not ${describeCondition(cond.not)}`;
   if ('task_declared' in cond) return `task ${cond.task_declared} listed`;
   if ('run' in cond) return cond.run === 'auth_token' ? 'a bearer token given with --auth-token' : cond.run;
+  if ('agent_card' in cond) {
+    if (cond.equals !== undefined) return `A2A agent card ${cond.agent_card} = ${JSON.stringify(cond.equals)}`;
+    return `A2A agent card ${cond.agent_card} ${cond.present === false ? 'absent' : 'declared'}`;
+  }
   const p = Array.isArray(cond.capability) ? cond.capability.join(' or ') : cond.capability;
   if (cond.equals !== undefined) return `capability ${p} = ${JSON.stringify(cond.equals)}`;
   if (cond.in !== undefined) return `capability ${p} in ${JSON.stringify(cond.in)}`;

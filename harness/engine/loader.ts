@@ -38,6 +38,12 @@ const CONDITION = {
       additionalProperties: false,
     },
     { type: 'object', properties: { task_declared: { type: 'string' } }, required: ['task_declared'], additionalProperties: false },
+    {
+      type: 'object',
+      properties: { agent_card: { type: 'string', pattern: '^(/[^/]*)+$' }, equals: {}, present: { type: 'boolean' } },
+      required: ['agent_card'],
+      additionalProperties: false,
+    },
     { type: 'object', properties: { run: { enum: ['auth_token'] } }, required: ['run'], additionalProperties: false },
     { type: 'object', properties: { all: { type: 'array', items: { $ref: 'condition' } } }, required: ['all'], additionalProperties: false },
     { type: 'object', properties: { any: { type: 'array', items: { $ref: 'condition' } } }, required: ['any'], additionalProperties: false },

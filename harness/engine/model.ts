@@ -12,6 +12,8 @@ export type Condition =
    *  `{token}` in it is replaced by the protocol token. */
   | { capability: string | string[]; equals?: unknown; present?: boolean; in?: unknown[]; contains?: unknown }
   | { task_declared: string }
+  /** `agent_card` is a JSON pointer into the A2A agent card (none over MCP: the condition is then false). */
+  | { agent_card: string; equals?: unknown; present?: boolean }
   /** Facts about the run itself, e.g. `auth_token`: the user gave a bearer token. */
   | { run: 'auth_token' }
   | { all: Condition[] }

@@ -54,9 +54,17 @@ describe('A2A transport vs SDK agent', () => {
     expect(server.rpcHeaders.at(-1)?.authorization).toBe('Bearer a2a-secret-token');
   });
 
-  it('puts the push config under configuration only', async () => {
-    const push = { url: 'https://buyer.example/hook', token: 'tok-123456' };
+  it("puts the protocol's push registration into the parameters, as a task argument (spec 6.2: MCP envelope)", async () => {
+    const push = { url: 'https://buyer.example/hook', operation_id: 'op-1' };
     const r = await transport.call('echo', { a: 1 }, { pushNotificationConfig: push });
+    expect(r.payload).toEqual({ skill: 'echo', parameters: { a: 1, push_notification_config: push } });
+    const body = server.rpcBodies.at(-1) as { params: { configuration: unknown } };
+    expect(body.params.configuration).toEqual({ blocking: true });
+  });
+
+  it('puts an A2A-native push registration under configuration only (spec 2.7, 6.2: A2A envelope)', async () => {
+    const push = { url: 'https://buyer.example/hook', token: 'tok-123456' };
+    const r = await transport.call('echo', { a: 1 }, { a2aPushNotificationConfig: push });
     expect(r.payload).toEqual({ skill: 'echo', parameters: { a: 1 } });
     const body = server.rpcBodies.at(-1) as { params: { configuration: unknown; message: { parts: Array<{ data: unknown }> } } };
     expect(body.params.configuration).toEqual({ blocking: true, pushNotificationConfig: push });
@@ -71,6 +79,15 @@ describe('A2A transport vs SDK agent', () => {
       { pushNotificationConfig: { url: 'https://buyer.example/hook', authentication: { schemes: ['HMAC-SHA256'], credentials: secret } } },
     );
     expect(JSON.stringify(server.rpcBodies.at(-1))).toContain(secret); // the agent got it
+    expect(JSON.stringify(r.exchanges)).not.toContain(secret);
+    const native = 'native-secret-0123456789abcdef0123456789abcdef';
+    const n = await transport.call(
+      'echo',
+      {},
+      { a2aPushNotificationConfig: { url: 'https://buyer.example/hook', authentication: { schemes: ['HMAC-SHA256'], credentials: native } } },
+    );
+    expect(JSON.stringify(server.rpcBodies.at(-1))).toContain(native);
+    expect(JSON.stringify(n.exchanges)).not.toContain(native);
     expect(JSON.stringify(r.exchanges)).not.toContain(secret);
     expect(JSON.stringify(r.exchanges)).toContain('<redacted:');
   });

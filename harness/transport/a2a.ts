@@ -265,15 +265,17 @@ export class A2aTransport implements Transport {
       ctx.notes.push('the A2A agent card could not be read');
       return failureReply(ctx, opened.failure, this.ids.errorMember);
     }
-    this.http.redactCredentialsOf(args, options.pushNotificationConfig);
+    this.http.redactCredentialsOf(args, options.pushNotificationConfig, options.a2aPushNotificationConfig);
+    // The protocol's registration is a task argument (spec 6.2: MCP envelope); the native one is A2A configuration (A2A envelope).
+    const parameters = options.pushNotificationConfig ? { ...args, push_notification_config: options.pushNotificationConfig } : args;
     const configuration: Record<string, unknown> = { blocking: true };
-    if (options.pushNotificationConfig) configuration.pushNotificationConfig = options.pushNotificationConfig;
+    if (options.a2aPushNotificationConfig) configuration.pushNotificationConfig = options.a2aPushNotificationConfig;
     const params = {
       message: {
         kind: 'message',
         messageId: randomUUID(),
         role: 'user',
-        parts: [{ kind: 'data', data: { skill: task, parameters: args } }],
+        parts: [{ kind: 'data', data: { skill: task, parameters } }],
       },
       configuration,
     };

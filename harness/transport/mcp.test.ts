@@ -102,6 +102,14 @@ describe.each(COMBOS)('MCP transport vs SDK server (stateful=$stateful, json=$js
     expect(r.payload).toEqual({ echoed: { a: 1, push_notification_config: push } });
   });
 
+  it('refuses an A2A-native push registration without sending anything (MCP has no such channel)', async () => {
+    const before = server.seen.filter((s) => s.rpcMethod === 'tools/call').length;
+    const r = await transport.call('echo', { a: 1 }, { a2aPushNotificationConfig: { url: 'https://buyer.example/hook' } });
+    expect(r.ok).toBe(false);
+    expect(r.failure).toMatchObject({ kind: 'refused' });
+    expect(server.seen.filter((s) => s.rpcMethod === 'tools/call').length).toBe(before);
+  });
+
   it('sends webhook credentials but never records them', async () => {
     const secret = 'hmac-secret-0123456789abcdef0123456789abcdef';
     const push = { url: 'https://buyer.example/hook', authentication: { schemes: ['HMAC-SHA256'], credentials: secret } };

@@ -180,6 +180,10 @@ export class McpTransport implements Transport {
       ctx.notes.push('the MCP session could not be opened');
       return failureReply(ctx, opened.failure, this.ids.errorMember);
     }
+    if (options.a2aPushNotificationConfig) {
+      ctx.notes.push('A2A-native push registration (configuration.pushNotificationConfig) has no MCP form; nothing was sent');
+      return failureReply(ctx, failure('refused', 'A2A-native push registration is an A2A call option; MCP has no such channel'), this.ids.errorMember);
+    }
     this.http.redactCredentialsOf(args, options.pushNotificationConfig);
     const argumentsOut = options.pushNotificationConfig ? { ...args, push_notification_config: options.pushNotificationConfig } : args;
     const outcome = await this.rpc(

@@ -131,9 +131,14 @@ export type AuthOverride =
 export interface CallOptions {
   signal?: AbortSignal;
   auth?: AuthOverride;
-  /** Push notification registration: MCP puts it in `arguments.push_notification_config`,
-   *  A2A in top-level `configuration.pushNotificationConfig`. */
+  /** The protocol's own push registration (interface spec 2.7), sent as the task argument
+   *  `push_notification_config` on both transports (MCP: in `arguments`; A2A: in the data part's
+   *  `parameters`). Spec 6.2: it yields the MCP envelope even when the call went over A2A. */
   pushNotificationConfig?: Record<string, unknown>;
+  /** A2A-native push registration: `params.configuration.pushNotificationConfig` (spec 2.7; the
+   *  same object). Spec 6.2: it yields the A2A envelope. A2A only: MCP has no such channel and
+   *  refuses the call without sending anything. */
+  a2aPushNotificationConfig?: Record<string, unknown>;
   /** Extra request headers (lower-case names). */
   headers?: Record<string, string>;
   /** Last hook before the bytes go out: add signature headers, tamper for probing. */

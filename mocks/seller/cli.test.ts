@@ -65,10 +65,10 @@ describe('mock seller command', () => {
     await expect(fetch(card!, { signal: AbortSignal.timeout(5_000) })).rejects.toThrow();
   });
 
-  it('says which webhook URL policy it applies: strict by default, anything with --allow-private-webhooks', async () => {
+  it('says which webhook URL policy it applies: strict by default, loopback and private networks with --allow-private-webhooks', async () => {
     for (const [argv, policy] of [
       [[], 'webhook URLs must be https and public'],
-      [['--allow-private-webhooks'], 'webhooks to any URL: local testing'],
+      [['--allow-private-webhooks'], 'webhooks over http and to loopback or private networks (never link-local or metadata addresses): local testing'],
     ] as const) {
       const { err, io } = capture();
       const stop = new AbortController();

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashedPayload, payloadHash } from './domain/idempotency.js';
+import { A2A_PUSH_FIELD } from './domain/task-def.js';
 import type { RunningMockSeller } from './index.js';
 import { McpTestClient, a2aSend } from './testing/wire-client.js';
 import { createArgs, freshAccount, key, startTestSeller } from './testing/seller-fixtures.js';
@@ -43,6 +44,11 @@ describe('payload hash (digest 3.3)', () => {
     expect(payloadHash('t', hashedPayload({ ...base, ext: { v: 1 } }))).not.toBe(payloadHash('t', hashedPayload(base)));
     expect(payloadHash('t', hashedPayload({ ...base, z: null }))).not.toBe(payloadHash('t', hashedPayload(base)));
     expect(payloadHash('t', { b: 1, a: 2 })).toBe(payloadHash('t', { a: 2, b: 1 }));
+    // An A2A-native registration, hashed under its own name: credentials out, the rest in.
+    const native = { a: 1, [A2A_PUSH_FIELD]: base.push_notification_config };
+    const nativeRotated = { a: 1, [A2A_PUSH_FIELD]: variant.push_notification_config };
+    expect(payloadHash('t', hashedPayload(nativeRotated))).toBe(payloadHash('t', hashedPayload(native)));
+    expect(payloadHash('t', hashedPayload(native))).not.toBe(payloadHash('t', hashedPayload(base)));
   });
 });
 
@@ -125,16 +131,20 @@ describe('replay and conflict', () => {
     expect(viaA2a.data).toMatchObject({ media_buy_id: viaMcp.media_buy_id, replayed: true });
   });
 
-  it('hashes a push registration sent in A2A configuration like the argument', async () => {
+  it('hashes an A2A-native push registration as part of the payload, apart from the argument', async () => {
     const args = createArgs();
     const push = { url: 'https://buyer.example/h/1', operation_id: 'op-1' };
-    await a2aSend(seller.a2aUrl, 'create_media_buy', args, { configuration: { pushNotificationConfig: push } });
-    const same = await client.call('create_media_buy', { ...args, push_notification_config: push });
-    expect(same.payload?.replayed).toBe(true);
+    const first = await a2aSend(seller.a2aUrl, 'create_media_buy', args, { configuration: { pushNotificationConfig: push } });
+    expect(first.state).toBe('completed');
+    const same = await a2aSend(seller.a2aUrl, 'create_media_buy', args, { configuration: { pushNotificationConfig: push } });
+    expect(same.data?.replayed).toBe(true);
     const moved = await a2aSend(seller.a2aUrl, 'create_media_buy', args, {
       configuration: { pushNotificationConfig: { ...push, url: 'https://buyer.example/h/2' } },
     });
     expect(moved.data).toMatchObject({ proto_error: { code: 'IDEMPOTENCY_CONFLICT' } });
+    // The same registration as a task argument is another channel (another envelope): another payload.
+    const asArgument = await client.call('create_media_buy', { ...args, push_notification_config: push });
+    expect(asArgument.payload).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT' });
   });
 });
 

@@ -31,7 +31,7 @@ import { createMockRequestVerifier, mockRequestSigningCapability } from './signi
 import { createWebhookKeys } from './webhooks/keys.js';
 import { DEFAULT_RETRY, DEFAULT_WEBHOOK_TIMEOUT_MS } from './webhooks/sender.js';
 import { DEFAULT_IMPAIRMENT_WINDOW_MS, WebhookService } from './webhooks/service.js';
-import { DEFAULT_MAX_WEBHOOK_URLS, WebhookAdmission } from './webhooks/admission.js';
+import { DEFAULT_MAX_WEBHOOK_URLS, LocalTestingPolicy, WebhookAdmission } from './webhooks/admission.js';
 import { AddressPolicy } from '../../harness/net/address-policy.js';
 
 export type {
@@ -97,7 +97,8 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
   const mediaBuys = new MediaBuyService({ records, clock, events, faults });
   const hooks = opts.webhooks ?? {};
   const allowPrivate = opts.allowPrivateWebhooks === true;
-  const webhookPolicy = allowPrivate ? undefined : new AddressPolicy({ denyPrivate: true, lookup: hooks.lookup });
+  // Deliveries are pinned through the same policy registrations are checked with (local testing: LocalTestingPolicy).
+  const webhookPolicy = allowPrivate ? new LocalTestingPolicy(hooks.lookup) : new AddressPolicy({ denyPrivate: true, lookup: hooks.lookup });
   const webhooks = new WebhookService({
     ids,
     faults,
@@ -114,7 +115,8 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     impairmentWindowMs: hooks.impairmentWindowMs ?? DEFAULT_IMPAIRMENT_WINDOW_MS,
     admission: new WebhookAdmission({
       allowPrivate,
-      policy: webhookPolicy ?? new AddressPolicy({ denyPrivate: true }),
+      policy: webhookPolicy,
+      skipAddressCheck: faults.has('webhook-url-not-checked'),
       maxUrls: hooks.maxUrlsPerPrincipal ?? DEFAULT_MAX_WEBHOOK_URLS,
     }),
     addressPolicy: webhookPolicy,
@@ -154,7 +156,9 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
   ]);
   log(
     `mock seller listening on ${baseUrl} (token ${ids.token}${faults.size ? `, faults: ${faults.names().join(', ')}` : ''}; ${
-      allowPrivate ? 'webhooks to any URL: local testing' : 'webhook URLs must be https and public'
+      allowPrivate
+        ? 'webhooks over http and to loopback or private networks (never link-local or metadata addresses): local testing'
+        : 'webhook URLs must be https and public'
     })`,
   );
 

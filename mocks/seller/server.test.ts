@@ -192,18 +192,31 @@ describe('A2A endpoint and agent card', () => {
     expect(stranger.data?.media_buys).toEqual([]);
   });
 
-  it('takes the push registration from configuration.pushNotificationConfig, unchanged', async () => {
+  it('takes push_notification_config from the parameters and keeps an A2A-native registration apart (spec 6.2)', async () => {
     const pushConfig = { url: 'https://buyer.example/hooks/1', operation_id: 'op-123' };
     const seen: unknown[] = [];
     const off = seller.events.on('media_buy.status_changed', (e) => seen.push(e.media_buy.push_notification_config));
     try {
-      const created = await a2aSend(seller.a2aUrl, 'create_media_buy', createArgs(), { configuration: { pushNotificationConfig: pushConfig } });
-      expect(created.state).toBe('completed');
-      await a2aSend(seller.a2aUrl, 'update_media_buy', { idempotency_key: crypto.randomUUID(), media_buy_id: created.data?.media_buy_id, paused: true });
-      expect(seen).toEqual([pushConfig]);
+      const viaArgs = await a2aSend(seller.a2aUrl, 'create_media_buy', createArgs({ push_notification_config: pushConfig }));
+      const viaNative = await a2aSend(seller.a2aUrl, 'create_media_buy', createArgs(), { configuration: { pushNotificationConfig: pushConfig } });
+      for (const created of [viaArgs, viaNative]) {
+        expect(created.state).toBe('completed');
+        await a2aSend(seller.a2aUrl, 'update_media_buy', { idempotency_key: crypto.randomUUID(), media_buy_id: created.data?.media_buy_id, paused: true });
+      }
+      // The buy's persistent channel is the protocol's registration; the native one belongs to the A2A task.
+      expect(seen).toEqual([pushConfig, undefined]);
     } finally {
       off();
     }
+  });
+
+  it('declares push notifications in its card, and checks an A2A-native registration like the argument', async () => {
+    const card = (await (await fetch(seller.agentCardUrl, { signal: AbortSignal.timeout(5_000) })).json()) as { capabilities?: Record<string, unknown> };
+    expect(card.capabilities?.pushNotifications).toBe(true);
+    const refused = await a2aSend(seller.a2aUrl, 'create_media_buy', createArgs(), {
+      configuration: { pushNotificationConfig: { url: 'https://buyer.example/hooks/2' } },
+    });
+    expect(refused.data).toMatchObject({ proto_error: { code: 'INVALID_REQUEST', field: 'configuration.pushNotificationConfig.operation_id' } });
   });
 });
 

@@ -2,10 +2,11 @@
 import { suitePlugin } from '../../harness/engine/plugin.js';
 import { webhookCall } from './kinds/call.js';
 import { eachWebhook, webhookCount, webhookRule } from './kinds/expect.js';
+import { eachEnvelope } from './kinds/envelope.js';
 import { webhookFlow } from './kinds/flow.js';
 import { webhookActivity, webhookReceiver, webhookWait } from './kinds/steps.js';
 
 export default suitePlugin(import.meta.url, 'webhooks', {
   stepKinds: [webhookReceiver, webhookWait, webhookActivity, webhookCall, webhookFlow],
-  expectationKinds: [webhookCount, eachWebhook, webhookRule],
+  expectationKinds: [webhookCount, eachWebhook, webhookRule, eachEnvelope],
 });

@@ -44,6 +44,12 @@ describe('webhook fault profiles', () => {
       'webhook-disabled-after-401',
       'webhook-window-too-long',
       'webhook-key-unpublished',
+      'webhook-a2a-native-as-mcp',
+      'webhook-a2a-result-misplaced',
+      'webhook-a2a-one-channel',
+      'webhook-no-start-announcement',
+      'webhook-config-update-ignored',
+      'webhook-url-not-checked',
     ]) {
       expect(names).toContain(n);
     }

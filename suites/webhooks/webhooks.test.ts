@@ -9,13 +9,16 @@ import { startMockSeller } from '../../mocks/seller/index.js';
 import { certifyMock, findings } from '../testing/mock-run.js';
 
 const suite = builtinSuites().suites.find((s) => s.id === 'webhooks')!;
-const CONTROLLER_FREE = ['webhooks.task.terminal-silent', 'webhooks.auth.bearer-refused'];
+const CONTROLLER_FREE = ['webhooks.task.terminal-silent', 'webhooks.auth.bearer-refused', 'webhooks.registration.reserved-url-refused'];
+/** Checks of A2A-native push registration: not applicable over MCP. */
+const A2A_ONLY = suite.checks.filter((c) => c.transports?.length === 1 && c.transports[0] === 'a2a').map((c) => c.id);
 
 describe('the webhooks suite', () => {
   it('loads, with stable ids, spec references and a check for every area', () => {
     expect(suite).toBeDefined();
     const areas = new Set(suite.checks.map((c) => c.id.split('.')[1]));
-    for (const a of ['task', 'envelope', 'signature', 'auth', 'retry', 'report', 'impairment']) expect(areas).toContain(a);
+    for (const a of ['task', 'envelope', 'a2a', 'signature', 'auth', 'registration', 'retry', 'report', 'state', 'impairment']) expect(areas).toContain(a);
+    expect(A2A_ONLY.sort()).toEqual(['webhooks.a2a.both-channels', 'webhooks.a2a.native-delivered', 'webhooks.a2a.native-envelope']);
     for (const c of suite.checks) expect(c.spec.section, c.id).toMatch(/^\d/);
   });
 
@@ -27,8 +30,10 @@ describe('the webhooks suite', () => {
         .filter((c) => c.transport === t && c.outcome === 'pass' && c.suite_id === 'webhooks')
         .map((c) => c.check_id)
         .sort();
-      expect(passed).toEqual(suite.checks.map((c) => c.id).sort());
+      const expected = suite.checks.map((c) => c.id).filter((id) => t === 'a2a' || !A2A_ONLY.includes(id));
+      expect(passed).toEqual(expected.sort());
     }
+    for (const id of A2A_ONLY) expect(run.checks.find((c) => c.transport === 'mcp' && c.check_id === id)?.outcome).toBe('not_applicable');
   });
 
   it('runs a shared flow once per transport for every check that uses it', async () => {
@@ -59,6 +64,7 @@ describe('the webhooks suite', () => {
     const run = await certifyMock({ suites: ['webhooks'], mock: { testController: false } });
     for (const c of run.checks.filter((x) => x.suite_id === 'webhooks')) {
       if (CONTROLLER_FREE.includes(c.check_id)) expect(c.outcome, `${c.transport} ${c.check_id}: ${c.message}`).toBe('pass');
+      else if (c.transport === 'mcp' && A2A_ONLY.includes(c.check_id)) expect(c.outcome).toBe('not_applicable');
       else {
         expect(c.outcome, `${c.transport} ${c.check_id}`).toBe('gap');
         expect(c.gap).toMatch(/^test controller/);

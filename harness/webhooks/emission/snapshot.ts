@@ -42,9 +42,16 @@ export interface CaptureSnapshot {
   last: unknown;
 }
 
-function keyOf(body: unknown): string | undefined {
+/**
+ * The event's idempotency_key: top-level in the MCP envelope (spec 6.1); an A2A envelope (spec 6.2)
+ * has no member of its own for it, so `metadata.idempotency_key` is read there.
+ */
+export function envelopeKey(body: unknown): string | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const k = (body as Record<string, unknown>).idempotency_key;
+  const b = body as Record<string, unknown>;
+  if (typeof b.idempotency_key === 'string') return b.idempotency_key;
+  const meta = b.metadata;
+  const k = meta !== null && typeof meta === 'object' && typeof b.status === 'object' ? (meta as Record<string, unknown>).idempotency_key : undefined;
   return typeof k === 'string' ? k : undefined;
 }
 
@@ -63,7 +70,7 @@ function view(d: Delivery): DeliveryView {
     verified: v?.verdict.ok === true,
   };
   if (v?.jsonError) out.json_error = v.jsonError;
-  const key = keyOf(body);
+  const key = envelopeKey(body);
   if (key !== undefined) out.idempotency_key = key;
   if (v?.signature) out.signature = { components: v.signature.components, ...v.signature.params };
   if (v?.signatureError) out.signature_error = v.signatureError;

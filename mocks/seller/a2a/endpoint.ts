@@ -44,11 +44,16 @@ export class A2aEndpoint {
 
   constructor(model: SellerModel, opts: A2aEndpointOptions) {
     const card = buildAgentCard(model, opts);
+    // The card says push notifications are supported: a push registration in message/send
+    // (configuration.pushNotificationConfig) gets signed A2A-envelope webhooks from the seller's own
+    // webhook service. The SDK's handler is told otherwise, so it never posts unsigned pushes of its
+    // own nor keeps configs nothing would fire (tasks/pushNotificationConfig/* are not offered).
+    const handlerCard: AgentCard = { ...card, capabilities: { ...card.capabilities!, pushNotifications: false } };
     const executor = new SellerExecutor(model, (principal, taskId, link) => {
       this.links.set(`${principal}\u0000${taskId}`, link);
       while (this.links.size > MAX_LINKS) this.links.delete(this.links.keys().next().value as string);
     });
-    const handler = new DefaultRequestHandler(card, this.store, executor, undefined, undefined, undefined, undefined, undefined, {
+    const handler = new DefaultRequestHandler(handlerCard, this.store, executor, undefined, undefined, undefined, undefined, undefined, {
       keepBusAliveStates: [],
     });
     const userBuilder = async (req: Request) => {
@@ -58,7 +63,7 @@ export class A2aEndpoint {
     };
     this.app = express();
     this.app.disable('x-powered-by');
-    this.app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler, legacyCompat: { enabled: true } }));
+    this.app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => card, legacyCompat: { enabled: true } }));
     this.app.use('/a2a', jsonRpcHandler({ requestHandler: handler, userBuilder, legacyCompat: { enabled: true } }));
     this.unsubscribe = model.services.events.on('task.status_changed', (event) => this.reflect(event.task));
   }
@@ -112,7 +117,7 @@ function buildAgentCard(model: SellerModel, opts: A2aEndpointOptions): AgentCard
     supportedInterfaces: [{ url: opts.a2aUrl, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' }],
     provider: { organization: 'proto-comply', url: opts.baseUrl },
     version: opts.version,
-    capabilities: { streaming: false, pushNotifications: false, extensions: [] },
+    capabilities: { streaming: false, pushNotifications: true, extensions: [] },
     securitySchemes: opts.bearerRequired
       ? { bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'Bearer access token', scheme: 'Bearer', bearerFormat: '' } } } }
       : {},

@@ -1,8 +1,10 @@
 /**
  * The A2A `AgentExecutor`: reads `{skill, parameters}` from the message's data part (the request
- * convention the harness's A2A transport uses), merges a push registration sent in
- * `params.configuration.pushNotificationConfig` into the arguments as `push_notification_config`
- * (interface spec 2.7: identical contents), calls the shared domain model and publishes the task.
+ * convention the harness's A2A transport uses), calls the shared domain model and publishes the
+ * task. The two push registrations stay apart (interface spec 6.2: the registration channel decides
+ * the envelope): `push_notification_config` in the parameters is the protocol's own (MCP envelope);
+ * `params.configuration.pushNotificationConfig` is the A2A-native one (A2A envelope), handed to the
+ * model with the A2A task and context ids it belongs to.
  */
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type User } from '@a2a-js/sdk/server';
 import type { Message } from '@a2a-js/sdk';
@@ -61,18 +63,14 @@ export class SellerExecutor implements AgentExecutor {
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const user = ctx.context.user;
-    const caller: CallerContext = user instanceof SellerUser ? user.caller : { principal: 'anonymous', transport: 'a2a' };
+    const base: CallerContext = user instanceof SellerUser ? user.caller : { principal: 'anonymous', transport: 'a2a' };
+    const native = user instanceof SellerUser ? user.pushConfig : undefined;
+    const caller: CallerContext = {
+      ...base,
+      a2a: { taskId: ctx.taskId, contextId: ctx.contextId, ...(native !== undefined && native !== null ? { pushNotificationConfig: native } : {}) },
+    };
     const call = readSkillCall(ctx.userMessage);
-    let outcome: TaskOutcome;
-    if (!call.ok) {
-      outcome = call.outcome;
-    } else {
-      const args = { ...call.args };
-      if (user instanceof SellerUser && isPlainObject(user.pushConfig) && args.push_notification_config === undefined) {
-        args.push_notification_config = user.pushConfig;
-      }
-      outcome = await this.model.dispatch(call.skill, args, caller);
-    }
+    const outcome: TaskOutcome = call.ok ? await this.model.dispatch(call.skill, call.args, caller) : call.outcome;
     if (outcome.kind === 'async') {
       this.onAsync(caller.principal, outcome.taskId, { owner: caller.principal, a2aTaskId: ctx.taskId, contextId: ctx.contextId });
     }

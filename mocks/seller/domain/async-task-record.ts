@@ -14,5 +14,14 @@ export interface AsyncTaskRecord {
   /** The request's top-level `context`, echoed on every webhook delivery (interface spec 6.1). */
   context?: unknown;
   push_notification_config?: unknown;
+  /** An A2A-native registration and the A2A task it belongs to (interface spec 6.2: the A2A envelope). */
+  a2a_push?: A2aPushRecord;
   result?: unknown;
+}
+
+export interface A2aPushRecord {
+  config: unknown;
+  /** The A2A task (`id`) and context that answered the call. */
+  task_id: string;
+  context_id: string;
 }

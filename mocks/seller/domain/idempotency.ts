@@ -10,7 +10,7 @@ import type { IdemScope, IdempotencyStore } from '../store/idempotency-store.js'
 import type { SellerClock } from './clock.js';
 import { type ErrorBody, invalidRequest } from './errors.js';
 import type { IdempotencyClass, SuccessOutcome, TaskOutcome } from './task-def.js';
-import { isPlainObject } from './task-def.js';
+import { A2A_PUSH_FIELD, isPlainObject } from './task-def.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long the concurrent-double-create fault holds each request between lookup and execution. */
@@ -45,10 +45,13 @@ function sha256(text: string): string {
 export function hashedPayload(args: Record<string, unknown>, includeContext = false): Record<string, unknown> {
   const { idempotency_key: _key, context, governance_context: _gov, ...rest } = args;
   const out: Record<string, unknown> = includeContext && context !== undefined ? { ...rest, context } : rest;
-  const pnc = out.push_notification_config;
-  if (isPlainObject(pnc) && isPlainObject(pnc.authentication) && 'credentials' in pnc.authentication) {
-    const { credentials: _c, ...auth } = pnc.authentication;
-    out.push_notification_config = { ...pnc, authentication: auth };
+  // Only the credential value is excluded (digest 3.3), of the task argument and of an A2A-native registration alike.
+  for (const field of ['push_notification_config', A2A_PUSH_FIELD]) {
+    const pnc = out[field];
+    if (isPlainObject(pnc) && isPlainObject(pnc.authentication) && 'credentials' in pnc.authentication) {
+      const { credentials: _c, ...auth } = pnc.authentication;
+      out[field] = { ...pnc, authentication: auth };
+    }
   }
   return out;
 }

@@ -9,7 +9,7 @@ import type { SellerServices } from './services.js';
 import { type ErrorBody, TaskFailure } from './errors.js';
 import { keyForLog } from './idempotency.js';
 import { buildTasks } from './tasks/index.js';
-import { type CallerContext, type SuccessOutcome, type TaskCall, type TaskDef, type TaskOutcome, isPlainObject } from './task-def.js';
+import { A2A_PUSH_FIELD, type CallerContext, type SuccessOutcome, type TaskCall, type TaskDef, type TaskOutcome, isPlainObject } from './task-def.js';
 import { accountKeyOf, toValidationFailure } from './validation.js';
 
 export interface ToolDescription {
@@ -83,7 +83,8 @@ export class SellerModel {
             createsResource: def.createsResource === true,
             principal: caller.principal,
             accountKey: call.accountKey,
-            args: rawArgs,
+            // An A2A-native registration is part of the request: a changed one under the same key is another payload.
+            args: caller.a2a?.pushNotificationConfig !== undefined ? { ...rawArgs, [A2A_PUSH_FIELD]: caller.a2a.pushNotificationConfig } : rawArgs,
           },
           key,
           execute,

@@ -15,7 +15,19 @@ export interface CallerContext {
   transport: TransportName;
   /** Set by a request verifier (RFC 9421 extension point) when the request was signed and verified. */
   verifiedSigner?: unknown;
+  /** A2A calls: the A2A task answering this call, and an A2A-native push registration
+   *  (`params.configuration.pushNotificationConfig` exactly as sent; interface spec 2.7, 6.2). */
+  a2a?: A2aCallContext;
 }
+
+export interface A2aCallContext {
+  taskId: string;
+  contextId: string;
+  pushNotificationConfig?: unknown;
+}
+
+/** Where an A2A-native registration sits in the idempotency payload and in error fields. */
+export const A2A_PUSH_FIELD = 'configuration.pushNotificationConfig';
 
 export type TaskPayload = Record<string, unknown>;
 

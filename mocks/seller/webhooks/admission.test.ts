@@ -11,7 +11,7 @@ import { startTrap, type TestServer } from '../../../harness/net/testing/trap-se
 import type { RunningMockSeller } from '../options.js';
 import { createArgs, freshAccount, key, startTestSeller } from '../testing/seller-fixtures.js';
 import { McpTestClient } from '../testing/wire-client.js';
-import { WebhookAdmission } from './admission.js';
+import { LocalTestingPolicy, WebhookAdmission } from './admission.js';
 import { postWebhook } from './post.js';
 
 const HOSTS: Record<string, string> = {
@@ -67,6 +67,23 @@ describe('a strict mock seller (the default)', () => {
   });
 });
 
+describe('a mock seller started for local testing', () => {
+  it('accepts its loopback receivers but refuses link-local and metadata addresses with INVALID_REQUEST', async () => {
+    const seller = await startTestSeller({ requestSigning: false, webhooks: { lookup } });
+    try {
+      const client = new McpTestClient(seller.mcpUrl);
+      await client.initialize();
+      await client.ok('create_media_buy', createArgs({ push_notification_config: { url: 'http://127.0.0.1:9/hook', operation_id: 'op' } }));
+      for (const url of ['https://169.254.169.254/latest/meta-data/x', 'https://[fd00:ec2::254]/latest/meta-data/x']) {
+        const e = await client.err('create_media_buy', createArgs({ push_notification_config: { url, operation_id: 'op' } }));
+        expect(e, url).toMatchObject({ code: 'INVALID_REQUEST', field: 'push_notification_config.url' });
+      }
+    } finally {
+      await seller.close();
+    }
+  });
+});
+
 describe('deliveries go only to checked addresses', () => {
   it('a delivery to a reserved address is refused before connecting, final, and the reason names no address', async () => {
     const trap = await startTrap();
@@ -88,7 +105,7 @@ describe('deliveries go only to checked addresses', () => {
 });
 
 describe('WebhookAdmission', () => {
-  it('accepts an https URL on public addresses, refuses the rest, and lets anything through for local testing', async () => {
+  it('accepts an https URL on public addresses and refuses the rest; for local testing, lets http, loopback and private networks through', async () => {
     const policy = new AddressPolicy({ denyPrivate: true, lookup });
     const strict = new WebhookAdmission({ allowPrivate: false, policy, maxUrls: 10 });
     await expect(strict.admit({ url: 'https://buyer.example.com/hook' }, 'push_notification_config', 'p')).resolves.toBeUndefined();
@@ -97,8 +114,53 @@ describe('WebhookAdmission', () => {
     });
     // Values without a usable URL are the registration parser's to name.
     await expect(strict.admit({ operation_id: 'x' }, 'reporting_webhook', 'p')).resolves.toBeUndefined();
+    const local = new WebhookAdmission({ allowPrivate: true, policy: new LocalTestingPolicy(lookup), maxUrls: 10 });
+    for (const url of [
+      'http://127.0.0.1:9/hook',
+      'http://[::1]:9/hook',
+      'https://hooks.example.com/hook',
+      'http://buyer.example.com/hook',
+      'https://unknown.example.com/hook',
+    ]) {
+      await expect(local.admit({ url }, 'push_notification_config', 'p'), url).resolves.toBeUndefined();
+    }
+  });
+
+  it('refuses link-local and cloud metadata addresses even for local testing, at registration and at delivery', async () => {
+    const policy = new LocalTestingPolicy(lookup);
     const local = new WebhookAdmission({ allowPrivate: true, policy, maxUrls: 10 });
-    await expect(local.admit({ url: 'http://127.0.0.1:9/hook' }, 'push_notification_config', 'p')).resolves.toBeUndefined();
+    for (const url of [
+      'https://169.254.169.254/latest/meta-data',
+      'http://169.254.1.1/hook',
+      'https://[fe80::1]/hook',
+      'https://[fd00:ec2::254]/latest/meta-data',
+      'https://[::ffff:169.254.169.254]/hook',
+      'https://meta.example.com/latest/meta-data',
+      'https://224.0.0.1/hook',
+    ]) {
+      const refused = local.admit({ url }, 'push_notification_config', 'p');
+      await expect(refused, url).rejects.toMatchObject({ body: { code: 'INVALID_REQUEST', field: 'push_notification_config.url' } });
+      await expect(refused).rejects.toMatchObject({ body: { message: expect.not.stringMatching(/169\.254|fd00|fe80/) } });
+    }
+    // The fault webhook-url-not-checked: the host is never looked at.
+    const careless = new WebhookAdmission({ allowPrivate: true, policy, maxUrls: 10, skipAddressCheck: true });
+    await expect(careless.admit({ url: 'https://169.254.169.254/x' }, 'push_notification_config', 'p')).resolves.toBeUndefined();
+    // A delivery pinned through the same policy never connects there.
+    const trap = await startTrap();
+    const dispatcher = policyAgent(new LocalTestingPolicy(async () => [{ address: '169.254.169.254', family: 4 }]));
+    try {
+      const outcome = await postWebhook(`http://meta.example.com:${trap.port}/hook`, { 'content-type': 'application/json' }, Buffer.from('{}'), {
+        dispatcher,
+        timeoutMs: 2_000,
+        maxResponseBytes: 1024,
+        signal: new AbortController().signal,
+      });
+      expect(outcome).toMatchObject({ status: 'connection_error', retryable: false });
+      expect(trap.connections).toBe(0);
+    } finally {
+      await dispatcher.close();
+      await trap.close();
+    }
   });
 
   it('bounds distinct URLs per principal within the window, with a clear error', async () => {

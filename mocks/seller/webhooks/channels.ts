@@ -14,6 +14,8 @@ export interface ChannelState {
   /** End of the last reported period (ISO 8601). */
   reported_until?: string;
   final_sent: boolean;
+  /** The reporting_webhook of the buy's first report (what a seller that ignores updates keeps using). */
+  first_report_webhook?: unknown;
   impairments: Record<string, unknown>[];
 }
 

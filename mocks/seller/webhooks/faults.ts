@@ -38,7 +38,7 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
   {
     name: 'webhook-unsigned',
     rule: 'webhooks are signed with RFC 9421 by default (interface spec 5.1); they are sent without any signature',
-    targets: [T('signature', 'signed'), T('signature', 'verifies')],
+    targets: [T('signature', 'signed'), T('signature', 'verifies'), T('state', 'pending-start-active')],
     // Nothing to parse: the per-component signature checks cannot find a signature either.
     collateral: [T('signature', 'components'), T('signature', 'tag'), T('signature', 'window'), T('signature', 'key-published'), T('signature', 'fresh-nonce')],
   },
@@ -70,17 +70,50 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
   {
     name: 'webhook-window-too-long',
     rule: 'the signature validity window is at most 5 minutes (interface spec 5.1 rule 4, 8); signatures are valid for 10 minutes',
-    targets: [T('signature', 'window'), T('signature', 'verifies')],
+    targets: [T('signature', 'window'), T('signature', 'verifies'), T('state', 'pending-start-active')],
   },
   {
     name: 'webhook-key-unpublished',
     rule: "the webhook signing key is published in the seller's brand declaration agents[].jwks_uri (interface spec 5.1); webhooks are signed with a key that is in no published JWKS",
-    targets: [T('signature', 'key-published'), T('signature', 'verifies')],
+    targets: [T('signature', 'key-published'), T('signature', 'verifies'), T('state', 'pending-start-active')],
   },
   {
     name: 'webhook-impairments-not-coalesced',
     rule: 'near-simultaneous impairments of one buy are coalesced into one push (interface spec 6.5 rule 9); each impairment is pushed on its own',
     targets: [T('impairment', 'coalesced')],
+  },
+  {
+    name: 'webhook-a2a-native-as-mcp',
+    rule: 'an A2A-native push registration (configuration.pushNotificationConfig) yields the A2A envelope (interface spec 6.2); it gets the MCP envelope',
+    targets: [T('a2a', 'native-envelope'), T('a2a', 'both-channels')],
+    transports: ['a2a'],
+  },
+  {
+    name: 'webhook-a2a-result-misplaced',
+    rule: 'a final A2A envelope carries the result as the last data part of artifacts[0].parts (interface spec 6.2); it sits in status.message and artifacts is empty',
+    targets: [T('a2a', 'native-delivered')],
+    transports: ['a2a'],
+  },
+  {
+    name: 'webhook-a2a-one-channel',
+    rule: 'with push_notification_config and an A2A-native registration both registered, both fire (interface spec 6.2); only the A2A-native one does',
+    targets: [T('a2a', 'both-channels')],
+    transports: ['a2a'],
+  },
+  {
+    name: 'webhook-no-start-announcement',
+    rule: 'a buy moving from pending_start to active is announced with a signed webhook (interface spec 3.1, 6.4); the seller stays silent',
+    targets: [T('state', 'pending-start-active')],
+  },
+  {
+    name: 'webhook-config-update-ignored',
+    rule: "a reporting_webhook replaced with update_media_buy applies from the next fire, a few fires at most still reaching the old URL (interface spec 6.5 rule 11); reports keep going to the URL of the buy's first report",
+    targets: [T('report', 'config-update')],
+  },
+  {
+    name: 'webhook-url-not-checked',
+    rule: 'webhook URLs on link-local, cloud metadata and other reserved addresses are refused at registration, even by a seller under local test (digest 5.9); the seller never checks the host',
+    targets: [T('registration', 'reserved-url-refused')],
   },
 ];
 

@@ -15,10 +15,26 @@ import { signHmacWebhook } from '../../../harness/signing/legacy/legacy-hmac.js'
 import { randomNonce, signRequest } from '../../../harness/signing/sign/signer.js';
 import type { FaultSet } from '../faults.js';
 import type { WebhookActivity } from './activity.js';
-import type { Envelope } from './envelope.js';
+import type { Envelope } from './envelopes/mcp.js';
 import type { SellerWebhookKeys } from './keys.js';
 import { postWebhook } from './post.js';
 import type { WebhookRegistration } from './registration.js';
+
+/** A member of the MCP envelope, or of an A2A envelope's `metadata` (envelopes/a2a.ts). */
+function fieldOf(envelope: Envelope, name: string): unknown {
+  if (name in envelope) return envelope[name];
+  const meta = envelope.metadata;
+  return typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)[name] : undefined;
+}
+
+function keyOf(envelope: Envelope): string {
+  return String(fieldOf(envelope, 'idempotency_key'));
+}
+
+function withKey(envelope: Envelope, key: string): Envelope {
+  if ('idempotency_key' in envelope) return { ...envelope, idempotency_key: key };
+  return { ...envelope, metadata: { ...(envelope.metadata as Record<string, unknown>), idempotency_key: key } };
+}
 
 export interface RetryPolicy {
   /** Delay before the second attempt; doubles per attempt. */
@@ -139,7 +155,7 @@ export class WebhookSender {
   private async attempt(p: Pending): Promise<void> {
     const { event } = p;
     if (p.attempt > 1 && this.deps.faults.has('webhook-key-rotated-on-retry')) {
-      event.envelope = { ...event.envelope, idempotency_key: randomUUID() };
+      event.envelope = withKey(event.envelope, randomUUID());
       p.body = Buffer.from(JSON.stringify(event.envelope));
     }
     const outcome = await postWebhook(event.reg.url, this.headersFor(p), p.body, {
@@ -149,7 +165,7 @@ export class WebhookSender {
       signal: this.shutdown.signal,
     });
     if (this.shutdown.signal.aborted) return;
-    const key = String(event.envelope.idempotency_key);
+    const key = keyOf(event.envelope);
     if (event.mediaBuyId) {
       this.deps.activity.record(event.principal, event.mediaBuyId, {
         idempotency_key: key,
@@ -157,7 +173,7 @@ export class WebhookSender {
         ...(outcome.http_status_code !== undefined ? { http_status_code: outcome.http_status_code } : {}),
         attempt: p.attempt,
         ...(outcome.error_message ? { error_message: outcome.error_message } : {}),
-        task_type: String(event.envelope.task_type),
+        task_type: String(fieldOf(event.envelope, 'task_type')),
         at: new Date().toISOString(),
       });
     }

@@ -2,7 +2,11 @@
  * The mock seller's webhook emission (interface spec 3.2, 6; digest 5), driven by the seller's
  * event stream:
  * - task status changes of async tasks (first answer `submitted` / `input-required`) go to the
- *   task's `push_notification_config`; an inline terminal answer never produces a webhook;
+ *   task's `push_notification_config` in the MCP envelope and to its A2A-native registration in
+ *   the A2A envelope (spec 6.2: the channel decides the envelope; both registered, both fire); an
+ *   inline terminal answer never produces a webhook;
+ * - a buy moving from `pending_start` to `active` is announced on its persistent channels
+ *   (`push_notification_config`, `reporting_webhook`; spec 3.1, 6.4), signed like every delivery;
  * - `simulate_delivery` fires a `scheduled` delivery report on the buy's `reporting_webhook`
  *   with the next `sequence_number`; a terminal status fires the `final` report, after which
  *   nothing more fires for the buy;
@@ -20,7 +24,8 @@ import type { FaultSet } from '../faults.js';
 import type { RecordStore } from '../store/record-store.js';
 import { type ActivityEntry, WebhookActivity } from './activity.js';
 import { ChannelStore } from './channels.js';
-import { deliveryReportEnvelope, impairmentEnvelope, inlineResultEnvelope, taskEnvelope } from './envelope.js';
+import { a2aTaskEnvelope } from './envelopes/a2a.js';
+import { buyStatusEnvelope, deliveryReportEnvelope, impairmentEnvelope, inlineResultEnvelope, taskEnvelope } from './envelopes/mcp.js';
 import { ImpairmentCoalescer } from './impairments.js';
 import type { SellerWebhookKeys } from './keys.js';
 import { type WebhookRegistration, parseRegistration, registrationOf } from './registration.js';
@@ -44,7 +49,7 @@ export interface WebhookServiceDeps {
   impairmentWindowMs: number;
   /** Registration-time URL policy and per-principal bound. */
   admission: WebhookAdmission;
-  /** Deliveries connect through it (pinned to checked addresses) unless private webhooks are allowed. */
+  /** Deliveries connect through it, pinned to the addresses it checked. */
   addressPolicy?: AddressPolicy;
   log: (line: string) => void;
 }
@@ -129,11 +134,20 @@ export class WebhookService {
   private onTaskStatus(e: TaskStatusChanged): void {
     const task: AsyncTaskRecord = e.task;
     if (!WEBHOOK_TASK_STATUSES.has(e.status)) return;
+    const { faults } = this.deps;
     const reg = registrationOf(task.push_notification_config);
-    if (!reg) return;
+    const native = task.a2a_push ? registrationOf(task.a2a_push.config) : undefined;
     const result = task.result;
-    const buyId = isPlainObject(result) && typeof result.media_buy_id === 'string' ? result.media_buy_id : undefined;
-    this.sender.send({ principal: task.principal, mediaBuyId: buyId, reg, envelope: taskEnvelope(task, e.status, e.at, reg, this.deps.faults) });
+    const mediaBuyId = isPlainObject(result) && typeof result.media_buy_id === 'string' ? result.media_buy_id : undefined;
+    const out = { principal: task.principal, ...(mediaBuyId ? { mediaBuyId } : {}) };
+    // Both channels registered: both fire (spec 6.2), unless a fault drops the protocol's own.
+    if (reg && !(native && faults.has('webhook-a2a-one-channel'))) this.sender.send({ ...out, reg, envelope: taskEnvelope(task, e.status, e.at, reg, faults) });
+    if (native && task.a2a_push) {
+      const envelope = faults.has('webhook-a2a-native-as-mcp')
+        ? taskEnvelope(task, e.status, e.at, native, faults)
+        : a2aTaskEnvelope(task, task.a2a_push, e.status, e.at, native, faults);
+      this.sender.send({ ...out, reg: native, envelope });
+    }
   }
 
   private terminated(buy: MediaBuyRecord): boolean {
@@ -149,6 +163,7 @@ export class WebhookService {
 
   private onBuyStatus(e: MediaBuyStatusChanged): void {
     const buy = e.media_buy;
+    if (e.previous_status === 'pending_start' && e.status === 'active') this.announceStart(buy, e.previous_status, e.at);
     if (!isTerminal(e.status as MediaBuyRecord['status'])) return;
     const state = this.channels.get(buy.principal, buy.media_buy_id);
     if (state.final_sent) return;
@@ -158,9 +173,31 @@ export class WebhookService {
     this.channels.update(buy.principal, buy.media_buy_id, (s) => (s.final_sent = true));
   }
 
-  private report(buy: MediaBuyRecord, reg: WebhookRegistration, type: 'scheduled' | 'final', at: string): void {
+  /** The start of flight, announced with a signed webhook on the buy's persistent channels (spec 3.1, 6.4). */
+  private announceStart(buy: MediaBuyRecord, previous: string, at: string): void {
+    if (this.deps.faults.has('webhook-no-start-announcement') || this.terminated(buy)) return;
+    for (const reg of this.persistentChannels(buy)) {
+      this.sender.send({ principal: buy.principal, mediaBuyId: buy.media_buy_id, reg, envelope: buyStatusEnvelope(buy, previous, at, reg, this.deps.faults) });
+    }
+  }
+
+  /** A buy's persistent channels (spec 6.4: its push_notification_config and reporting_webhook), one push per URL. */
+  private persistentChannels(buy: MediaBuyRecord): WebhookRegistration[] {
+    const out: WebhookRegistration[] = [];
+    for (const reg of [registrationOf(buy.push_notification_config), registrationOf(buy.reporting_webhook)]) {
+      if (reg && !out.some((r) => r.url === reg.url)) out.push(reg);
+    }
+    return out;
+  }
+
+  private report(buy: MediaBuyRecord, current: WebhookRegistration, type: 'scheduled' | 'final', at: string): void {
     let periodStart = at;
+    let reg = current;
     const state = this.channels.update(buy.principal, buy.media_buy_id, (s) => {
+      // The registration is read at fire time, so an update applies from the next fire (spec 6.5 rule 11);
+      // the fault keeps posting to the URL of the first fire.
+      s.first_report_webhook ??= buy.reporting_webhook;
+      if (this.deps.faults.has('webhook-config-update-ignored')) reg = registrationOf(s.first_report_webhook) ?? current;
       s.sequence += 1;
       const start = s.reported_until ?? buy.start_time;
       if (start < at) periodStart = start;
@@ -173,11 +210,7 @@ export class WebhookService {
   private pushImpairments(principal: string, mediaBuyId: string, items: Record<string, unknown>[]): void {
     const buy = this.deps.mediaBuys.find(principal, mediaBuyId);
     if (!buy || this.terminated(buy)) return;
-    const channels = [registrationOf(buy.push_notification_config), registrationOf(buy.reporting_webhook)].filter((r): r is WebhookRegistration => !!r);
-    const seen = new Set<string>();
-    for (const reg of channels) {
-      if (seen.has(reg.url)) continue;
-      seen.add(reg.url);
+    for (const reg of this.persistentChannels(buy)) {
       this.sender.send({ principal, mediaBuyId, reg, envelope: impairmentEnvelope(buy, items, new Date().toISOString(), reg, this.deps.faults) });
     }
   }

@@ -5,8 +5,6 @@
  * impairment coalescing, and a clean close with retries still pending.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { protocolIds } from '../../../harness/token.js';
 import { BrandJwksResolver } from '../../../harness/signing/keys/jwks-resolver.js';
 import { InMemoryReplayCache } from '../../../harness/signing/verify/replay-cache.js';
@@ -14,54 +12,15 @@ import { parseSignatureHeaders } from '../../../harness/signing/parse/signature-
 import { verifyRequestSignature } from '../../../harness/signing/verify/verifier.js';
 import type { RunningMockSeller } from '../options.js';
 import { McpTestClient } from '../testing/wire-client.js';
+import { HookReceiver } from '../testing/hook-receiver.js';
 import { ImpairmentCoalescer } from './impairments.js';
 import { createArgs, freshAccount, key, startTestSeller } from '../testing/seller-fixtures.js';
 
 const ids = protocolIds('proto');
 
-interface Hit {
-  path: string;
-  headers: IncomingHttpHeaders;
-  raw: Buffer;
-  body: Record<string, any>;
-  at: number;
-}
-
-/** A receiver whose answers come from a per-path script (default 200). */
-class Receiver {
-  readonly hits: Hit[] = [];
-  readonly scripts = new Map<string, { status: number; www?: string }[]>();
-  private server!: Server;
-  base = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const raw = Buffer.concat(chunks);
-        const path = req.url ?? '/';
-        this.hits.push({ path, headers: req.headers, raw, body: JSON.parse(raw.toString()), at: Date.now() });
-        const answer = this.scripts.get(path)?.shift() ?? { status: 200 };
-        res.writeHead(answer.status, answer.www ? { 'www-authenticate': answer.www } : {}).end('{}');
-      });
-    });
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  at(path: string): Hit[] {
-    return this.hits.filter((h) => h.path === path);
-  }
-
-  close(): Promise<void> {
-    return new Promise((r) => this.server.close(() => r()));
-  }
-}
-
 let seller: RunningMockSeller;
 let client: McpTestClient;
-const receiver = new Receiver();
+const receiver = new HookReceiver();
 let n = 0;
 const path = () => `/hooks/${++n}/route-token`;
 

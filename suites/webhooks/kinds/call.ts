@@ -7,7 +7,7 @@
  */
 import type { ExpectationDef } from '../../../harness/engine/model.js';
 import { recordOf, type StepKind } from '../../../harness/engine/kinds/types.js';
-import { judgeReply } from '../../../harness/engine/kinds/steps/util.js';
+import { PUSH_CHANNEL_FIELD, judgeReply, pushOptions } from '../../../harness/engine/kinds/steps/util.js';
 import { counterpartyServer, counterpartySigning, signingCapability } from '../../shared/counterparty-signing.js';
 
 export const webhookCall: StepKind = {
@@ -15,8 +15,9 @@ export const webhookCall: StepKind = {
   fields: {
     task: { type: 'string', minLength: 1 },
     args: { type: 'object' },
-    /** The registration (MCP: arguments.push_notification_config; A2A: configuration.pushNotificationConfig). */
+    /** The registration (interface spec 2.7), sent as `push_channel` says (default: the task argument on both transports). */
     push_notification_config: { type: 'object' },
+    push_channel: PUSH_CHANNEL_FIELD,
     expect: { type: 'array' },
   },
   required: ['task', 'push_notification_config'],
@@ -24,14 +25,15 @@ export const webhookCall: StepKind = {
   async run(step, ctx) {
     const task = String(ctx.expand(step.task));
     const args = (ctx.expand(step.args ?? {}) ?? {}) as Record<string, unknown>;
-    const push = ctx.expand(step.push_notification_config) as Record<string, unknown>;
+    const push = pushOptions(step, ctx);
+    if ('status' in push) return { verdict: push };
     let prepare;
     if (signingCapability(ctx).supported === true) {
       await counterpartyServer(ctx);
       prepare = counterpartySigning(ctx);
       ctx.notes.push(`${task} registering a webhook with an authentication block is signed as the harness's test counterparty (digest 1.16)`);
     }
-    const reply = await ctx.call(task, args, { pushNotificationConfig: push, prepare });
+    const reply = await ctx.call(task, args, { ...push, prepare });
     const record = recordOf(reply);
     return { verdict: judgeReply(step.expect as ExpectationDef[] | undefined, reply, record, ctx), record };
   },

@@ -68,12 +68,30 @@ export const eachWebhook: ExpectationKind = {
 
 export const webhookRule: ExpectationKind = {
   name: 'webhook_rule',
-  fields: { rule: { enum: RULE_NAMES }, event_by: { type: 'string', pattern: '^(/[^/]*)+$' } },
+  fields: {
+    rule: { enum: RULE_NAMES },
+    event_by: { type: 'string', pattern: '^(/[^/]*)+$' },
+    /** buy_announced: the buy (a template) and the status it must be announced in. */
+    media_buy_id: { type: 'string', minLength: 1 },
+    status: { type: 'string', minLength: 1 },
+    /** switched: ids of webhook_wait steps holding the old URL's capture now (`old`) and before the change (`before`). */
+    old: { type: 'string', minLength: 1 },
+    before: { type: 'string', minLength: 1 },
+    max_old: { type: 'integer', minimum: 0, maximum: 10 },
+  },
   required: ['rule'],
   evaluate(exp, subject, ctx) {
     const snap = snapshotOf(subject);
     if (!snap) return NOT_A_SNAPSHOT;
-    const params: RuleParams = { event_by: exp.event_by as string | undefined };
+    const stepSnap = (id: unknown) => (typeof id === 'string' ? snapshotOf({ record: ctx.steps[id] ?? {} }) : undefined);
+    const params: RuleParams = {
+      event_by: exp.event_by as string | undefined,
+      ...(exp.media_buy_id !== undefined ? { media_buy_id: String(ctx.expand(exp.media_buy_id)) } : {}),
+      ...(exp.status !== undefined ? { status: exp.status as string } : {}),
+      ...(exp.old !== undefined ? { old: stepSnap(exp.old) } : {}),
+      ...(exp.before !== undefined ? { before: stepSnap(exp.before) } : {}),
+      ...(exp.max_old !== undefined ? { max_old: exp.max_old as number } : {}),
+    };
     return RULES[exp.rule as string]!(snap, params, ctx);
   },
 };

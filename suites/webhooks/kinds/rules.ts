@@ -6,12 +6,24 @@
 import { isDeepStrictEqual } from 'node:util';
 import { resolvePointer } from '../../../harness/engine/pointer.js';
 import type { CheckContext, Judgement } from '../../../harness/engine/kinds/types.js';
+import { lookupCapability } from '../../../harness/engine/conditions.js';
 import type { CaptureSnapshot, DeliveryView } from '../../../harness/webhooks/emission/snapshot.js';
 
 export interface RuleParams {
   /** JSON pointer into the body that identifies the logical event (default /idempotency_key). */
   event_by?: string;
+  /** buy_announced: the buy and the status the announcement must name. */
+  media_buy_id?: string;
+  status?: string;
+  /** switched: the old URL's capture now, and before the change. */
+  old?: CaptureSnapshot;
+  before?: CaptureSnapshot;
+  /** switched: fires after the change that may still reach the old URL. */
+  max_old?: number;
 }
+
+/** How many fires after a config change may still reach the old URL (spec 6.5 rule 11 "a few"; suites/webhooks/README.md). */
+export const MAX_FIRES_TO_OLD_URL = 2;
 
 type Rule = (snap: CaptureSnapshot, p: RuleParams, ctx: CheckContext) => Judgement;
 
@@ -80,6 +92,24 @@ function answered401(snap: CaptureSnapshot, p: RuleParams): { d401: DeliveryView
   const d401 = snap.deliveries[i]!;
   return { d401, id: eventId(d401, by), later: snap.deliveries.slice(i + 1), by };
 }
+
+/** Objects in a body (depth-first, bounded) that name the buy with media_buy_id. */
+function buyObjects(body: unknown, id: string, depth = 0, out: Record<string, unknown>[] = []): Record<string, unknown>[] {
+  if (depth > 8 || body === null || typeof body !== 'object') return out;
+  if (Array.isArray(body)) {
+    for (const v of body.slice(0, 50)) buyObjects(v, id, depth + 1, out);
+    return out;
+  }
+  const o = body as Record<string, unknown>;
+  if (o.media_buy_id === id) out.push(o);
+  for (const v of Object.values(o)) buyObjects(v, id, depth + 1, out);
+  return out;
+}
+
+const seqOf = (d: DeliveryView): number | undefined => {
+  const v = resolvePointer(d.body, '/result/sequence_number').value;
+  return Number.isInteger(v) ? (v as number) : undefined;
+};
 
 export const RULES: Record<string, Rule> = {
   signed: (snap, _p, ctx) =>
@@ -225,6 +255,67 @@ export const RULES: Record<string, Rule> = {
           `sequence_number ${String(b.seq)} reports fewer cumulative impressions (${b.imp}) than sequence_number ${String(a.seq)} (${a.imp}): the numbers do not follow the order of the reports`,
         );
       }
+    }
+    return OK;
+  },
+  /**
+   * A delivery announces the buy in the given status: some object of its body names the buy
+   * (media_buy_id) with that `status` / `media_buy_status` (the spec shows no payload for the
+   * announcement, so where it sits is not judged). When the agent declares webhook signing, that
+   * delivery must verify with the seller's published key (spec 3.1: a signed webhook).
+   */
+  buy_announced: (snap, p, ctx) => {
+    const empty = nonEmpty(snap);
+    if (empty) return empty;
+    const id = p.media_buy_id ?? '';
+    const want = p.status ?? 'active';
+    const naming = snap.deliveries.filter((d) => buyObjects(d.body, id).some((o) => o.status === want || o.media_buy_status === want));
+    if (naming.length === 0) {
+      return fail(undefined, `no delivery names media buy ${JSON.stringify(id)} with status ${JSON.stringify(want)}`, {
+        expected: { media_buy_id: id, status: want },
+        actual: snap.deliveries.map((d) => d.body),
+      });
+    }
+    const signs = lookupCapability(ctx.profile.capabilities, '/webhook_signing/supported', ctx.ids);
+    if (!(signs.found && signs.value === true) || snap.mode !== 'signature') return OK;
+    if (naming.some((d) => d.verified)) return OK;
+    const d = naming[0]!;
+    return fail(d, `announces the buy, but its signature does not verify: ${d.verify_code ?? 'no code'}: ${d.verify_detail ?? ''}`.trim(), {
+      actual: d.signature ?? d.headers,
+    });
+  },
+  /**
+   * A config change applies from the next fire (spec 6.5 rule 11): of the fires made after the
+   * change (events at the old URL that were not there before it, plus those at the new URL), at
+   * most `max_old` reach the old URL, and every one of them precedes, by sequence_number, every
+   * fire at the new URL (no ordering is guaranteed on arrival, so reports are placed by number).
+   */
+  switched: (snap, p) => {
+    if (!p.old || !p.before) return fail(undefined, 'the switched rule needs old and before snapshots');
+    const max = p.max_old ?? MAX_FIRES_TO_OLD_URL;
+    const earlier = new Set(p.before.keys);
+    const lateKeys = p.old.keys.filter((k) => !earlier.has(k));
+    const late = lateKeys.map((k) => p.old!.deliveries.find((d) => d.idempotency_key === k)!);
+    const fresh = snap.keys.length > 0 ? snap.keys.map((k) => snap.deliveries.find((d) => d.idempotency_key === k)!) : snap.deliveries;
+    const row = (d: DeliveryView) => ({ n: d.n, sequence_number: seqOf(d) ?? null, idempotency_key: d.idempotency_key ?? null });
+    const actual = { old_url_after_change: late.map(row), new_url: fresh.map(row) };
+    if (fresh.length === 0) return fail(undefined, 'no fire reached the new URL', { actual });
+    if (late.length > max) {
+      return fail(undefined, `${late.length} fires after the change still reached the old URL; at most ${max} may (the change applies from the next fire)`, {
+        expected: { max_fires_to_old_url: max },
+        actual,
+      });
+    }
+    const lastOld = Math.max(...late.map((d) => seqOf(d) ?? Number.NEGATIVE_INFINITY));
+    const firstNew = Math.min(...fresh.map((d) => seqOf(d) ?? Number.POSITIVE_INFINITY));
+    if (lastOld > firstNew) {
+      return fail(
+        undefined,
+        `sequence_number ${lastOld} went to the old URL after sequence_number ${firstNew} had gone to the new one: the seller switched back`,
+        {
+          actual,
+        },
+      );
     }
     return OK;
   },

@@ -17,7 +17,7 @@ import { recordOf } from '../../../harness/engine/kinds/types.js';
 import { EmissionConfigError, LISTEN_ENV, emissionSettings, isLoopbackHost, timing, type EmissionSettings } from '../../../harness/webhooks/emission/config.js';
 import { runReplayCache, sellerKeys } from '../../../harness/webhooks/emission/keys.js';
 import { type AnswerSpec, type Capture, CaptureReceiver, type Delivery } from '../../../harness/webhooks/emission/receiver.js';
-import { matchesWhere, snapshot } from '../../../harness/webhooks/emission/snapshot.js';
+import { envelopeKey, matchesWhere, snapshot } from '../../../harness/webhooks/emission/snapshot.js';
 import { verifyCapture, type VerifyEnv } from '../../../harness/webhooks/emission/verify.js';
 
 const ANSWER = {
@@ -108,12 +108,7 @@ function bodyOf(d: Delivery): unknown {
 
 function counts(capture: Capture, where: Record<string, unknown> | undefined): { deliveries: number; events: number } {
   const matching = capture.deliveries.filter((d) => matchesWhere(bodyOf(d), where));
-  const keys = new Set(
-    matching.map((d, i) => {
-      const k = (bodyOf(d) as Record<string, unknown> | null)?.idempotency_key;
-      return typeof k === 'string' ? k : `#${i}`;
-    }),
-  );
+  const keys = new Set(matching.map((d, i) => envelopeKey(bodyOf(d)) ?? `#${i}`));
   return { deliveries: matching.length, events: keys.size };
 }
 
@@ -182,7 +177,7 @@ export const webhookWait: StepKind = {
       return {
         verdict: {
           status: 'failed',
-          message: `expected ${wanted}${where ? ` matching ${JSON.stringify(where)}` : ''} at the webhook receiver within ${waitMs / 1000} s; got ${c.events} event(s) in ${c.deliveries} matching deliver${c.deliveries === 1 ? 'y' : 'ies'} (${capture.deliveries.length} in all)`,
+          message: `expected ${wanted}${where ? ` matching ${JSON.stringify(where)}` : ''} at the webhook receiver (${step.receiver as string}) within ${waitMs / 1000} s; got ${c.events} event(s) in ${c.deliveries} matching deliver${c.deliveries === 1 ? 'y' : 'ies'} (${capture.deliveries.length} in all)`,
           expected: { events: wantEvents, deliveries: wantDeliveries, where },
           actual: snap.deliveries.map((d) => ({ answered: d.answered, body: d.body })),
         },

@@ -3,7 +3,7 @@ import type { ExpectationDef } from '../../model.js';
 import type { AuthOverride } from '../../../transport/types.js';
 import type { StepKind } from '../types.js';
 import { recordOf } from '../types.js';
-import { AUTH_FIELD, authOverride, judgeReply } from './util.js';
+import { AUTH_FIELD, PUSH_CHANNEL_FIELD, authOverride, judgeReply, pushOptions } from './util.js';
 
 export const call: StepKind = {
   name: 'call',
@@ -11,8 +11,12 @@ export const call: StepKind = {
     task: { type: 'string', minLength: 1 },
     args: { type: 'object' },
     auth: AUTH_FIELD,
-    /** Push notification registration (MCP: arguments.push_notification_config; A2A: configuration). */
+    /** Push notification registration (interface spec 2.7). */
     push_notification_config: { type: 'object' },
+    /** How it is registered: `arguments` (default): the task argument push_notification_config on both
+     *  transports (spec 6.2: the MCP envelope); `a2a-native`: A2A configuration.pushNotificationConfig
+     *  (the A2A envelope; not applicable over MCP, which has no such channel). */
+    push_channel: PUSH_CHANNEL_FIELD,
     /** A2A: poll tasks/get until the task is terminal. */
     poll: { type: 'boolean' },
     expect: { type: 'array' },
@@ -23,11 +27,9 @@ export const call: StepKind = {
     const task = String(ctx.expand(step.task));
     const args = (ctx.expand(step.args ?? {}) ?? {}) as Record<string, unknown>;
     const auth: AuthOverride = authOverride(step.auth as string | undefined, ctx);
-    const reply = await ctx.call(task, args, {
-      auth,
-      pushNotificationConfig: step.push_notification_config ? (ctx.expand(step.push_notification_config) as Record<string, unknown>) : undefined,
-      pollUntilTerminal: step.poll === true,
-    });
+    const push = pushOptions(step, ctx);
+    if ('status' in push) return { verdict: push };
+    const reply = await ctx.call(task, args, { auth, ...push, pollUntilTerminal: step.poll === true });
     const record = recordOf(reply);
     return { verdict: judgeReply(step.expect as ExpectationDef[] | undefined, reply, record, ctx), record };
   },

@@ -1,9 +1,28 @@
 import type { ExpectationDef } from '../../model.js';
-import type { AuthOverride, TaskReply } from '../../../transport/types.js';
+import type { AuthOverride, CallOptions, TaskReply } from '../../../transport/types.js';
 import type { CheckContext, StepRecord, StepVerdict } from '../types.js';
+import type { StepDef } from '../../model.js';
 import { describeReply } from '../types.js';
 
 export const AUTH_FIELD = { enum: ['default', 'none', 'wrong'] } as const;
+
+/** How a step registers its `push_notification_config` (interface spec 2.7, 6.2). */
+export const PUSH_CHANNEL_FIELD = { enum: ['arguments', 'a2a-native'] } as const;
+
+/**
+ * The call options of a step's push registration: `arguments` (default) sends the protocol's
+ * push_notification_config as a task argument on both transports (spec 6.2: the MCP envelope);
+ * `a2a-native` sends it as A2A configuration.pushNotificationConfig (the A2A envelope), which MCP
+ * does not have, so the step is not applicable there.
+ */
+export function pushOptions(step: StepDef, ctx: CheckContext): Pick<CallOptions, 'pushNotificationConfig' | 'a2aPushNotificationConfig'> | StepVerdict {
+  if (step.push_notification_config === undefined) return {};
+  const push = ctx.expand(step.push_notification_config) as Record<string, unknown>;
+  if (step.push_channel !== 'a2a-native') return { pushNotificationConfig: push };
+  if (ctx.kind !== 'a2a')
+    return { status: 'not_applicable', message: 'A2A-native push registration (configuration.pushNotificationConfig) exists only on A2A' };
+  return { a2aPushNotificationConfig: push };
+}
 
 export const DEFAULT_EXPECT: ExpectationDef[] = [{ kind: 'success' }];
 

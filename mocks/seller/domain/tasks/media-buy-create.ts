@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
 import type { MediaBuyRecord } from '../media-buy-record.js';
 import type { SellerServices } from '../services.js';
-import { type SuccessOutcome, type TaskCall, type TaskDef, completed, isPlainObject } from '../task-def.js';
+import { A2A_PUSH_FIELD, type SuccessOutcome, type TaskCall, type TaskDef, completed, isPlainObject } from '../task-def.js';
 import { accountRef, brandRef, httpUrl, isoDateTime, pushNotificationConfig, taskSchema } from '../validation.js';
 
 export const startTimeSchema = z.union([z.literal('asap'), isoDateTime, z.looseObject({ type: z.literal('date'), date: z.iso.date() })], {
@@ -90,6 +90,12 @@ export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
       if (args.reporting_webhook !== undefined) s.webhooks.checkRegistration(args.reporting_webhook, 'reporting_webhook');
       await s.webhooks.admitRegistration(args.push_notification_config, 'push_notification_config', caller.principal);
       await s.webhooks.admitRegistration(args.reporting_webhook, 'reporting_webhook', caller.principal);
+      // An A2A-native registration (configuration.pushNotificationConfig, interface spec 2.7): the same checks.
+      const native = caller.a2a?.pushNotificationConfig;
+      if (native !== undefined) {
+        s.webhooks.checkRegistration(native, A2A_PUSH_FIELD);
+        await s.webhooks.admitRegistration(native, A2A_PUSH_FIELD, caller.principal);
+      }
 
       const arm = s.asyncTasks.takeArm(caller.principal, accountKey);
       if (arm) {
@@ -104,6 +110,7 @@ export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
           message,
           ...(args.context !== undefined ? { context: args.context } : {}),
           ...(args.push_notification_config !== undefined ? { push_notification_config: args.push_notification_config } : {}),
+          ...(native !== undefined && caller.a2a ? { a2a_push: { config: native, task_id: caller.a2a.taskId, context_id: caller.a2a.contextId } } : {}),
         });
         return { kind: 'async', status: arm.arm, taskId, payload: { status: arm.arm, task_id: taskId, message } };
       }

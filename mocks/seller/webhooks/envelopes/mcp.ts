@@ -1,19 +1,22 @@
 /**
- * Webhook POST bodies in the MCP / application envelope (interface spec 6.1, digest 5.2): one
- * builder for task status changes, one for delivery reports (spec 6.3) and one for impairment
- * events (spec 6.4). Every envelope carries a fresh UUID v4 `idempotency_key`, the registered
+ * Webhook POST bodies in the MCP / application envelope (interface spec 6.1, digest 5.2), the
+ * envelope of every registration made with `push_notification_config` or `reporting_webhook`
+ * whatever the transport (spec 6.2): one builder for task status changes, one for delivery
+ * reports (spec 6.3), one for impairment events and one for a buy's start of flight (spec 6.4). Every envelope carries a fresh UUID v4 `idempotency_key`, the registered
  * `operation_id` verbatim and the request's `context`. The bytes are built once per event and
  * re-sent unchanged on every retry (digest 5.4).
  */
 import { randomUUID } from 'node:crypto';
-import type { FaultSet } from '../faults.js';
-import type { AsyncTaskRecord } from '../domain/async-task-record.js';
-import { type MediaBuyRecord, round2 } from '../domain/media-buy-record.js';
-import type { WebhookRegistration } from './registration.js';
+import type { FaultSet } from '../../faults.js';
+import type { AsyncTaskRecord } from '../../domain/async-task-record.js';
+import { type MediaBuyRecord, round2 } from '../../domain/media-buy-record.js';
+import type { WebhookRegistration } from '../registration.js';
 
 export const MEDIA_BUY_DOMAIN = 'media-buy';
 export const DELIVERY_TASK_TYPE = 'media_buy_delivery';
 export const IMPAIRMENT_TASK_TYPE = 'impairment';
+/** task_type of a media buy's lifecycle announcement (pending_start → active, spec 3.1, 6.4; the spec names no value). */
+export const BUY_STATUS_TASK_TYPE = 'media_buy_status';
 
 export type Envelope = Record<string, unknown>;
 
@@ -36,7 +39,7 @@ function base(reg: WebhookRegistration, faults: FaultSet, fields: Envelope, cont
 }
 
 /** `result` by status (interface spec 6.1). */
-function taskResult(task: AsyncTaskRecord, status: string): unknown {
+export function taskResult(task: AsyncTaskRecord, status: string): unknown {
   switch (status) {
     case 'completed':
     case 'failed':
@@ -152,6 +155,24 @@ export function impairmentEnvelope(buy: MediaBuyRecord, impairments: unknown[], 
       timestamp: at,
       message: `${impairments.length} impairment(s) on ${buy.media_buy_id}`,
       result: { media_buy_id: buy.media_buy_id, impairments },
+    },
+    buy.context,
+  );
+}
+
+/** A buy's lifecycle change announced on its persistent channels (pending_start → active: spec 3.1, 6.4). */
+export function buyStatusEnvelope(buy: MediaBuyRecord, previous: string, at: string, reg: WebhookRegistration, faults: FaultSet): Envelope {
+  return base(
+    reg,
+    faults,
+    {
+      task_id: buy.media_buy_id,
+      task_type: BUY_STATUS_TASK_TYPE,
+      domain: MEDIA_BUY_DOMAIN,
+      status: 'completed',
+      timestamp: at,
+      message: `media buy ${buy.media_buy_id} moved from ${previous} to ${buy.status}`,
+      result: { media_buy_id: buy.media_buy_id, previous_status: previous, status: buy.status, revision: buy.revision, start_time: buy.start_time },
     },
     buy.context,
   );
