@@ -3,10 +3,8 @@
  * violation. Every probe must find the reference seller clean and the seller with that fault
  * guilty, so each fault provably changes the behaviour it claims to break.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { builtinCheckIds } from '../../suites/index.js';
 import { FaultSet, UnknownFaultError, getFault, listFaults, registerFault } from './faults.js';
 import { WEBHOOK_FAULTS } from './webhooks/faults.js';
 import { VERIFIER_FAULTS } from './signing/faults.js';
@@ -48,6 +46,33 @@ const PROBES: Record<string, Probe> = {
   'unknown-tool-wrong-code': { violated: async ({ client }) => (await codeOf(client, 'no_such_task', {})) !== 'INVALID_REQUEST' },
   'error-without-is-error': { violated: async ({ client }) => !(await client.call('no_such_task', {})).isError },
   'error-text-not-json': { violated: async ({ client }) => (await client.call('no_such_task', {})).payload === undefined },
+  'unknown-tool-unnamed': { violated: async ({ client }) => !String((await client.call('no_such_task', {})).payload?.message).includes('no_such_task') },
+  'push-config-crashes-sync-task': {
+    violated: async ({ client }) =>
+      (await client.call('get_products', { brief: 'x', push_notification_config: { url: 'https://b.example/h' } })).result === undefined,
+  },
+  'controller-not-listed': {
+    async violated({ client }) {
+      const result = (await client.rpc('tools/list', {})).message?.result as { tools?: { name: string }[] } | undefined;
+      const tools = result?.tools ?? [];
+      return !tools.some((t) => t.name === 'comply_test_controller');
+    },
+  },
+  'sandbox-flag-string': { violated: async ({ client }) => (await client.ok('list_accounts')).sandbox !== true },
+  'conflict-retry-after-zero': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', args);
+      return (await client.call('create_media_buy', { ...args, end_time: isoIn(31) })).payload?.retry_after !== undefined;
+    },
+  },
+  'validation-error-cached': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.call('create_media_buy', { ...args, packages: [] });
+      return (await client.call('create_media_buy', args)).isError;
+    },
+  },
   'product-schema-invalid': {
     async violated({ client }) {
       const products = (await client.ok('get_products', { brief: 'sports video' })).products as Record<string, any>[];
@@ -189,6 +214,26 @@ const PROBES: Record<string, Probe> = {
       return (await readBuy(client, buy.media_buy_id)).status !== 'paused';
     },
   },
+  'resume-ignored': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      await client.ok('update_media_buy', update(buy.media_buy_id, { paused: true }));
+      return (await client.ok('update_media_buy', update(buy.media_buy_id, { paused: false }))).status !== 'active';
+    },
+  },
+  'cancellation-without-canceled-by': {
+    async violated({ client }) {
+      const buy = await canceledBuy(client);
+      return ((await readBuy(client, buy.media_buy_id)).cancellation as { canceled_by?: string } | undefined)?.canceled_by === undefined;
+    },
+  },
+  'completed-read-as-active': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      await control(client, 'force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'completed' });
+      return (await readBuy(client, buy.media_buy_id)).status !== 'completed';
+    },
+  },
   'resume-canceled-accepted': {
     async violated({ client }) {
       const buy = await canceledBuy(client);
@@ -292,16 +337,11 @@ describe('fault registry', () => {
     expect(new FaultSet(['test-only-extension-fault']).has('test-only-extension-fault')).toBe(true);
   });
 
-  const suitesDir = join(process.cwd(), 'suites');
-  const suiteFiles = existsSync(suitesDir) ? readdirSync(suitesDir).filter((f) => f.endsWith('.yaml')) : [];
-  it.skipIf(suiteFiles.length === 0)('names only check ids that the suites define (skipped: no suites/*.yaml)', () => {
-    const ids = new Set<string>();
-    for (const file of suiteFiles) {
-      const suite = parse(readFileSync(join(suitesDir, file), 'utf8'), { maxAliasCount: 10_000 }) as { checks?: { id: string }[] };
-      for (const check of suite.checks ?? []) ids.add(check.id);
+  it('names only check ids that the suites define', () => {
+    const ids = builtinCheckIds();
+    for (const f of listFaults().filter((f) => !f.name.startsWith('test-only-'))) {
+      for (const id of [...f.targets, ...(f.collateral ?? [])]) expect(ids.has(id), `${f.name} → ${id}`).toBe(true);
     }
-    const builtin = listFaults().filter((f) => f.name in PROBES);
-    for (const f of builtin) for (const id of [...f.targets, ...(f.collateral ?? [])]) expect(ids.has(id), `${f.name} → ${id}`).toBe(true);
   });
 });
 

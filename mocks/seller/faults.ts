@@ -121,6 +121,47 @@ const BUILTIN: FaultDef[] = [
     transports: ['mcp'],
   },
   {
+    name: 'unknown-tool-unnamed',
+    rule: 'the unknown-tool error message names the tool (interface spec 7); it says only "unknown tool"',
+    targets: ['errors.unknown-task.names-tool'],
+  },
+  {
+    name: 'push-config-crashes-sync-task',
+    rule: 'a sync-only task given a push_notification_config answers or refuses with a well-formed error (interface spec 7); a read crashes on it (a protocol-level internal error)',
+    targets: ['errors.push-config.sync-task'],
+    // Over A2A the SDK turns the crash into a failed task without a data part: no get_products response to validate.
+    collateral: ['schemas.response.get_products'],
+  },
+  {
+    name: 'controller-not-listed',
+    rule: 'a declared test controller is listed as comply_test_controller (interface spec 4.3); it is callable but missing from tools/list and the agent card',
+    targets: ['capabilities.tasks.listed'],
+  },
+  {
+    name: 'sandbox-flag-string',
+    rule: 'sandbox is a boolean (interface spec 2.5); every reply carries the string "true"',
+    // Every task's response schema types sandbox as well (fixtures/schemas/task-common.json).
+    targets: [
+      'schemas.sandbox.boolean',
+      'schemas.response.capabilities',
+      'schemas.response.get_products',
+      'schemas.response.create_media_buy',
+      'schemas.response.update_media_buy',
+      'schemas.response.get_media_buys',
+      'schemas.response.get_media_buy_delivery',
+      'schemas.response.list_creative_formats',
+      'schemas.response.list_accounts',
+      'schemas.response.get_signals',
+      'schemas.response.get_brand_identity',
+    ],
+  },
+  {
+    name: 'conflict-retry-after-zero',
+    rule: 'retry_after is an integer of 1-3600 seconds (digest 3.6); IDEMPOTENCY_CONFLICT carries retry_after: 0',
+    // Conflicts happen on create_media_buy and (same key, other task) on sync_audiences; the conflict shape check sees the extra member.
+    targets: ['schemas.response.mutations', 'schemas.response.create_media_buy', 'idempotency.conflict.no-payload-leak'],
+  },
+  {
     name: 'product-schema-invalid',
     rule: 'products must match the product shape (interface spec 2.5); an extra product lacks pricing_options and has a string forecast.impressions.min',
     targets: ['schemas.response.get_products'],
@@ -183,6 +224,11 @@ const BUILTIN: FaultDef[] = [
     name: 'key-not-task-scoped',
     rule: 'the same key on another task is a conflict (digest 3.1); it is executed normally',
     targets: ['idempotency.conflict.other-task'],
+  },
+  {
+    name: 'validation-error-cached',
+    rule: 'a rejected request is never cached (digest 3.2 rules 1 and 3); the rejection is stored under its key, so the corrected request conflicts',
+    targets: ['idempotency.errors.not-cached'],
   },
   {
     name: 'missing-key-accepted',
@@ -252,6 +298,21 @@ const BUILTIN: FaultDef[] = [
       'state-machine.revision.stale-conflict',
       'state-machine.valid-actions.match-state',
     ],
+  },
+  {
+    name: 'resume-ignored',
+    rule: 'paused: false moves a paused buy back to active (digest 4.2); success is answered but the buy stays paused',
+    targets: ['state-machine.walk.resume'],
+  },
+  {
+    name: 'cancellation-without-canceled-by',
+    rule: 'a cancellation carries {canceled_at, canceled_by} (digest 4.2); a buyer cancel records no canceled_by',
+    targets: ['state-machine.walk.cancel'],
+  },
+  {
+    name: 'completed-read-as-active',
+    rule: 'a completed buy reads as completed, a terminal state (digest 4.2); get_media_buys shows it as active',
+    targets: ['state-machine.controller.complete'],
   },
   {
     name: 'resume-canceled-accepted',

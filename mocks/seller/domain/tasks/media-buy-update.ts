@@ -86,7 +86,8 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
         const at = s.clock.iso(s.mediaBuys.clockScope(buy));
         buy.cancellation = {
           canceled_at: at,
-          canceled_by: 'buyer',
+          // The buggy seller records when, not who (digest 4.2: cancellation {canceled_at, canceled_by}).
+          ...(s.faults.has('cancellation-without-canceled-by') ? {} : { canceled_by: 'buyer' }),
           ...(args.cancellation_reason ? { reason: args.cancellation_reason } : {}),
         };
         buy.hold = false;
@@ -138,7 +139,7 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
         else buy.hold = true; // pending: the hold stays latent until the flight can start (digest 4.2)
         if (s.faults.has('revision-not-incremented-on-pause')) bumpRevision = false;
       } else if (args.paused === false) {
-        if (buy.status === 'paused') nextStatus = 'active';
+        if (buy.status === 'paused') nextStatus = s.faults.has('resume-ignored') ? 'paused' : 'active';
         else buy.hold = false;
       }
       if (args.start_time !== undefined || args.end_time !== undefined) {
