@@ -29,6 +29,14 @@ export interface FaultDef {
    * drops every session): any check on those transports may fail; the others must stay clean.
    */
   readonly breaksTransport?: boolean;
+  /**
+   * Fault matrices judge the faults of one group together, to run fewer full certifications: one
+   * run of every suite with all of them active (nothing outside their targets and collateral may
+   * fail), and one run per fault of only the checks the group names (its targets must fail there,
+   * nothing else). For faults that act on disjoint probes; a fault without a group is judged alone
+   * against every suite (suites/testing/mock-run.ts runFaultMatrix).
+   */
+  readonly matrixGroup?: string;
 }
 
 const FAULT_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -46,6 +54,7 @@ export function registerFault(def: FaultDef): void {
     ...(def.collateral?.length ? { collateral: Object.freeze([...def.collateral]) } : {}),
     ...(def.transports?.length ? { transports: Object.freeze([...def.transports]) } : {}),
     ...(def.breaksTransport ? { breaksTransport: true } : {}),
+    ...(def.matrixGroup ? { matrixGroup: def.matrixGroup } : {}),
   });
   const existing = registry.get(def.name);
   if (existing) {
@@ -124,6 +133,7 @@ const BUILTIN: FaultDef[] = [
     name: 'unknown-tool-unnamed',
     rule: 'the unknown-tool error message names the tool (interface spec 7); it says only "unknown tool"',
     targets: ['errors.unknown-task.names-tool'],
+    matrixGroup: 'seller',
   },
   {
     name: 'push-config-crashes-sync-task',
@@ -131,11 +141,13 @@ const BUILTIN: FaultDef[] = [
     targets: ['errors.push-config.sync-task'],
     // Over A2A the SDK turns the crash into a failed task without a data part: no get_products response to validate.
     collateral: ['schemas.response.get_products'],
+    matrixGroup: 'seller',
   },
   {
     name: 'controller-not-listed',
     rule: 'a declared test controller is listed as comply_test_controller (interface spec 4.3); it is callable but missing from tools/list and the agent card',
     targets: ['capabilities.tasks.listed'],
+    matrixGroup: 'seller',
   },
   {
     name: 'sandbox-flag-string',
@@ -229,6 +241,7 @@ const BUILTIN: FaultDef[] = [
     name: 'validation-error-cached',
     rule: 'a rejected request is never cached (digest 3.2 rules 1 and 3); the rejection is stored under its key, so the corrected request conflicts',
     targets: ['idempotency.errors.not-cached'],
+    matrixGroup: 'seller',
   },
   {
     name: 'missing-key-accepted',
@@ -303,16 +316,19 @@ const BUILTIN: FaultDef[] = [
     name: 'resume-ignored',
     rule: 'paused: false moves a paused buy back to active (digest 4.2); success is answered but the buy stays paused',
     targets: ['state-machine.walk.resume'],
+    matrixGroup: 'seller',
   },
   {
     name: 'cancellation-without-canceled-by',
     rule: 'a cancellation carries {canceled_at, canceled_by} (digest 4.2); a buyer cancel records no canceled_by',
     targets: ['state-machine.walk.cancel'],
+    matrixGroup: 'seller',
   },
   {
     name: 'completed-read-as-active',
     rule: 'a completed buy reads as completed, a terminal state (digest 4.2); get_media_buys shows it as active',
     targets: ['state-machine.controller.complete'],
+    matrixGroup: 'seller',
   },
   {
     name: 'resume-canceled-accepted',
