@@ -87,6 +87,109 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     rule: 'near-simultaneous impairments of one buy are coalesced into one push (interface spec 6.5 rule 9); each impairment is pushed on its own',
     targets: ['webhooks.impairment.coalesced'],
   },
+  {
+    name: 'webhook-task-id-not-echoed',
+    rule: "a task webhook carries the task's task_id (interface spec 3.2 rule 3, 6.1); it carries the id of the media buy the task produced",
+    targets: ['webhooks.task.status-change', 'webhooks.envelope.fields'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-key-too-short',
+    rule: 'idempotency_key matches ^[A-Za-z0-9_.:-]{16,255}$ (interface spec 6.1, digest 5.2); it is 8 hex characters',
+    targets: ['webhooks.envelope.idempotency-key', 'webhooks.envelope.idempotency-key-uuid', 'webhooks.envelope.schema'],
+    matrixGroup: 'webhook-delivery',
+  },
+  {
+    name: 'webhook-key-not-uuid',
+    rule: 'idempotency_key should be a UUID v4 (interface spec 6.1); it is a prefixed random hex string',
+    targets: ['webhooks.envelope.idempotency-key-uuid'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-domain-missing',
+    rule: 'the envelope names its domain (interface spec 6.1); webhooks carry none',
+    targets: ['webhooks.envelope.domain'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-result-missing',
+    rule: "a completed task's webhook carries the full task result (interface spec 6.1); it carries none",
+    targets: ['webhooks.envelope.result'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-message-not-string',
+    rule: 'the envelope matches the MCP webhook schema: message is a string (interface spec 6.1, digest 5.2); it is an object',
+    targets: ['webhooks.envelope.schema'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-key-reused-across-events',
+    rule: 'an idempotency_key is never reused for another event (interface spec 6.1); every report of a buy carries the same key',
+    targets: ['webhooks.envelope.unique-keys'],
+    // The harness tells events apart by idempotency_key: two reports of a buy look like one event retried.
+    collateral: ['webhooks.retry.401-transient', 'webhooks.retry.signature-401-terminal', 'webhooks.report.sequence'],
+  },
+  {
+    name: 'webhook-extra-component',
+    rule: 'the signature covers exactly @method, @target-uri, @authority, content-type and content-digest (interface spec 5.1 rule 1); it also covers content-length',
+    targets: ['webhooks.signature.components'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-request-tag',
+    rule: 'the signature tag is <token>/webhook-signing/v1 (interface spec 5.1); webhooks carry the request-signing tag',
+    targets: ['webhooks.signature.tag', 'webhooks.signature.verifies'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-hmac-pretty-body',
+    rule: 'legacy HMAC webhooks are serialized with compact separators (interface spec 5.2); the body is indented',
+    targets: ['webhooks.auth.hmac'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-bearer-accepted',
+    rule: 'a Bearer-authenticated registration for a mutating callback should be refused (interface spec 5.3); it is accepted',
+    targets: ['webhooks.auth.bearer-refused'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-timestamp-renewed-on-retry',
+    rule: 'every payload member, timestamp included, stays the same across retries (digest 5.4); each retry is re-stamped',
+    targets: ['webhooks.retry.same-payload'],
+    matrixGroup: 'webhook-delivery',
+  },
+  {
+    name: 'webhook-activity-not-recorded',
+    rule: 'failed and successful attempts are recorded in webhook_activity[] (interface spec 4.3, 6.5 rule 12); failed attempts are not',
+    targets: ['webhooks.retry.activity', 'webhooks.retry.401-transient'],
+    matrixGroup: 'webhook-delivery',
+  },
+  {
+    name: 'webhook-signature-401-retried',
+    rule: 'a 401 with Signature error="webhook_*" ends that delivery (digest 5.6); it is retried like any 401',
+    targets: ['webhooks.retry.signature-401-terminal'],
+    matrixGroup: 'webhook-delivery',
+  },
+  {
+    name: 'webhook-report-no-currency',
+    rule: 'a delivery report carries currency (interface spec 6.3); it is left out',
+    targets: ['webhooks.report.shape'],
+    matrixGroup: 'webhook-delivery',
+  },
+  {
+    name: 'webhook-sequence-decreasing',
+    rule: 'sequence_number increases with each report (interface spec 6.3); it counts down',
+    targets: ['webhooks.report.sequence'],
+    matrixGroup: 'webhook-delivery',
+  },
+  {
+    name: 'webhook-registration-frozen',
+    rule: 'a reporting_webhook replaced with update_media_buy applies from the next fire (interface spec 6.5 rule 11); reports keep going to the old URL',
+    targets: ['webhooks.report.config-update'],
+    matrixGroup: 'webhook-delivery',
+  },
 ];
 
 for (const def of WEBHOOK_FAULTS) registerFault(def);

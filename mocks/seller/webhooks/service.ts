@@ -79,7 +79,7 @@ export class WebhookService {
 
   /** Validates a registration at request time (INVALID_REQUEST for Bearer, no operation_id, ...). */
   checkRegistration(value: unknown, field: string): WebhookRegistration {
-    return parseRegistration(value, field, this.deps.log);
+    return parseRegistration(value, field, this.deps.log, { acceptBearer: this.deps.faults.has('webhook-bearer-accepted') });
   }
 
   /** An inline terminal answer: no webhook, no invented task id (spec 3.2 rule 1), unless a fault says otherwise. */

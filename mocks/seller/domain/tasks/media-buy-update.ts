@@ -161,8 +161,10 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
       for (const p of args.new_packages ?? []) {
         buy.packages.push(s.mediaBuys.newPackage(p));
       }
-      if (args.push_notification_config !== undefined) buy.push_notification_config = args.push_notification_config;
-      if (args.reporting_webhook !== undefined) buy.reporting_webhook = args.reporting_webhook;
+      // The registration-frozen fault answers success but keeps firing at the registration the buy was created with.
+      const frozen = s.faults.has('webhook-registration-frozen');
+      if (args.push_notification_config !== undefined && !frozen) buy.push_notification_config = args.push_notification_config;
+      if (args.reporting_webhook !== undefined && !frozen) buy.reporting_webhook = args.reporting_webhook;
       if (bumpRevision) buy.revision += 1;
       s.mediaBuys.setStatus(buy, nextStatus, 'buyer');
       return completed(s.mediaBuys.render(buy));
