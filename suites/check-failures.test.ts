@@ -4,7 +4,10 @@
  * asserts a failing outcome. suites/testing/failing-tests.ts names these tests per check id;
  * suites/check-coverage.test.ts keeps that map honest.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { certify } from '../harness/certify.js';
 import { answer, runBuiltinCheck, ScriptedAgent, taskError } from './testing/scripted-agent.js';
 
 describe('checks that fail against a scripted agent', () => {
@@ -29,5 +32,27 @@ describe('checks that fail against a scripted agent', () => {
     const r = await runBuiltinCheck('errors.push-config.sync-task', agent);
     expect(r.outcome).toBe('fail');
     expect(r.message).toMatch(/failed task is not a well-formed \{code, message\} object/);
+  });
+
+  it('webhook-receiver.delivery.valid-accepted fails against a receiver that refuses a valid signed delivery', async () => {
+    // Every other receiver check sends this same valid delivery first, so a mock buyer fault that
+    // refused it would fail half the suite with it; a stub receiver that answers 422 shows the check alone.
+    const stub = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(422, { 'content-type': 'application/json' }).end('{"error":"unhandled_status"}'));
+    });
+    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/webhooks`;
+      const run = await certify({ receiverUrl: url, checkGlob: 'webhook-receiver.delivery.valid-accepted', seed: '20261122' });
+      const results = run.checks.filter((c) => c.check_id === 'webhook-receiver.delivery.valid-accepted');
+      expect(results.map((c) => c.transport).sort()).toEqual(['a2a', 'mcp']);
+      for (const r of results) {
+        expect(r.outcome).toBe('fail');
+        expect(r.message).toMatch(/HTTP 422/);
+      }
+    } finally {
+      await new Promise((resolve) => stub.close(resolve));
+    }
   });
 });

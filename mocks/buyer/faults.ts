@@ -124,6 +124,11 @@ const BUILTIN: BuyerFaultDef[] = [
     rule: 'tag must equal {token}/webhook-signing/v1 (interface spec 5.1 rule 3); any tag is accepted',
     targets: ['webhook-receiver.signature.wrong-tag-rejected'],
   },
+  {
+    name: 'terminal-status-not-applied',
+    rule: 'a delivery is processed and the task takes the sent status (interface spec 6.2); a terminal status is recorded but never applied to the task',
+    targets: ['webhook-receiver.envelope.processed'],
+  },
 ];
 
 for (const def of BUILTIN) registerBuyerFault(def);

@@ -29,6 +29,8 @@ interface TaskRow {
   timestamp_ms: number | null;
 }
 
+const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
+
 /** Deliveries per processing transaction (bodies are up to 1 MB each: this bounds memory). */
 export const PROCESS_BATCH = 16;
 
@@ -171,10 +173,13 @@ export class Processor {
     if (env.taskId !== undefined && env.status !== undefined) {
       const incoming = env.timestamp !== undefined ? Date.parse(env.timestamp) : Number.NaN;
       const current = this.s.task.get(row.sender, env.taskId);
+      // The buggy receiver records a terminal status as processed but never applies it to the task.
+      const ignored = TERMINAL.has(env.status) && this.o.faults.has('terminal-status-not-applied');
       const newer =
-        current === undefined ||
-        this.o.faults.has('older-status-applied') ||
-        (Number.isFinite(incoming) && (current.timestamp_ms === null || incoming > current.timestamp_ms));
+        !ignored &&
+        (current === undefined ||
+          this.o.faults.has('older-status-applied') ||
+          (Number.isFinite(incoming) && (current.timestamp_ms === null || incoming > current.timestamp_ms)));
       if (newer) {
         this.s.setTask.run({
           sender: row.sender,
@@ -188,8 +193,10 @@ export class Processor {
           updated_at: this.o.now(),
         });
         applied = 1;
+      } else if (ignored) {
+        note = `not applied: terminal status ${env.status} ignored`;
       } else {
-        note = `not applied: ${current.status} is newer than ${env.status}`;
+        note = `not applied: ${current!.status} is newer than ${env.status}`;
         this.bump('stale_statuses');
       }
     }
