@@ -125,8 +125,8 @@ const BUILTIN: BuyerFaultDef[] = [
     targets: ['webhook-receiver.signature.wrong-tag-rejected'],
   },
   {
-    name: 'terminal-status-not-applied',
-    rule: 'a delivery is processed and the task takes the sent status (interface spec 6.2); a terminal status is recorded but never applied to the task',
+    name: 'terminal-status-unmapped',
+    rule: 'a delivery is processed and the task takes the sent status (interface spec 6.2); a terminal status is stored as working (the status map lacks the terminal states)',
     targets: ['webhook-receiver.envelope.processed'],
   },
 ];

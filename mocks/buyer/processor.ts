@@ -173,18 +173,16 @@ export class Processor {
     if (env.taskId !== undefined && env.status !== undefined) {
       const incoming = env.timestamp !== undefined ? Date.parse(env.timestamp) : Number.NaN;
       const current = this.s.task.get(row.sender, env.taskId);
-      // The buggy receiver records a terminal status as processed but never applies it to the task.
-      const ignored = TERMINAL.has(env.status) && this.o.faults.has('terminal-status-not-applied');
       const newer =
-        !ignored &&
-        (current === undefined ||
-          this.o.faults.has('older-status-applied') ||
-          (Number.isFinite(incoming) && (current.timestamp_ms === null || incoming > current.timestamp_ms)));
+        current === undefined ||
+        this.o.faults.has('older-status-applied') ||
+        (Number.isFinite(incoming) && (current.timestamp_ms === null || incoming > current.timestamp_ms));
       if (newer) {
         this.s.setTask.run({
           sender: row.sender,
           task_id: env.taskId,
-          status: env.status,
+          // The buggy receiver's status map lacks the terminal states: it stores them as working.
+          status: TERMINAL.has(env.status) && this.o.faults.has('terminal-status-unmapped') ? 'working' : env.status,
           timestamp: env.timestamp ?? null,
           timestamp_ms: Number.isFinite(incoming) ? incoming : null,
           idem_key: row.idem_key,
@@ -193,10 +191,8 @@ export class Processor {
           updated_at: this.o.now(),
         });
         applied = 1;
-      } else if (ignored) {
-        note = `not applied: terminal status ${env.status} ignored`;
       } else {
-        note = `not applied: ${current!.status} is newer than ${env.status}`;
+        note = `not applied: ${current.status} is newer than ${env.status}`;
         this.bump('stale_statuses');
       }
     }
