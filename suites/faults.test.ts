@@ -6,7 +6,7 @@
  * group names (suites/testing/mock-run.ts runFaultMatrix).
  *
  * The verifier faults and the webhook faults are judged the same way in their own files
- * (suites/signatures.faults.test.ts, suites/webhooks.faults.test.ts) so each fault runs once.
+ * (suites/signatures/signatures.faults.test.ts, suites/webhooks/webhooks.faults.test.ts) so each fault runs once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listFaults } from '../mocks/seller/faults.js';

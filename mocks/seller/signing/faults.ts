@@ -1,7 +1,9 @@
 /**
  * Fault profiles of the mock seller's request verifier (mocks/seller/signing/verifier.ts): each breaks one
- * step of the RFC 9421 verifier checklist (digest 1.9) and is caught by exactly its own check of
- * suites/signatures/signatures.yaml. Registered at import time (imported from mocks/seller/index.ts).
+ * rule of the RFC 9421 verifier checklist (digest 1.9) or of the accepted signatures (1.3, 1.7) and
+ * is caught by exactly its own check(s) of suites/signatures/signatures.yaml, each fault with at
+ * least one check no other verifier fault targets. Registered at import time (imported from
+ * mocks/seller/index.ts); the faults added for checks no fault targeted share the `verifier` matrix group.
  */
 import { registerFault } from '../faults.js';
 

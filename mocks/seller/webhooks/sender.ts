@@ -116,7 +116,6 @@ export class WebhookSender {
     const reg = p.event.reg;
     const base = { 'Content-Type': 'application/json' };
     if (reg.mode === 'hmac-sha256') return { ...base, ...signHmacWebhook(ids, reg.secret as string, p.body, Date.now() / 1000) };
-
     if (faults.has('webhook-unsigned')) return base;
     const created = Math.floor(Date.now() / 1000);
     const nonce = faults.has('webhook-nonce-reused') && p.firstNonce ? p.firstNonce : randomNonce();
