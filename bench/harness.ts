@@ -26,7 +26,7 @@ export async function harnessBench(opts: { calls?: number; block?: number } = {}
   const calls = opts.calls ?? 400;
   const block = opts.block ?? 20;
   const authToken = randomBytes(18).toString('base64url');
-  const seller = await startMockSeller({ authToken });
+  const seller = await startMockSeller({ allowPrivateWebhooks: true, authToken });
   const ids = protocolIds();
   const transport = createTransport(
     'mcp',

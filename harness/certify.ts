@@ -4,15 +4,18 @@
  */
 import { DEFAULT_TOKEN } from './token.js';
 import { newSeed } from './engine/rng.js';
-import type { SuiteCatalog } from './engine/loader.js';
+import { factPublishersOf, type SuiteCatalog } from './engine/loader.js';
 import { builtinSuites } from '../suites/index.js';
+import type { Fixtures } from '../suites/setup/fixtures.js';
 import { executeRun } from './engine/run.js';
 import type { SuiteDef } from './engine/model.js';
 import type { ReceiverTarget } from './engine/resources.js';
 import type { CheckResult, RunResult } from './engine/result.js';
+import { AddressPolicy, type LookupFunction } from './net/address-policy.js';
 import {
   createRecorder,
   createTransport,
+  namedUrls,
   resolveEndpoints,
   DEFAULT_TRANSPORT_LIMITS,
   TransportConfigError,
@@ -45,10 +48,31 @@ export interface CertifyOptions {
   concurrency?: number;
   timeoutS?: number;
   strict?: boolean;
+  /** Agent-specific setup values (`--fixtures FILE`, suites/setup/fixtures.ts): read by the setup suite; `tasks` adds arguments to every call of a task. */
+  fixtures?: Fixtures;
+  /** Recorded in the result's selection: coverage gaps leave the exit code at 0. */
+  allowGaps?: boolean;
+  /** Recorded in the result's selection: incomplete coverage fails the run. */
+  requireFullCoverage?: boolean;
   /** A buyer's webhook receiver to certify (the webhook-receiver suite). */
   receiverUrl?: string;
   /** Options of the receiver under test (read-back hook, second endpoint, dedup bound, sender identity). */
   receiver?: ReceiverOptions;
+  /** Refuse reserved (private, loopback, link-local, ...) addresses for every connection of the run:
+   *  agent endpoints, the agent card url, brand.json and JWKS fetches (default false; a registry or
+   *  fleet probing agents it does not control should set it). */
+  denyPrivate?: boolean;
+  /** Host names, addresses and CIDR blocks let through under `denyPrivate` (`127.0.0.1`, `10.0.0.0/8`). */
+  allowHosts?: string[];
+  /** The resolver (tests: map names to addresses without DNS); default the system's. */
+  lookup?: LookupFunction;
+  /** A ready policy (takes precedence over denyPrivate / allowHosts / lookup), e.g. one the caller
+   *  already checked the agent's hosts with, so each host is resolved once. */
+  addressPolicy?: AddressPolicy;
+  /** Use an A2A agent card `url` on an origin the user did not name (default false: A2A is then unusable). */
+  allowCardOrigin?: boolean;
+  /** Send the bearer token to that card origin too (implies `allowCardOrigin`; default false). */
+  sendTokenToCardOrigin?: boolean;
   /** Recorded in the result as the command that reproduces the run. */
   command?: string;
   onPlanned?: (total: number) => void;
@@ -57,6 +81,10 @@ export interface CertifyOptions {
 
 export class UnknownSuiteError extends Error {}
 
+/**
+ * The suites to run: all, the ones named, or the given ones; named suites bring along the
+ * checks that publish facts they read (setup checks: the account, the product), recursively.
+ */
 export function pickSuites(selection: CertifyOptions['suites'], catalog: SuiteCatalog = builtinSuites()): SuiteDef[] {
   const all = catalog.suites;
   if (!selection) return all;
@@ -67,7 +95,16 @@ export function pickSuites(selection: CertifyOptions['suites'], catalog: SuiteCa
   if (unknown.length) {
     throw new UnknownSuiteError(`unknown suite ${unknown.map((s) => JSON.stringify(s)).join(', ')} (suites: ${[...known].join(', ')})`);
   }
-  return all.filter((s) => ids.includes(s.id));
+  // Of the suites not named, only the checks publishing facts the named ones read (recursively).
+  const byId = new Map(all.flatMap((s) => s.checks.map((c) => [c.id, c] as const)));
+  const needed = new Set<string>();
+  const need = (id: string) => {
+    if (needed.has(id)) return;
+    needed.add(id);
+    for (const p of factPublishersOf(byId.get(id)!, catalog.kinds)) need(p);
+  };
+  for (const s of all) if (ids.includes(s.id)) for (const c of s.checks) for (const p of factPublishersOf(c, catalog.kinds)) need(p);
+  return all.map((s) => (ids.includes(s.id) ? s : { ...s, checks: s.checks.filter((c) => needed.has(c.id)) })).filter((s) => s.checks.length > 0);
 }
 
 /** Throws TransportConfigError for unusable URLs and UnknownSuiteError for unknown suites. */
@@ -82,6 +119,8 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
   const catalog = o.catalog ?? builtinSuites();
   const suites = pickSuites(o.suites, catalog);
   const endpoints = resolveEndpoints(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl });
+  const addressPolicy = addressPolicyOf(o);
+  const cardOrigin = o.sendTokenToCardOrigin ? 'allow-with-token' : o.allowCardOrigin ? 'allow' : 'refuse';
   const recorder = createRecorder({ token, secrets: o.authToken ? [o.authToken] : [] });
   const transports: Transport[] = (o.transports ?? ['mcp', 'a2a']).map((kind) =>
     createTransport(
@@ -94,14 +133,18 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
         totalTimeoutMs: Math.round((o.timeoutS ?? DEFAULT_TRANSPORT_LIMITS.totalTimeoutMs / 1000) * 1000),
         maxResponseBytes: DEFAULT_TRANSPORT_LIMITS.maxResponseBytes,
         capture: recorder,
+        addressPolicy,
+        credentialOrigins: namedUrls(agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl }),
       },
       endpoints,
+      { a2a: { cardOrigin } },
     ),
   );
   const seed = o.seed ?? newSeed();
   try {
     return await executeRun({
       ...planBase(o, token, seed, receiver),
+      addressPolicy,
       agentUrl,
       transports,
       suites,
@@ -114,6 +157,11 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
   }
 }
 
+/** The run's private-address policy: the caller's, or one built from the options. */
+export function addressPolicyOf(o: Pick<CertifyOptions, 'addressPolicy' | 'denyPrivate' | 'allowHosts' | 'lookup'>): AddressPolicy {
+  return o.addressPolicy ?? new AddressPolicy({ denyPrivate: o.denyPrivate, allowHosts: o.allowHosts, lookup: o.lookup });
+}
+
 /** The parts of a run plan that do not depend on what is certified. */
 function planBase(o: CertifyOptions, token: string, seed: string, receiver: ReceiverTarget | undefined) {
   return {
@@ -124,6 +172,10 @@ function planBase(o: CertifyOptions, token: string, seed: string, receiver: Rece
     budgetS: o.budgetS,
     concurrency: o.concurrency ?? 4,
     strict: o.strict ?? false,
+    allowGaps: o.allowGaps ?? false,
+    fixtures: o.fixtures,
+    taskArgs: o.fixtures?.tasks,
+    requireFullCoverage: o.requireFullCoverage ?? false,
     schemas: createSchemaValidator({ token }),
     receiverUrl: receiver?.url,
     receiver,
@@ -142,6 +194,7 @@ async function certifyReceiverOnly(o: CertifyOptions, receiver: ReceiverTarget, 
   const seed = o.seed ?? newSeed();
   return executeRun({
     ...planBase(o, token, seed, receiver),
+    addressPolicy: addressPolicyOf(o),
     agentUrl: receiver.url,
     transports: receiverOnlyTransports(o.transports ?? ['mcp', 'a2a'], receiver),
     suites,

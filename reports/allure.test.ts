@@ -57,9 +57,9 @@ describe('writeAllureResults', () => {
 
     const statuses = Object.fromEntries(results.map((r) => [r.fullName, r.status]));
     expect(statuses['idempotency.idempotency.replay.same-payload[a2a]']).toBe('broken');
-    expect(statuses['idempotency.idempotency.conflict.code[mcp]']).toBe('failed'); // MUST not_testable
+    expect(statuses['idempotency.idempotency.conflict.code[mcp]']).toBe('skipped'); // blocked
     expect(statuses['idempotency.idempotency.conflict.code[a2a]']).toBe('skipped'); // not run
-    expect(statuses['signing.signing.request.verify[mcp]']).toBe('skipped'); // SHOULD not_testable
+    expect(statuses['signing.signing.request.verify[mcp]']).toBe('skipped'); // coverage gap
     expect(statuses['webhooks.webhooks.signing.tag[mcp]']).toBe('skipped');
     expect(statuses['capabilities.capabilities.tasks.listed[mcp]']).toBe('passed'); // warn
     expect(statuses['idempotency.idempotency.ttl.declared[a2a]']).toBe('passed'); // info
@@ -138,9 +138,13 @@ describe('helpers', () => {
   });
 
   it('maps every outcome to an Allure status', () => {
-    expect(allureStatus({ outcome: 'not_testable', level: 'SHOULD' })).toBe('skipped');
-    expect(allureStatus({ outcome: 'not_testable', level: 'MUST' })).toBe('failed');
-    expect(allureStatus({ outcome: 'not_testable', level: 'MUST', not_run: true })).toBe('skipped');
+    expect(allureStatus({ outcome: 'fail', level: 'MUST' })).toBe('failed');
+    expect(allureStatus({ outcome: 'fail', level: 'MUST', baselined: true })).toBe('skipped');
+    expect(allureStatus({ outcome: 'warn', level: 'SHOULD' })).toBe('passed');
+    expect(allureStatus({ outcome: 'warn', level: 'SHOULD' }, true)).toBe('failed');
+    expect(allureStatus({ outcome: 'blocked', level: 'MUST' })).toBe('skipped');
+    expect(allureStatus({ outcome: 'gap', level: 'MUST' })).toBe('skipped');
+    expect(allureStatus({ outcome: 'gap', level: 'MUST', not_run: true })).toBe('skipped');
     expect(allureStatus({ outcome: 'error', level: 'MAY' })).toBe('broken');
   });
 

@@ -43,15 +43,12 @@ export function stableUuid(...parts: string[]): string {
 /**
  * The Allure status of a check result; the vitest entry point (harness/vitest) maps results
  * to test verdicts through this same function. A result that fails the run (`isFailing`, so
- * SHOULD warnings under --strict too) is failed (broken for a harness error); a failure the
- * baseline expected is skipped, like pytest's xfail and like JUnit.
+ * SHOULD warnings under --strict too) is failed; a harness error is broken; a failure the
+ * baseline expected is skipped, like pytest's xfail and like JUnit; so are checks that were not
+ * verified (blocked by another check's failure, coverage gaps), with the reason in the details.
  */
 export function allureStatus(check: Pick<CheckResult, 'outcome' | 'level' | 'not_run' | 'baselined'>, strict = false): Status {
-  if (check.not_run) return 'skipped' as Status;
-  if (isFailing(check, strict)) {
-    if (check.baselined) return 'skipped' as Status;
-    return (check.outcome === 'error' ? 'broken' : 'failed') as Status;
-  }
+  if (isFailing(check, strict)) return (check.baselined ? 'skipped' : 'failed') as Status;
   switch (check.outcome) {
     case 'pass':
     case 'warn':
@@ -62,9 +59,9 @@ export function allureStatus(check: Pick<CheckResult, 'outcome' | 'level' | 'not
     case 'error':
       return 'broken' as Status;
     case 'not_applicable':
+    case 'blocked':
+    case 'gap':
       return 'skipped' as Status;
-    case 'not_testable':
-      return (check.level === 'MUST' ? 'failed' : 'skipped') as Status;
   }
 }
 
@@ -231,7 +228,7 @@ export async function writeAllureResults(run: RunResult, dir: string): Promise<s
       ['seed', run.seed],
       ['harness', `${run.harness.name} ${run.harness.version}`],
       ['overall_status', run.overall_status],
-      ['completeness', run.completeness.status],
+      ['coverage', run.coverage.complete ? 'complete' : 'incomplete'],
       ['started_at', run.started_at],
       ['command', run.command],
     ]),

@@ -7,8 +7,9 @@ describe('toComplianceDetail', () => {
   it('maps the run status onto the registry vocabulary', () => {
     const expected: Record<OverallStatus, string> = {
       passing: 'passing',
-      degraded: 'degraded',
+      partial: 'degraded',
       failing: 'failing',
+      error: 'unknown',
       unreachable: 'unknown',
       auth_required: 'unknown',
     };
@@ -51,14 +52,15 @@ describe('toComplianceDetail', () => {
     expect(detail.storyboards_passing).toBe(0);
 
     const idem = detail.storyboard_statuses.find((s) => s.storyboard_id === 'idempotency')!;
-    // 8 results: fail (mcp replay), error (a2a replay), not_testable MUST (mcp conflict),
-    // not run (a2a conflict), fail baselined (mcp missing), pass, info, info
+    // 8 results: fail (mcp replay), error (a2a replay), blocked (mcp conflict), not run
+    // (a2a conflict), fail baselined (mcp missing), pass, info, info: the two fails fail, the
+    // error, the blocked and the not-run results are skipped steps
     expect(idem).toMatchObject({
       track: 'idempotency',
       status: 'failing',
       steps_total: 8,
-      failure_count: 4,
-      skipped_count: 1,
+      failure_count: 2,
+      skipped_count: 3,
       steps_passed: 3,
       first_failed_step_id: 'idempotency.replay.same-payload',
       last_tested_at: run.finished_at,

@@ -13,10 +13,11 @@
  * - a step fails when it fails the run (`isFailing`, honouring --strict); it is skipped when it
  *   was not run, not applicable, or not testable without failing the run; otherwise it passed.
  */
-import { isFailing } from '../harness/engine/result.js';
+import { isFailing, VERIFIED_OUTCOMES } from '../harness/engine/result.js';
 import type { CheckResult, OverallStatus, RunResult, SuiteResult, SuiteStatus } from '../harness/engine/result.js';
 
 export type RegistryComplianceStatus = 'passing' | 'degraded' | 'failing' | 'unknown';
+export type LifecycleStage = 'development' | 'testing' | 'production' | 'deprecated';
 export type RegistryTrackStatus = 'pass' | 'fail' | 'partial' | 'skip';
 export type RegistryStoryboardStatus = 'passing' | 'failing' | 'partial' | 'untested';
 
@@ -26,6 +27,8 @@ export interface TrackDetail {
   scenario_count: number;
   passed_count: number;
   duration_ms: number;
+  /** Some checks of the track were coverage gaps (the agent lacks an optional feature they need). */
+  has_coverage_gap_skip?: boolean;
 }
 
 export interface StoryboardStatusEntry {
@@ -45,6 +48,7 @@ export interface StoryboardStatusEntry {
 export interface ComplianceDetail {
   agent_url: string;
   status: RegistryComplianceStatus;
+  lifecycle_stage: LifecycleStage;
   headline: string;
   last_checked_at: string;
   tracks: Record<string, RegistryTrackStatus>;
@@ -54,12 +58,15 @@ export interface ComplianceDetail {
   storyboard_statuses: StoryboardStatusEntry[];
 }
 
+/** Run status → registry status (digest 6.3: a `partial` run maps to `degraded`). */
 export function registryStatus(status: OverallStatus): RegistryComplianceStatus {
   switch (status) {
     case 'passing':
-    case 'degraded':
     case 'failing':
       return status;
+    case 'partial':
+      return 'degraded';
+    case 'error':
     case 'unreachable':
     case 'auth_required':
       return 'unknown';
@@ -101,7 +108,7 @@ function tallySteps(checks: CheckResult[], strict: boolean): StepTally {
     if (isFailing(check, strict)) {
       tally.failed += 1;
       tally.firstFailure ??= check;
-    } else if (check.not_run || check.outcome === 'not_applicable' || check.outcome === 'not_testable') {
+    } else if (!VERIFIED_OUTCOMES.has(check.outcome)) {
       tally.skipped += 1;
     } else {
       tally.passed += 1;
@@ -153,12 +160,14 @@ export function toComplianceDetail(run: RunResult): ComplianceDetail {
       scenario_count: tally.total,
       passed_count: tally.passed,
       duration_ms: Math.round(tally.duration_ms),
+      ...((bySuite.get(suite.suite_id) ?? []).some((c) => c.outcome === 'gap') ? { has_coverage_gap_skip: true } : {}),
     });
     if (suite.status !== 'not_applicable') storyboards.push(storyboardEntry(suite, tally, run));
   }
   return {
     agent_url: run.agent_url,
     status: registryStatus(run.overall_status),
+    lifecycle_stage: run.lifecycle_stage,
     headline: run.headline,
     last_checked_at: run.finished_at,
     tracks,

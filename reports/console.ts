@@ -5,7 +5,8 @@
  */
 import { isFailing } from '../harness/engine/result.js';
 import type { CheckResult, OutcomeCounts, RunResult } from '../harness/engine/result.js';
-import { DISPLAY_OUTCOMES, displayOutcome, groupsByLevel } from './view.js';
+import { blockedLine, gapLine } from '../harness/engine/summarize.js';
+import { DISPLAY_OUTCOMES, coverageText, displayOutcome, groupsByLevel, hasFindings } from './view.js';
 import type { DisplayOutcome } from './view.js';
 import { formatDuration, oneLine, specRefText, truncate } from './text.js';
 
@@ -126,16 +127,24 @@ function suiteTable(run: RunResult): string[] {
 function levelSections(run: RunResult): string[] {
   const lines: string[] = [];
   for (const { level, groups } of groupsByLevel(run, { onlyProblems: true })) {
-    // Checks that are only "not applicable" besides passes are named on one line, not detailed.
-    const naOnly = groups.filter((g) => g.results.every((c) => c.outcome === 'pass' || c.outcome === 'not_applicable'));
-    const detailed = groups.filter((g) => !naOnly.includes(g));
-    lines.push('', `${level} (${detailed.length} with findings${naOnly.length ? `, ${naOnly.length} not applicable` : ''})`);
+    // Checks with findings (a failed rule, a harness error) are detailed; checks that were only not
+    // verified are counted here and explained once per cause under "Not verified"; checks that are
+    // only "not applicable" besides passes are named on one line.
+    const detailed = groups.filter(hasFindings);
+    const naOnly = groups.filter((g) => !hasFindings(g) && g.results.every((c) => c.outcome === 'pass' || c.outcome === 'not_applicable'));
+    const unverified = groups.length - detailed.length - naOnly.length;
+    const extra = [unverified ? `${unverified} not verified` : '', naOnly.length ? `${naOnly.length} not applicable` : ''].filter(Boolean).join(', ');
+    lines.push('', `${level} (${detailed.length} with findings${extra ? `, ${extra}` : ''})`);
     if (detailed.length === 0) lines.push('  none');
     for (const group of detailed) {
       const mark = group.failing ? '✗' : group.rank <= 5 ? '!' : '·';
       const differs = group.differs ? '  ≠ transports disagree' : '';
       lines.push(`  ${mark} ${oneLine(group.check_id, 120)}: ${oneLine(group.title, 120)} [${specRefText(group.spec_ref)}]${differs}`);
       for (const c of group.results) {
+        if (c.outcome === 'blocked') {
+          lines.push(`      ${c.transport.padEnd(4)}${'BLOCKED'.padEnd(17)} by ${oneLine(c.blocked_by ?? '', 120)}`);
+          continue;
+        }
         const tag = outcomeTag(displayOutcome(c)) + (c.baselined ? ' (baselined)' : '');
         lines.push(`      ${c.transport.padEnd(4)}${tag.padEnd(17)} ${oneLine(c.message, 240)}`);
       }
@@ -147,6 +156,20 @@ function levelSections(run: RunResult): string[] {
       });
       lines.push(`  not applicable: ${oneLine(names.join(', '), 600)}`);
     }
+  }
+  return lines;
+}
+
+/** What was not verified: one line per blocked cascade and per coverage gap, with the checks it covers. */
+export function notVerifiedLines(run: RunResult): string[] {
+  const { blocked, gaps } = run.coverage;
+  if (blocked.length === 0 && gaps.length === 0) return [];
+  const lines = ['', 'Not verified'];
+  for (const g of blocked) {
+    lines.push(`  ⊘ ${oneLine(blockedLine(g), 400)}`, `      ${oneLine(g.check_ids.join(', '), 600)}`);
+  }
+  for (const g of gaps) {
+    lines.push(`  ○ ${oneLine(gapLine(g), 400)}`, `      ${oneLine(g.check_ids.join(', '), 600)}`);
   }
   return lines;
 }
@@ -184,11 +207,10 @@ export function renderSummary(run: RunResult, options: SummaryOptions = {}): str
   }
   lines.push('', ...suiteTable(run));
   lines.push(...levelSections(run));
+  lines.push(...notVerifiedLines(run));
   lines.push(...baselineLines(run));
   lines.push('');
-  if (run.completeness.status === 'partial') {
-    lines.push(`Completeness: PARTIAL (${run.completeness.reasons.map((r) => oneLine(r, 200)).join('; ')})`);
-  }
+  lines.push(`Coverage: ${coverageText(run)}`);
   lines.push(`Headline: ${oneLine(run.headline, 400)}`);
   lines.push(`Overall: ${run.overall_status.toUpperCase().replace('_', ' ')}${run.selection?.strict ? ' (strict)' : ''}`);
   if (options.written && options.written.length > 0) {

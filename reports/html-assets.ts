@@ -24,12 +24,11 @@ dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; overflow-wrap: any
 .badge { display: inline-block; padding: 0 .45rem; border-radius: 1rem; font-weight: 600; font-size: .8rem; border: 1px solid currentColor; white-space: nowrap; }
 .big { font-size: 1rem; padding: .1rem .7rem; }
 .o-pass, .s-passing, .v-passing { color: var(--pass); }
-.o-fail, .o-error, .s-failing, .v-failing, .v-unreachable, .v-auth_required { color: var(--fail); }
-.o-error { color: var(--error); }
-.o-warn, .s-partial, .v-degraded { color: var(--warn); }
+.o-fail, .s-failing, .v-failing, .v-unreachable, .v-auth_required { color: var(--fail); }
+.o-error, .v-error { color: var(--error); }
+.o-warn, .s-partial, .v-partial { color: var(--warn); }
 .o-info { color: var(--info); }
-.o-not_applicable, .o-not_testable, .o-not_run, .s-not_applicable, .s-untested { color: var(--skip); }
-.o-not_testable.must { color: var(--fail); }
+.o-not_applicable, .o-blocked, .o-gap, .o-not_run, .s-not_applicable, .s-untested { color: var(--skip); }
 td.cell .counts { display: block; color: var(--muted); font-size: .8rem; }
 .differs { color: var(--warn); font-weight: 700; }
 table.checks td:nth-child(-n+3), table.checks thead th:nth-child(-n+3) { white-space: nowrap; width: 1%; }

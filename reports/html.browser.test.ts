@@ -186,7 +186,7 @@ describe.skipIf(!haveChromium)(`HTML report in headless chromium (${CHROMIUM})`,
       };
     }, xml);
     expect(parsed.error).toBeNull();
-    expect(parsed.testcases).toBe(run.checks.length);
+    expect(parsed.testcases).toBe(run.checks.length + run.coverage.blocked.length + run.coverage.gaps.length);
     expect(parsed.agentUrl).toBe(HOSTILE_AGENT_URL);
     const replay = run.checks.find((c) => c.check_id === 'idempotency.replay.same-payload' && c.transport === 'mcp')!;
     expect(parsed.messages).toContain(oneLine(replay.message, 1000));

@@ -16,6 +16,8 @@ afterAll(async () => {
 });
 
 const ALLOWED_ATTRS = new Set([
+  'data-blocked-by',
+  'data-gap',
   'lang',
   'charset',
   'http-equiv',

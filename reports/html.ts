@@ -14,7 +14,8 @@ import { REPORT_CSS, REPORT_SCRIPT } from './html-assets.js';
 import { evidenceHtml } from './html-evidence.js';
 import { SafeHtml, html } from './html-escape.js';
 import { formatDuration, specRefText } from './text.js';
-import { DISPLAY_OUTCOMES, displayOutcome, groupsByLevel, outcomeLabel } from './view.js';
+import { blockedLine, gapLine } from '../harness/engine/summarize.js';
+import { DISPLAY_OUTCOMES, coverageText, displayOutcome, groupsByLevel, outcomeLabel } from './view.js';
 import type { CheckGroup, DisplayOutcome } from './view.js';
 
 export const HTML_FILE = 'report.html';
@@ -31,13 +32,29 @@ function countsLine(counts: OutcomeCounts): string {
 }
 
 function header(run: RunResult): SafeHtml {
-  const partial = run.completeness.status === 'partial';
   return html`<header>
 <h1>Compliance report <span class="badge big v-${run.overall_status}" id="overall-status">${run.overall_status.replace('_', ' ')}</span></h1>
 <p class="agent">Agent: <code id="agent-url">${run.agent_url}</code></p>
 <p id="headline"><strong>${run.headline}</strong></p>
-${partial ? html`<p id="completeness"><span class="badge o-warn">partial run</span> ${run.completeness.reasons.join('; ')}</p>` : ''}
+<p id="coverage"><span class="badge ${run.coverage.complete ? 'o-pass' : 'o-warn'}">coverage ${run.coverage.complete ? 'complete' : 'incomplete'}</span> ${coverageText(run)}</p>
 </header>`;
+}
+
+/** Each blocked cascade and each coverage gap as one line, with the checks it covers. */
+function notVerified(run: RunResult): SafeHtml {
+  const { blocked, gaps } = run.coverage;
+  if (blocked.length === 0 && gaps.length === 0) return html``;
+  return html`<section id="not-verified"><h2>Not verified</h2><ul>
+${blocked.map(
+  (
+    g,
+  ) => html`<li class="blocked" data-blocked-by="${g.blocked_by}" data-transport="${g.transport}"><span class="badge o-blocked">blocked</span> ${blockedLine(g)}
+<details><summary>${g.check_ids.length} checks</summary><code>${g.check_ids.join(', ')}</code></details></li>`,
+)}
+${gaps.map(
+  (g) => html`<li class="gap" data-gap="${g.gap}"><span class="badge o-gap">gap</span> ${gapLine(g)}
+<details><summary>${g.check_ids.length} checks</summary><code>${g.check_ids.join(', ')}</code></details></li>`,
+)}</ul></section>`;
 }
 
 function facts(run: RunResult): SafeHtml {
@@ -167,6 +184,7 @@ export function renderHtml(run: RunResult, options: { nonce?: string } = {}): st
 ${header(run)}
 <nav>${levels.map((l) => html`<a href="#level-${l.level}">${l.level}</a>`)}<a href="#matrix">Suites</a>${run.baseline ? html`<a href="#baseline">Baseline</a>` : ''}<a href="#run">Run</a></nav>
 ${matrix(run)}
+${notVerified(run)}
 <section id="checks"><h2>Checks</h2>${filters(run)}
 ${levels.map((l) => levelSection(l.level, l.groups))}</section>
 ${baselineSection(run)}

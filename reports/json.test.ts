@@ -58,7 +58,7 @@ describe('agent-compliance.json', () => {
     });
     const a = renderAgentComplianceJson(run);
     expect(renderAgentComplianceJson(shuffled)).toBe(a);
-    expect(a.startsWith('{\n  "schema_version": "1.0",\n  "harness": {\n    "name": "proto-comply",')).toBe(true);
+    expect(a.startsWith('{\n  "schema_version": "1.1",\n  "harness": {\n    "name": "proto-comply",')).toBe(true);
     const top = Object.keys(JSON.parse(a));
     const schemaOrder = Object.keys(agentComplianceSchema().properties as object);
     expect(top).toEqual(schemaOrder);
@@ -81,8 +81,11 @@ describe('agent-compliance.json', () => {
       ['extra top-level field', (d) => (d.surprise = 1), 'surprise'],
       ['bad overall status', (d) => (d.overall_status = 'ok'), '/overall_status'],
       ['non-pass without evidence', (d) => delete d.checks.find((c: any) => c.outcome === 'warn').evidence, 'evidence'],
-      ['not_run that is not not_testable', (d) => (d.checks.find((c: any) => c.not_run).outcome = 'fail'), '/outcome'],
-      ['partial without reasons', (d) => (d.completeness.reasons = []), '/completeness/reasons'],
+      ['not_run that is not a gap', (d) => (d.checks.find((c: any) => c.not_run).outcome = 'fail'), '/outcome'],
+      ['blocked without blocked_by', (d) => delete d.checks.find((c: any) => c.outcome === 'blocked').blocked_by, 'blocked_by'],
+      ['gap without the feature', (d) => delete d.checks.find((c: any) => c.outcome === 'gap').gap, 'gap'],
+      ['incomplete coverage without reasons', (d) => (d.coverage.reasons = []), '/coverage/reasons'],
+      ['compliance detail without lifecycle_stage', (d) => delete d.compliance_detail.lifecycle_stage, 'lifecycle_stage'],
       ['bad timestamp', (d) => (d.started_at = 'yesterday'), '/started_at'],
       ['bad token', (d) => (d.token = 'Bad-Token!'), '/token'],
       ['negative duration', (d) => (d.duration_ms = -1), '/duration_ms'],
@@ -90,6 +93,7 @@ describe('agent-compliance.json', () => {
       ['registry status out of vocabulary', (d) => (d.compliance_detail.status = 'unreachable'), '/compliance_detail/status'],
       ['bad pointer', (d) => (d.checks.find((c: any) => c.evidence?.pointer).evidence.pointer = 'no-slash'), '/pointer'],
       ['missing suites', (d) => delete d.suites, 'suites'],
+      ['malformed spec anchor', (d) => (d.checks[0].spec_ref.anchor = '#4.1 Registry'), '/checks/0/spec_ref/anchor'],
     ];
     for (const [name, mutate, where] of cases) {
       const doc = parsedDoc();
@@ -98,6 +102,14 @@ describe('agent-compliance.json', () => {
       expect(result.valid, name).toBe(false);
       expect(result.errors.join('\n'), name).toContain(where);
     }
+  });
+
+  it('keeps the heading anchor of a spec reference', () => {
+    const run = buildRunFixture();
+    run.checks[0]!.spec_ref = { ...run.checks[0]!.spec_ref, anchor: '41-registry-rest' };
+    const doc = parsedDoc(run);
+    expect(validateAgentCompliance(doc)).toEqual({ valid: true, errors: [] });
+    expect(Object.keys(doc.checks[0].spec_ref)).toEqual(['doc', 'section', 'anchor', ...(run.checks[0]!.spec_ref.rule ? ['rule'] : [])]);
   });
 
   it('rejects documents whose fields contradict each other', () => {
@@ -135,11 +147,11 @@ describe('agent-compliance.json', () => {
     run.suites = run.suites.map((s) => ({
       ...s,
       status: 'untested',
-      counts: { ...run.counts, pass: 0, fail: 0, warn: 0, info: 0, not_applicable: 0, not_testable: 0, error: 0 },
+      counts: { ...run.counts, pass: 0, fail: 0, warn: 0, info: 0, not_applicable: 0, blocked: 0, gap: 0, error: 0 },
       by_transport: {},
       first_failure: undefined,
     }));
-    run.counts = { pass: 0, fail: 0, warn: 0, info: 0, not_applicable: 0, not_testable: 0, error: 0 };
+    run.counts = { pass: 0, fail: 0, warn: 0, info: 0, not_applicable: 0, blocked: 0, gap: 0, error: 0 };
     run.overall_status = 'unreachable';
     const doc = buildAgentCompliance(run);
     expect(doc.compliance_detail.status).toBe('unknown');

@@ -7,8 +7,8 @@ import { renderJUnit, writeJUnit } from './junit.js';
 import { HOSTILE, HOSTILE_AGENT_URL, HOSTILE_ALL, buildRunFixture } from './testing/run-result.js';
 import { oneLine, sanitizeText } from './text.js';
 import { escapeXmlAttr, escapeXmlText } from './xml.js';
-import { XmlSyntaxError, findAll, parseXml, textOf } from './testing/xml-check.js';
-import type { XmlNode } from './testing/xml-check.js';
+import { XmlSyntaxError, findAll, parseXml, textOf } from './testing/xml-tree.js';
+import type { XmlNode } from './testing/xml-tree.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -43,7 +43,7 @@ describe('XML escaping', () => {
     expect(escapeXmlText('pair 😀')).toBe('pair 😀');
   });
 
-  it('the strict reader rejects what a real parser rejects', () => {
+  it('the tests read the XML with a strict parser (saxes) that rejects what is not well-formed', () => {
     for (const bad of [
       '<a>x < y</a>',
       '<a>AT&T</a>',
@@ -55,7 +55,11 @@ describe('XML escaping', () => {
       '<a>]]></a>',
       '<a><b></a></b>',
       '<a/><b/>',
+      '<a/>x',
       '<a>',
+      '<a b="\u0001"/>',
+      '<a b="&#xFFFE;"/>',
+      '<a>\uD800</a>',
     ]) {
       expect(() => parseXml(bad), bad).toThrow(XmlSyntaxError);
     }
@@ -77,16 +81,25 @@ describe('renderJUnit', () => {
     expect(xml).not.toMatch(/[\uD800-\uDFFF]/u); // no lone surrogates
   });
 
-  it('has one testsuite per suite × transport and one testcase per check', () => {
+  it('has one testsuite per suite × transport and one testcase per check, then one per blocked cascade and gap', () => {
     const suites = findAll(root, 'testsuite');
-    expect(suites.map((s) => s.attrs.name)).toEqual(run.suites.flatMap((s) => run.transports.map((t) => `${s.suite_id} [${t}]`)));
-    expect(findAll(root, 'testcase')).toHaveLength(run.checks.length);
+    expect(suites.map((s) => s.attrs.name)).toEqual([...run.suites.flatMap((s) => run.transports.map((t) => `${s.suite_id} [${t}]`)), 'not verified']);
+    const groups = run.coverage.blocked.length + run.coverage.gaps.length;
+    expect(groups).toBe(3);
+    expect(findAll(root, 'testcase')).toHaveLength(run.checks.length + groups);
     const caps = suites.find((s) => s.attrs.name === 'capabilities [a2a]')!;
     expect(caps.attrs).toMatchObject({ tests: '3', failures: '1', errors: '0', skipped: '0', time: '0.095' });
     const idem = suites.find((s) => s.attrs.name === 'idempotency [mcp]')!;
-    // fail → failure, not_testable MUST → failure, baselined fail → skipped, info → passed
-    expect(idem.attrs).toMatchObject({ tests: '4', failures: '2', errors: '0', skipped: '1' });
-    expect(root.attrs).toMatchObject({ tests: String(run.checks.length), failures: '3', errors: '1', skipped: '6', time: '4.321' });
+    // fail → failure, blocked → skipped, baselined fail → skipped, info → passed
+    expect(idem.attrs).toMatchObject({ tests: '4', failures: '1', errors: '0', skipped: '2' });
+    // skipped: 2 not applicable, 1 blocked, 3 gaps (one feature, two budget), 1 baselined, 3 group testcases
+    expect(root.attrs).toMatchObject({ tests: String(run.checks.length + 3), failures: '2', errors: '1', skipped: '10', time: '4.321' });
+    const notVerified = suites.find((s) => s.attrs.name === 'not verified')!;
+    expect(findAll(notVerified, 'skipped').map((s) => s.attrs.message)).toEqual([
+      expect.stringMatching(/^1 check blocked by idempotency\.replay\.same-payload failing \(mcp\): replay differs/),
+      '2 checks not verified, coverage gap (run budget, a2a): the run budget of 60 s ran out',
+      expect.stringMatching(/^1 check not verified, coverage gap \(test controller .*, mcp\): the agent offers no test controller/),
+    ]);
     const tc = testcase(root, 'capabilities [mcp]', 'capabilities.task.answers');
     expect(tc.attrs).toEqual({
       classname: 'capabilities.mcp',
@@ -109,10 +122,11 @@ describe('renderJUnit', () => {
     const error = child(testcase(root, 'idempotency [a2a]', 'idempotency.replay.same-payload'), 'error')!;
     expect(textOf(error)).toContain('no response: timeout after 30000 ms');
 
-    const notTestableMust = child(testcase(root, 'idempotency [mcp]', 'idempotency.conflict.code'), 'failure')!;
-    expect(notTestableMust.attrs.type).toBe('not_testable');
+    expect(child(testcase(root, 'idempotency [mcp]', 'idempotency.conflict.code'), 'skipped')!.attrs.message).toMatch(
+      /^blocked: blocked by idempotency\.replay\.same-payload: /,
+    );
     expect(child(testcase(root, 'idempotency [a2a]', 'idempotency.conflict.code'), 'skipped')!.attrs.message).toMatch(/^not run/);
-    expect(child(testcase(root, 'signing [mcp]', 'signing.request.verify'), 'skipped')!.attrs.message).toMatch(/^not testable: /);
+    expect(child(testcase(root, 'signing [mcp]', 'signing.request.verify'), 'skipped')!.attrs.message).toMatch(/^coverage gap \(test controller /);
     expect(child(testcase(root, 'webhooks [mcp]', 'webhooks.signing.tag'), 'skipped')!.attrs.message).toMatch(/^not applicable: /);
     const baselined = testcase(root, 'idempotency [mcp]', 'idempotency.missing-key.rejected');
     expect(child(baselined, 'skipped')!.attrs.message).toMatch(/^expected failure \(baselined fail\)/);

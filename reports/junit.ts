@@ -2,9 +2,11 @@
  * `junit.xml`: one `<testsuite>` per suite × transport (`capabilities [mcp]`), one `<testcase>`
  * per check (classname `suite_id.transport`, name `check_id: title`, time in seconds).
  *
- * - fail, and anything else that fails the run (MUST not_testable; warn under --strict) →
- *   `<failure>` with the message and a compact evidence text; error → `<error>`.
- * - not applicable, not run, not testable without failing the run → `<skipped message=…>`.
+ * - fail, and anything else that fails the run (warn under --strict) → `<failure>` with the
+ *   message and a compact evidence text; a harness error → `<error>`.
+ * - not applicable, blocked (by another check's failure), coverage gap, not run → `<skipped message=…>`;
+ *   each blocked cascade and each gap is also one testcase of a `not verified` testsuite, so the
+ *   cascade reads as one line.
  * - a baselined failure (expected by the baseline) → `<skipped>` too, like pytest's xfail, its
  *   evidence kept in `<system-out>`, so CI gates on new failures only.
  * - warn / info that do not fail the run → passing testcase with a `<system-out>` note.
@@ -12,6 +14,7 @@
  */
 import { join } from 'node:path';
 import { isFailing } from '../harness/engine/result.js';
+import { blockedLine, gapLine } from '../harness/engine/summarize.js';
 import type { CheckResult, RunResult } from '../harness/engine/result.js';
 import { evidenceText } from './evidence-text.js';
 import { writeFileAtomic } from './fs.js';
@@ -24,12 +27,9 @@ export const JUNIT_FILE = 'junit.xml';
 type Verdict = 'passed' | 'failure' | 'error' | 'skipped';
 
 function verdict(check: CheckResult, strict: boolean): Verdict {
-  if (check.not_run) return 'skipped';
-  if (isFailing(check, strict)) {
-    if (check.baselined) return 'skipped';
-    return check.outcome === 'error' ? 'error' : 'failure';
-  }
-  if (check.outcome === 'not_applicable' || check.outcome === 'not_testable') return 'skipped';
+  if (isFailing(check, strict)) return check.baselined ? 'skipped' : 'failure';
+  if (check.outcome === 'error') return 'error';
+  if (check.outcome === 'not_applicable' || check.outcome === 'blocked' || check.outcome === 'gap') return 'skipped';
   return 'passed';
 }
 
@@ -42,7 +42,9 @@ function skipMessage(check: CheckResult): string {
     ? 'not run (budget exhausted)'
     : check.baselined
       ? `expected failure (baselined ${check.outcome})`
-      : check.outcome.replaceAll('_', ' ');
+      : check.outcome === 'gap'
+        ? `coverage gap (${check.gap ?? 'optional feature'})`
+        : check.outcome.replaceAll('_', ' ');
   return oneLine(`${why}: ${check.message}`, 1000);
 }
 
@@ -133,6 +135,33 @@ function baselineSuite(run: RunResult): { suite: XmlElement; totals: Totals } | 
   return { suite, totals: t };
 }
 
+/** `<testsuite name="not verified">`: one skipped testcase per blocked cascade and per coverage gap. */
+function notVerifiedSuite(run: RunResult): { suite: XmlElement; totals: Totals } | undefined {
+  const { blocked, gaps } = run.coverage;
+  if (blocked.length === 0 && gaps.length === 0) return undefined;
+  const cases = [
+    ...blocked.map((g) =>
+      el('testcase', { classname: 'not-verified.blocked', name: oneLine(`blocked by ${g.blocked_by} [${g.transport}]`, 300), time: seconds(0) }, [
+        el('skipped', { message: oneLine(blockedLine(g), 1000) }),
+        el('system-out', undefined, [g.check_ids.join('\n')]),
+      ]),
+    ),
+    ...gaps.map((g) =>
+      el('testcase', { classname: 'not-verified.gap', name: oneLine(`coverage gap: ${g.gap}`, 300), time: seconds(0) }, [
+        el('skipped', { message: oneLine(gapLine(g), 1000) }),
+        el('system-out', undefined, [g.check_ids.join('\n')]),
+      ]),
+    ),
+  ];
+  const t: Totals = { tests: cases.length, failures: 0, errors: 0, skipped: cases.length, time: 0 };
+  const suite = el(
+    'testsuite',
+    { name: 'not verified', tests: t.tests, failures: 0, errors: 0, skipped: t.skipped, time: seconds(0), timestamp: run.started_at },
+    cases,
+  );
+  return { suite, totals: t };
+}
+
 export function renderJUnit(run: RunResult): string {
   const strict = run.selection?.strict ?? false;
   const suites: XmlElement[] = [];
@@ -168,6 +197,12 @@ export function renderJUnit(run: RunResult): string {
     }
   }
   const all = totals(run.checks, strict);
+  const notVerified = notVerifiedSuite(run);
+  if (notVerified) {
+    suites.push(notVerified.suite);
+    all.tests += notVerified.totals.tests;
+    all.skipped += notVerified.totals.skipped;
+  }
   const baseline = baselineSuite(run);
   if (baseline) {
     suites.push(baseline.suite);

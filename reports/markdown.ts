@@ -11,7 +11,8 @@
  */
 import type { CheckResult, RunResult } from '../harness/engine/result.js';
 import { oneLine, specRefText } from './text.js';
-import { displayOutcome, groupsByLevel, outcomeLabel } from './view.js';
+import { coverageText, displayOutcome, groupsByLevel, hasFindings, outcomeLabel } from './view.js';
+import { blockedLine, gapLine } from '../harness/engine/summarize.js';
 import type { CheckGroup } from './view.js';
 
 export interface MarkdownOptions {
@@ -35,8 +36,9 @@ export function md(text: string, max = 300): string {
 
 const VERDICT_ICON: Record<RunResult['overall_status'], string> = {
   passing: '✅',
-  degraded: '⚠️',
+  partial: '⚠️',
   failing: '❌',
+  error: '💥',
   unreachable: '⛔',
   auth_required: '🔒',
 };
@@ -61,7 +63,8 @@ function matrix(run: RunResult): string[] {
         c.fail && `${c.fail} fail`,
         c.error && `${c.error} error`,
         c.warn && `${c.warn} warn`,
-        c.not_testable && `${c.not_testable} not testable`,
+        c.blocked && `${c.blocked} blocked`,
+        c.gap && `${c.gap} gap`,
       ]
         .filter(Boolean)
         .join(', ');
@@ -78,7 +81,7 @@ function message(group: CheckGroup): string {
 }
 
 function levelSection(run: RunResult, level: string, groups: CheckGroup[], max: number): string[] {
-  const detailed = groups.filter((g) => g.results.some((c) => c.outcome !== 'pass' && c.outcome !== 'not_applicable'));
+  const detailed = groups.filter(hasFindings);
   const failing = detailed.filter((g) => g.failing).length;
   const lines = [``, `### ${level}: ${detailed.length === 0 ? 'no findings' : `${detailed.length} with findings, ${failing} failing the run`}`];
   if (detailed.length === 0) return lines;
@@ -92,6 +95,13 @@ function levelSection(run: RunResult, level: string, groups: CheckGroup[], max: 
   }
   if (detailed.length > max) lines.push('', `… ${detailed.length - max} more in report.html`);
   return lines;
+}
+
+/** One line per blocked cascade and per coverage gap. */
+function notVerifiedSection(run: RunResult): string[] {
+  const { blocked, gaps } = run.coverage;
+  if (blocked.length === 0 && gaps.length === 0) return [];
+  return ['', '### Not verified', '', ...blocked.map((g) => `- ⊘ ${md(blockedLine(g), 400)}`), ...gaps.map((g) => `- ○ ${md(gapLine(g), 400)}`)];
 }
 
 function baselineSection(run: RunResult): string[] {
@@ -116,11 +126,12 @@ export function renderMarkdownSummary(run: RunResult, options: MarkdownOptions =
     '',
     `**${md(run.headline, 600)}**`,
     '',
-    `Agent ${md(run.agent_url, 200)} · ${run.transports.join(' + ')} · ${run.checks.length} results · seed ${md(run.seed, 40)}${
-      run.completeness.status === 'partial' ? ` · partial run: ${md(run.completeness.reasons.join('; '), 300)}` : ''
-    }`,
+    `Agent ${md(run.agent_url, 200)} · ${run.transports.join(' + ')} · ${run.checks.length} results · seed ${md(run.seed, 40)}`,
+    '',
+    `Coverage: ${md(coverageText(run), 400)}`,
     '',
     ...matrix(run),
+    ...notVerifiedSection(run),
   ];
   for (const { level, groups } of groupsByLevel(run)) lines.push(...levelSection(run, level, groups, max));
   lines.push(...baselineSection(run));

@@ -28,6 +28,9 @@ describe('text helpers', () => {
   it('formats spec refs and durations', () => {
     expect(specRefText({ doc: 'digest', section: '4.2' })).toBe('digest §4.2');
     expect(specRefText({ doc: 'interface-spec', section: '3.1', rule: 'rule 2' })).toBe('interface-spec §3.1 rule 2');
+    expect(specRefText({ doc: 'interface-spec', section: '4.4', anchor: '44-idempotency-rules', rule: 'rule 2' })).toBe(
+      'interface-spec §4.4 (#44-idempotency-rules) rule 2',
+    );
     expect(formatDuration(12.4)).toBe('12 ms');
     expect(formatDuration(4321)).toBe('4.32 s');
     expect(formatDuration(Number.NaN)).toBe('? ms');

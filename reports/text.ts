@@ -65,9 +65,9 @@ export function toJsonText(value: unknown, indent = 2): string {
   }
 }
 
-/** `interface-spec §4.4 rule 2` */
+/** `interface-spec §4.4 (#44-idempotency-rules) rule 2`: the anchor when the reference has one. */
 export function specRefText(ref: SpecRef): string {
-  return `${ref.doc} §${ref.section}${ref.rule ? ` ${ref.rule}` : ''}`;
+  return `${ref.doc} §${ref.section}${ref.anchor ? ` (#${ref.anchor})` : ''}${ref.rule ? ` ${ref.rule}` : ''}`;
 }
 
 /** `1.234 s` / `12 ms` */

@@ -9,19 +9,19 @@ function result(outcome: CheckResult['outcome'], extra: Partial<CheckResult> = {
 
 describe('view helpers', () => {
   it('shows a check cut short by the budget as not run', () => {
-    expect(displayOutcome(result('not_testable', { not_run: true }))).toBe('not_run');
-    expect(displayOutcome(result('not_testable'))).toBe('not_testable');
+    expect(displayOutcome(result('gap', { not_run: true }))).toBe('not_run');
+    expect(displayOutcome(result('gap'))).toBe('gap');
   });
 
   it('ranks new MUST failures first, baselined ones after, passes last', () => {
     const ranks = [
       severityRank(result('fail'), false),
       severityRank(result('error'), false),
-      severityRank(result('not_testable', { level: 'MUST' }), false),
       severityRank(result('fail', { baselined: true }), false),
       severityRank(result('warn', { level: 'SHOULD' }), false),
-      severityRank(result('not_testable', { level: 'SHOULD' }), false),
-      severityRank(result('not_testable', { not_run: true }), false),
+      severityRank(result('blocked', { level: 'MUST' }), false),
+      severityRank(result('gap', { level: 'SHOULD' }), false),
+      severityRank(result('gap', { not_run: true }), false),
       severityRank(result('info'), false),
       severityRank(result('not_applicable'), false),
       severityRank(result('pass'), false),
@@ -32,9 +32,11 @@ describe('view helpers', () => {
 
   it('flags disagreement only between transports on which the check ran', () => {
     expect(verdictsDiffer([result('pass', { transport: 'mcp' }), result('fail', { transport: 'a2a' })])).toBe(true);
-    expect(verdictsDiffer([result('fail'), result('error', { transport: 'a2a' })])).toBe(true);
+    expect(verdictsDiffer([result('fail'), result('warn', { transport: 'a2a' })])).toBe(true);
+    expect(verdictsDiffer([result('fail'), result('error', { transport: 'a2a' })])).toBe(false);
+    expect(verdictsDiffer([result('pass'), result('blocked', { transport: 'a2a' })])).toBe(false);
     expect(verdictsDiffer([result('pass'), result('not_applicable', { transport: 'a2a' })])).toBe(false);
-    expect(verdictsDiffer([result('pass'), result('not_testable', { transport: 'a2a', not_run: true })])).toBe(false);
+    expect(verdictsDiffer([result('pass'), result('gap', { transport: 'a2a', not_run: true })])).toBe(false);
     expect(verdictsDiffer([result('pass')])).toBe(false);
   });
 

@@ -4,7 +4,7 @@
  * which problems are listed (MUST failures first), and the grouping of one check's results
  * across transports so MCP sits next to A2A and differing verdicts can be flagged.
  */
-import { LEVELS, OUTCOMES, isFailing } from '../harness/engine/result.js';
+import { LEVELS, OUTCOMES, VERIFIED_OUTCOMES, isFailing } from '../harness/engine/result.js';
 import type { CheckResult, Level, Outcome, RunResult, SpecRef } from '../harness/engine/result.js';
 import type { TransportKind } from '../harness/transport/types.js';
 
@@ -23,19 +23,19 @@ export function severityRank(check: CheckResult, strict: boolean): number {
     switch (check.outcome) {
       case 'fail':
         return 0;
-      case 'error':
-        return 1;
-      case 'not_testable':
-        return 2;
       default:
         return 3; // warn under --strict
     }
   }
   switch (check.outcome) {
+    case 'error':
+      return 1;
     case 'warn':
       return 4;
-    case 'not_testable':
+    case 'blocked':
       return 5;
+    case 'gap':
+      return 6;
     case 'info':
       return 7;
     case 'not_applicable':
@@ -48,12 +48,12 @@ export function severityRank(check: CheckResult, strict: boolean): number {
 export const PASS_RANK = 9;
 
 /**
- * Do the transports disagree? Only outcomes of checks that ran on both count: a check that
- * does not apply to one transport (not_applicable) or was cut short by the budget (not run)
- * is not a disagreement.
+ * Do the transports disagree? Only verdicts count (pass, fail, warn, info): a check that does
+ * not apply to one transport, was not verified there (blocked, gap, budget) or hit a harness
+ * error is not a disagreement.
  */
 export function verdictsDiffer(results: readonly CheckResult[]): boolean {
-  const ran = results.filter((c) => !c.not_run && c.outcome !== 'not_applicable');
+  const ran = results.filter((c) => VERIFIED_OUTCOMES.has(c.outcome));
   return new Set(ran.map((c) => c.outcome)).size > 1;
 }
 
@@ -132,4 +132,36 @@ export function groupsByLevel(
 /** Lower-case outcome label as shown to people (`not applicable`, `not run`). */
 export function outcomeLabel(outcome: DisplayOutcome): string {
   return outcome.replaceAll('_', ' ');
+}
+
+/** Did this result verify the rule one way or the other (pass, fail, warn, info)? */
+export function wasVerified(check: Pick<CheckResult, 'outcome'>): boolean {
+  return VERIFIED_OUTCOMES.has(check.outcome);
+}
+
+/** A check group whose results hold a verdict other than pass, or a harness error: listed with its results. */
+export function hasFindings(group: CheckGroup): boolean {
+  return group.results.some((c) => c.outcome === 'error' || (wasVerified(c) && c.outcome !== 'pass'));
+}
+
+/** `complete`, or `INCOMPLETE: MUST 120/151 verified (31 gaps) · SHOULD …` over every transport. */
+export function coverageText(run: RunResult): string {
+  const totals = new Map<string, { verified: number; blocked: number; gap: number; error: number }>();
+  for (const byLevel of Object.values(run.coverage.by_transport)) {
+    for (const [level, c] of Object.entries(byLevel ?? {})) {
+      const t = totals.get(level) ?? { verified: 0, blocked: 0, gap: 0, error: 0 };
+      t.verified += c.verified;
+      t.blocked += c.blocked;
+      t.gap += c.gap;
+      t.error += c.error;
+      totals.set(level, t);
+    }
+  }
+  const parts = [...totals]
+    .filter(([, t]) => t.verified + t.blocked + t.gap + t.error > 0)
+    .map(([level, t]) => {
+      const rest = [t.blocked ? `${t.blocked} blocked` : '', t.gap ? `${t.gap} gaps` : '', t.error ? `${t.error} errors` : ''].filter(Boolean).join(', ');
+      return `${level} ${t.verified}/${t.verified + t.blocked + t.gap + t.error} verified${rest ? ` (${rest})` : ''}`;
+    });
+  return `${run.coverage.complete ? 'complete' : 'INCOMPLETE'}${parts.length ? `: ${parts.join(' · ')}` : ''}`;
 }

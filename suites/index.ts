@@ -9,12 +9,13 @@ import capabilities from './capabilities/plugin.js';
 import errors from './errors/plugin.js';
 import idempotency from './idempotency/plugin.js';
 import schemas from './schemas/plugin.js';
+import setup from './setup/plugin.js';
 import signatures from './signatures/plugin.js';
 import stateMachine from './state-machine/plugin.js';
 import webhookReceiver from './webhook-receiver/plugin.js';
 import webhooks from './webhooks/plugin.js';
 
-export const SUITE_PLUGINS: readonly SuitePlugin[] = [capabilities, errors, idempotency, schemas, signatures, stateMachine, webhookReceiver, webhooks];
+export const SUITE_PLUGINS: readonly SuitePlugin[] = [setup, capabilities, errors, stateMachine, idempotency, schemas, signatures, webhookReceiver, webhooks];
 
 let builtin: SuiteCatalog | undefined;
 

@@ -1,6 +1,6 @@
 /**
  * The reference mock seller against every suite: it passes every check over MCP and A2A with
- * the same verdicts, reruns agree, and a seller without a test controller gets not_testable
+ * the same verdicts, reruns agree, and a seller without a test controller gets coverage gaps
  * (never a pass, never a crash) for the checks that need one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,8 @@ import type { RunResult } from '../harness/engine/result.js';
 import { startMockSeller } from '../mocks/seller/index.js';
 import type { RunningMockSeller } from '../mocks/seller/options.js';
 import { certifyMock, findings } from './testing/mock-run.js';
+import { exitCodeFor } from '../harness/engine/summarize.js';
+import { toComplianceDetail } from '../reports/compliance-detail.js';
 
 function verdicts(run: RunResult): string[] {
   return run.checks.map((c) => `${c.transport} ${c.check_id} ${c.outcome}`);
@@ -21,7 +23,7 @@ describe('the reference mock seller', () => {
   let first: RunResult;
 
   beforeAll(async () => {
-    seller = await startMockSeller({ authToken });
+    seller = await startMockSeller({ allowPrivateWebhooks: true, authToken });
     first = await certify({ agentUrl: seller.baseUrl, authToken });
   });
   afterAll(() => seller?.close());
@@ -29,7 +31,7 @@ describe('the reference mock seller', () => {
   it('passes every applicable check over both transports', () => {
     expect(findings(first).map((c) => `${c.transport} ${c.check_id}: ${c.message}`)).toEqual([]);
     expect(first.overall_status).toBe('passing');
-    expect(first.completeness.status).toBe('complete');
+    expect(first.coverage).toMatchObject({ complete: true, reasons: [], blocked: [], gaps: [] });
     expect(first.transports).toEqual(['mcp', 'a2a']);
     const suites = new Set(first.checks.filter((c) => c.outcome === 'pass').map((c) => c.suite_id));
     for (const s of ['capabilities', 'errors', 'schemas', 'idempotency', 'state-machine']) expect(suites).toContain(s);
@@ -60,8 +62,8 @@ describe('the reference mock seller', () => {
   });
 });
 
-describe('a seller without a test controller', () => {
-  it('gets not_testable with the reason for controller checks, and the rest still passes', async () => {
+describe('a seller without a test controller (production-like)', () => {
+  it('ends partial with zero failures: every controller check is a coverage gap with its reason, nothing is blocked', async () => {
     const run = await certifyMock({ mock: { testController: false } });
     // Webhook checks make events happen through the controller, except these two (suites/webhooks/webhooks.yaml).
     const controllerFreeWebhooks = ['webhooks.task.terminal-silent', 'webhooks.auth.bearer-refused'];
@@ -70,12 +72,28 @@ describe('a seller without a test controller', () => {
     );
     expect(needing.length).toBeGreaterThan(0);
     for (const c of needing) {
-      expect(c.outcome, `${c.transport} ${c.check_id}`).toBe('not_testable');
+      // the controller's own setup check does not apply; every check that needs it is a gap
+      if (c.check_id === 'setup.controller.scenarios') {
+        expect(c.outcome).toBe('not_applicable');
+        continue;
+      }
+      expect(c.outcome, `${c.transport} ${c.check_id}`).toBe('gap');
+      expect(c.gap).toMatch(/^test controller/);
       expect(c.message).toMatch(/test controller/);
     }
-    const others = findings(run).filter((c) => !needing.includes(c));
-    expect(others.map((c) => `${c.transport} ${c.check_id}: ${c.message}`)).toEqual([]);
-    expect(run.checks.some((c) => c.outcome === 'error')).toBe(false);
-    expect(run.overall_status).toBe('failing');
+    expect(findings(run).filter((c) => c.outcome !== 'gap')).toEqual([]);
+    expect(run.overall_status).toBe('partial');
+    expect(run.coverage.complete).toBe(false);
+    expect(run.coverage.blocked).toEqual([]);
+    // each gap listed once per reason, with the checks it covers
+    expect(run.coverage.gaps.length).toBeGreaterThanOrEqual(3);
+    for (const g of run.coverage.gaps) {
+      expect(g.reason).toMatch(/test controller/);
+      expect(g.check_ids.length).toBeGreaterThan(0);
+    }
+    expect(exitCodeFor(run)).toBe(4);
+    expect(exitCodeFor(run, { requireFullCoverage: true })).toBe(1);
+    expect(exitCodeFor(run, { allowGaps: true })).toBe(0);
+    expect(toComplianceDetail(run)).toMatchObject({ status: 'degraded', lifecycle_stage: 'production' });
   });
 });

@@ -82,7 +82,9 @@ describe('a server built directly on the official MCP SDK', () => {
 
   it('completes every suite without a harness error', () => {
     expect(run.overall_status).not.toBe('unreachable');
-    expect(run.completeness.status).toBe('complete');
+    // no harness error and nothing blocked; the only coverage gaps are the checks that need a test controller
+    expect(run.coverage.blocked).toEqual([]);
+    expect(run.coverage.gaps.map((g) => g.gap)).toEqual(['test controller (force_create_media_buy_arm, force_task_completion)']);
     expect(run.checks.filter((c) => c.outcome === 'error').map((c) => `${c.check_id}: ${c.message}`)).toEqual([]);
     expect(run.transport_info[0]).toMatchObject({ reachable: true, sessions_opened: 1 });
   });

@@ -2,7 +2,8 @@
  * The shape of the code, checked by dependency-cruiser over every module of the repository:
  * no import cycle anywhere (type-only imports included); the engine imports no suite, mock,
  * report or command; the mocks depend only on library code; test helpers (`testing/` folders)
- * and devDependencies stay out of runtime code; and every runtime dependency is used by it.
+ * and devDependencies stay out of runtime code; the verifier's fast path is fenced (only the
+ * verifier's path selection imports it); and every runtime dependency is used by it.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
@@ -50,6 +51,13 @@ const RULES: IForbiddenRuleType[] = [
     severity: 'error',
     from: { pathNot: TEST_CODE },
     to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['npm-peer', 'type-only'] },
+  },
+  {
+    name: 'fast-path-is-fenced',
+    comment: "the verifier's fast path (harness/signing/fast/) is an accelerator that only verify/verifier.ts selects; the reference code never imports it",
+    severity: 'error',
+    from: { pathNot: `${TEST_CODE}|^harness/signing/fast/|^harness/signing/verify/verifier\\.ts$` },
+    to: { path: '^harness/signing/fast/' },
   },
   { name: 'resolvable', comment: 'every import resolves', severity: 'error', from: {}, to: { couldNotResolve: true } },
 ];

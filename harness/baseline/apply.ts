@@ -5,10 +5,11 @@
  * longer fails) fails the run, so baselines only shrink.
  *
  * Overall status and headline are re-derived: `failing` when a failure the baseline did not
- * expect remains or an entry is stale; `degraded` when every failure was expected. Suite
+ * expect remains or an entry is stale; otherwise what the run would be without the expected
+ * failures (`passing`, or `partial` / `error` when coverage is incomplete). Suite
  * statuses and counts keep telling the truth (a suite with a baselined failure still fails).
  */
-import { isFailing } from '../engine/result.js';
+import { isFailing, VERIFIED_OUTCOMES } from '../engine/result.js';
 import type { BaselineEntryResult, CheckResult, RunResult } from '../engine/result.js';
 import { headline } from '../engine/summarize.js';
 import type { Baseline, BaselineEntry } from './file.js';
@@ -26,7 +27,7 @@ export function entryLabel(entry: Pick<BaselineEntry, 'check_id' | 'transport'>)
 }
 
 function mustText(checks: readonly CheckResult[]): string {
-  const must = checks.filter((c) => c.level === 'MUST' && c.outcome !== 'not_applicable' && !c.not_run);
+  const must = checks.filter((c) => c.level === 'MUST' && VERIFIED_OUTCOMES.has(c.outcome));
   const passed = must.filter((c) => c.outcome === 'pass').length;
   const transports = [...new Set(checks.map((c) => c.transport))].join(' and ') || 'no transport';
   const warns = checks.filter((c) => c.outcome === 'warn').length;
@@ -45,7 +46,7 @@ export function applyBaseline(run: RunResult, baseline: Baseline): RunResult {
   const entries: BaselineEntryResult[] = baseline.entries.map((e) => {
     const mine = checks.filter((c) => covers(e, c));
     const matched = mine.filter((c) => c.baselined).length;
-    const ran = mine.filter((c) => !c.not_run);
+    const ran = mine.filter((c) => VERIFIED_OUTCOMES.has(c.outcome));
     const status = matched > 0 ? 'expected' : reachable && ran.length > 0 ? 'stale' : 'unused';
     const result: BaselineEntryResult = { check_id: e.check_id, reason: e.reason, status, matched };
     if (e.transport) result.transport = e.transport;
@@ -71,6 +72,7 @@ export function applyBaseline(run: RunResult, baseline: Baseline): RunResult {
     const base = headline(
       'failing',
       checks.filter((c) => !c.baselined),
+      run.coverage,
       [],
       strict,
     );
@@ -80,7 +82,8 @@ export function applyBaseline(run: RunResult, baseline: Baseline): RunResult {
     judged.headline = [`failing: ${staleText}`, excusedText].filter(Boolean).join('; ');
     judged.overall_status = 'failing';
   } else {
-    const status = run.overall_status === 'failing' ? 'degraded' : run.overall_status;
+    const errors = checks.some((c) => c.outcome === 'error');
+    const status = run.overall_status !== 'failing' ? run.overall_status : errors ? 'error' : run.coverage.complete ? 'passing' : 'partial';
     judged.overall_status = status;
     judged.headline = `${status}: ${mustText(checks)}; ${excusedText} (${baseline.file})`;
   }

@@ -21,7 +21,8 @@ export interface BuiltinMocks {
 export async function startBuiltinMocks(o: { token: string; withBuyer: boolean; log: (line: string) => void }): Promise<BuiltinMocks> {
   const { startMockSeller } = await import('../../mocks/seller/index.js');
   const authToken = randomBytes(24).toString('base64url');
-  const seller = await startMockSeller({ token: o.token, authToken });
+  // Loopback only: the seller posts webhooks to the harness's loopback receivers over http.
+  const seller = await startMockSeller({ token: o.token, authToken, allowPrivateWebhooks: true });
   o.log(`proto-comply: certifying the built-in mock seller at ${seller.baseUrl}`);
   if (!o.withBuyer) return { agentUrl: seller.baseUrl, authToken, close: () => seller.close() };
 

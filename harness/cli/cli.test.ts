@@ -61,7 +61,8 @@ describe('proto-comply run', () => {
       const r = cli(['run', '--budget-s', '0.3', '--out', out]);
       expect(r.code, r.stderr + r.stdout).toBe(4);
       const doc = JSON.parse(readFileSync(join(out, 'agent-compliance.json'), 'utf8'));
-      expect(doc.completeness.status).toBe('partial');
+      expect(doc.coverage.complete).toBe(false);
+      expect(doc.coverage.gaps.find((g: { gap: string }) => g.gap === 'run budget')).toBeDefined();
       expect(doc.overall_status).not.toBe('passing');
     } finally {
       rmSync(out, { recursive: true, force: true });

@@ -95,7 +95,7 @@ describe('composite action .github/actions/proto-comply', () => {
 
     beforeAll(async () => {
       workspace = await mkdtemp(join(tmpdir(), 'pc-gh-action-'));
-      seller = await startMockSeller({ authToken: AUTH, faults: ['unknown-tool-wrong-code'] });
+      seller = await startMockSeller({ allowPrivateWebhooks: true, authToken: AUTH, faults: ['unknown-tool-wrong-code'] });
       await writeFile(
         join(workspace, 'baseline.yaml'),
         'version: 1\nexpected_failures:\n  - check: errors.unknown-task.invalid-request\n    reason: JIRA-7\n  - check: errors.auth.wrong-bearer\n    transport: mcp\n    reason: fixed since\n',

@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   mock: async () => mockCommand,
   baseline: async () => (await import('./baseline-command.js')).baselineCommand,
   summary: async () => (await import('./summary-command.js')).summaryCommand,
+  rules: async () => (await import('./rules-command.js')).rulesCommand,
 };
 
 async function mockCommand(argv: string[]): Promise<number> {

@@ -5,9 +5,10 @@ import { RUN_HELP, UsageError } from './usage.js';
 import { protocolIds, TokenError, DEFAULT_TOKEN } from '../token.js';
 import { isValidSeed, newSeed } from '../engine/rng.js';
 import { compileCheckGlobs } from '../engine/glob.js';
-import { exitCodeFor } from '../engine/summarize.js';
+import { EXIT, exitCodeFor } from '../engine/summarize.js';
+import { AddressPolicy, AllowHostError, findAddressRefusal, parseAllowHosts, type LookupFunction } from '../net/address-policy.js';
 import type { RunResult } from '../engine/result.js';
-import { resolveEndpoints, TransportConfigError, DEFAULT_TRANSPORT_LIMITS, type TransportKind } from '../transport/index.js';
+import { namedUrls, resolveEndpoints, TransportConfigError, DEFAULT_TRANSPORT_LIMITS, type TransportKind } from '../transport/index.js';
 import { certify, pickSuites, UnknownSuiteError } from '../certify.js';
 import { createProgress, renderSummary } from '../../reports/console.js';
 import { writeReports } from '../../reports/index.js';
@@ -15,6 +16,7 @@ import { renderAgentComplianceJson } from '../../reports/json.js';
 import { loadRunBaseline } from './run-baseline.js';
 import { startBuiltinMocks } from './builtin-mocks.js';
 import { applyBaseline } from '../baseline/apply.js';
+import { FixturesError, loadFixtures, type Fixtures } from '../../suites/setup/fixtures.js';
 import type { ReceiverTarget } from '../engine/resources.js';
 import { receiverOnlySuites } from '../webhooks/receiver-probe/run.js';
 import { RECEIVER_RUN_OPTIONS, ReceiverFlagError, receiverFromFlags, receiverReproduceFlags, startRunSender } from '../webhooks/receiver-probe/cli.js';
@@ -34,9 +36,16 @@ const OPTIONS = {
   concurrency: { type: 'string', default: '4' },
   'timeout-s': { type: 'string', default: String(DEFAULT_TRANSPORT_LIMITS.totalTimeoutMs / 1000) },
   strict: { type: 'boolean', default: false },
+  'allow-gaps': { type: 'boolean', default: false },
+  'require-full-coverage': { type: 'boolean', default: false },
   baseline: { type: 'string' },
+  fixtures: { type: 'string' },
   allure: { type: 'string' },
   json: { type: 'boolean', default: false },
+  'deny-private': { type: 'boolean', default: false },
+  'allow-host': { type: 'string', multiple: true },
+  'allow-card-origin': { type: 'boolean', default: false },
+  'send-token-to-card-origin': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   ...RECEIVER_RUN_OPTIONS,
 } as const;
@@ -57,13 +66,31 @@ export interface RunArgs {
   concurrency: number;
   timeoutS: number;
   strict: boolean;
+  /** Coverage gaps (an optional feature the agent lacks by design) leave the exit code at 0. */
+  allowGaps: boolean;
+  /** Incomplete coverage fails the run (exit 1). */
+  requireFullCoverage: boolean;
   /** Expected-failures baseline file (issue 6). */
   baseline?: string;
+  /** Agent-specific setup values (suites/setup/fixtures.ts). */
+  fixtures?: string;
   /** Allure results directory (default `<out>/allure-results`). */
   allure?: string;
   json: boolean;
   /** A buyer's webhook receiver to certify (`--receiver` and its options). */
   receiver?: ReceiverTarget;
+  /** Refuse reserved addresses for every connection (`--deny-private`). */
+  denyPrivate: boolean;
+  /** Hosts, addresses and CIDR blocks let through under --deny-private (`--allow-host`, repeatable). */
+  allowHosts: string[];
+  /** Use an agent card url on another origin (`--allow-card-origin`), without the token unless `sendTokenToCardOrigin`. */
+  allowCardOrigin: boolean;
+  sendTokenToCardOrigin: boolean;
+}
+
+/** Test seams of `run` (the resolver, so names map to addresses without DNS). */
+export interface RunDeps {
+  lookup?: LookupFunction;
 }
 
 function positiveNumber(flag: string, raw: string | undefined, integer: boolean): number | undefined {
@@ -106,6 +133,14 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     .map((s) => s.trim())
     .filter(Boolean);
   if (v.suite !== undefined && !suites?.length) throw new UsageError('run: --suite needs at least one suite id');
+  if (v['allow-gaps'] && v['require-full-coverage']) throw new UsageError('run: --allow-gaps and --require-full-coverage exclude each other');
+  const allowHosts = v['allow-host'] ?? [];
+  try {
+    parseAllowHosts(allowHosts);
+  } catch (e) {
+    if (e instanceof AllowHostError) throw new UsageError(`run: --allow-host: ${e.message}`);
+    throw e;
+  }
   let receiver: ReceiverTarget | undefined;
   try {
     receiver = receiverFromFlags(v);
@@ -129,10 +164,17 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     concurrency: positiveNumber('concurrency', v.concurrency, true) ?? 4,
     timeoutS: positiveNumber('timeout-s', v['timeout-s'], false) ?? 30,
     strict: v.strict,
+    allowGaps: v['allow-gaps'],
+    requireFullCoverage: v['require-full-coverage'],
     baseline: v.baseline,
+    fixtures: v.fixtures,
     allure: v.allure,
     json: v.json,
     receiver,
+    denyPrivate: v['deny-private'],
+    allowHosts,
+    allowCardOrigin: v['allow-card-origin'] || v['send-token-to-card-origin'],
+    sendTokenToCardOrigin: v['send-token-to-card-origin'],
   };
 }
 
@@ -149,7 +191,14 @@ export function reproduceCommand(a: RunArgs): string {
   if (a.authToken && a.agent) parts.push('--auth-token "$PROTO_COMPLY_AUTH_TOKEN"');
   if (a.budgetS !== undefined) parts.push(`--budget-s ${a.budgetS}`);
   if (a.strict) parts.push('--strict');
+  if (a.allowGaps) parts.push('--allow-gaps');
+  if (a.requireFullCoverage) parts.push('--require-full-coverage');
   if (a.baseline) parts.push(`--baseline ${shellQuote(a.baseline)}`);
+  if (a.fixtures) parts.push(`--fixtures ${shellQuote(a.fixtures)}`);
+  if (a.denyPrivate) parts.push('--deny-private');
+  for (const h of a.allowHosts) parts.push(`--allow-host ${shellQuote(h)}`);
+  if (a.sendTokenToCardOrigin) parts.push('--send-token-to-card-origin');
+  else if (a.allowCardOrigin) parts.push('--allow-card-origin');
   parts.push(...receiverReproduceFlags(a.receiver, shellQuote));
   parts.push(`--seed ${a.seed}`);
   return parts.join(' ');
@@ -159,7 +208,25 @@ function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:,*?=@%+-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
-export async function runCommand(argv: string[]): Promise<number> {
+/**
+ * Under --deny-private, check every host the user named before anything is sent: a refused one
+ * ends the run with exit 3 and one line. The policy keeps what it resolved for the run itself.
+ */
+async function refusedHost(policy: AddressPolicy, urls: readonly string[]): Promise<string | undefined> {
+  if (!policy.denyPrivate) return undefined;
+  for (const url of urls) {
+    try {
+      await policy.checkUrl(url);
+    } catch (e) {
+      const refused = findAddressRefusal(e);
+      // Anything else (a name that does not resolve) is the run's to report as unreachable.
+      if (refused) return `${refused.message}; nothing was sent (pass --allow-host ${refused.address ?? refused.host} to allow it)`;
+    }
+  }
+  return undefined;
+}
+
+export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<number> {
   const args = parseRunArgs(argv);
   if (args === 'help') {
     process.stdout.write(`${RUN_HELP}\n`);
@@ -178,8 +245,15 @@ export async function runCommand(argv: string[]): Promise<number> {
     const match = compileCheckGlobs(args.check);
     if (!suites.some((s) => s.checks.some((c) => match(c.id)))) throw new UsageError(`run: --check ${JSON.stringify(args.check)} selects no check`);
   }
-  // A bad baseline is a usage error, found before any agent is called.
+  // A bad baseline or fixtures file is a usage error, found before any agent is called.
   const baseline = args.baseline ? await loadRunBaseline(args.baseline) : undefined;
+  let fixtures: Fixtures | undefined;
+  try {
+    fixtures = args.fixtures ? loadFixtures(args.fixtures) : undefined;
+  } catch (e) {
+    if (e instanceof FixturesError) throw new UsageError(`run: --${e.message}`);
+    throw e;
+  }
   if (args.agent) {
     try {
       resolveEndpoints(args.agent, { mcpUrl: args.mcpUrl, a2aUrl: args.a2aUrl });
@@ -205,8 +279,18 @@ export async function runCommand(argv: string[]): Promise<number> {
   // The harness's webhook sender identity, started first so its brand URL is known (and printed).
   const sender = args.receiver ? await startRunSender(args.receiver, args.token, (line) => process.stderr.write(`${line}\n`)) : undefined;
   const receiver = sender?.target ?? builtinReceiver;
+  const addressPolicy = new AddressPolicy({ denyPrivate: args.denyPrivate, allowHosts: args.allowHosts, lookup: deps.lookup });
 
   try {
+    const named = [
+      ...(agentUrl ? namedUrls(agentUrl, { mcpUrl: args.mcpUrl, a2aUrl: args.a2aUrl }) : []),
+      ...[receiver?.url, receiver?.stateUrl, receiver?.altUrl].filter((u): u is string => u !== undefined),
+    ];
+    const refused = await refusedHost(addressPolicy, named);
+    if (refused) {
+      process.stderr.write(`proto-comply: ${refused}\n`);
+      return EXIT.unreachable;
+    }
     const progressOut = args.json ? process.stderr : process.stdout;
     let progress: ReturnType<typeof createProgress> | undefined;
     const certified: RunResult = await certify({
@@ -224,8 +308,14 @@ export async function runCommand(argv: string[]): Promise<number> {
       concurrency: args.concurrency,
       timeoutS: args.timeoutS,
       strict: args.strict,
+      allowGaps: args.allowGaps,
+      requireFullCoverage: args.requireFullCoverage,
+      fixtures,
       receiverUrl: receiver?.url,
       receiver,
+      addressPolicy,
+      allowCardOrigin: args.allowCardOrigin,
+      sendTokenToCardOrigin: args.sendTokenToCardOrigin,
       command: reproduceCommand(args),
       onPlanned: (total) => {
         progress = createProgress({ out: progressOut, tty: Boolean((progressOut as NodeJS.WriteStream).isTTY), total, strict: args.strict });
@@ -246,7 +336,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (run.overall_status === 'unreachable' || run.overall_status === 'auth_required') {
       process.stderr.write(`proto-comply: ${run.headline}\n`);
     }
-    return exitCodeFor(run, args.strict);
+    return exitCodeFor(run);
   } finally {
     await stopMocks?.();
     await sender?.sender.close();

@@ -11,6 +11,7 @@ Usage:
   proto-comply keys [--jwks|--agent-config|--serve]  the harness's test counterparty keys (signatures suite)
   proto-comply baseline --from REPORT [--out F] write an expected-failures baseline from a run's report
   proto-comply summary --from REPORT [--format md|text]  print a run's summary (md: for $GITHUB_STEP_SUMMARY)
+  proto-comply rules [--untested] [--doc D] [--json]  the spec rules and the checks that test them (traceability)
   proto-comply --version | --help
 
 Run "proto-comply run --help" for the run options.`;
@@ -31,12 +32,26 @@ buyer's webhook receiver (webhook-receiver suite).
   --check GLOBS       comma-separated check id globs, e.g. 'idempotency.replay.*'
   --token T           protocol token used in identifiers (default proto)
   --auth-token T      bearer token for the agent (or env PROTO_COMPLY_AUTH_TOKEN); never written to reports
+  --allow-card-origin use an agent card url on an origin --agent, --mcp-url, --a2a-url do not name
+                      (otherwise A2A is unusable and nothing is sent there);
+                      the bearer token stays with the named origins
+  --send-token-to-card-origin  the same, and send the bearer token to that origin too
+  --deny-private      refuse reserved addresses (loopback, private, link-local, CGNAT, multicast, every
+                      IANA special-purpose range) for the agent, its card url, brand.json and JWKS;
+                      each host is resolved once and connections are pinned to the checked address
+  --allow-host H      with --deny-private, let this host name, address or CIDR block through
+                      (repeatable, e.g. --allow-host 127.0.0.1 --allow-host 10.0.0.0/8)
   --out DIR           report directory (default ./compliance-report/)
   --budget-s N        run budget in seconds; unfinished checks are recorded as not run
   --seed N            seed for generated keys, names and dates (default: random, recorded)
   --concurrency N     checks in flight at once (default 4)
   --timeout-s N       total timeout of one call in seconds (default 30)
   --strict            SHOULD failures fail the run too
+  --allow-gaps        coverage gaps (an optional feature the agent lacks by design, e.g. no test
+                      controller) do not keep the exit code from 0
+  --require-full-coverage  incomplete coverage fails the run (exit 1)
+  --fixtures FILE     agent-specific setup values (YAML): brand, brief, account(s), the product and
+                      pricing option to buy with a budget, extra arguments per task (see README)
   --baseline FILE     expected-failures baseline (YAML, see "proto-comply baseline --help"): failures it
                       lists do not fail the run; an entry whose check no longer fails does (stale)
   --allure DIR        Allure results directory (default <out>/allure-results)
@@ -51,9 +66,16 @@ buyer's webhook receiver (webhook-receiver suite).
   --receiver-dedup-bound N  per-sender dedup bound the receiver applies to the harness flood sender
   --sender-port N     fixed port for the harness's sender brand.json + JWKS (default ephemeral)
 
-Exit codes: 0 every MUST passed on a complete run; 1 a MUST failed or was not testable (or, with
---baseline, a failure the baseline does not list, or a stale baseline entry);
-2 usage error; 3 agent unreachable or auth required; 4 run incomplete (budget) with no failure.`;
+Outcomes: pass; fail / warn / info (a MUST / SHOULD / MAY rule broken); not applicable; blocked
+(not verified because another check failed first: reports group the cascade into one line); gap
+(not verified because the agent lacks an optional feature, or the budget ran out); error (the
+harness broke).
+
+Exit codes: 0 every MUST that ran passed and coverage is complete (gaps allowed with --allow-gaps);
+1 a MUST failed (or a SHOULD under --strict; with --baseline a failure it does not list, or a stale
+entry; with --require-full-coverage incomplete coverage); 2 usage error; 3 agent unreachable, refused
+(--deny-private) or auth required; 4 coverage incomplete with no failure (gaps, budget, checks blocked by excused failures);
+5 the harness itself broke (a check ended in error).`;
 
 export const BASELINE_HELP = `Usage: proto-comply baseline --from REPORT [--out FILE]
 
@@ -76,3 +98,14 @@ export const SUMMARY_HELP = `Usage: proto-comply summary --from REPORT [--format
 
 Prints the summary of a finished run from its agent-compliance.json: "md" (default) is GitHub
 Markdown for $GITHUB_STEP_SUMMARY or a pull-request comment; "text" is the console summary.`;
+
+export const RULES_HELP = `Usage: proto-comply rules [--untested] [--doc interface-spec|digest] [--json]
+
+Prints the traceability map (suites/traceability/): every normative rule of the interface spec and
+the digest (id, level, section, a one-line paraphrase) with the check ids that test it, or
+"untested: <category>: <reason>"; then one summary line per document (rules, tested, untested by
+category).
+
+  --untested    list only the untested rules (the summary still counts them all)
+  --doc D       only one document: interface-spec or digest
+  --json        the same as JSON: {docs: [{doc, summary, rules}]}`;

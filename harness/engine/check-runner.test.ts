@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CallOptions, OpenInfo, TaskListReply, TaskReply, Transport, TransportKind } from '../transport/types.js';
 import type { CheckDef, SuiteDef } from './model.js';
-import { runCheck, type CheckEnv } from './check-runner.js';
+import { preflightPrerequisites, runCheck, skippedResult, type CheckEnv } from './check-runner.js';
+import type { CheckResult } from './result.js';
 import { protocolIds } from '../token.js';
 import { ObservedReplies } from './observed.js';
 import { validateSuite } from './loader.js';
@@ -14,7 +15,7 @@ import { KindRegistry } from './kinds/registry.js';
 const KINDS = new KindRegistry();
 import type { AgentProfile } from './profile.js';
 import type { SchemaChecker } from './kinds/types.js';
-import { RunResources } from './resources.js';
+import { FactStore, RunResources } from './resources.js';
 
 type Script = (task: string, args: Record<string, unknown>, options: CallOptions) => Partial<TaskReply> | Promise<Partial<TaskReply>>;
 
@@ -88,6 +89,7 @@ function env(transport: Transport, profile: Partial<AgentProfile> = {}, signal =
     resources: new RunResources(),
     run: { seed: '42' },
     kinds: KINDS,
+    facts: new FactStore(),
   };
 }
 
@@ -140,23 +142,57 @@ describe('check runner outcomes', () => {
     }
   });
 
-  it('a failed setup step makes the check not_testable, never a pass', async () => {
+  it('a failed setup step blocks the check by its prerequisite, never a pass', async () => {
     const agent = new ScriptedAgent('mcp', (task) => (task === 'get_products' ? err('INTERNAL') : ok({})));
     const { suite, check } = suiteWith({
       id: 'demo.a.setup',
       level: 'MUST',
       steps: [
-        { kind: 'call', role: 'setup', task: 'get_products' },
+        { kind: 'call', role: 'setup', task: 'get_products', prerequisite: 'setup.products.offered' },
         { kind: 'call', task: 'create_media_buy' },
       ],
     });
     const r = await runCheck(suite, check, env(agent));
-    expect(r.outcome).toBe('not_testable');
-    expect(r.message).toMatch(/prerequisite not met/);
+    expect(r).toMatchObject({ outcome: 'blocked', blocked_by: 'setup.products.offered' });
+    expect(r.message).toMatch(/^blocked by setup\.products\.offered: setup step 1 failed: get_products/);
+    expect(r.evidence).toBeDefined();
     expect(agent.calls).toHaveLength(1);
   });
 
-  it('an unresolved template is a missing prerequisite', async () => {
+  it('a failed setup step that names no prerequisite is a harness error (the suite must name one)', async () => {
+    const agent = new ScriptedAgent('mcp', () => err('INTERNAL'));
+    const { suite, check } = suiteWith({ id: 'demo.a.unnamed', level: 'MUST', steps: [{ kind: 'call', role: 'setup', task: 'get_products' }] });
+    expect(await runCheck(suite, check, env(agent))).toMatchObject({ outcome: 'error' });
+  });
+
+  it('a check whose prerequisite did not pass is not run: blocked by the root, a gap or not applicable', async () => {
+    const agent = new ScriptedAgent('mcp', () => ok({}));
+    const { suite, check } = suiteWith({ id: 'demo.a.needs', level: 'MUST', steps: [{ kind: 'call', task: 'x', prerequisite: 'setup.p.q' }] });
+    const e = env(agent);
+    const prior =
+      (outcome: CheckResult['outcome'], extra: Partial<CheckResult> = {}) =>
+      () =>
+        ({ ...skippedResult(suite, check, e, outcome, `prior ${outcome}`), check_id: 'setup.p.q', ...extra }) as CheckResult;
+    expect(preflightPrerequisites(suite, check, e, ['setup.p.q'], prior('fail'))).toMatchObject({
+      outcome: 'blocked',
+      blocked_by: 'setup.p.q',
+      message: 'blocked by setup.p.q: prior fail',
+    });
+    expect(preflightPrerequisites(suite, check, e, ['setup.p.q'], prior('blocked', { blocked_by: 'setup.root' }))).toMatchObject({
+      outcome: 'blocked',
+      blocked_by: 'setup.root',
+    });
+    expect(preflightPrerequisites(suite, check, e, ['setup.p.q'], prior('gap', { gap: 'test controller' }))).toMatchObject({
+      outcome: 'gap',
+      gap: 'test controller',
+    });
+    expect(preflightPrerequisites(suite, check, e, ['setup.p.q'], prior('not_applicable'))).toMatchObject({ outcome: 'not_applicable' });
+    expect(preflightPrerequisites(suite, check, e, ['setup.p.q'], prior('pass'))).toBeUndefined();
+    expect(preflightPrerequisites(suite, check, e, ['setup.p.q'], () => undefined)).toBeUndefined();
+    expect(agent.calls).toHaveLength(0);
+  });
+
+  it('an unresolved template without a prerequisite to blame is a harness error, never a pass', async () => {
     const agent = new ScriptedAgent('mcp', () => ok({ products: [] }));
     const { suite, check } = suiteWith({
       id: 'demo.a.template',
@@ -167,11 +203,11 @@ describe('check runner outcomes', () => {
       ],
     });
     const r = await runCheck(suite, check, env(agent));
-    expect(r.outcome).toBe('not_testable');
+    expect(r.outcome).toBe('error');
     expect(r.message).toMatch(/unresolved substitution/);
   });
 
-  it('applies_when false → not_applicable with the reason; requires false → not_testable', async () => {
+  it('applies_when false → not_applicable with the reason; requires false → a coverage gap', async () => {
     const agent = new ScriptedAgent('mcp', () => ok({}));
     const a = suiteWith({
       id: 'demo.a.na',
@@ -181,9 +217,15 @@ describe('check runner outcomes', () => {
       steps: [{ kind: 'call', task: 'x' }],
     });
     expect(await runCheck(a.suite, a.check, env(agent))).toMatchObject({ outcome: 'not_applicable', message: 'nothing declared' });
-    const b = suiteWith({ id: 'demo.a.nt', level: 'MUST', requires: { capability: '/feature/on', equals: false }, steps: [{ kind: 'call', task: 'x' }] });
+    const b = suiteWith({
+      id: 'demo.a.nt',
+      level: 'MUST',
+      requires: { capability: '/feature/on', equals: false },
+      requires_feature: 'feature off',
+      steps: [{ kind: 'call', task: 'x' }],
+    });
     const rb = await runCheck(b.suite, b.check, env(agent));
-    expect(rb.outcome).toBe('not_testable');
+    expect(rb).toMatchObject({ outcome: 'gap', gap: 'feature off' });
     expect(rb.message).toMatch(/feature\/on/);
     expect(agent.calls).toHaveLength(0);
   });
@@ -193,13 +235,17 @@ describe('check runner outcomes', () => {
     const a = suiteWith({ id: 'demo.a.mcponly', level: 'MUST', transports: ['mcp'], steps: [{ kind: 'call', task: 'x' }] });
     expect((await runCheck(a.suite, a.check, env(agent))).outcome).toBe('not_applicable');
     const b = suiteWith({ id: 'demo.a.down', level: 'MUST', steps: [{ kind: 'call', task: 'x' }] });
-    expect((await runCheck(b.suite, b.check, env(agent, { reachable: false, problem: 'down' }))).outcome).toBe('not_testable');
+    expect(await runCheck(b.suite, b.check, env(agent, { reachable: false, problem: 'down' }))).toMatchObject({
+      outcome: 'blocked',
+      blocked_by: 'transport.a2a',
+    });
+    expect(await runCheck(b.suite, b.check, env(agent, { offered: false, problem: 'no agent card' }))).toMatchObject({ outcome: 'gap', gap: 'a2a transport' });
   });
 
-  it('an unreachable agent mid-check is not_testable, a 5xx is a failure', async () => {
+  it('an unreachable agent mid-check blocks the check by the transport, a 5xx is a failure', async () => {
     const down = new ScriptedAgent('mcp', () => ({ ok: false, failure: { kind: 'network', message: 'ECONNREFUSED' } }));
     const { suite, check } = suiteWith({ id: 'demo.a.net', level: 'MUST', steps: [{ kind: 'call', task: 'get_products' }] });
-    expect((await runCheck(suite, check, env(down))).outcome).toBe('not_testable');
+    expect(await runCheck(suite, check, env(down))).toMatchObject({ outcome: 'blocked', blocked_by: 'transport.mcp' });
     const crash = new ScriptedAgent('mcp', () => ({ ok: false, failure: { kind: 'http_status', httpStatus: 500, message: 'HTTP 500' } }));
     expect((await runCheck(suite, check, env(crash))).outcome).toBe('fail');
   });
@@ -219,7 +265,7 @@ describe('check runner outcomes', () => {
       ],
     });
     const r = await runCheck(suite, check, env(agent, {}, ctl.signal));
-    expect(r).toMatchObject({ outcome: 'not_testable', not_run: true });
+    expect(r).toMatchObject({ outcome: 'gap', not_run: true, gap: 'run budget' });
   });
 
   it('a harness exception is an error outcome, not a failure of the agent', async () => {

@@ -2,10 +2,14 @@
  * Runs one check on one transport and turns what happened into exactly one outcome with
  * evidence. The rules:
  * - the agent does not claim what the check is about → not_applicable;
- * - a prerequisite is missing (no controller, a setup step failed, the agent went away) → not_testable;
+ * - the agent lacks an optional feature the check needs (`requires`: a test controller, a
+ *   scenario; a transport it does not offer; a step reporting a gap) → gap;
+ * - a setup step failed, or a step could not be carried out: blocked by the check that tests
+ *   the call it needed (the step's `prerequisite`); when a prerequisite check already did not
+ *   pass, the check is not run at all (preflightPrerequisites);
  * - an expectation of a probe step failed → fail (MUST), warn (SHOULD) or info (MAY);
- * - the harness itself broke → error;
- * - the run budget ran out before the check finished → not_testable with not_run.
+ * - the harness itself broke (or could not run a step and can name no check to blame) → error;
+ * - the run budget ran out before the check finished → gap with not_run.
  */
 import type { CheckDef, ExpectationDef, StepDef, SuiteDef } from './model.js';
 import type { CheckResult, Evidence, Outcome } from './result.js';
@@ -13,11 +17,11 @@ import type { CallOptions, TaskReply, Transport, WireExchange } from '../transpo
 import type { ProtocolIds } from '../token.js';
 import type { AgentProfile } from './profile.js';
 import type { ObservedReplies } from './observed.js';
-import type { RunFacts, RunResources } from './resources.js';
+import type { FactStore, RunFacts, RunResources } from './resources.js';
 import type { CheckContext, Judgement, SchemaChecker, StepRecord, StepRun, StepScope, StepVerdict, Subject } from './kinds/types.js';
 import type { KindRegistry } from './kinds/registry.js';
 import { ScopedRandom } from './rng.js';
-import { expandTemplates, TemplateError } from './template.js';
+import { expandTemplates, MissingFactError, TemplateError, TemplateGapError } from './template.js';
 import { describeCondition, evaluateCondition } from './conditions.js';
 
 export interface CheckEnv {
@@ -32,6 +36,7 @@ export interface CheckEnv {
   resources: RunResources;
   run: RunFacts;
   kinds: KindRegistry;
+  facts: FactStore;
 }
 
 class BudgetExhausted extends Error {}
@@ -69,15 +74,67 @@ export function preflight(suite: SuiteDef, check: CheckDef, env: CheckEnv): Chec
   if (check.transports && !check.transports.includes(env.transport.kind)) {
     return skippedResult(suite, check, env, 'not_applicable', `applies to ${check.transports.join(', ')} only`);
   }
-  if (!p.offered) return skippedResult(suite, check, env, 'not_applicable', p.problem ?? 'transport not offered');
-  if (!p.reachable || p.authRequired) return skippedResult(suite, check, env, 'not_testable', p.problem ?? 'transport unusable');
+  if (!p.offered) {
+    return skippedResult(suite, check, env, 'gap', p.problem ?? `the agent does not offer ${env.transport.kind}`, { gap: `${env.transport.kind} transport` });
+  }
+  if (!p.reachable || p.authRequired) {
+    // The agent offers the transport but it cannot be used: every check on it is blocked by the transport itself.
+    const by = `transport.${env.transport.kind}`;
+    return skippedResult(suite, check, env, 'blocked', `blocked by ${by}: ${p.problem ?? 'transport unusable'}`, { blocked_by: by });
+  }
   if (check.applies_when && !evaluateCondition(check.applies_when, p, env.ids)) {
     return skippedResult(suite, check, env, 'not_applicable', check.not_applicable_reason ?? `applies when ${describeCondition(check.applies_when)}`);
   }
   if (check.requires && !evaluateCondition(check.requires, p, env.ids)) {
-    return skippedResult(suite, check, env, 'not_testable', check.requires_reason ?? `needs ${describeCondition(check.requires)}`);
+    return skippedResult(suite, check, env, 'gap', check.requires_reason ?? `needs ${describeCondition(check.requires)}`, {
+      gap: check.requires_feature ?? describeCondition(check.requires),
+    });
   }
   return undefined;
+}
+
+/**
+ * A check whose prerequisite (same transport) already ended without passing is not run: it is
+ * blocked by that check (by the root of a cascade when that one was blocked too), a gap when the
+ * prerequisite was one, not applicable when it was. Undefined: run it.
+ */
+export function preflightPrerequisites(
+  suite: SuiteDef,
+  check: CheckDef,
+  env: Pick<CheckEnv, 'transport'>,
+  prerequisites: readonly string[],
+  resultOf: (checkId: string) => CheckResult | undefined,
+): CheckResult | undefined {
+  for (const id of prerequisites) {
+    const r = resultOf(id);
+    if (!r) continue;
+    switch (r.outcome) {
+      case 'pass':
+      case 'warn':
+      case 'info':
+        continue;
+      case 'not_applicable':
+        return skippedResult(suite, check, env, 'not_applicable', `needs ${id}, which does not apply: ${r.message}`);
+      case 'gap':
+        return skippedResult(suite, check, env, 'gap', `needs ${id}, not verified: ${r.message}`, { gap: r.gap, not_run: r.not_run });
+      case 'blocked':
+        return blockedResult(suite, check, env, r.blocked_by ?? id, r.message);
+      case 'fail':
+      case 'error':
+        return blockedResult(suite, check, env, id, r.message);
+    }
+  }
+  return undefined;
+}
+
+function blockedResult(suite: SuiteDef, check: CheckDef, env: Pick<CheckEnv, 'transport'>, by: string, cause: string): CheckResult {
+  return skippedResult(suite, check, env, 'blocked', `blocked by ${by}: ${cause}`, {
+    blocked_by: by,
+    evidence: {
+      exchanges: [],
+      notes: [`not run: ${by} did not pass on ${env.transport.kind}, and this check needs what it tests (its evidence holds the exchanges)`],
+    },
+  });
 }
 
 export async function runCheck(suite: SuiteDef, check: CheckDef, env: CheckEnv): Promise<CheckResult> {
@@ -123,16 +180,26 @@ export async function runCheck(suite: SuiteDef, check: CheckDef, env: CheckEnv):
         break;
       case 'not_applicable':
         return finish('not_applicable', verdict.message);
-      case 'unmet':
-        return finish('not_testable', `prerequisite not met: ${verdict.message}`, verdict);
+      case 'gap':
+        return finish('gap', verdict.message, undefined, { gap: verdict.gap });
+      case 'unmet': {
+        const by = verdict.blocked_by ?? r.failedPrerequisite;
+        if (by) return finish('blocked', `blocked by ${by}: step ${r.failedStep} could not be carried out: ${verdict.message}`, verdict, { blocked_by: by });
+        return finish('error', `the harness could not run step ${r.failedStep}: ${verdict.message}`, verdict);
+      }
       case 'failed':
-        if (r.failedRole === 'setup') return finish('not_testable', `prerequisite not met: ${verdict.message}`, verdict);
+        // A setup step that exercises the check's own rule (its prerequisite is the check itself) fails the check.
+        if (r.failedRole === 'setup' && r.failedPrerequisite !== check.id) {
+          const by = r.failedPrerequisite;
+          if (by) return finish('blocked', `blocked by ${by}: setup step ${r.failedStep} failed: ${verdict.message}`, verdict, { blocked_by: by });
+          return finish('error', `setup step ${r.failedStep} failed and names no check that tests it: ${verdict.message}`, verdict);
+        }
         return finish(failOutcome(check.level), verdict.message, verdict);
     }
     return finish('pass', notes.length ? notes.join('; ') : 'ok');
   } catch (e) {
     if (e instanceof BudgetExhausted || env.signal.aborted) {
-      return finish('not_testable', 'not run: the run budget ran out before this check finished', undefined, { not_run: true });
+      return finish('gap', 'not run: the run budget ran out before this check finished', undefined, { not_run: true, gap: 'run budget' });
     }
     const err = e as Error;
     return finish('error', `harness error: ${err.message}`, { actual: err.stack?.split('\n').slice(0, 6).join('\n') });
@@ -160,6 +227,10 @@ function checkContext(env: CheckEnv, checkId: string, exchanges: WireExchange[],
     schemas: env.schemas,
     resources: env.resources,
     run: env.run,
+    facts: {
+      get: (name) => env.facts.get(env.transport.kind, name),
+      publish: (name, value) => env.facts.publish(env.transport.kind, name, value),
+    },
     expand: (value) =>
       expandTemplates(value, {
         ids: env.ids,
@@ -167,9 +238,18 @@ function checkContext(env: CheckEnv, checkId: string, exchanges: WireExchange[],
         runStartedAt: env.runStartedAt,
         steps: scope.steps,
         capabilities: env.profile.capabilities,
+        fact: (name) => env.facts.get(env.transport.kind, name),
+        publisherOf: (name) => env.kinds.factPublisher(name),
+        functions: (name) => {
+          const fn = env.kinds.templateFunction(name);
+          return fn ? (arg, s) => fn.resolve(arg, s) : undefined;
+        },
+        fixtures: env.run.fixtures,
       }),
-    async call(task: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<TaskReply> {
+    async call(task: string, givenArgs: Record<string, unknown>, options: CallOptions = {}): Promise<TaskReply> {
       if (env.signal.aborted) throw new BudgetExhausted();
+      const extra = env.run.taskArgs?.[task];
+      const args = extra ? { ...extra, ...givenArgs } : givenArgs;
       const reply = await env.transport.call(task, args, { ...options, signal: env.signal });
       exchanges.push(...reply.exchanges);
       if (reply.failure?.kind === 'aborted' || env.signal.aborted) throw new BudgetExhausted();
@@ -213,10 +293,13 @@ async function runStepList(steps: readonly StepDef[], ctx: CheckContext, kinds: 
       if (step.id && r.record) (ctx.steps as Record<string, StepRecord>)[step.id] = r.record;
     } catch (e) {
       if (!(e instanceof TemplateError)) throw e;
-      verdict = { status: 'unmet', message: `step ${i + 1} (${step.kind}): ${e.message}` };
+      const message = `step ${i + 1} (${step.kind}): ${e.message}`;
+      if (e instanceof TemplateGapError) verdict = { status: 'gap', message, gap: e.gap };
+      else if (e instanceof MissingFactError) verdict = { status: 'unmet', message, blocked_by: e.publisher };
+      else verdict = { status: 'unmet', message };
     }
     if (ctx.signal.aborted) throw new BudgetExhausted();
-    if (verdict.status !== 'ok') return { verdict, failedStep: i + 1, failedRole: step.role ?? 'probe' };
+    if (verdict.status !== 'ok') return { verdict, failedStep: i + 1, failedRole: step.role ?? 'probe', failedPrerequisite: step.prerequisite };
   }
   return { verdict: { status: 'ok' } };
 }

@@ -29,6 +29,11 @@ describe('suite loader', () => {
     expect(validateSuite(base, 'demo.yaml', KINDS).checks).toHaveLength(1);
   });
 
+  it('accepts the heading anchor in a spec reference', () => {
+    const withAnchor = variant((s) => (s.checks[0].spec.anchor = '7-errors'));
+    expect(validateSuite(withAnchor, 'demo.yaml', KINDS).checks[0]!.spec).toEqual({ doc: 'interface-spec', section: '7', anchor: '7-errors' });
+  });
+
   it.each([
     ['an unknown step kind', (s: any) => (s.checks[0].steps[0].kind = 'teleport'), /unknown step kind "teleport"/],
     ['an unknown step field', (s: any) => (s.checks[0].steps[0].taks = 'x'), /taks/],
@@ -37,6 +42,7 @@ describe('suite loader', () => {
     ['a missing required expectation field', (s: any) => (s.checks[0].steps[0].expect = [{ kind: 'error_code' }]), /allowed_codes/],
     ['an unknown check field', (s: any) => (s.checks[0].severity = 'high'), /severity/],
     ['a bad level', (s: any) => (s.checks[0].level = 'MIGHT'), /level/],
+    ['a spec anchor that is no heading anchor', (s: any) => (s.checks[0].spec.anchor = '#7 Errors'), /spec\/anchor/],
     ['a check id outside the suite', (s: any) => (s.checks[0].id = 'other.area.rule'), /must start with the suite id/],
     ['a positional check id', (s: any) => (s.checks[0].id = 'demo'), /id/],
     ['a duplicate check id', (s: any) => s.checks.push(structuredClone(s.checks[0])), /duplicate check id/],

@@ -12,6 +12,7 @@ import type { CheckDef, ExpectationDef, StepDef, SuiteDef } from './model.js';
 import { KindRegistry } from './kinds/registry.js';
 import type { ExpectationKind, StepKind } from './kinds/types.js';
 import type { SuitePlugin } from './plugin.js';
+import { BUILTIN_FUNCTIONS, templateExpressions } from './template.js';
 
 export class SuiteLoadError extends Error {}
 
@@ -44,6 +45,8 @@ const CONDITION = {
   ],
 };
 
+const CHECK_ID = '^[a-z][a-z0-9-]*(\\.[a-z0-9][a-z0-9_-]*)+$';
+
 const SUITE_SCHEMA = {
   type: 'object',
   properties: {
@@ -58,12 +61,17 @@ const SUITE_SCHEMA = {
       items: {
         type: 'object',
         properties: {
-          id: { type: 'string', pattern: '^[a-z][a-z0-9-]*(\\.[a-z0-9][a-z0-9_-]*)+$' },
+          id: { type: 'string', pattern: CHECK_ID },
           title: { type: 'string', minLength: 1 },
           level: { enum: ['MUST', 'SHOULD', 'MAY'] },
           spec: {
             type: 'object',
-            properties: { doc: { enum: ['interface-spec', 'digest'] }, section: { type: 'string', minLength: 1 }, rule: { type: 'string' } },
+            properties: {
+              doc: { enum: ['interface-spec', 'digest'] },
+              section: { type: 'string', minLength: 1 },
+              anchor: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]*$' },
+              rule: { type: 'string' },
+            },
             required: ['doc', 'section'],
             additionalProperties: false,
           },
@@ -72,6 +80,7 @@ const SUITE_SCHEMA = {
           not_applicable_reason: { type: 'string' },
           requires: { $ref: 'condition' },
           requires_reason: { type: 'string' },
+          requires_feature: { type: 'string', minLength: 1 },
           transports: { type: 'array', items: { enum: ['mcp', 'a2a'] }, minItems: 1 },
           serial: { type: 'boolean' },
           steps: { type: 'array', minItems: 1, items: { type: 'object', required: ['kind'] } },
@@ -131,7 +140,11 @@ function checkExpectations(list: unknown, where: string, kinds: KindRegistry): v
 function checkStep(step: StepDef, where: string, kinds: KindRegistry): void {
   const kind = kinds.stepKind(step.kind);
   if (!kind) throw new SuiteLoadError(`${where}: unknown step kind "${step.kind}" (known: ${kinds.stepKindNames().join(', ')})`);
-  const v = kindValidator('step', kind, { id: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' }, role: { enum: ['setup', 'probe'] } });
+  const v = kindValidator('step', kind, {
+    id: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
+    role: { enum: ['setup', 'probe'] },
+    prerequisite: { type: 'string', pattern: CHECK_ID },
+  });
   if (!v(step)) throw new SuiteLoadError(`${where} (${step.kind}): ${formatErrors(v.errors)}`);
   for (const f of kind.expectationFields ?? []) checkExpectations(step[f], `${where}.${f}`, kinds);
   for (const f of kind.stepFields ?? []) {
@@ -187,5 +200,115 @@ export function loadSuites(plugins: readonly SuitePlugin[]): SuiteCatalog {
     if (suite.id !== p.id) throw new SuiteLoadError(`${path}: declares suite "${suite.id}", but its plugin is "${p.id}"`);
     return suite;
   });
+  checkReferences(suites, kinds);
   return { suites, kinds };
+}
+
+/** Every step of a check, nested ones (a flow's steps) included. */
+function allSteps(steps: readonly StepDef[], kinds: KindRegistry): StepDef[] {
+  return steps.flatMap((s) => [
+    s,
+    ...(kinds.stepKind(s.kind)?.stepFields ?? []).flatMap((f) => (Array.isArray(s[f]) ? allSteps(s[f] as StepDef[], kinds) : [])),
+  ]);
+}
+
+/** The facts a step's templates read, directly (`{{facts.<name>}}`) or through a template function. */
+function factsRead(step: StepDef, kinds: KindRegistry): string[] {
+  const byTemplates = templateExpressions(step).flatMap((expr) => {
+    const fact = /^facts\.([A-Za-z0-9_-]+)/.exec(expr);
+    if (fact) return [fact[1]];
+    const fn = /^([A-Za-z0-9_-]+):/.exec(expr);
+    return fn ? [...(kinds.templateFunction(fn[1])?.needs ?? [])] : [];
+  });
+  return [...(kinds.stepKind(step.kind)?.reads ?? []), ...byTemplates];
+}
+
+/** The checks that publish the facts a check's templates read. */
+export function factPublishersOf(check: CheckDef, kinds: KindRegistry): string[] {
+  return [...new Set(allSteps(check.steps, kinds).flatMap((s) => factsRead(s, kinds).map((f) => kinds.factPublisher(f)!)))].filter((id) => id !== check.id);
+}
+
+/**
+ * The checks a check depends on, in order of first mention: those its steps name as
+ * `prerequisite`, and the publishers of the facts its templates read.
+ */
+export function prerequisitesOf(check: CheckDef, kinds: KindRegistry): string[] {
+  return [
+    ...new Set(
+      allSteps(check.steps, kinds).flatMap((s) => [...factsRead(s, kinds).map((f) => kinds.factPublisher(f)!), ...(s.prerequisite ? [s.prerequisite] : [])]),
+    ),
+  ].filter((id) => id !== check.id);
+}
+
+/**
+ * Every `{{fn:…}}` is a built-in or registered function and every `{{facts.<name>}}` a declared
+ * fact; a prerequisite is a check of the same suite or of one that runs earlier (a fact's
+ * publisher of one that runs earlier, so its fact is there when the check starts).
+ */
+function checkReferences(suites: readonly SuiteDef[], kinds: KindRegistry): void {
+  const position = suitePositions(suites);
+  for (const suite of suites) {
+    for (const check of suite.checks) {
+      const where = `${suite.id}: ${check.id}`;
+      for (const step of allSteps(check.steps, kinds)) {
+        for (const expr of templateExpressions(step)) {
+          const fn = /^([A-Za-z0-9_-]+):/.exec(expr)?.[1];
+          if (fn && !BUILTIN_FUNCTIONS.has(fn) && !kinds.templateFunction(fn))
+            throw new SuiteLoadError(`${where}: unknown substitution function "${fn}" in {{${expr}}}`);
+          const fact = /^facts\.([A-Za-z0-9_-]+)/.exec(expr)?.[1];
+          if (fact !== undefined && !kinds.factPublisher(fact)) throw new SuiteLoadError(`${where}: unknown fact "${fact}" in {{${expr}}}`);
+        }
+        for (const f of factsRead(step, kinds)) {
+          const publisher = kinds.factPublisher(f)!;
+          if (publisher !== check.id && !runsBefore(publisher, check, suites, position)) {
+            throw new SuiteLoadError(
+              `${where}: reads fact "${f}", whose publisher ${publisher} must be in a suite that runs earlier (or a serial check listed before it in the same suite, the reader serial too)`,
+            );
+          }
+        }
+        if (step.prerequisite !== undefined) {
+          const at = position.get(step.prerequisite);
+          if (at === undefined) throw new SuiteLoadError(`${where}: prerequisite ${step.prerequisite} is not a check of any suite`);
+          if (at > position.get(check.id)!)
+            throw new SuiteLoadError(`${where}: prerequisite ${step.prerequisite} must be in this suite or one that runs earlier`);
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Has `prerequisite` finished whenever `check` starts? True when it is in a suite that runs
+ * earlier, or when both are serial checks of the same suite and it is listed first (serial
+ * checks run one at a time, in order).
+ */
+export function runsBefore(prerequisite: string, check: CheckDef, suites: readonly SuiteDef[], position?: ReadonlyMap<string, number>): boolean {
+  const at = position ?? suitePositions(suites);
+  const mine = at.get(check.id);
+  const theirs = at.get(prerequisite);
+  if (mine === undefined || theirs === undefined) return false;
+  if (theirs < mine) return true;
+  if (theirs > mine || !check.serial) return false;
+  const suite = suites.find((s) => s.checks.some((c) => c.id === check.id))!;
+  const p = suite.checks.findIndex((c) => c.id === prerequisite);
+  return p >= 0 && suite.checks[p].serial === true && p < suite.checks.findIndex((c) => c.id === check.id);
+}
+
+/** Check id → position of its suite in run order. */
+export function suitePositions(suites: readonly SuiteDef[]): Map<string, number> {
+  const position = new Map<string, number>();
+  orderSuites(suites).forEach((s, i) => {
+    for (const c of s.checks) position.set(c.id, i);
+  });
+  return position;
+}
+
+const ORDER = { first: 0, normal: 1, last: 2 } as const;
+
+/** Suites in run order: `first`, then `normal`, then `last`, each class in the given order. */
+export function orderSuites(suites: readonly SuiteDef[]): SuiteDef[] {
+  return suites
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => ORDER[a.s.order ?? 'normal'] - ORDER[b.s.order ?? 'normal'] || a.i - b.i)
+    .map(({ s }) => s);
 }

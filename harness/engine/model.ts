@@ -22,9 +22,13 @@ export interface StepDef {
   kind: string;
   /** Name under which the step's result is saved for later templates (`{{steps.<id>...}}`). */
   id?: string;
-  /** `setup`: a failed expectation means the check's prerequisite is missing (not_testable).
+  /** `setup`: a failed expectation means the check could not be verified (blocked by the step's `prerequisite`).
    *  `probe` (default): a failed expectation fails the check. */
   role?: 'setup' | 'probe';
+  /** The check (in a suite that runs earlier) that tests the call this step needs. When that check
+   *  did not pass on the same transport, this check is not run (blocked by it, or a gap when it was
+   *  one); when this step fails or cannot be carried out, the check is blocked by it. */
+  prerequisite?: string;
   /** Kind-specific fields, validated by the kind's own schema. */
   [field: string]: unknown;
 }
@@ -46,9 +50,11 @@ export interface CheckDef {
   /** Why the check is not applicable when `applies_when` is false (shown in the report). */
   not_applicable_reason?: string;
   /** A prerequisite the agent must offer for the check to be testable (e.g. the test
-   *  controller). When false the check is not_testable with `requires_reason`. */
+   *  controller). When false the check is a coverage gap with `requires_reason`. */
   requires?: Condition;
   requires_reason?: string;
+  /** The optional feature `requires` asks for, in a few words (`test controller`); groups gaps in reports. */
+  requires_feature?: string;
   /** Restrict to some transports (others report not_applicable). */
   transports?: TransportKind[];
   /** Run alone (not concurrently with other checks of the same suite and transport). */

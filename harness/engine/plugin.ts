@@ -6,6 +6,15 @@
  * plugins it is given register; it never imports a suite.
  */
 import type { ExpectationKind, StepKind } from './kinds/types.js';
+import type { TemplateScope } from './template.js';
+
+/** `{{<name>:<arg>}}` in suite data. */
+export interface TemplateFunction {
+  /** Facts the function reads: a check using it needs their publishers (blocked when they did not pass). */
+  needs?: readonly string[];
+  /** The value; throw TemplateError (MissingFactError, TemplateGapError) when there is none. */
+  resolve(arg: string, scope: TemplateScope): unknown;
+}
 
 export interface SuitePlugin {
   /** The suite id; its YAML file is `<id>.yaml` and declares the same id. */
@@ -16,6 +25,14 @@ export interface SuitePlugin {
   stepKinds?: readonly StepKind[];
   /** Code-only expectation kinds the suite's checks use. */
   expectationKinds?: readonly ExpectationKind[];
+  /**
+   * Facts this suite's checks publish for later checks on the same transport (`ctx.facts.publish`),
+   * each with the check that publishes it. A check whose templates read a fact (`{{facts.<name>}}`,
+   * or a template function that needs it) runs after that check and is blocked when it did not pass.
+   */
+  facts?: Readonly<Record<string, string>>;
+  /** Template functions (`{{<name>:<arg>}}`) any suite may use. */
+  templateFunctions?: Readonly<Record<string, TemplateFunction>>;
 }
 
 /** A suite whose checks use only generic kinds and whatever `kinds` lists: `<dir>/<id>.yaml`. */

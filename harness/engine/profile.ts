@@ -55,7 +55,7 @@ export async function buildProfile(
   if (caps.failure?.kind === 'http_status' && (caps.failure.httpStatus === 401 || caps.failure.httpStatus === 403)) {
     return { ...base, authRequired: true, problem: `${transport.kind}: the agent refused the harness's credentials (HTTP ${caps.failure.httpStatus})` };
   }
-  if (caps.failure && (caps.failure.kind === 'network' || caps.failure.kind === 'timeout')) {
+  if (caps.failure && (caps.failure.kind === 'network' || caps.failure.kind === 'timeout' || caps.failure.kind === 'refused')) {
     return { ...base, reachable: false, problem: `${transport.kind}: ${caps.failure.message}` };
   }
   if (caps.ok && caps.payload !== null && typeof caps.payload === 'object' && !Array.isArray(caps.payload)) {

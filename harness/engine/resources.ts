@@ -2,6 +2,8 @@
  * Run-scoped resources shared by the checks of one run (a webhook receiver on loopback, a JWKS
  * server...): opened on first use, shared by every later user, closed when the run ends.
  */
+import type { AddressPolicy } from '../net/address-policy.js';
+
 export interface OpenedResource<T> {
   value: T;
   close(): Promise<void>;
@@ -44,12 +46,36 @@ export interface ReceiverTarget {
   senderBrandUrl?: string;
 }
 
+/**
+ * Facts checks publish for later checks of the same run and transport (engine/plugin.ts `facts`):
+ * the account a seller accepts, the product to buy…
+ */
+export class FactStore {
+  private readonly byTransport = new Map<string, Map<string, unknown>>();
+
+  get(transport: string, name: string): unknown {
+    return this.byTransport.get(transport)?.get(name);
+  }
+
+  publish(transport: string, name: string, value: unknown): void {
+    let facts = this.byTransport.get(transport);
+    if (!facts) this.byTransport.set(transport, (facts = new Map()));
+    facts.set(name, structuredClone(value));
+  }
+}
+
 /** Facts about the run that checks may read (beyond the agent profile). */
 export interface RunFacts {
+  /** The user's fixtures (`--fixtures FILE`): agent-specific setup values, interpreted by the suites that read them. */
+  fixtures?: unknown;
+  /** Extra arguments the user adds to every call of a task (`tasks:` in the fixtures); a check's own arguments win. */
+  taskArgs?: Readonly<Record<string, Record<string, unknown>>>;
   /** A buyer's webhook receiver to certify (`run --receiver URL`). */
   receiverUrl?: string;
   /** The receiver with its options (set whenever `receiverUrl` is). */
   receiver?: ReceiverTarget;
   /** The seed of the run. */
   seed: string;
+  /** The run's private-address policy (harness/net): connections a check opens itself go through it. */
+  addressPolicy?: AddressPolicy;
 }

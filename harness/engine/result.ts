@@ -4,13 +4,32 @@
  */
 import type { TransportKind, WireExchange } from '../transport/types.js';
 
-export const OUTCOMES = ['pass', 'fail', 'warn', 'info', 'not_applicable', 'not_testable', 'error'] as const;
+/**
+ * The closed set of outcomes of one check on one transport:
+ * - `pass`; `fail` / `warn` / `info`: the agent broke a MUST / SHOULD / MAY rule;
+ * - `not_applicable`: the agent does not claim what the check is about;
+ * - `blocked`: not verified because another check failed first (`blocked_by` names it);
+ * - `gap`: not verified because the agent lacks an optional feature the check needs (a test
+ *   controller, a controller scenario, an A2A card), or the run budget ran out (`not_run`);
+ *   a gap never fails a run, it makes coverage incomplete;
+ * - `error`: the harness itself broke.
+ */
+export const OUTCOMES = ['pass', 'fail', 'warn', 'info', 'not_applicable', 'blocked', 'gap', 'error'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
+
+/** Outcomes that verified the rule one way or the other. */
+export const VERIFIED_OUTCOMES: ReadonlySet<Outcome> = new Set(['pass', 'fail', 'warn', 'info']);
 
 export const LEVELS = ['MUST', 'SHOULD', 'MAY'] as const;
 export type Level = (typeof LEVELS)[number];
 
-export type OverallStatus = 'passing' | 'degraded' | 'failing' | 'unreachable' | 'auth_required';
+/**
+ * `passing`: every MUST that ran passed and coverage is complete; `failing`: a check failed
+ * (a MUST, or a SHOULD under --strict); `partial`: nothing failed but coverage is incomplete
+ * (gaps, budget); `error`: the harness broke (a check ended in error, or the run itself);
+ * `unreachable` / `auth_required`: no transport could be used.
+ */
+export type OverallStatus = 'passing' | 'partial' | 'failing' | 'error' | 'unreachable' | 'auth_required';
 export type SuiteStatus = 'passing' | 'failing' | 'partial' | 'not_applicable' | 'untested';
 
 export interface SpecRef {
@@ -18,6 +37,8 @@ export interface SpecRef {
   doc: 'interface-spec' | 'digest';
   /** Section number, e.g. `4.4`. */
   section: string;
+  /** GitHub-style anchor of the section's heading in the document, e.g. `44-idempotency-rules`. */
+  anchor?: string;
   /** Rule within the section, e.g. `rule 2`, or a short name of the statement. */
   rule?: string;
 }
@@ -48,7 +69,11 @@ export interface CheckResult {
   message: string;
   /** Present on every non-pass (and optionally on passes). */
   evidence?: Evidence;
-  /** True when the run budget ran out before this check finished (outcome is then not_testable). */
+  /** Outcome `blocked`: the check (same transport) whose failure kept this one from running. */
+  blocked_by?: string;
+  /** Outcome `gap`: the optional feature the agent lacks, in a few words (`test controller`). */
+  gap?: string;
+  /** True when the run budget ran out before this check finished (outcome is then `gap`). */
   not_run?: boolean;
   /** True when a baseline entry expected this failure (issue 6). */
   baselined?: boolean;
@@ -107,14 +132,17 @@ export interface TransportInfo {
 }
 
 export interface RunResult {
-  schema_version: '1.0';
+  schema_version: '1.1';
   harness: { name: 'proto-comply'; version: string };
   agent_url: string;
   token: string;
   transports: TransportKind[];
   transport_info: TransportInfo[];
   overall_status: OverallStatus;
-  completeness: { status: 'complete' | 'partial'; reasons: string[] };
+  coverage: Coverage;
+  /** The agent's lifecycle stage as the registry records it (digest 6.3): given by the caller, or
+   *  `testing` for an agent that declares a sandbox test controller and `production` otherwise. */
+  lifecycle_stage: 'development' | 'testing' | 'production' | 'deprecated';
   headline: string;
   seed: string;
   started_at: string;
@@ -122,7 +150,7 @@ export interface RunResult {
   duration_ms: number;
   /** Shell command that reproduces this run (same seed, same selection). */
   command: string;
-  selection: { suites: string[]; check_glob?: string; budget_s?: number; strict: boolean };
+  selection: { suites: string[]; check_glob?: string; budget_s?: number; strict: boolean; allow_gaps?: boolean; require_full_coverage?: boolean };
   counts: OutcomeCounts;
   suites: SuiteResult[];
   checks: CheckResult[];
@@ -130,15 +158,50 @@ export interface RunResult {
   baseline?: BaselineSummary;
 }
 
-export function emptyCounts(): OutcomeCounts {
-  return { pass: 0, fail: 0, warn: 0, info: 0, not_applicable: 0, not_testable: 0, error: 0 };
+/** How much of what applies to the agent was verified, per transport and level. */
+export interface CoverageCounts {
+  /** Ran to a verdict (pass, fail, warn, info). */
+  verified: number;
+  blocked: number;
+  gap: number;
+  error: number;
+  not_applicable: number;
 }
 
-/** Does this outcome fail a run? MUST not_testable counts as failing; SHOULD only under --strict. */
+/** A cascade: checks blocked by the same failing check on one transport, reported as one line. */
+export interface BlockedGroup {
+  blocked_by: string;
+  transport: TransportKind;
+  /** The blocking check's outcome message. */
+  cause: string;
+  check_ids: string[];
+}
+
+/** Checks that are coverage gaps for the same reason, reported as one line. */
+export interface GapGroup {
+  gap: string;
+  reason: string;
+  transports: TransportKind[];
+  check_ids: string[];
+}
+
+export interface Coverage {
+  /** Every applicable check was verified (no blocked, gap or error outcome). */
+  complete: boolean;
+  /** One line per reason coverage is incomplete. */
+  reasons: string[];
+  by_transport: Partial<Record<TransportKind, Record<Level, CoverageCounts>>>;
+  blocked: BlockedGroup[];
+  gaps: GapGroup[];
+}
+
+export function emptyCounts(): OutcomeCounts {
+  return { pass: 0, fail: 0, warn: 0, info: 0, not_applicable: 0, blocked: 0, gap: 0, error: 0 };
+}
+
+/** Does this outcome fail a run? A failed MUST does; a failed SHOULD only under --strict. Blocked checks and gaps never do by themselves. */
 export function isFailing(check: Pick<CheckResult, 'outcome' | 'level' | 'not_run'>, strict = false): boolean {
-  if (check.not_run) return false;
-  if (check.outcome === 'fail' || check.outcome === 'error') return true;
-  if (check.outcome === 'not_testable' && check.level === 'MUST') return true;
+  if (check.outcome === 'fail') return true;
   if (strict && check.outcome === 'warn') return true;
   return false;
 }

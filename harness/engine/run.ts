@@ -11,14 +11,18 @@ import { protocolIds } from '../token.js';
 import { buildProfile, type AgentProfile } from './profile.js';
 import { ObservedReplies } from './observed.js';
 import { Limiter } from './limiter.js';
-import { runCheck, skippedResult, type CheckEnv } from './check-runner.js';
+import { preflight, preflightPrerequisites, runCheck, skippedResult, type CheckEnv } from './check-runner.js';
+import { factPublishersOf, orderSuites, prerequisitesOf, runsBefore, suitePositions } from './loader.js';
 import { compileCheckGlobs } from './glob.js';
-import { countOutcomes, headline, overallStatus, summarizeSuites } from './summarize.js';
+import { countOutcomes, coverageOf, headline, overallStatus, summarizeSuites } from './summarize.js';
 import { HARNESS_VERSION } from '../version.js';
-import { RunResources, type ReceiverTarget } from './resources.js';
+import { FactStore, RunResources, type ReceiverTarget } from './resources.js';
+import type { AddressPolicy } from '../net/address-policy.js';
 
 export interface RunPlan {
   agentUrl: string;
+  /** The run's private-address policy, for checks that open connections of their own (key fetches, receivers). */
+  addressPolicy?: AddressPolicy;
   token: string;
   transports: Transport[];
   /** The user asked for these transports by name (an absent A2A card is then unreachable, not "not offered"). */
@@ -31,6 +35,15 @@ export interface RunPlan {
   budgetS?: number;
   concurrency: number;
   strict: boolean;
+  /** The user's fixtures (`--fixtures FILE`), read by the suites that use them. */
+  fixtures?: unknown;
+  /** Extra arguments per task, added to every call of it. */
+  taskArgs?: Readonly<Record<string, Record<string, unknown>>>;
+  /** The agent's lifecycle stage (default: inferred from a declared test controller). */
+  lifecycleStage?: RunResult['lifecycle_stage'];
+  /** Exit policy recorded in the selection (see summarize.ts exitCodeFor). */
+  allowGaps?: boolean;
+  requireFullCoverage?: boolean;
   authTokenSet: boolean;
   command: string;
   schemas: SchemaChecker;
@@ -44,19 +57,26 @@ export interface RunPlan {
   onPlanned?: (total: number) => void;
 }
 
-const ORDER = { first: 0, normal: 1, last: 2 } as const;
-
-export function orderSuites(suites: readonly SuiteDef[]): SuiteDef[] {
-  return suites
-    .map((s, i) => ({ s, i }))
-    .sort((a, b) => ORDER[a.s.order ?? 'normal'] - ORDER[b.s.order ?? 'normal'] || a.i - b.i)
-    .map(({ s }) => s);
-}
-
-export function selectChecks(suites: readonly SuiteDef[], checkGlob?: string): SuiteDef[] {
+/**
+ * The checks a run executes: those matching the glob, plus every check that publishes a fact
+ * one of them reads (setup checks: the account, the product), recursively, so selecting a
+ * single check still runs what it builds on. Suites keep their order; empty ones are dropped.
+ */
+export function selectChecks(suites: readonly SuiteDef[], checkGlob: string | undefined, kinds: KindRegistry): SuiteDef[] {
   const match = checkGlob ? compileCheckGlobs(checkGlob) : () => true;
+  const all = new Map(suites.flatMap((s) => s.checks.map((c) => [c.id, c] as const)));
+  const keep = new Set<string>();
+  const add = (c: CheckDef) => {
+    if (keep.has(c.id)) return;
+    keep.add(c.id);
+    for (const id of factPublishersOf(c, kinds)) {
+      const p = all.get(id);
+      if (p) add(p);
+    }
+  };
+  for (const c of all.values()) if (match(c.id)) add(c);
   return orderSuites(suites)
-    .map((s) => ({ ...s, checks: s.checks.filter((c) => match(c.id)) }))
+    .map((s) => ({ ...s, checks: s.checks.filter((c) => keep.has(c.id)) }))
     .filter((s) => s.checks.length > 0);
 }
 
@@ -67,7 +87,7 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
   const budget = new AbortController();
   const timer = plan.budgetS !== undefined ? setTimeout(() => budget.abort(), plan.budgetS * 1000) : undefined;
   timer?.unref();
-  const suites = selectChecks(plan.suites, plan.checkGlob);
+  const suites = selectChecks(plan.suites, plan.checkGlob, plan.kinds);
   const transportKinds = plan.transports.map((t) => t.kind);
   plan.onPlanned?.(suites.reduce((n, s) => n + s.checks.length, 0) * plan.transports.length);
 
@@ -80,16 +100,32 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
 
     const observed = new ObservedReplies();
     const receiver = plan.receiver ?? (plan.receiverUrl ? { url: plan.receiverUrl } : undefined);
-    const runFacts = { receiverUrl: receiver?.url, receiver, seed: plan.seed };
+    const runFacts = {
+      receiverUrl: receiver?.url,
+      receiver,
+      seed: plan.seed,
+      fixtures: plan.fixtures,
+      taskArgs: plan.taskArgs,
+      addressPolicy: plan.addressPolicy,
+    };
+    const facts = new FactStore();
     const limiter = new Limiter(plan.concurrency);
     const results = new Map<string, CheckResult>();
-    const key = (suite: SuiteDef, check: CheckDef, t: Transport) => `${suite.id}\0${check.id}\0${t.kind}`;
+    const key = (checkId: string, t: Transport) => `${checkId}\0${t.kind}`;
+
+    // Prerequisites that have finished whenever the check starts (an earlier suite, or an earlier
+    // serial check of the same suite) block it deterministically; any other prerequisite in the
+    // check's own suite only names what blocked a setup step that failed.
+    const position = suitePositions(suites);
+    const earlier = (check: CheckDef) => prerequisitesOf(check, plan.kinds).filter((id) => runsBefore(id, check, suites, position));
 
     const runOne = async (suite: SuiteDef, check: CheckDef, env: CheckEnv) => {
       const result = budget.signal.aborted
-        ? skippedResult(suite, check, env, 'not_testable', 'not run: the run budget ran out before this check started', { not_run: true })
-        : await runCheck(suite, check, env);
-      results.set(key(suite, check, env.transport), result);
+        ? skippedResult(suite, check, env, 'gap', 'not run: the run budget ran out before this check started', { not_run: true, gap: 'run budget' })
+        : (preflight(suite, check, env) ??
+          preflightPrerequisites(suite, check, env, earlier(check), (id) => results.get(key(id, env.transport))) ??
+          (await runCheck(suite, check, env)));
+      results.set(key(check.id, env.transport), result);
       plan.onCheck?.(result);
     };
 
@@ -107,6 +143,7 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
           resources,
           run: runFacts,
           kinds: plan.kinds,
+          facts,
         };
         for (const suite of suites) {
           const parallel = suite.checks.filter((c) => !c.serial);
@@ -121,17 +158,14 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
     for (const suite of suites) {
       for (const check of suite.checks) {
         for (const t of plan.transports) {
-          const r = results.get(key(suite, check, t));
+          const r = results.get(key(check.id, t));
           if (r) checks.push(r);
         }
       }
     }
 
-    const notRun = checks.filter((c) => c.not_run).length;
-    const completeness: RunResult['completeness'] = notRun
-      ? { status: 'partial', reasons: [`the run budget of ${plan.budgetS} s ran out: ${notRun} check run(s) not finished`] }
-      : { status: 'complete', reasons: [] };
-    const status = overallStatus(profiles, checks, plan.strict);
+    const coverage = coverageOf(checks, transportKinds, plan.budgetS);
+    const status = overallStatus(profiles, checks, coverage, plan.strict);
     const transportInfo: TransportInfo[] = profiles.map((p, i) => ({
       transport: p.transport,
       endpoint: plan.transports[i].endpoint,
@@ -145,21 +179,29 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
     }));
     const finishedAt = new Date();
     return {
-      schema_version: '1.0',
+      schema_version: '1.1',
       harness: { name: 'proto-comply', version: HARNESS_VERSION },
       agent_url: plan.agentUrl,
       token: plan.token,
       transports: transportKinds,
       transport_info: transportInfo,
       overall_status: status,
-      completeness,
-      headline: headline(status, checks, profiles, plan.strict),
+      coverage,
+      lifecycle_stage: plan.lifecycleStage ?? (profiles.some((p) => p.capabilities?.compliance_testing !== undefined) ? 'testing' : 'production'),
+      headline: headline(status, checks, coverage, profiles, plan.strict),
       seed: plan.seed,
       started_at: startedAt.toISOString(),
       finished_at: finishedAt.toISOString(),
       duration_ms: Math.round(performance.now() - started),
       command: plan.command,
-      selection: { suites: suites.map((s) => s.id), check_glob: plan.checkGlob, budget_s: plan.budgetS, strict: plan.strict },
+      selection: {
+        suites: suites.map((s) => s.id),
+        check_glob: plan.checkGlob,
+        budget_s: plan.budgetS,
+        strict: plan.strict,
+        allow_gaps: plan.allowGaps || undefined,
+        require_full_coverage: plan.requireFullCoverage || undefined,
+      },
       counts: countOutcomes(checks),
       suites: summarizeSuites(suites, checks, transportKinds, plan.strict),
       checks,

@@ -12,11 +12,34 @@
  *   {{date:+7d}}                 ISO 8601 date-time relative to the run start (s, m, h, d)
  *   {{steps.<id>.<path>}}        a value saved by an earlier step (dotted path, numeric array indexes)
  *   {{profile.<path>}}           a value of the agent's capability declaration
+ *   {{facts.<name>.<path>}}      a fact an earlier check published on this transport (engine/plugin.ts)
+ *   {{<fn>:<arg>}}               a template function a suite plugin registers (e.g. {{account:buyer}})
  */
 import type { ProtocolIds } from '../token.js';
 import type { ScopedRandom } from './rng.js';
 
 export class TemplateError extends Error {}
+
+/** A fact a template needs was not published: the check that publishes it did not pass. */
+export class MissingFactError extends TemplateError {
+  constructor(
+    readonly fact: string,
+    /** The check that publishes the fact (engine/plugin.ts `facts`). */
+    readonly publisher: string | undefined,
+  ) {
+    super(`fact "${fact}" was not published${publisher ? ` (by ${publisher})` : ''}`);
+  }
+}
+
+/** A template function cannot give a value because the agent or the run lacks an optional feature. */
+export class TemplateGapError extends TemplateError {
+  constructor(
+    message: string,
+    readonly gap: string,
+  ) {
+    super(message);
+  }
+}
 
 export interface TemplateScope {
   ids: ProtocolIds;
@@ -24,10 +47,43 @@ export interface TemplateScope {
   runStartedAt: Date;
   steps: Record<string, unknown>;
   capabilities: unknown;
+  /** Facts published on this transport so far (undefined: not published). */
+  fact?: (name: string) => unknown;
+  /** The check that publishes a fact, for MissingFactError. */
+  publisherOf?: (name: string) => string | undefined;
+  /** Template functions of the suite plugins. */
+  functions?: (name: string) => ((arg: string, scope: TemplateScope) => unknown) | undefined;
+  /** The user's fixtures (`--fixtures FILE`), as the suites that read them define them. */
+  fixtures?: unknown;
+}
+
+/** A fact's value, or MissingFactError naming its publisher. */
+export function requireFact(scope: TemplateScope, name: string): unknown {
+  const v = scope.fact?.(name);
+  if (v === undefined) throw new MissingFactError(name, scope.publisherOf?.(name));
+  return v;
 }
 
 const WHOLE = /^\{\{\s*([^{}]+?)\s*\}\}$/;
 const ANY = /\{\{\s*([^{}]+?)\s*\}\}/g;
+
+/** Built-in substitution functions (`{{uuid:x}}` …); others come from suite plugins. */
+export const BUILTIN_FUNCTIONS: ReadonlySet<string> = new Set(['uuid', 'name', 'hex', 'int', 'date']);
+
+/** Every `{{...}}` expression in a value (strings, keys, nested), for load-time checks. */
+export function templateExpressions(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') {
+    for (const m of value.matchAll(ANY)) out.push(m[1]);
+  } else if (Array.isArray(value)) {
+    for (const v of value) templateExpressions(v, out);
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      templateExpressions(k, out);
+      templateExpressions(v, out);
+    }
+  }
+  return out;
+}
 
 export function expandTemplates(value: unknown, scope: TemplateScope): unknown {
   if (typeof value === 'string') return expandString(value, scope);
@@ -67,8 +123,11 @@ function resolve(expr: string, scope: TemplateScope): unknown {
         return Number(scope.random.alias('int', arg, (r) => String(1000 + (r.bytes(4).readUInt32BE(0) % 999000))));
       case 'date':
         return relativeDate(scope.runStartedAt, arg);
-      default:
+      default: {
+        const plugin = scope.functions?.(fn);
+        if (plugin) return plugin(arg, scope);
         throw new TemplateError(`unknown substitution function "${fn}" in {{${expr}}}`);
+      }
     }
   }
   const [root, ...path] = expr.split('.');
@@ -82,6 +141,10 @@ function resolve(expr: string, scope: TemplateScope): unknown {
       return walk(scope.steps, path, expr);
     case 'profile':
       return walk(scope.capabilities, path, expr);
+    case 'facts': {
+      const [name, ...rest] = path;
+      return walk(requireFact(scope, name ?? ''), rest, expr);
+    }
     default:
       throw new TemplateError(`unknown substitution {{${expr}}}`);
   }

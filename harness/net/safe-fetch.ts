@@ -1,15 +1,16 @@
 /**
- * SSRF-safe document fetch for counterparty files (brand.json, JWKS, adagents.json): https
- * only, every resolved address checked against the reserved ranges and the connection pinned
- * to the validated address, no redirects, a connect timeout, a total timeout and a body cap.
- * `allowInsecureLoopback` (tests only) permits http and loopback addresses, nothing else.
- * Errors never echo the counterparty's response body.
+ * SSRF-safe document fetch for counterparty files (brand.json, JWKS, adagents.json; digest 1.11,
+ * 5.9): https only, the host resolved and every address checked against the reserved ranges
+ * (address-policy.ts, documents rules: always refused, the run's allow-list aside), the connection
+ * pinned to the checked addresses, no redirects, a connect timeout, a total timeout and a body cap.
+ * `allowInsecureLoopback` (a local agent under test, the tests) permits http and loopback
+ * addresses, nothing else, and only while the run does not deny private addresses. Errors never
+ * echo the counterparty's response body. Nothing is sent but the GET itself: no credential.
  */
-import { lookup as dnsLookup } from 'node:dns/promises';
-import type { LookupAddress } from 'node:dns';
-import { isIP } from 'node:net';
-import { Agent, request } from 'undici';
-import { isLoopbackAddress, isReservedAddress } from './reserved-address.js';
+import { request } from 'undici';
+import { AddressPolicy, findAddressRefusal } from './address-policy.js';
+import { isLoopbackAddress } from './address-ranges.js';
+import { policyAgent } from './pinned-connector.js';
 
 export type SafeFetchErrorKind = 'url' | 'scheme' | 'address' | 'redirect' | 'status' | 'too_large' | 'timeout' | 'network';
 
@@ -36,29 +37,14 @@ export type DocumentFetcher = (url: string, opts: { maxBytes: number }) => Promi
 export interface SafeFetchOptions {
   connectTimeoutMs?: number;
   totalTimeoutMs?: number;
-  /** Tests: allow http:// and loopback addresses (other reserved ranges stay refused). */
+  /** A local agent under test, tests: allow http:// and loopback addresses (other reserved ranges stay refused). */
   allowInsecureLoopback?: boolean;
+  /** The run's address policy: its allow-list and resolver are used; with `denyPrivate` loopback is refused too unless allow-listed. */
+  policy?: AddressPolicy;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_TOTAL_TIMEOUT_MS = 10_000;
-
-async function validatedAddress(host: string, allowLoopback: boolean): Promise<{ address: string; family: 4 | 6 }> {
-  const literal = host.startsWith('[') ? host.slice(1, -1) : host;
-  const addrs = isIP(literal)
-    ? [{ address: literal, family: isIP(literal) as 4 | 6 }]
-    : await dnsLookup(literal, { all: true, verbatim: true }).catch((err: Error) => {
-        throw new SafeFetchError('network', `cannot resolve ${literal}: ${err.message}`);
-      });
-  if (addrs.length === 0) throw new SafeFetchError('network', `no address for ${literal}`);
-  for (const a of addrs) {
-    if (isReservedAddress(a.address) && !(allowLoopback && isLoopbackAddress(a.address))) {
-      throw new SafeFetchError('address', `${literal} resolves to reserved address ${a.address}`);
-    }
-  }
-  const first = addrs[0]!;
-  return { address: first.address, family: first.family as 4 | 6 };
-}
 
 /** Drop a response body without leaving an unhandled abort error behind. */
 function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
@@ -69,7 +55,10 @@ function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
 export function createSafeFetcher(opts: SafeFetchOptions = {}): DocumentFetcher {
   const connectTimeout = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const totalTimeout = opts.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS;
+  // http stays loopback-only; loopback addresses themselves pass only while the run does not
+  // deny private addresses (then only allow-listed ones do: forDocuments).
   const allowLoopback = opts.allowInsecureLoopback === true;
+  const documents = (opts.policy ?? new AddressPolicy()).forDocuments({ loopback: allowLoopback });
   return async (rawUrl, { maxBytes }) => {
     let url: URL;
     try {
@@ -81,17 +70,18 @@ export function createSafeFetcher(opts: SafeFetchOptions = {}): DocumentFetcher 
       throw new SafeFetchError('scheme', `refusing ${url.protocol} URL (https only)`);
     }
     if (url.username || url.password) throw new SafeFetchError('url', 'credentials in URL');
-    const pinned = await validatedAddress(url.hostname, allowLoopback);
-    if (url.protocol === 'http:' && !isLoopbackAddress(pinned.address)) {
+    let addresses;
+    try {
+      addresses = await documents.resolve(url.hostname);
+    } catch (err) {
+      const refused = findAddressRefusal(err);
+      if (refused) throw new SafeFetchError('address', refused.message);
+      throw new SafeFetchError('network', (err as Error).message);
+    }
+    if (url.protocol === 'http:' && !addresses.every((a) => isLoopbackAddress(a.address))) {
       throw new SafeFetchError('scheme', 'plain http is allowed for loopback only');
     }
-    const agent = new Agent({
-      connect: {
-        timeout: connectTimeout,
-        lookup: (_host: string, o: { all?: boolean }, cb: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) =>
-          o?.all ? cb(null, [pinned]) : cb(null, pinned.address, pinned.family),
-      },
-    });
+    const agent = policyAgent(documents, { connectTimeoutMs: connectTimeout });
     const signal = AbortSignal.timeout(totalTimeout);
     try {
       const res = await request(url, { method: 'GET', dispatcher: agent, signal, headers: { accept: 'application/json' } });
@@ -122,6 +112,8 @@ export function createSafeFetcher(opts: SafeFetchOptions = {}): DocumentFetcher 
     } catch (err) {
       if (err instanceof SafeFetchError) throw err;
       if (signal.aborted || (err as Error).name === 'ConnectTimeoutError') throw new SafeFetchError('timeout', `fetch of ${url.host} timed out`);
+      const refused = findAddressRefusal(err);
+      if (refused) throw new SafeFetchError('address', refused.message);
       throw new SafeFetchError('network', `fetch of ${url.host} failed: ${(err as Error).message}`);
     } finally {
       await agent.destroy().catch(() => undefined);

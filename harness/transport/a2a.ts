@@ -2,12 +2,17 @@
  * A2A over JSON-RPC (v0.3 shapes), spoken directly on the wire. `open()` reads the agent card
  * (its `url` is the JSON-RPC endpoint, its skills are the task list); a task call is a blocking
  * `message/send` whose single data part names the skill and carries the parameters.
+ *
+ * The card is the agent's word, not the user's: a card `url` on an origin the user did not name
+ * makes the transport unusable (a `refused` failure; nothing is sent there) unless the caller
+ * allows card origins, and even then the run's bearer token stays with the named origins unless
+ * the caller says it may follow the card.
  */
 import { randomUUID } from 'node:crypto';
 import { protocolIds, type ProtocolIds } from '../token.js';
 import { decodeA2aResult } from './a2a-payload.js';
 import { describeError, failure, TransportConfigError } from './errors.js';
-import { HttpClient, validateHttpUrl } from './http-client.js';
+import { HttpClient, originOf, validateHttpUrl } from './http-client.js';
 import { isObject, tryParseJson } from './jsonrpc.js';
 import { failureReply, makeReply, type ReplyContext } from './reply.js';
 import { postJsonRpc } from './rpc.js';
@@ -34,6 +39,16 @@ export interface A2aEndpoints {
   agentCard: string[];
   /** JSON-RPC endpoint to use when the card has no `url`. */
   a2a?: string;
+}
+
+/**
+ * What to do with an agent card `url` on an origin the user did not name: `refuse` (default),
+ * `allow` (use it without the bearer token), `allow-with-token` (use it and send the token there).
+ */
+export type CardOriginPolicy = 'refuse' | 'allow' | 'allow-with-token';
+
+export interface A2aOptions {
+  cardOrigin?: CardOriginPolicy;
 }
 
 /** Sleep that wakes early (returning false) when the signal aborts. */
@@ -64,15 +79,21 @@ export class A2aTransport implements Transport {
   private nextId = 1;
   private calls = 0;
   private readonly taskNames = new Map<string, string>();
+  /** Origins the user named (agent URL, card and A2A URLs): a card url elsewhere is the agent's choice. */
+  private readonly namedOrigins: Set<string>;
+  private readonly cardOrigin: CardOriginPolicy;
 
-  constructor(settings: TransportSettings, endpoints: A2aEndpoints) {
+  constructor(settings: TransportSettings, endpoints: A2aEndpoints, options: A2aOptions = {}) {
     if (endpoints.agentCard.length === 0 && !endpoints.a2a) {
       throw new TransportConfigError('A2A transport needs an agent card URL or an A2A endpoint');
     }
     this.cardUrls = endpoints.agentCard.map((u) => validateHttpUrl(u, 'agent card URL').toString());
     if (endpoints.a2a) this.fallback = validateHttpUrl(endpoints.a2a, 'A2A endpoint').toString();
     this.ids = protocolIds(settings.token);
-    this.http = new HttpClient(settings);
+    const named = settings.credentialOrigins ?? [settings.agentUrl, ...this.cardUrls, ...(this.fallback ? [this.fallback] : [])];
+    this.namedOrigins = new Set(named.flatMap((u) => originOf(u) ?? []));
+    this.cardOrigin = options.cardOrigin ?? 'refuse';
+    this.http = new HttpClient({ ...settings, credentialOrigins: named });
   }
 
   /** The JSON-RPC endpoint: the card's `url` once opened, else the configured one. */
@@ -138,6 +159,14 @@ export class A2aTransport implements Transport {
           exchanges,
           failure: failure('protocol', `agent card ${url} has no url and no A2A endpoint was configured`),
         };
+      }
+      const rpcOrigin = originOf(rpcUrl);
+      if (rpcOrigin === undefined || !this.namedOrigins.has(rpcOrigin)) {
+        if (this.cardOrigin === 'refuse') {
+          const message = `agent card url ${rpcUrl} is on another origin than ${originOf(url)}; pass --a2a-url to use it (or allow card origins with --allow-card-origin)`;
+          return { transport: 'a2a', agentCard: card, exchanges, failure: failure('refused', message) };
+        }
+        if (this.cardOrigin === 'allow-with-token') this.http.allowTokenFor(rpcUrl);
       }
       this.card = card;
       this.rpcUrl = rpcUrl;

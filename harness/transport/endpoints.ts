@@ -95,3 +95,11 @@ export function resolveEndpoints(agentUrl: string, overrides: EndpointOverrides 
   }
   return out;
 }
+
+/**
+ * The URLs the user named for one agent (`--agent`, `--mcp-url`, `--a2a-url`): the origins the run's
+ * credentials may go to, and the hosts a private-address preflight checks.
+ */
+export function namedUrls(agentUrl: string, overrides: EndpointOverrides = {}): string[] {
+  return [agentUrl, overrides.mcpUrl, overrides.a2aUrl].filter((u): u is string => u !== undefined);
+}

@@ -3,14 +3,24 @@
  * timeout (headers + body), a response body cap enforced while reading, no redirect following,
  * caller abort, bearer auth with per-call override, a last `prepare` hook over the exact bytes,
  * and every request/response is recorded through the run's `ExchangeRecorder`.
+ *
+ * The run's bearer token goes only to the origins the user named (`credentialOrigins`): a request
+ * to any other origin carries no `Authorization` with it, whatever a `prepare` hook did. With an
+ * address policy that denies private addresses every connection is resolved, checked and pinned
+ * (harness/net); a refused connection is a `refused` failure and nothing is sent.
  */
-import { Agent, request } from 'undici';
+import { type Agent, request } from 'undici';
+import { findAddressRefusal } from '../net/address-policy.js';
+import { policyAgent } from '../net/pinned-connector.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { describeError, failure, TransportConfigError } from './errors.js';
 import { HARNESS_NAME, HARNESS_VERSION } from './version.js';
 import type { AuthOverride, CallOptions, OutgoingRequest, TransportFailure, TransportKind, TransportSettings, WireExchange } from './types.js';
 
-export type HttpSettings = Pick<TransportSettings, 'authToken' | 'connectTimeoutMs' | 'totalTimeoutMs' | 'maxResponseBytes' | 'capture'>;
+export type HttpSettings = Pick<
+  TransportSettings,
+  'authToken' | 'connectTimeoutMs' | 'totalTimeoutMs' | 'maxResponseBytes' | 'capture' | 'addressPolicy' | 'credentialOrigins'
+>;
 
 /** Given the response status and headers, optionally return a chunk sink; it returns true to stop reading. */
 export type StreamConsumerFactory = (status: number, headers: Record<string, string>) => ((chunk: Buffer) => boolean) | undefined;
@@ -113,9 +123,21 @@ export function webhookCredentials(value: unknown, depth = 0, out: string[] = []
   return out;
 }
 
+/** The origin of a URL (`https://host:port`), or undefined when it does not parse. */
+export function originOf(url: string): string | undefined {
+  try {
+    const o = new URL(url).origin;
+    return o === 'null' ? undefined : o;
+  } catch {
+    return undefined;
+  }
+}
+
 export class HttpClient {
   private readonly agent: Agent;
   private readonly settings: HttpSettings;
+  /** Origins the run's bearer token may go to; undefined: any (no transport leaves it unset). */
+  private readonly tokenOrigins?: Set<string>;
 
   constructor(settings: HttpSettings) {
     positive('connectTimeoutMs', settings.connectTimeoutMs);
@@ -123,11 +145,25 @@ export class HttpClient {
     positive('maxResponseBytes', settings.maxResponseBytes);
     this.settings = settings;
     if (settings.authToken) settings.capture.addSecret(settings.authToken);
-    this.agent = new Agent({
-      connect: { timeout: settings.connectTimeoutMs },
+    if (settings.credentialOrigins) this.tokenOrigins = new Set(settings.credentialOrigins.flatMap((u) => originOf(u) ?? []));
+    this.agent = policyAgent(settings.addressPolicy, {
+      connectTimeoutMs: settings.connectTimeoutMs,
       headersTimeout: settings.totalTimeoutMs,
       bodyTimeout: settings.totalTimeoutMs,
     });
+  }
+
+  /** May the run's bearer token go to this URL? */
+  tokenAllowedFor(url: string): boolean {
+    if (!this.tokenOrigins) return true;
+    const origin = originOf(url);
+    return origin !== undefined && this.tokenOrigins.has(origin);
+  }
+
+  /** Let the run's bearer token go to one more origin (an A2A card url the user allowed it for). */
+  allowTokenFor(url: string): void {
+    const origin = originOf(url);
+    if (origin !== undefined) this.tokenOrigins?.add(origin);
   }
 
   get totalTimeoutMs(): number {
@@ -145,7 +181,8 @@ export class HttpClient {
     for (const [k, v] of Object.entries(spec.headers ?? {})) headers[k.toLowerCase()] = v;
     const auth = spec.auth ?? { mode: 'default' };
     delete headers.authorization;
-    if (auth.mode === 'default' && this.settings.authToken) headers.authorization = `Bearer ${this.settings.authToken}`;
+    const token = this.settings.authToken;
+    if (auth.mode === 'default' && token && this.tokenAllowedFor(spec.url)) headers.authorization = `Bearer ${token}`;
     if (auth.mode === 'bearer') {
       this.settings.capture.addSecret(auth.token);
       headers.authorization = `Bearer ${auth.token}`;
@@ -157,6 +194,11 @@ export class HttpClient {
       const lower: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) lower[k.toLowerCase()] = v;
       req = { ...req, headers: lower };
+    }
+    // Whatever `prepare` did (a replayed request, a rewritten URL): no token to another origin.
+    if (token && !this.tokenAllowedFor(req.url) && req.headers.authorization?.includes(token)) {
+      const { authorization: _dropped, ...rest } = req.headers;
+      req = { ...req, headers: rest };
     }
     return req;
   }
@@ -215,6 +257,8 @@ export class HttpClient {
     const classify = (err: unknown, phase: string): TransportFailure => {
       if (why === 'timeout') return failure('timeout', `total timeout of ${timeoutMs} ms exceeded (${phase})`);
       if (why === 'aborted') return failure('aborted', `request aborted by the caller (${phase})`);
+      const refused = findAddressRefusal(err);
+      if (refused) return failure('refused', `${refused.message}; nothing was sent`);
       const code = errorCode(err);
       if (code === 'UND_ERR_CONNECT_TIMEOUT') {
         return failure('timeout', `connect timeout of ${this.settings.connectTimeoutMs} ms exceeded`);

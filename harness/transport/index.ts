@@ -12,6 +12,7 @@ export {
 export {
   HttpClient,
   normalizeHeaders,
+  originOf,
   validateHttpUrl,
   type HttpSettings,
   type HttpRequestSpec,
@@ -27,7 +28,15 @@ export { findError, isTaskStatus, type FoundError } from './task-error.js';
 export { decodeToolResult, type DecodedToolResult } from './mcp-payload.js';
 export { decodeA2aResult, mapA2aState, type DecodedA2a } from './a2a-payload.js';
 export { McpTransport, MCP_PROTOCOL_VERSION, MAX_TOOL_PAGES, type McpOptions } from './mcp.js';
-export { A2aTransport, A2A_PROTOCOL_VERSION, POLL_INITIAL_DELAY_MS, POLL_MAX_DELAY_MS, type A2aEndpoints } from './a2a.js';
-export { resolveEndpoints, AGENT_CARD_PATH, type ResolvedEndpoints, type EndpointOverrides } from './endpoints.js';
+export {
+  A2aTransport,
+  A2A_PROTOCOL_VERSION,
+  POLL_INITIAL_DELAY_MS,
+  POLL_MAX_DELAY_MS,
+  type A2aEndpoints,
+  type A2aOptions,
+  type CardOriginPolicy,
+} from './a2a.js';
+export { resolveEndpoints, namedUrls, AGENT_CARD_PATH, type ResolvedEndpoints, type EndpointOverrides } from './endpoints.js';
 export { createTransport, type FactoryOptions } from './factory.js';
 export { HARNESS_NAME, HARNESS_VERSION } from './version.js';

@@ -52,7 +52,7 @@ export class McpTransport implements Transport {
   constructor(settings: TransportSettings, endpoint: string, options: McpOptions = {}) {
     this.endpoint = validateHttpUrl(endpoint, 'MCP endpoint').toString();
     this.ids = protocolIds(settings.token);
-    this.http = new HttpClient(settings);
+    this.http = new HttpClient({ ...settings, credentialOrigins: settings.credentialOrigins ?? [settings.agentUrl, this.endpoint] });
     this.offeredVersion = options.protocolVersion ?? MCP_PROTOCOL_VERSION;
   }
 

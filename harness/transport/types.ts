@@ -3,6 +3,8 @@
  * neutral `TaskReply`; nothing above this file knows which wire protocol carried a call.
  */
 
+import type { AddressPolicy } from '../net/address-policy.js';
+
 export type TransportKind = 'mcp' | 'a2a';
 export const TRANSPORT_KINDS: readonly TransportKind[] = ['mcp', 'a2a'];
 
@@ -45,7 +47,8 @@ export type TransportFailureKind =
   | 'http_status' // a non-2xx HTTP answer (401 included; see httpStatus)
   | 'redirect' // a 3xx that was not followed
   | 'body_too_large' // the response exceeded the size cap
-  | 'protocol'; // a 2xx answer that is not valid JSON-RPC / SSE / A2A
+  | 'protocol' // a 2xx answer that is not valid JSON-RPC / SSE / A2A
+  | 'refused'; // the harness refused to send: a reserved address under --deny-private, an agent card url on another origin
 
 export interface TransportFailure {
   kind: TransportFailureKind;
@@ -188,6 +191,13 @@ export interface TransportSettings {
   maxResponseBytes: number;
   /** Records exchanges; shared so sequence numbers are global to the run. */
   capture: ExchangeRecorder;
+  /** The run's private-address policy (harness/net); absent: nothing refused, the system resolver. */
+  addressPolicy?: AddressPolicy;
+  /**
+   * URLs (only their origins count) the user named: the bearer token goes to these origins only.
+   * Default: the origins of `agentUrl` and of the endpoints the transport was built with.
+   */
+  credentialOrigins?: readonly string[];
 }
 
 export interface ExchangeRecorder {

@@ -22,6 +22,7 @@ import { resolve } from 'node:path';
 import { beforeAll, describe, it, type TestContext } from 'vitest';
 import { certify, pickSuites, UnknownSuiteError } from '../certify.js';
 import { selectChecks } from '../engine/run.js';
+import { builtinSuites } from '../../suites/index.js';
 import type { BaselineEntryResult, CheckResult, RunResult } from '../engine/result.js';
 import { applyBaseline } from '../baseline/apply.js';
 import { parseRunArgs, reproduceCommand } from '../cli/run-command.js';
@@ -172,7 +173,7 @@ export function defineComplianceSuites(options: DefineOptions = {}): void {
   const out = options.out ?? ((options.env ?? process.env).PROTO_COMPLY_OUT || undefined);
   let suites;
   try {
-    suites = selectChecks(pickSuites(o.suites), o.checkGlob);
+    suites = selectChecks(pickSuites(o.suites), o.checkGlob, builtinSuites().kinds);
   } catch (e) {
     if (e instanceof UnknownSuiteError) throw new ComplianceOptionsError(`proto-comply vitest: ${e.message}`);
     throw e;

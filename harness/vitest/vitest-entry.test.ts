@@ -56,7 +56,7 @@ describe('vitest entry point (vitest.compliance.config.ts) against the mock sell
     tmp = await mkdtemp(join(tmpdir(), 'pc-vitest-entry-'));
     // errors.unknown-task.invalid-request fails on both transports (baselined below);
     // errors.error-text.json fails on MCP only (not baselined: it fails the vitest run).
-    const seller = await startMockSeller({ authToken: AUTH, faults: ['unknown-tool-wrong-code', 'error-text-not-json'] });
+    const seller = await startMockSeller({ allowPrivateWebhooks: true, authToken: AUTH, faults: ['unknown-tool-wrong-code', 'error-text-not-json'] });
     try {
       const baseline = join(tmp, 'baseline.yaml');
       await writeFile(
@@ -101,7 +101,8 @@ describe('vitest entry point (vitest.compliance.config.ts) against the mock sell
     expect(output).toMatch(/stale baseline entry: errors\.auth\.missing-bearer \[a2a\]/);
     expect(child.stdout + child.stderr).not.toContain(AUTH);
     expect(run.agent_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(run.selection.suites).toEqual(['capabilities', 'errors']);
+    // the named suites, and the setup checks whose facts they read
+    expect(run.selection.suites).toEqual(['setup', 'capabilities', 'errors']);
     expect(run.seed).toBe('4242');
   });
 

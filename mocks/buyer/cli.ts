@@ -5,7 +5,8 @@
  *  [--admin-token T]`
  *
  * Starts the mock buyer, prints its receiver, state and admin URLs, runs until SIGINT/SIGTERM,
- * then closes cleanly and returns 0. Bad flags: one line on stderr, exit code 2.
+ * then closes cleanly and returns 0. Bad flags: one line on stderr, exit code 2. Bound to anything
+ * but loopback, the admin API needs a bearer token: --admin-token, or one generated and printed.
  */
 import { parseArgs } from 'node:util';
 import { TokenError } from '../../harness/token.js';
@@ -134,6 +135,8 @@ export async function mockBuyerCommand(argv: string[], io: MockBuyerCommandIo = 
     return 1;
   }
   out(`receiver ${buyer.url}\nstate    ${buyer.stateUrl}\nadmin    ${buyer.adminUrl}\n`);
+  // Bound beyond loopback without --admin-token: the generated token is the only way in.
+  if (buyer.adminToken !== undefined && args.options.adminToken === undefined) out(`admin-token ${buyer.adminToken}\n`);
   for (const e of buyer.endpoints()) if (e.id !== 'default') out(`endpoint ${e.id} ${buyer.baseUrl}${e.path}\n`);
   await waitForStop(io.stop);
   await buyer.close();

@@ -7,6 +7,8 @@
  * task status over a newer one. Fault profiles (faults.ts) each break one receiver rule.
  */
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { isLoopbackAddress } from '../../harness/net/address-ranges.js';
 import { DEFAULT_TOKEN, protocolIds } from '../../harness/token.js';
 import { WEBHOOK_PER_KEYID_CAP } from '../../harness/signing/verify/replay-cache.js';
 import { BuyerFaultSet } from './faults.js';
@@ -16,6 +18,7 @@ import { handleWebhook } from './http/webhook.js';
 import {
   DEFAULT_DEDUP_BOUND_PER_SENDER,
   DEFAULT_ENDPOINT_ID,
+  DEFAULT_MAX_ENDPOINTS,
   MAX_BODY_BYTES,
   MIN_RETENTION_SECONDS,
   type MockBuyerOptions,
@@ -36,7 +39,7 @@ export type { TrustConfig, TrustedSender } from './trust.js';
 export type { EndpointSpec, EndpointInfo } from './store/endpoints.js';
 export type { ProcessedEvent, TaskReadBack, TaskState, ReceiverSnapshot } from './store/readback.js';
 export { listBuyerFaults, registerBuyerFault, BuyerFaultSet, UnknownBuyerFaultError, type BuyerFaultDef } from './faults.js';
-export { MAX_BODY_BYTES, MIN_RETENTION_SECONDS, DEFAULT_DEDUP_BOUND_PER_SENDER, DEFAULT_ENDPOINT_ID } from './options.js';
+export { MAX_BODY_BYTES, MIN_RETENTION_SECONDS, DEFAULT_DEDUP_BOUND_PER_SENDER, DEFAULT_ENDPOINT_ID, DEFAULT_MAX_ENDPOINTS } from './options.js';
 
 export const BUYER_NAME = 'proto-comply mock buyer';
 const PRUNE_INTERVAL_MS = 60_000;
@@ -45,6 +48,24 @@ function urlHost(host: string): string {
   if (host === '0.0.0.0') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/** A host the server binds to loopback only: a loopback address or `localhost`. */
+function isLoopbackBind(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost') return true;
+  return isIP(h) !== 0 && isLoopbackAddress(h);
+}
+
+/** Whether anyone but local processes can reach the admin API: a non-loopback bind or public URL. */
+export function adminApiExposed(o: Pick<MockBuyerOptions, 'host' | 'publicBaseUrl'>): boolean {
+  if (!isLoopbackBind(o.host ?? '127.0.0.1')) return true;
+  if (o.publicBaseUrl === undefined) return false;
+  return !URL.canParse(o.publicBaseUrl) || !isLoopbackBind(new URL(o.publicBaseUrl).hostname);
+}
+
+function newAdminToken(): string {
+  return randomBytes(24).toString('base64url');
 }
 
 function positiveInt(name: string, v: number | undefined, fallback: number): number {
@@ -67,12 +88,21 @@ export async function startMockBuyer(opts: MockBuyerOptions): Promise<RunningMoc
   const defaultBound = positiveInt('dedupBoundPerSender', opts.dedupBoundPerSender, DEFAULT_DEDUP_BOUND_PER_SENDER);
   const bounds = new Map<string, number>();
   for (const [sender, n] of Object.entries(opts.dedupBounds ?? {})) bounds.set(sender, positiveInt(`dedupBounds[${sender}]`, n, defaultBound));
+  if (opts.adminToken !== undefined && opts.adminToken.trim() === '') throw new RangeError('adminToken must not be empty');
+  // The admin API is open only on loopback; bound anywhere else, or published through a proxy
+  // (publicBaseUrl), it needs a token (generated when none is given).
+  let adminToken = opts.adminToken ?? (adminApiExposed(opts) ? newAdminToken() : undefined);
   const trust = new TrustResolver(opts.trust, nowSeconds);
   const bypass = { verification: opts.unsafeBypass?.verification === true, dedup: opts.unsafeBypass?.dedup === true };
 
   const db = openDatabase(opts.dbPath);
   const committer = new GroupCommitter(db);
-  const endpoints = new EndpointStore(db, now, () => randomBytes(9).toString('base64url'));
+  const endpoints = new EndpointStore(
+    db,
+    now,
+    () => randomBytes(9).toString('base64url'),
+    positiveInt('maxEndpoints', opts.maxEndpoints, DEFAULT_MAX_ENDPOINTS),
+  );
   if (!endpoints.list().some((e) => e.id === DEFAULT_ENDPOINT_ID)) endpoints.register({ id: DEFAULT_ENDPOINT_ID });
   try {
     for (const spec of opts.endpoints ?? []) endpoints.register(spec);
@@ -117,7 +147,7 @@ export async function startMockBuyer(opts: MockBuyerOptions): Promise<RunningMoc
         register: (spec) => endpoints.register(spec),
         endpoints: () => endpoints.list(),
         endpointUrl,
-        adminToken: opts.adminToken,
+        adminToken: () => adminToken,
         config: () => ({
           receiver: BUYER_NAME,
           faults: faults.names(),
@@ -135,6 +165,8 @@ export async function startMockBuyer(opts: MockBuyerOptions): Promise<RunningMoc
     db.close();
     throw err;
   }
+  // However the host was spelt, what counts is where the socket is bound.
+  if (adminToken === undefined && !isLoopbackAddress(address.address)) adminToken = newAdminToken();
   baseUrl = `http://${urlHost(address.address)}:${address.port}`;
   const publicBase = opts.publicBaseUrl?.replace(/\/+$/, '') ?? baseUrl;
 
@@ -151,6 +183,7 @@ export async function startMockBuyer(opts: MockBuyerOptions): Promise<RunningMoc
     url: `${publicBase}${endpoints.list().find((e) => e.id === DEFAULT_ENDPOINT_ID)!.path}`,
     stateUrl: `${publicBase}/_admin/state`,
     adminUrl: `${publicBase}/_admin`,
+    adminToken,
     registerEndpoint: (spec) => endpoints.register(spec),
     endpoints: () => endpoints.list(),
     pending: () => readBack.pending(),

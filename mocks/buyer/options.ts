@@ -10,6 +10,8 @@ export const MIN_RETENTION_SECONDS = 24 * 3600;
 /** Default per-sender dedup bound (interface spec 6.5 rule 5). */
 export const DEFAULT_DEDUP_BOUND_PER_SENDER = 100_000;
 export const DEFAULT_ENDPOINT_ID = 'default';
+/** Default bound on receiving endpoints. */
+export const DEFAULT_MAX_ENDPOINTS = 1_000;
 
 export interface BuyerTimeouts {
   /** Time to receive the request headers (slowloris guard). Default 10 s. */
@@ -50,8 +52,12 @@ export interface MockBuyerOptions {
   /** Scheme + authority the senders use, when the receiver sits behind a proxy (default: the
    *  request's Host over http). */
   publicBaseUrl?: string;
-  /** Bearer token required on /_admin routes (default: none; the mock binds loopback). */
+  /** Bearer token required on /_admin routes. Default: none when bound to loopback; a generated one
+   *  (see `RunningMockBuyer.adminToken`) when bound to any other address or published through a
+   *  `publicBaseUrl` whose host is not loopback (a proxy in front). */
   adminToken?: string;
+  /** Most receiving endpoints the buyer holds (default 1000); registering one more fails. */
+  maxEndpoints?: number;
   /** Endpoints to register at start (the `default` RFC 9421 endpoint always exists). */
   endpoints?: EndpointSpec[];
   /** Start with processing paused (acknowledged deliveries wait in the durable queue). */
@@ -69,6 +75,8 @@ export interface RunningMockBuyer {
   /** Read-back hook: `GET stateUrl?task_id=...` (see suites/webhook-receiver/README.md). */
   readonly stateUrl: string;
   readonly adminUrl: string;
+  /** The bearer token the /_admin routes require (given or generated), or undefined when they are open (loopback only). */
+  readonly adminToken?: string;
   /** Register another receiving endpoint (the registration the seller was told about). */
   registerEndpoint(spec: EndpointSpec): EndpointInfo;
   endpoints(): EndpointInfo[];

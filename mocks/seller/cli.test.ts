@@ -65,6 +65,21 @@ describe('mock seller command', () => {
     await expect(fetch(card!, { signal: AbortSignal.timeout(5_000) })).rejects.toThrow();
   });
 
+  it('says which webhook URL policy it applies: strict by default, anything with --allow-private-webhooks', async () => {
+    for (const [argv, policy] of [
+      [[], 'webhook URLs must be https and public'],
+      [['--allow-private-webhooks'], 'webhooks to any URL: local testing'],
+    ] as const) {
+      const { err, io } = capture();
+      const stop = new AbortController();
+      const running = mockSellerCommand([...argv], { ...io, stop: stop.signal });
+      await waitFor(() => err.join('').includes('listening on'), 'the start line');
+      expect(err.join('')).toContain(policy);
+      stop.abort();
+      expect(await running).toBe(0);
+    }
+  });
+
   it('stops cleanly on SIGTERM as a real process', async () => {
     const script = "import { mockSellerCommand } from './mocks/seller/cli.ts'; process.exitCode = await mockSellerCommand(process.argv.slice(1));";
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, '--', '--port', '0'], {

@@ -1,6 +1,6 @@
 /**
  * `proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]...
- *  [--db FILE] [--reply-mode sse|json] [--no-controller] [--list-faults]`
+ *  [--db FILE] [--reply-mode sse|json] [--no-controller] [--allow-private-webhooks] [--list-faults]`
  *
  * Starts the reference mock seller, prints its URLs, runs until SIGINT/SIGTERM, then closes
  * cleanly and returns 0. Bad flags: one line on stderr, exit code 2.
@@ -19,7 +19,10 @@ export interface MockSellerCommandIo {
 }
 
 const USAGE =
-  'usage: proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]... [--db FILE] [--reply-mode sse|json] [--no-controller] [--list-faults]';
+  'usage: proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]... [--db FILE] [--reply-mode sse|json] [--no-controller] ' +
+  '[--allow-private-webhooks] [--list-faults]\n' +
+  '  --allow-private-webhooks  local testing: accept webhook URLs over http and on loopback/private addresses\n' +
+  '                            (default: https and public addresses only, digest 5.9)';
 
 function parse(argv: string[]) {
   let parsed;
@@ -38,6 +41,7 @@ function parse(argv: string[]) {
         'reply-mode': { type: 'string' },
         'list-faults': { type: 'boolean' },
         'no-controller': { type: 'boolean' },
+        'allow-private-webhooks': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -63,6 +67,7 @@ function parse(argv: string[]) {
       dbPath: v.db,
       mcpReplyMode: replyMode as 'sse' | 'json' | undefined,
       testController: v['no-controller'] !== true,
+      allowPrivateWebhooks: v['allow-private-webhooks'] === true,
     },
   };
 }

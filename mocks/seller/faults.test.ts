@@ -273,6 +273,12 @@ const PROBES: Record<string, Probe> = {
       );
     },
   },
+  'list-scenarios-incomplete': {
+    async violated({ client }) {
+      const listed = (await control(client, 'list_scenarios', {})).scenarios as string[];
+      return !listed.includes('force_task_completion');
+    },
+  },
   'controller-rejects-active': {
     async violated({ client }) {
       const buy = await client.ok('create_media_buy', createArgs());
@@ -339,6 +345,7 @@ describe('fault registry', () => {
 
   it('names only check ids that the suites define', () => {
     const ids = builtinCheckIds();
+    expect(ids.size).toBeGreaterThan(50);
     for (const f of listFaults().filter((f) => !f.name.startsWith('test-only-'))) {
       for (const id of [...f.targets, ...(f.collateral ?? [])]) expect(ids.has(id), `${f.name} → ${id}`).toBe(true);
     }

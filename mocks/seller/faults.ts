@@ -310,6 +310,8 @@ const BUILTIN: FaultDef[] = [
       'state-machine.revision.not-on-replay',
       'state-machine.revision.stale-conflict',
       'state-machine.valid-actions.match-state',
+      // its replay-after-a-change probe needs the pause to change the buy: blocked by walk.pause
+      'idempotency.replay.identical-body',
     ],
   },
   {
@@ -371,6 +373,11 @@ const BUILTIN: FaultDef[] = [
     targets: ['state-machine.not-found.package'],
   },
   // Test controller (digest 4.6).
+  {
+    name: 'list-scenarios-incomplete',
+    rule: 'list_scenarios answers the exact scenario names the controller supports (digest 4.6); it leaves out force_task_completion, which the capabilities declare',
+    targets: ['setup.controller.scenarios'],
+  },
   {
     name: 'controller-rejects-active',
     rule: 'the controller forces rejected only from pending_* (digest 4.6); rejected from active is accepted',

@@ -31,6 +31,8 @@ import { createMockRequestVerifier, mockRequestSigningCapability } from './signi
 import { createWebhookKeys } from './webhooks/keys.js';
 import { DEFAULT_RETRY, DEFAULT_WEBHOOK_TIMEOUT_MS } from './webhooks/sender.js';
 import { DEFAULT_IMPAIRMENT_WINDOW_MS, WebhookService } from './webhooks/service.js';
+import { DEFAULT_MAX_WEBHOOK_URLS, WebhookAdmission } from './webhooks/admission.js';
+import { AddressPolicy } from '../../harness/net/address-policy.js';
 
 export type {
   MockSellerOptions,
@@ -98,6 +100,8 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
   const clock = new SellerClock(new MetaStore(db));
   const mediaBuys = new MediaBuyService({ records, clock, events, faults });
   const hooks = opts.webhooks ?? {};
+  const allowPrivate = opts.allowPrivateWebhooks === true;
+  const webhookPolicy = allowPrivate ? undefined : new AddressPolicy({ denyPrivate: true, lookup: hooks.lookup });
   const webhooks = new WebhookService({
     ids,
     faults,
@@ -112,6 +116,12 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     },
     timeoutMs: hooks.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
     impairmentWindowMs: hooks.impairmentWindowMs ?? DEFAULT_IMPAIRMENT_WINDOW_MS,
+    admission: new WebhookAdmission({
+      allowPrivate,
+      policy: webhookPolicy ?? new AddressPolicy({ denyPrivate: true }),
+      maxUrls: hooks.maxUrlsPerPrincipal ?? DEFAULT_MAX_WEBHOOK_URLS,
+    }),
+    addressPolicy: webhookPolicy,
     log,
   });
   const services: SellerServices = {
@@ -146,7 +156,11 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     { path: '/.well-known/agent-card.json', methods: ['GET'], handle: (ctx) => a2a.handle(ctx) },
     ...identityRoutes({ baseUrl, mcpUrl, a2aUrl, name: SELLER_NAME }, webhooks.keys),
   ]);
-  log(`mock seller listening on ${baseUrl} (token ${ids.token}${faults.size ? `, faults: ${faults.names().join(', ')}` : ''})`);
+  log(
+    `mock seller listening on ${baseUrl} (token ${ids.token}${faults.size ? `, faults: ${faults.names().join(', ')}` : ''}; ${
+      allowPrivate ? 'webhooks to any URL: local testing' : 'webhook URLs must be https and public'
+    })`,
+  );
 
   let closing: Promise<void> | undefined;
   const close = () => {

@@ -2,6 +2,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SellerEvents } from './domain/events.js';
 import type { RequestSigningCapability } from '../../harness/signing/verify/precheck.js';
+import type { LookupFunction } from '../../harness/net/address-policy.js';
 
 export type McpReplyMode = 'sse' | 'json';
 
@@ -68,6 +69,13 @@ export interface MockSellerOptions {
   maxSessions?: number;
   /** Webhook delivery settings (sandbox defaults are fast: 25 ms first retry delay, 6 attempts). */
   webhooks?: MockWebhookOptions;
+  /**
+   * Local testing only: accept webhook registrations to http:// URLs and to reserved addresses
+   * (loopback, private, link-local, ...). Default false: a push URL must be https and resolve to
+   * public addresses only, or the registration fails with INVALID_REQUEST (digest 5.9), and every
+   * delivery is pinned to the checked address.
+   */
+  allowPrivateWebhooks?: boolean;
 }
 
 export interface MockWebhookOptions {
@@ -81,6 +89,10 @@ export interface MockWebhookOptions {
   timeoutMs?: number;
   /** Impairment coalescing window in real time (default 100 ms; at most 5 minutes). */
   impairmentWindowMs?: number;
+  /** Distinct webhook URLs one principal may register per hour (default 1000); beyond it INVALID_REQUEST. */
+  maxUrlsPerPrincipal?: number;
+  /** Resolver for webhook hosts (tests map names to addresses without DNS); default the system's. */
+  lookup?: LookupFunction;
 }
 
 export interface RunningMockSeller {

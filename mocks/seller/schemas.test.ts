@@ -1,21 +1,18 @@
 /**
  * Agreement between the mock seller and the project's JSON Schemas (fixtures/schemas, validated
  * with harness/schemas/validator.ts): every kind of reply the seller produces must be valid, for
- * the default token and for another one. Skipped while the schemas or the validator are absent.
+ * the default token and for another one.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SchemaValidator } from '../../harness/schemas/validator.js';
+import { createSchemaValidator, type SchemaValidator } from '../../harness/schemas/validator.js';
 import type { RunningMockSeller } from './index.js';
 import { McpTestClient, a2aSend } from './testing/wire-client.js';
 import { createArgs, freshAccount, isoIn, key, startTestSeller } from './testing/seller-fixtures.js';
 
 const root = process.cwd();
-const available = existsSync(join(root, 'harness/schemas/validator.ts')) && existsSync(join(root, 'fixtures/schemas/media-buy.json'));
 
-async function validatorFor(token: string): Promise<SchemaValidator> {
-  const { createSchemaValidator } = await import('../../harness/schemas/validator.js');
+function validatorFor(token: string): SchemaValidator {
   return createSchemaValidator({ token, schemaDir: join(root, 'fixtures/schemas') });
 }
 
@@ -24,14 +21,14 @@ function expectValid(v: SchemaValidator, task: string, payload: unknown): void {
   expect(verdict.errors, `${task}: ${JSON.stringify(payload).slice(0, 400)}`).toEqual([]);
 }
 
-describe.skipIf(!available)('replies validate against fixtures/schemas (skipped: schemas or validator absent)', () => {
+describe('replies validate against fixtures/schemas', () => {
   for (const token of ['proto', 'adcp']) {
     describe(`token ${token}`, () => {
       let seller: RunningMockSeller;
       let client: McpTestClient;
       let v: SchemaValidator;
       beforeAll(async () => {
-        v = await validatorFor(token);
+        v = validatorFor(token);
         seller = await startTestSeller({ token });
         client = new McpTestClient(seller.mcpUrl);
         await client.initialize();

@@ -9,6 +9,7 @@
 import { emptyCounts, isFailing } from '../../harness/engine/result.js';
 import type { CheckResult, Evidence, Level, Outcome, OutcomeCounts, RunResult, SuiteResult, SuiteStatus } from '../../harness/engine/result.js';
 import { DEFAULT_TOKEN, protocolIds } from '../../harness/token.js';
+import { coverageOf } from '../../harness/engine/summarize.js';
 import type { TransportKind, WireExchange } from '../../harness/transport/types.js';
 
 /** Each one sets `window.__pwned` (or opens a dialog) if a renderer lets it execute. */
@@ -159,7 +160,7 @@ const S = {
 } satisfies Record<string, Spec>;
 
 /** A fresh, consistent RunResult (every call builds new objects). */
-export function buildRunFixture(options: { strict?: boolean; baseline?: boolean } = {}): RunResult {
+export function buildRunFixture(options: { strict?: boolean; baseline?: boolean; withoutHarnessError?: boolean } = {}): RunResult {
   seq = 0;
   const transports: TransportKind[] = ['mcp', 'a2a'];
   const capsOk = mcpExchange(ids.capabilitiesTask, 200, JSON.stringify({ result: { content: [{ type: 'text', text: '{"ok":true}' }] } }));
@@ -191,17 +192,19 @@ export function buildRunFixture(options: { strict?: boolean; baseline?: boolean 
         ],
       }),
     }),
-    check(S.replay, 'a2a', 'error', `harness error: ${HOSTILE.textarea}`, {
+    check(S.replay, 'a2a', options.withoutHarnessError ? 'fail' : 'error', `harness error: ${HOSTILE.textarea}`, {
       evidence: evidence({
         exchanges: [a2aExchange('create_media_buy', undefined, '', `timeout after 30000 ms ${HOSTILE.control}`)],
         notes: ['TypeError: boom'],
       }),
     }),
-    check(S.conflict, 'mcp', 'not_testable', 'prerequisite failed: no media buy to reuse', {
+    check(S.conflict, 'mcp', 'blocked', `blocked by ${S.replay.id}: setup step 1 failed: no media buy to reuse`, {
+      blocked_by: S.replay.id,
       evidence: evidence({ notes: ['setup step create failed'] }),
     }),
-    check(S.conflict, 'a2a', 'not_testable', 'budget exhausted before this check ran', {
+    check(S.conflict, 'a2a', 'gap', 'not run: the run budget ran out before this check started', {
       not_run: true,
+      gap: 'run budget',
       evidence: evidence({}),
     }),
     check(S.missing, 'mcp', 'fail', 'accepted a request without idempotency_key', {
@@ -213,10 +216,13 @@ export function buildRunFixture(options: { strict?: boolean; baseline?: boolean 
     check(S.ttl, 'a2a', 'info', 'replay_ttl_seconds = 86400', { evidence: evidence({ actual: 86400 }) }),
     check(S.webhookTag, 'mcp', 'not_applicable', 'agent does not claim push notifications', { evidence: evidence({}) }),
     check(S.webhookTag, 'a2a', 'not_applicable', 'agent does not claim push notifications', { evidence: evidence({}) }),
-    check(S.verify, 'mcp', 'not_testable', `no signing key published: ${HOSTILE.jsUrl}`, { evidence: evidence({ notes: [HOSTILE.meta] }) }),
+    check(S.verify, 'mcp', 'gap', `the agent offers no test controller: ${HOSTILE.jsUrl}`, {
+      gap: `test controller ${HOSTILE.img}`,
+      evidence: evidence({ notes: [HOSTILE.meta] }),
+    }),
     check(S.verify, 'a2a', 'pass', 'verified'),
     check(S.negative, 'mcp', 'pass', 'all negative vectors rejected'),
-    check(S.negative, 'a2a', 'not_testable', 'budget exhausted before this check ran', { not_run: true, evidence: evidence({}) }),
+    check(S.negative, 'a2a', 'gap', 'not run: the run budget ran out before this check started', { not_run: true, gap: 'run budget', evidence: evidence({}) }),
   ];
   const suites: SuiteResult[] = [
     suite('capabilities', 'Capability discovery', checks, transports),
@@ -227,7 +233,7 @@ export function buildRunFixture(options: { strict?: boolean; baseline?: boolean 
   ];
   const duration = 4321;
   return {
-    schema_version: '1.0',
+    schema_version: '1.1',
     harness: { name: 'proto-comply', version: '0.1.0' },
     agent_url: HOSTILE_AGENT_URL,
     token: DEFAULT_TOKEN,
@@ -253,7 +259,8 @@ export function buildRunFixture(options: { strict?: boolean; baseline?: boolean 
       },
     ],
     overall_status: 'failing',
-    completeness: { status: 'partial', reasons: ['budget of 60 s ran out: 2 checks not run'] },
+    coverage: coverageOf(checks, transports, 60),
+    lifecycle_stage: 'testing',
     headline: `4 MUST failures on ${HOSTILE.img}`,
     seed: 'seed-7f3a',
     started_at: at(0),
@@ -288,7 +295,7 @@ export function buildUnreachableFixture(): RunResult {
   run.suites = run.suites.map((s) => ({ suite_id: s.suite_id, title: s.title, status: 'untested', counts: emptyCounts(), by_transport: {} }));
   run.transport_info = run.transport_info.map((t) => ({ ...t, reachable: false, declared_tasks: [], problem: `connect ECONNREFUSED ${HOSTILE.img}` }));
   run.overall_status = 'unreachable';
-  run.completeness = { status: 'complete', reasons: [] };
+  run.coverage = coverageOf([], run.transports);
   run.headline = `unreachable: connect ECONNREFUSED ${HOSTILE.script}`;
   return run;
 }

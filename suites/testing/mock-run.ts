@@ -14,7 +14,7 @@ export interface MockRunOptions extends Omit<CertifyOptions, 'agentUrl' | 'authT
 
 export async function certifyMock(o: MockRunOptions = {}): Promise<RunResult> {
   const authToken = o.withAuth === false ? undefined : randomBytes(18).toString('base64url');
-  const mock = await startMockSeller({ token: o.token, authToken, ...o.mock });
+  const mock = await startMockSeller({ token: o.token, authToken, allowPrivateWebhooks: true, ...o.mock });
   try {
     return await certify({ ...o, agentUrl: mock.baseUrl, authToken, seed: o.seed ?? '20261122' });
   } finally {
@@ -45,8 +45,9 @@ export interface FaultVerdict {
 }
 
 /**
- * Judges a run of every suite against the mock with one fault: each target must fail on each
- * transport the fault affects, and nothing outside its targets and declared collateral may fail
+ * Judges a run of every suite against the mock with one fault: each target must fail (a verdict:
+ * fail, warn or info, not blocked) on each transport the fault affects, and nothing outside its
+ * targets and declared collateral may be a finding (failed, blocked, a gap, an error)
  * (unless the fault breaks the transport itself); a transport it does not affect must be clean.
  */
 export function judgeFault(fault: FaultDef, run: RunResult): FaultVerdict {
@@ -59,9 +60,17 @@ export function judgeFault(fault: FaultDef, run: RunResult): FaultVerdict {
     return `${t} ${id} (${c?.outcome}: ${c?.message})`;
   };
   for (const t of ['mcp', 'a2a'] as const) {
-    const found = findingIds(run, t);
+    // A check blocked by a target (or by a declared collateral check) is the cascade the fault is
+    // expected to cause, not a finding of its own.
+    const found = findings(run)
+      .filter((c) => c.transport === t && !(c.outcome === 'blocked' && c.blocked_by !== undefined && allowed.has(c.blocked_by)))
+      .map((c) => c.check_id);
+    // A target must fail (fail, warn or info: a verdict against the rule); blocked or a gap is not a detection.
+    const failed = new Set(
+      run.checks.filter((c) => c.transport === t && (c.outcome === 'fail' || c.outcome === 'warn' || c.outcome === 'info')).map((c) => c.check_id),
+    );
     if (affected.includes(t)) {
-      for (const target of fault.targets) if (!found.includes(target)) missed.push(`${t} ${target}`);
+      for (const target of fault.targets) if (!failed.has(target)) missed.push(explain(t, target));
       if (!fault.breaksTransport) unexpected.push(...found.filter((id) => !allowed.has(id)).map((id) => explain(t, id)));
     } else {
       unexpected.push(...found.map((id) => explain(t, id)));
@@ -76,24 +85,26 @@ export function erroredChecks(run: RunResult): string[] {
 }
 
 /**
- * Judges one run with every fault of a group active: each fault's targets must fail on the
- * transports it affects, and nothing outside the group's targets and collateral may fail.
- * Returns the missed targets per fault and the unexpected findings of the whole group.
+ * Judges one run with every fault of a group active, as judgeFault judges one: each fault's
+ * targets must fail (fail, warn or info) on the transports it affects, and nothing outside the
+ * group's targets and collateral may be a finding (a check blocked by one of them is the expected
+ * cascade). Returns the missed targets per fault and the unexpected findings of the whole group.
  */
 export function judgeGroup(faults: readonly FaultDef[], run: RunResult): { missed: Map<string, string[]>; unexpected: string[] } {
-  const missed = new Map<string, string[]>();
+  const missed = new Map<string, string[]>(faults.map((f) => [f.name, []]));
   const unexpected: string[] = [];
+  const group = faults.map((f) => f.name).join(', ');
   for (const t of ['mcp', 'a2a'] as const) {
-    const found = findingIds(run, t);
     const affecting = faults.filter((f) => (f.transports ?? ['mcp', 'a2a']).includes(t));
     const allowed = new Set(affecting.flatMap((f) => [...f.targets, ...(f.collateral ?? [])]));
-    for (const f of affecting) {
-      const m = f.targets.filter((id) => !found.includes(id)).map((id) => `${t} ${id} (with its group)`);
-      missed.set(f.name, [...(missed.get(f.name) ?? []), ...m]);
-    }
-    for (const id of found.filter((x) => !allowed.has(x))) {
-      const c = run.checks.find((x) => x.transport === t && x.check_id === id);
-      unexpected.push(`${t} ${id} (${c?.outcome}: ${c?.message}) with the group ${faults.map((f) => f.name).join(', ')}`);
+    const failed = new Set(
+      run.checks.filter((c) => c.transport === t && (c.outcome === 'fail' || c.outcome === 'warn' || c.outcome === 'info')).map((c) => c.check_id),
+    );
+    for (const f of affecting) missed.get(f.name)!.push(...f.targets.filter((id) => !failed.has(id)).map((id) => `${t} ${id} (with its group)`));
+    for (const c of findings(run)) {
+      if (c.transport !== t || allowed.has(c.check_id)) continue;
+      if (c.outcome === 'blocked' && c.blocked_by !== undefined && allowed.has(c.blocked_by)) continue;
+      unexpected.push(`${t} ${c.check_id} (${c.outcome}: ${c.message}) with the group ${group}`);
     }
   }
   return { missed, unexpected };

@@ -38,10 +38,14 @@ export interface Judgement {
 
 export type StepVerdict =
   | { status: 'ok' }
-  /** An expectation of the step failed (the check fails, or is not_testable for a setup step). */
+  /** An expectation of the step failed: a probe step fails the check; a setup step blocks it
+   *  (by the step's `prerequisite`, the check that tests the call the setup needed). */
   | { status: 'failed'; message: string; expected?: unknown; actual?: unknown; pointer?: string }
-  /** The step could not be carried out (agent unreachable, unresolved template...): not_testable. */
-  | { status: 'unmet'; message: string; expected?: unknown; actual?: unknown; pointer?: string }
+  /** The step could not be carried out: the check is blocked by `blocked_by` (or the step's
+   *  `prerequisite`); with neither named, the harness could not run it (error). */
+  | { status: 'unmet'; message: string; blocked_by?: string; expected?: unknown; actual?: unknown; pointer?: string }
+  /** The agent (or the run's configuration) lacks an optional feature the step needs: a coverage gap. */
+  | { status: 'gap'; message: string; gap: string }
   /** Nothing to judge (e.g. no reply of a task was ever observed and the agent lists no such task). */
   | { status: 'not_applicable'; message: string };
 
@@ -75,6 +79,8 @@ export interface CheckContext {
   /** Run-scoped resources (receivers, key servers) shared by every check and closed at run end. */
   resources: RunResources;
   run: RunFacts;
+  /** Facts of this transport: read what earlier checks published, publish for later ones (engine/plugin.ts). */
+  facts: { get(name: string): unknown; publish(name: string, value: unknown): void };
   /** Expand `{{...}}` templates against this check's scope. */
   expand(value: unknown): unknown;
   /** Call a task through the transport; records exchanges and the observed reply. */
@@ -96,11 +102,13 @@ export interface StepScope {
   random: ScopedRandom;
 }
 
-/** What a list of steps came to: ok, or the first step that was not ok (1-based) and its role. */
+/** What a list of steps came to: ok, or the first step that was not ok (1-based), its role and its prerequisite. */
 export interface StepRun {
   verdict: StepVerdict;
   failedStep?: number;
   failedRole?: 'setup' | 'probe';
+  /** The failing step's `prerequisite` (the check that tests the call it needed). */
+  failedPrerequisite?: string;
 }
 
 /** What expectations look at. */
@@ -120,6 +128,8 @@ export interface StepKind {
   expectationFields?: string[];
   /** Field names holding nested step lists (validated recursively at load), e.g. a shared flow. */
   stepFields?: string[];
+  /** Facts the kind reads in code (engine/plugin.ts), so checks using it depend on their publishers like a template does. */
+  reads?: readonly string[];
   run(step: StepDef, ctx: CheckContext): Promise<{ verdict: StepVerdict; record?: StepRecord }>;
 }
 

@@ -1,5 +1,6 @@
 /**
- * Step 14 fast path (used by duplicate-keys.ts): one pass over the raw body bytes that answers
+ * Step 14 fast path (`scanDuplicateKeysFast`, a drop-in for duplicate-keys.ts
+ * `scanDuplicateKeys` on raw bodies): one pass over the raw body bytes that answers
  * "valid JSON, valid UTF-8, no duplicate object key" for ordinary bodies, without decoding the
  * body and without allocating. Keys are compared byte for byte, which for valid UTF-8 without
  * escapes is the same as comparing the decoded names.
@@ -9,6 +10,7 @@
  * reference scanner decides (and reports the duplicate names or the error).
  */
 import { isUtf8 } from 'node:buffer';
+import { type DuplicateKeyScan, scanDuplicateKeys } from '../parse/duplicate-keys.js';
 
 /** Keys per object compared pairwise; larger objects go to the reference scanner's Set. */
 export const MAX_QUICK_KEYS = 32;
@@ -38,6 +40,13 @@ function growKeys(): void {
 const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const isHex = (c: number) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+
+const OK: DuplicateKeyScan = Object.freeze({ kind: 'ok' }) as DuplicateKeyScan;
+
+/** `scanDuplicateKeys` of raw bytes: settled here when certainly fine, else by the reference scanner. */
+export function scanDuplicateKeysFast(body: Uint8Array): DuplicateKeyScan {
+  return quickJsonNoDuplicates(body) ? OK : scanDuplicateKeys(body);
+}
 
 /** True only when `b` is certainly valid UTF-8 JSON without duplicate keys. */
 export function quickJsonNoDuplicates(b: Uint8Array): boolean {

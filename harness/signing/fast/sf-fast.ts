@@ -3,7 +3,9 @@
  * lists of strings, integers, tokens, booleans and byte sequences; parameters). It mirrors
  * `structured-headers`' parser decision for decision and returns the same structure; any input
  * using other features (decimals, dates, display strings) returns FALLBACK and is parsed by
- * `structured-headers` instead. Differential tests keep the two in agreement.
+ * the reference path (parse/structured-fields.ts: `structured-headers` plus the profile's
+ * strictness) instead. `parseStrictDictionaryFast` is the entry point: a drop-in for
+ * `parseStrictDictionaryWithText`. Differential tests keep the two in agreement.
  *
  * Profile strictness is applied while parsing: duplicate keys and duplicate parameters are
  * errors, byte sequences are decoded with the profile decoder. It also records each member's
@@ -12,6 +14,7 @@
  */
 import { Token, type Dictionary, type InnerList, type Item, type Parameters } from 'structured-headers';
 import { type Base64Error, decodeBinary, type BinaryEncoding } from '../parse/base64.js';
+import { parseStrictDictionaryWithText, serializeMember, type StrictDictionary, StructuredFieldError } from '../parse/structured-fields.js';
 
 export const FALLBACK = Symbol('sf-fast-fallback');
 
@@ -36,6 +39,40 @@ const isTokenChar = (c: number) => isAlpha(c) || isDigit(c) || TOKEN_EXTRA.has(c
 
 class Fallback {}
 const FB = new Fallback();
+
+/**
+ * `parseStrictDictionaryWithText` with the fast paths in front: the canonical single-member
+ * forms, then the general fast parser, then (FALLBACK) the reference parser. Throws
+ * StructuredFieldError, as the reference parser does, for the same inputs.
+ */
+export function parseStrictDictionaryFast(input: string, encoding: BinaryEncoding): StrictDictionary {
+  let fast: FastDictionary | typeof FALLBACK;
+  try {
+    fast = fastBinaryMember(input, encoding) ?? fastInnerListMember(input) ?? fastParseDictionary(input, encoding);
+  } catch (err) {
+    if (err instanceof FastParseError) throw new StructuredFieldError(err.message);
+    throw err;
+  }
+  if (fast === FALLBACK) return parseStrictDictionaryWithText(input, encoding);
+  return new ParsedDictionary(fast.dict, fast.canonicalText);
+}
+
+/** `parseStrictDictionaryFast(...).dict`: a drop-in for `parseStrictDictionary`. */
+export function parseStrictDictionaryFastDict(input: string, encoding: BinaryEncoding): Dictionary {
+  return parseStrictDictionaryFast(input, encoding).dict;
+}
+
+/** A class, not an object literal with an arrow: no per-parse function objects. */
+class ParsedDictionary implements StrictDictionary {
+  constructor(
+    readonly dict: Dictionary,
+    private readonly canonicalText: Map<string, string | undefined>,
+  ) {}
+
+  memberText(key: string): string | undefined {
+    return this.canonicalText.get(key) ?? serializeMember(this.dict.get(key));
+  }
+}
 
 /** Parse; returns FALLBACK when the input needs the full library. Throws FastParseError. */
 export function fastParseDictionary(input: string, encoding: BinaryEncoding): FastDictionary | typeof FALLBACK {
@@ -135,11 +172,16 @@ class FastParser {
       if (end === -1) this.err('unterminated byte sequence');
       const token = input.slice(this.pos + 1, end);
       this.pos = end + 1;
+      let bytes: Buffer;
       try {
-        return decodeBinary(token, this.encoding);
+        bytes = decodeBinary(token, this.encoding);
       } catch (e) {
         return this.err(`byte sequence: ${(e as Base64Error).message}`);
       }
+      // The legacy decoder also takes base64url and unpadded tokens; the serialization is
+      // padded standard base64.
+      if (this.encoding !== 'strict' && bytes.toString('base64') !== token) this.canonical = false;
+      return bytes;
     }
     if (c === 0x3f) {
       const v = input.charCodeAt(this.pos + 1);
@@ -246,7 +288,9 @@ export function fastBinaryMember(input: string, encoding: BinaryEncoding): FastD
     throw new FastParseError(`byte sequence: ${(e as Base64Error).message}`);
   }
   const dict: Dictionary = new Map([[m[1]!, [bytes as never, new Map()]]]);
-  return { dict, canonicalText: new Map([[m[1]!, input.slice(m[1]!.length + 1)]]) };
+  // Canonical when the token is already the serialization (padded standard base64).
+  const canonical = encoding === 'strict' || bytes.toString('base64') === m[2];
+  return { dict, canonicalText: new Map([[m[1]!, canonical ? input.slice(m[1]!.length + 1) : undefined]]) };
 }
 
 /** `label=("c1" "c2" ...);k="v";n=1...` — the form of `Signature-Input` as signers send it. */

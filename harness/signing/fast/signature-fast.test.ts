@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import type { BinaryEncoding } from '../parse/base64.js';
 import { parseContentDigest } from '../parse/content-digest.js';
 import { ALLOWED_SIG_ALGS } from '../keys/keys.js';
-import { coverageOf, fastParseSignatureHeaders, fastSha256DigestToken } from './signature-fast.js';
-import { parseSignatureHeaders } from '../parse/signature-headers.js';
+import { fastParseSignatureHeaders, fastSha256DigestToken } from './signature-fast.js';
+import { coverageOf, parseSignatureHeaders } from '../parse/signature-headers.js';
 import { signRequest } from '../sign/signer.js';
 import { freshKey, ids, NOW, signingKey } from '../testing/verifier-setup.js';
 

@@ -1,5 +1,5 @@
 /**
- * Step 1 fast path (used by verifier.ts): the exact header shapes the profile's signers emit,
+ * Step 1 fast path (fast-paths.ts): the exact header shapes the profile's signers emit,
  * turned into the parsed signature directly, with no intermediate dictionary:
  *
  *   Signature-Input: sig1=("c1" "c2" ...);created=N;expires=N;nonce="..";keyid="..";alg="..";tag=".."
@@ -11,45 +11,13 @@
  * decoded by table lookups. It never decides an error: any other shape — other labels or
  * members, another parameter order or set, whitespace, escapes, tokens, negative integers,
  * repeated or parameterised components, a value the profile decoder would refuse or take on
- * its lenient branch — returns undefined, and the reference parser (`parseSignatureHeaders` /
- * `parseContentDigest`, structured-headers underneath) parses the input and reports the exact
- * code. Whatever this accepts, the reference parser accepts with an identical result;
+ * its lenient branch — returns undefined, and the general parsers (`parseSignatureHeaders` /
+ * `parseContentDigest` over sf-fast.ts, structured-headers behind it) parse the input and
+ * report the exact code. Whatever this accepts, the reference parser accepts with an identical result;
  * signature-fast.test.ts checks that differentially.
  */
 import { MIN_NONCE_BYTES, type BinaryEncoding } from '../parse/base64.js';
-import { SIGNATURE_LABEL, type ParsedSignature } from '../parse/signature-headers.js';
-
-/**
- * ParsedSignature with the signature bytes as a plain Uint8Array (a small on-heap array is far
- * cheaper to make than a Buffer); the reference parser's ParsedSignature is assignable to it.
- */
-export interface FastParsedSignature extends Omit<ParsedSignature, 'signature' | 'components'> {
-  /** Covered component identifiers in order (shared, never modified). */
-  components: readonly string[];
-  signature: Uint8Array;
-  /** COVERS_* bits of the components, when the fast path knows them. */
-  coverage?: number;
-}
-
-export const COVERS_METHOD = 1;
-export const COVERS_TARGET_URI = 2;
-export const COVERS_AUTHORITY = 4;
-export const COVERS_CONTENT_TYPE = 8;
-export const COVERS_CONTENT_DIGEST = 16;
-const COMPONENT_BITS: Readonly<Record<string, number>> = {
-  '@method': COVERS_METHOD,
-  '@target-uri': COVERS_TARGET_URI,
-  '@authority': COVERS_AUTHORITY,
-  'content-type': COVERS_CONTENT_TYPE,
-  'content-digest': COVERS_CONTENT_DIGEST,
-};
-
-/** COVERS_* bits of a component list. */
-export function coverageOf(components: readonly string[]): number {
-  let bits = 0;
-  for (const c of components) bits |= Object.hasOwn(COMPONENT_BITS, c) ? COMPONENT_BITS[c]! : 0;
-  return bits;
-}
+import { coverageOf, SIGNATURE_LABEL, type SignatureView } from '../parse/signature-headers.js';
 
 // sf-string content that needs no escape: printable ASCII except `"` and `\`.
 const STR = '[ !#-\\[\\]-~]*';
@@ -132,7 +100,7 @@ function internKeyid(keyid: string): string {
 }
 
 /** The Step 1 result, or undefined when the reference parser must decide. */
-export function fastParseSignatureHeaders(signatureInput: string, signature: string, encoding: BinaryEncoding): FastParsedSignature | undefined {
+export function fastParseSignatureHeaders(signatureInput: string, signature: string, encoding: BinaryEncoding): SignatureView | undefined {
   const m = SIGNATURE_INPUT.exec(signatureInput);
   if (m === null) return undefined;
   const nonce = m[4]!;

@@ -1,8 +1,10 @@
 /**
- * Step 10's signature base for the verifier: the RFC 9421 text (the same as signature-base.ts
- * `buildSignatureBase` produces) and its UTF-8 bytes for the verify call.
+ * Step 10's signature base for the verifier's fast path: the RFC 9421 text (the same as
+ * signature-base.ts `buildSignatureBase` produces) and its UTF-8 bytes for the verify call,
+ * encoded into a reused scratch buffer.
  */
 import type { CanonicalTarget } from '../parse/target-uri.js';
+import type { SignatureBase } from '../verify/verifier-paths.js';
 
 /** The method in upper case; the usual upper-case method string is returned as it is. */
 export function upperCaseMethod(method: string): string {
@@ -98,4 +100,23 @@ export function signatureBase(
  */
 export function signatureBaseBytes(): Uint8Array {
   return bytes;
+}
+
+/** The one result object `scratchSignatureBase` hands out, overwritten by each call. */
+const result = { text: '', bytes: bytes as Uint8Array };
+
+/**
+ * The VerifierPaths form: `signatureBase` of the received method (upper-cased here) with its
+ * bytes. The object and its bytes are reused: valid only until the next call.
+ */
+export function scratchSignatureBase(
+  components: readonly string[],
+  fieldValues: readonly string[],
+  signatureParams: string,
+  method: string,
+  target: CanonicalTarget,
+): SignatureBase {
+  result.text = signatureBase(components, fieldValues, signatureParams, upperCaseMethod(method), target);
+  result.bytes = bytes;
+  return result;
 }

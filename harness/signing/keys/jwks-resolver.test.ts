@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BrandJwksResolver, JWKS_MAX_BYTES } from './jwks-resolver.js';
 import { publicJwk, type Jwk } from './keys.js';
-import { isLoopbackAddress, isReservedAddress } from '../../net/reserved-address.js';
+import { isLoopbackAddress, isReservedAddress } from '../../net/address-ranges.js';
 import { createSafeFetcher, type SafeFetchError } from '../../net/safe-fetch.js';
 import { signRequest } from '../sign/signer.js';
 import { context, freshKey, ids, NOW, SETUPS, signingKey } from '../testing/verifier-setup.js';

@@ -9,6 +9,7 @@ import type { FailureReason } from '../codes.js';
 import { scanDuplicateKeys } from '../parse/duplicate-keys.js';
 import type { KeyLookup, KeyResolver } from './key-resolver.js';
 import type { Jwk } from './keys.js';
+import type { AddressPolicy } from '../../net/address-policy.js';
 import { createSafeFetcher, SafeFetchError, type DocumentFetcher } from '../../net/safe-fetch.js';
 
 export const JWKS_MAX_BYTES = 64 * 1024;
@@ -33,6 +34,8 @@ export interface BrandJwksResolverOptions {
   refetchCooldownSeconds?: number;
   /** Tests only: passed to the default fetcher. */
   allowInsecureLoopback?: boolean;
+  /** The run's private-address policy, passed to the default fetcher (its allow-list; with denyPrivate, no loopback either). */
+  addressPolicy?: AddressPolicy;
 }
 
 interface AgentEntry {
@@ -76,7 +79,7 @@ export class BrandJwksResolver implements KeyResolver {
   private readonly lastRefetch = new Map<string, number>();
 
   constructor(private readonly opts: BrandJwksResolverOptions) {
-    this.fetchDocument = opts.fetchDocument ?? createSafeFetcher({ allowInsecureLoopback: opts.allowInsecureLoopback });
+    this.fetchDocument = opts.fetchDocument ?? createSafeFetcher({ allowInsecureLoopback: opts.allowInsecureLoopback, policy: opts.addressPolicy });
     this.now = opts.now ?? (() => Math.floor(Date.now() / 1000));
     this.ttl = opts.cacheTtlSeconds ?? DEFAULT_CACHE_TTL_SECONDS;
     this.cooldown = opts.refetchCooldownSeconds ?? REFETCH_COOLDOWN_SECONDS;

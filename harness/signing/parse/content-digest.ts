@@ -5,6 +5,7 @@
  */
 import * as nodeCrypto from 'node:crypto';
 import { encodeBinary, type BinaryEncoding } from './base64.js';
+import type { Dictionary } from 'structured-headers';
 import { parseStrictDictionary, StructuredFieldError } from './structured-fields.js';
 
 export type DigestAlgorithm = 'sha-256' | 'sha-512';
@@ -24,9 +25,16 @@ export function contentDigestHeader(body: Uint8Array, encoding: BinaryEncoding, 
   return `${alg}=:${encodeBinary(digestBytes(body, alg), encoding)}:`;
 }
 
-/** Parsed `Content-Digest`: algorithm → digest bytes. Throws StructuredFieldError when malformed. */
-export function parseContentDigest(value: string, encoding: BinaryEncoding): Map<string, Buffer> {
-  const dict = parseStrictDictionary(value, encoding);
+/**
+ * Parsed `Content-Digest`: algorithm → digest bytes. Throws StructuredFieldError when malformed.
+ * The dictionary is parsed by `parseStrictDictionary` unless another parser is given.
+ */
+export function parseContentDigest(
+  value: string,
+  encoding: BinaryEncoding,
+  parseDictionary: (input: string, encoding: BinaryEncoding) => Dictionary = parseStrictDictionary,
+): Map<string, Buffer> {
+  const dict = parseDictionary(value, encoding);
   const out = new Map<string, Buffer>();
   for (const [alg, member] of dict) {
     const v = member[0];

@@ -2,10 +2,8 @@
  * Step 14a: find duplicate object keys in a raw JSON body (JSON.parse silently keeps the last).
  * A small single-pass scanner that validates the JSON grammar (RFC 8259) and keeps one key set
  * per open object. Keys are compared after unescaping, so `"a"` and `"\u0061"` collide.
- * Raw bodies first take the byte-level fast path (json-quick-scan.ts), which settles ordinary
- * bodies without decoding; anything it is not sure about is scanned here.
+ * Raw bytes are decoded as strict UTF-8 first (invalid UTF-8 is invalid JSON).
  */
-import { quickJsonNoDuplicates } from '../fast/json-quick-scan.js';
 
 export type DuplicateKeyScan = { kind: 'ok' } | { kind: 'duplicate'; keys: string[] } | { kind: 'invalid'; offset: number; message: string };
 
@@ -31,7 +29,6 @@ export function scanDuplicateKeys(input: string | Uint8Array): DuplicateKeyScan 
   let text: string;
   if (typeof input === 'string') text = input;
   else {
-    if (quickJsonNoDuplicates(input)) return { kind: 'ok' };
     try {
       text = utf8.decode(input);
     } catch {

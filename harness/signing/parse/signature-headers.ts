@@ -9,7 +9,7 @@ import { Token, type InnerList } from 'structured-headers';
 import type { BinaryEncoding } from './base64.js';
 import { type Base64Error, MIN_NONCE_BYTES, nonceByteLength } from './base64.js';
 import { SignatureFormatError } from '../codes.js';
-import { isInnerList, parseStrictDictionaryWithText, StructuredFieldError } from './structured-fields.js';
+import { isInnerList, parseStrictDictionaryWithText, type StrictDictionary, StructuredFieldError } from './structured-fields.js';
 
 /** The label the profile processes (digest 1.3: one signature per request). */
 export const SIGNATURE_LABEL = 'sig1';
@@ -37,6 +37,40 @@ export interface ParsedSignature {
   signature: Buffer;
 }
 
+/**
+ * What Step 1 hands the later steps: the fields of ParsedSignature, read only, with the
+ * signature bytes as any Uint8Array and the coverage bits of the components.
+ */
+export interface SignatureView extends Omit<ParsedSignature, 'signature' | 'components'> {
+  components: readonly string[];
+  signature: Uint8Array;
+  /** COVERS_* bits of `components` (`coverageOf`). */
+  coverage: number;
+}
+
+export const COVERS_METHOD = 1;
+export const COVERS_TARGET_URI = 2;
+export const COVERS_AUTHORITY = 4;
+export const COVERS_CONTENT_TYPE = 8;
+export const COVERS_CONTENT_DIGEST = 16;
+const COMPONENT_BITS: Readonly<Record<string, number>> = {
+  '@method': COVERS_METHOD,
+  '@target-uri': COVERS_TARGET_URI,
+  '@authority': COVERS_AUTHORITY,
+  'content-type': COVERS_CONTENT_TYPE,
+  'content-digest': COVERS_CONTENT_DIGEST,
+};
+
+/** COVERS_* bits of a component list. */
+export function coverageOf(components: readonly string[]): number {
+  let bits = 0;
+  for (const c of components) bits |= Object.hasOwn(COMPONENT_BITS, c) ? COMPONENT_BITS[c]! : 0;
+  return bits;
+}
+
+/** A strict dictionary parser: `parseStrictDictionaryWithText`, or one that answers exactly as it does. */
+export type DictionaryParser = (input: string, encoding: BinaryEncoding) => StrictDictionary;
+
 const STRING_PARAMS = ['nonce', 'keyid', 'alg', 'tag'] as const;
 const INTEGER_PARAMS = ['created', 'expires'] as const;
 const FIELD_NAME = /^[a-z0-9!#$%&'*+\-.^_`|~]+$/;
@@ -45,20 +79,28 @@ function malformed(message: string): never {
   throw new SignatureFormatError('header_malformed', message);
 }
 
-function dict(name: string, value: string, encoding: BinaryEncoding) {
+function dict(name: string, value: string, encoding: BinaryEncoding, parse: DictionaryParser) {
   try {
-    return parseStrictDictionaryWithText(value, encoding);
+    return parse(value, encoding);
   } catch (err) {
     if (err instanceof StructuredFieldError) malformed(`${name}: ${err.message}`);
     throw err;
   }
 }
 
-/** Parse the header pair and extract the `sig1` signature. Throws SignatureFormatError. */
-export function parseSignatureHeaders(signatureInput: string, signature: string, encoding: BinaryEncoding): ParsedSignature {
-  const parsedInputs = dict('Signature-Input', signatureInput, encoding);
+/**
+ * Parse the header pair and extract the `sig1` signature. Throws SignatureFormatError. The
+ * dictionaries are parsed by `parseStrictDictionaryWithText` unless another parser is given.
+ */
+export function parseSignatureHeaders(
+  signatureInput: string,
+  signature: string,
+  encoding: BinaryEncoding,
+  parseDictionary: DictionaryParser = parseStrictDictionaryWithText,
+): ParsedSignature {
+  const parsedInputs = dict('Signature-Input', signatureInput, encoding, parseDictionary);
   const inputs = parsedInputs.dict;
-  const sigs = dict('Signature', signature, encoding).dict;
+  const sigs = dict('Signature', signature, encoding, parseDictionary).dict;
   const input = inputs.get(SIGNATURE_LABEL);
   const sig = sigs.get(SIGNATURE_LABEL);
   if (input === undefined) malformed(`Signature-Input has no ${SIGNATURE_LABEL} label`);

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { serializeDictionary, serializeInnerList, serializeItem, Token } from 'structured-headers';
-import {
-  isInnerList,
-  parseStrictDictionary,
-  parseStrictDictionarySlow,
-  parseStrictDictionaryWithText,
-  singleFieldValue,
-  StructuredFieldError,
-} from './structured-fields.js';
+import { serializeDictionary, Token } from 'structured-headers';
+import { parseStrictDictionary, parseStrictDictionaryWithText, singleFieldValue, StructuredFieldError } from './structured-fields.js';
 
 const INPUT = 'sig1=("@method" "@target-uri");created=1776520800;expires=1776521100;nonce="KXYnfEfJ0PBRZXQyVXfVQA";keyid="k";alg="ed25519";tag="t/x:y"';
 
@@ -69,6 +62,15 @@ describe('parseStrictDictionary', () => {
   });
 });
 
+describe('parseStrictDictionaryWithText', () => {
+  it('serializes a member canonically, whatever its spelling', () => {
+    const parsed = parseStrictDictionaryWithText('sig1=( "@method"  "@authority" );created=01;keyid=k;x=?1, b=:-_8:', 'legacy');
+    expect(parsed.memberText('sig1')).toBe('("@method" "@authority");created=1;keyid=k;x');
+    expect(parsed.memberText('b')).toBe(':+/8=:');
+    expect(parsed.memberText('absent')).toBeUndefined();
+  });
+});
+
 describe('singleFieldValue', () => {
   it('rejects multi-valued covered fields', () => {
     expect(singleFieldValue('content-type', ' application/json ')).toBe('application/json');
@@ -76,66 +78,5 @@ describe('singleFieldValue', () => {
     expect(() => singleFieldValue('content-type', 'application/json, text/plain')).toThrow();
     expect(() => singleFieldValue('authorization', ['Bearer a', 'Bearer b'])).toThrow();
     expect(singleFieldValue('authorization', ['Bearer a'])).toBe('Bearer a');
-  });
-});
-
-describe('fast paths agree with the structured-headers reference path', () => {
-  const outcome = (f: () => unknown) => {
-    try {
-      return { ok: f() };
-    } catch (e) {
-      return { err: (e as Error).name };
-    }
-  };
-  const key = fc.stringMatching(/^[a-z*][a-z0-9_.*-]{0,5}$/);
-  const str = fc.stringMatching(/^[ -~]{0,8}$/);
-  const bare = fc.oneof(
-    fc.integer({ min: -1e9, max: 1e9 }),
-    str,
-    fc.boolean(),
-    fc.stringMatching(/^[A-Za-z*][A-Za-z0-9:/!#$%&'*+.^_`|~-]{0,5}$/).map((t) => new Token(t)),
-    fc.uint8Array({ maxLength: 9 }).map((b) => Buffer.from(b)),
-  );
-  const params = fc.uniqueArray(fc.tuple(key, bare), { selector: (t) => t[0], maxLength: 4 }).map((ps) => new Map(ps));
-  const member = fc.oneof(fc.tuple(bare, params), fc.tuple(fc.array(fc.tuple(bare, params), { maxLength: 4 }), params));
-  const dictText = fc
-    .uniqueArray(fc.tuple(key, member), { selector: (t) => t[0], minLength: 1, maxLength: 3 })
-    .map((ms) => serializeDictionary(new Map(ms as never)));
-  // Mutations: spacing, duplicated members/params, truncation, stray characters.
-  const mutated = fc
-    .tuple(dictText, fc.nat(), fc.constantFrom(' ', ',', ';', '=', '"', ':', '(', ')', '\\', '0', '.5', ', a=1', ';x=1;x=2', '  '))
-    .map(([t, at, ins]) => {
-      const i = at % (t.length + 1);
-      return t.slice(0, i) + ins + t.slice(i);
-    });
-
-  it('on serialized and mutated dictionaries, in both encodings', () => {
-    fc.assert(
-      fc.property(
-        fc.oneof(
-          dictText,
-          mutated,
-          dictText.map((t) => `${t}, ${t}`),
-        ),
-        fc.constantFrom('strict', 'legacy' as const),
-        (text, enc) => {
-          const fast = outcome(() => parseStrictDictionary(text, enc as 'strict' | 'legacy'));
-          const slow = outcome(() => parseStrictDictionarySlow(text, enc as 'strict' | 'legacy'));
-          expect(fast).toEqual(slow);
-        },
-      ),
-      { numRuns: 2000 },
-    );
-  });
-
-  it('memberText equals the canonical serialization', () => {
-    fc.assert(
-      fc.property(dictText, (text) => {
-        const parsed = parseStrictDictionaryWithText(text, 'strict');
-        for (const [k, m] of parsed.dict) {
-          expect(parsed.memberText(k)).toBe(isInnerList(m) ? serializeInnerList(m) : serializeItem(m));
-        }
-      }),
-    );
   });
 });

@@ -14,7 +14,6 @@
  */
 import { parseDictionary, serializeInnerList, serializeItem, type Dictionary, type InnerList, type Item } from 'structured-headers';
 import { type Base64Error, decodeBinary, type BinaryEncoding } from './base64.js';
-import { FALLBACK, fastBinaryMember, fastInnerListMember, fastParseDictionary, FastParseError } from '../fast/sf-fast.js';
 
 export class StructuredFieldError extends Error {
   override name = 'StructuredFieldError';
@@ -112,44 +111,9 @@ export interface StrictDictionary {
 
 /**
  * Parse a dictionary field strictly. Returns the parsed dictionary (byte sequences as the
- * decoder's bytes) or throws StructuredFieldError. The profile's subset takes the fast path
- * (sf-fast.ts); everything else goes through `structured-headers` (`parseStrictDictionarySlow`).
+ * decoder's bytes) or throws StructuredFieldError.
  */
 export function parseStrictDictionary(input: string, encoding: BinaryEncoding): Dictionary {
-  return parseStrictDictionaryWithText(input, encoding).dict;
-}
-
-export function parseStrictDictionaryWithText(input: string, encoding: BinaryEncoding): StrictDictionary {
-  let fast;
-  try {
-    fast = fastBinaryMember(input, encoding) ?? fastInnerListMember(input) ?? fastParseDictionary(input, encoding);
-  } catch (err) {
-    if (err instanceof FastParseError) throw new StructuredFieldError(err.message);
-    throw err;
-  }
-  if (fast !== FALLBACK) return new ParsedDictionary(fast.dict, fast.canonicalText);
-  return new ParsedDictionary(parseStrictDictionarySlow(input, encoding), new Map());
-}
-
-/** A class, not an object literal with an arrow: no per-parse function objects. */
-class ParsedDictionary implements StrictDictionary {
-  constructor(
-    readonly dict: Dictionary,
-    private readonly canonicalText: Map<string, string | undefined>,
-  ) {}
-
-  memberText(key: string): string | undefined {
-    return this.canonicalText.get(key) ?? serializeMember(this.dict.get(key));
-  }
-}
-
-function serializeMember(member: Item | InnerList | undefined): string | undefined {
-  if (member === undefined) return undefined;
-  return isInnerList(member) ? serializeInnerList(member) : serializeItem(member);
-}
-
-/** The reference path: scanner for the profile's extra rules + `structured-headers` grammar. */
-export function parseStrictDictionarySlow(input: string, encoding: BinaryEncoding): Dictionary {
   const scan = scanDictionary(input);
   const seen = new Set<string>();
   for (const key of scan.dictKeys) {
@@ -194,6 +158,18 @@ export function parseStrictDictionarySlow(input: string, encoding: BinaryEncodin
   for (const [key, member] of dict) dict.set(key, replaceBytes(member, take));
   if (n !== decoded.length) throw new StructuredFieldError('byte sequence outside the expected positions');
   return dict;
+}
+
+/** `parseStrictDictionary`, with each member's canonical serialization on request. */
+export function parseStrictDictionaryWithText(input: string, encoding: BinaryEncoding): StrictDictionary {
+  const dict = parseStrictDictionary(input, encoding);
+  return { dict, memberText: (key) => serializeMember(dict.get(key)) };
+}
+
+/** Canonical serialization of a dictionary member's value. */
+export function serializeMember(member: Item | InnerList | undefined): string | undefined {
+  if (member === undefined) return undefined;
+  return isInnerList(member) ? serializeInnerList(member) : serializeItem(member);
 }
 
 function replaceBytes<T extends Item | InnerList>(member: T, take: () => Buffer): T {

@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { vectorsCommand } from './cli.js';
+import { runVectorSet, vectorsCommand } from './cli.js';
 
 const SHARED = join(process.cwd(), '../shared/vectors/request-signing');
 const OWN = join(process.cwd(), 'fixtures/signing');
@@ -22,6 +22,11 @@ describe.skipIf(!existsSync(SHARED))('public vectors (../shared/vectors/request-
     expect(r.out.some((l) => l.startsWith('profile-3.2/negative/002'))).toBe(true);
     expect(r.out.some((l) => l.startsWith('body-integrity-policy/'))).toBe(true);
     expect(r.code).toBe(0);
+  });
+  it('passes every request vector and the body-integrity policy on the reference path too', async () => {
+    const outcomes = await runVectorSet('request', SHARED, 'adcp', 'reference');
+    expect(outcomes.length).toBeGreaterThan(30);
+    expect(outcomes.filter((o) => o.status !== 'pass')).toEqual([]);
   });
   it('passes canonicalization.json', async () => {
     const r = await run(['--kind', 'canonicalization', '--dir', SHARED, '--token', 'adcp']);

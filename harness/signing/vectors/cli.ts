@@ -15,6 +15,7 @@ import { loadCanonicalizationCases, runCanonicalizationCase } from './canonicali
 import { findVectorFiles, loadKeySet, loadVector, type VectorKind } from './loader.js';
 import { loadPolicyCases, runPolicyCase } from './policy.js';
 import { runSignatureVector, type VectorOutcome } from './runner.js';
+import type { VerifierPathChoice } from '../verify/verifier-paths.js';
 
 export const VECTORS_USAGE = 'usage: proto-comply vectors --kind request|webhook|canonicalization --dir DIR [--token T] [--json]';
 
@@ -29,14 +30,19 @@ const defaultIo: VectorsIo = {
 };
 
 /** Run every vector of a set; errors in individual files become failed outcomes. */
-export async function runVectorSet(kind: VectorKind | 'canonicalization', dir: string, token: string): Promise<VectorOutcome[]> {
+export async function runVectorSet(
+  kind: VectorKind | 'canonicalization',
+  dir: string,
+  token: string,
+  paths: VerifierPathChoice = 'fast',
+): Promise<VectorOutcome[]> {
   if (kind === 'canonicalization') return loadCanonicalizationCases(dir).map(runCanonicalizationCase);
   const keys = loadKeySet(dir);
   const outcomes: VectorOutcome[] = [];
   for (const file of findVectorFiles(dir)) {
     let outcome: VectorOutcome;
     try {
-      outcome = await runSignatureVector(loadVector(dir, file, kind, keys), token);
+      outcome = await runSignatureVector(loadVector(dir, file, kind, keys), token, paths);
     } catch (err) {
       const id = file
         .slice(dir.length)
@@ -53,7 +59,7 @@ export async function runVectorSet(kind: VectorKind | 'canonicalization', dir: s
     } catch (err) {
       outcomes.push({ id: 'body-integrity-policy', expected: '?', actual: 'error', status: 'fail', detail: (err as Error).message });
     }
-    for (const c of cases) outcomes.push(await runPolicyCase(c, keys, token));
+    for (const c of cases) outcomes.push(await runPolicyCase(c, keys, token, paths));
   }
   return outcomes;
 }

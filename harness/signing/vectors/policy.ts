@@ -15,6 +15,7 @@ import type { DigestPolicy, OperationRef, RequestSigningCapability } from '../ve
 import { InMemoryReplayCache } from '../verify/replay-cache.js';
 import { signRequest, type SignedRequest } from '../sign/signer.js';
 import { verifyRequestSignature } from '../verify/verifier.js';
+import type { VerifierPathChoice } from '../verify/verifier-paths.js';
 import { readJson, VectorFormatError } from './loader.js';
 import type { VectorOutcome } from './runner.js';
 
@@ -147,7 +148,7 @@ export function policySigningKey(keys: readonly Jwk[], ids: ProtocolIds): Jwk {
   return k;
 }
 
-export async function runPolicyCase(c: PolicyCase, keys: readonly Jwk[], token: string): Promise<VectorOutcome> {
+export async function runPolicyCase(c: PolicyCase, keys: readonly Jwk[], token: string, paths: VerifierPathChoice = 'fast'): Promise<VectorOutcome> {
   const ids = protocolIds(token);
   const id = `body-integrity-policy/${c.id}`;
   const expected = c.expected.error_code ? `${c.expected.action}:${c.expected.error_code}` : c.expected.action;
@@ -166,6 +167,7 @@ export async function runPolicyCase(c: PolicyCase, keys: readonly Jwk[], token: 
       now: () => POLICY_NOW,
       keys: new StaticKeyResolver([keyJwk]),
       replayCache: new InMemoryReplayCache({ perKeyidCap: 100 }),
+      paths,
     });
     const d = decideAuthentication(capability, ref, verify, c.fallback_auth_valid);
     const actual = d.error_code ? `${d.action}:${d.error_code}` : d.action;

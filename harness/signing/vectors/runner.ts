@@ -9,6 +9,7 @@ import { protocolIds } from '../../token.js';
 import { effectiveDigestPolicy, operationFromJsonRpc, type OperationRef } from '../verify/precheck.js';
 import { StaticKeyResolver } from '../keys/key-resolver.js';
 import { verifyRequestSignature } from '../verify/verifier.js';
+import type { VerifierPathChoice } from '../verify/verifier-paths.js';
 import type { VerifyContext, VerifyResult } from '../verify/verifier-types.js';
 import { installHarnessState } from './harness-state.js';
 import type { SignatureVector } from './loader.js';
@@ -42,7 +43,8 @@ export function vectorOperation(url: string, body: string): OperationRef {
   return { operation: last };
 }
 
-export async function runSignatureVector(v: SignatureVector, token: string): Promise<VectorOutcome> {
+/** Run one vector through the verifier (`paths`: its fast path, the default, or its reference path). */
+export async function runSignatureVector(v: SignatureVector, token: string, paths: VerifierPathChoice = 'fast'): Promise<VectorOutcome> {
   const expected = v.expected.success ? 'success' : v.expected.errorCode!;
   const base = { id: v.id, expected };
   let state;
@@ -71,6 +73,7 @@ export async function runSignatureVector(v: SignatureVector, token: string): Pro
     keys: new StaticKeyResolver(v.jwks),
     replayCache: state.replayCache,
     revocation: state.revocation,
+    paths,
   };
   let result: VerifyResult;
   try {

@@ -8,6 +8,7 @@ import type { SignatureAlg } from '../keys/keys.js';
 import type { DigestPolicy, OperationRef, RequestSigningCapability } from './precheck.js';
 import type { ReplayCache } from './replay-cache.js';
 import type { RevocationChecker } from './revocation.js';
+import type { VerifierPathChoice } from './verifier-paths.js';
 
 /** The request as received. */
 export interface ReceivedRequest {
@@ -44,6 +45,11 @@ export interface VerifyContext extends OperationRef {
   checkBody?: boolean;
   /** Receives the 14b log record when step 14 rejects. */
   onDuplicateKeys?: (record: DuplicateKeyLog) => void;
+  /**
+   * Parsing and building steps: `fast` (default) puts the accelerators of ../fast/ in front of
+   * the reference parsers; `reference` runs the reference parsers alone. Same verdicts either way.
+   */
+  paths?: VerifierPathChoice;
 }
 
 export interface VerifiedSigner {

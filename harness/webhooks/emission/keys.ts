@@ -5,9 +5,11 @@
  * harness talks to, and that entry's `jwks_uri`. When no entry byte-equals the endpoint URL the
  * kid may be found in any single entry (the harness may know the agent by another URL).
  * Fetches are SSRF-safe; http and loopback are allowed only when the agent itself is on
- * loopback (a local agent under test).
+ * loopback (a local agent under test) and the run does not deny private addresses; the run's
+ * allow-list applies.
  */
 import type { CheckContext } from '../../engine/kinds/types.js';
+import { createSafeFetcher } from '../../net/safe-fetch.js';
 import { BrandJwksResolver } from '../../signing/keys/jwks-resolver.js';
 import type { KeyLookup, KeyResolver } from '../../signing/keys/key-resolver.js';
 import { InMemoryReplayCache, WEBHOOK_PER_KEYID_CAP, type ReplayCache } from '../../signing/verify/replay-cache.js';
@@ -44,7 +46,8 @@ export function sellerKeys(ctx: CheckContext): Promise<SellerKeys> {
   const brandJsonUrl = brandJsonUrlFor(endpoint, ctx.profile.capabilities);
   const local = isLoopbackHost(new URL(endpoint).hostname) && isLoopbackHost(new URL(brandJsonUrl).hostname);
   return ctx.resources.get(`webhooks.emission.keys\u0000${brandJsonUrl}\u0000${endpoint}`, async () => {
-    const make = (agentUrl?: string) => new BrandJwksResolver({ brandJsonUrl, agentUrl, allowInsecureLoopback: local, cacheTtlSeconds: 300 });
+    const fetchDocument = createSafeFetcher({ allowInsecureLoopback: local, policy: ctx.run.addressPolicy });
+    const make = (agentUrl?: string) => new BrandJwksResolver({ brandJsonUrl, agentUrl, fetchDocument, cacheTtlSeconds: 300 });
     return { value: { brandJsonUrl, resolver: new AgentKeyResolver(make(endpoint), make()) }, close: async () => {} };
   });
 }

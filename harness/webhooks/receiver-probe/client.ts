@@ -41,6 +41,7 @@ export async function probeEnv(ctx: CheckContext): Promise<ProbeEnv> {
       totalTimeoutMs: PROBE_TOTAL_TIMEOUT_MS,
       maxResponseBytes: PROBE_MAX_RESPONSE_BYTES,
       capture: recorder,
+      addressPolicy: ctx.run.addressPolicy,
     });
     return {
       value: { target, identity, http, recorder },

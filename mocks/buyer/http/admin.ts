@@ -7,10 +7,13 @@
  *   GET  /_admin/endpoints                 registrations (credentials never shown)
  *   POST /_admin/endpoints                 {id?, path?, authentication?, sender_brand?} → 201
  *   GET  /_admin/health
+ *
+ * Every route needs `Authorization: Bearer <admin token>` when the buyer has one (always when it
+ * is bound to anything but loopback); without it: 401.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { constantTimeEqual } from '../../../harness/signing/legacy/legacy-bearer.js';
-import { EndpointConfigError, type EndpointInfo, type EndpointSpec } from '../store/endpoints.js';
+import { EndpointConfigError, EndpointLimitError, type EndpointInfo, type EndpointSpec } from '../store/endpoints.js';
 import type { ReadBack } from '../store/readback.js';
 import { readBody, sendJson } from './io.js';
 
@@ -23,7 +26,8 @@ export interface AdminDeps {
   endpoints: () => EndpointInfo[];
   endpointUrl: (info: EndpointInfo) => string;
   config: () => Record<string, unknown>;
-  adminToken?: string;
+  /** The bearer token the routes require, if any. */
+  adminToken: () => string | undefined;
 }
 
 function authorized(req: IncomingMessage, token: string | undefined): boolean {
@@ -37,7 +41,7 @@ function withUrl(d: AdminDeps, info: EndpointInfo) {
 }
 
 export async function handleAdmin(req: IncomingMessage, res: ServerResponse, url: URL, d: AdminDeps): Promise<void> {
-  if (!authorized(req, d.adminToken)) {
+  if (!authorized(req, d.adminToken())) {
     sendJson(res, 401, { error: 'unauthorized' }, { headers: { 'www-authenticate': 'Bearer' }, close: true });
     return;
   }
@@ -91,7 +95,8 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, url
         });
         sendJson(res, 201, withUrl(d, info));
       } catch (err) {
-        if (err instanceof EndpointConfigError) sendJson(res, 400, { error: 'invalid_endpoint', message: err.message });
+        if (err instanceof EndpointLimitError) sendJson(res, 409, { error: 'endpoint_limit', message: err.message });
+        else if (err instanceof EndpointConfigError) sendJson(res, 400, { error: 'invalid_endpoint', message: err.message });
         else throw err;
       }
       return;

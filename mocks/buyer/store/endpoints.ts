@@ -36,6 +36,11 @@ export class EndpointConfigError extends Error {
   override name = 'EndpointConfigError';
 }
 
+/** Registering one more endpoint would pass the buyer's bound. */
+export class EndpointLimitError extends EndpointConfigError {
+  override name = 'EndpointLimitError';
+}
+
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const PATH = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,200}$/;
 
@@ -69,6 +74,7 @@ export class EndpointStore {
     private readonly db: Db,
     private readonly now: () => number,
     private readonly randomId: () => string,
+    private readonly maxEndpoints = Number.POSITIVE_INFINITY,
   ) {
     this.upsert = db.prepare(
       `INSERT INTO endpoints (id, path, mode, credentials, sender_brand, created_at) VALUES (@id, @path, @mode, @credentials, @sender_brand, @created_at)
@@ -108,6 +114,9 @@ export class EndpointStore {
     const taken = this.byPathCache.get(path);
     if (taken && taken.id !== id) throw new EndpointConfigError(`path ${path} is already registered as endpoint ${taken.id}`);
     const existing = [...this.byPathCache.values()].find((r) => r.id === id);
+    if (!existing && this.byPathCache.size >= this.maxEndpoints) {
+      throw new EndpointLimitError(`the buyer holds ${this.maxEndpoints} endpoints already (its limit); replace one by id instead`);
+    }
     this.upsert.run({ id, path, mode, credentials, sender_brand: spec.senderBrand ?? null, created_at: existing?.createdAt ?? this.now() });
     this.reload();
     return publicInfo(this.byPathCache.get(path)!);

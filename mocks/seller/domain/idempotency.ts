@@ -11,6 +11,10 @@ import type { SellerClock } from './clock.js';
 import { type ErrorBody, invalidRequest } from './errors.js';
 import type { IdempotencyClass, SuccessOutcome, TaskOutcome } from './task-def.js';
 import { isPlainObject } from './task-def.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** How long the concurrent-double-create fault holds each request between lookup and execution. */
+const FAULT_RACE_WINDOW_MS = 500;
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_.:-]{16,255}$/;
 export const REPLAY_TTL_SECONDS = 86_400;
@@ -171,7 +175,7 @@ export class IdempotencyGuard {
     return { kind: 'fresh', outcome };
   }
 
-  /** The `concurrent-double-create` fault: look up, execute, then store, with no claim in between. */
+  /** The `concurrent-double-create` fault: look up, execute (slowly), then store, with no claim in between. */
   private async runWithoutClaim(
     req: GuardRequest,
     scope: IdemScope,
@@ -189,6 +193,9 @@ export class IdempotencyGuard {
         return { kind: 'replay', stored };
       }
     }
+    // A slow handler: concurrent copies all find nothing stored and all execute, however the
+    // requests happen to be scheduled on a loaded machine.
+    await sleep(FAULT_RACE_WINDOW_MS);
     const outcome = await execute();
     if (outcome.kind !== 'error') this.store.upsertDone(scope, req.task, hash, JSON.stringify(outcome), now());
     return { kind: 'fresh', outcome };

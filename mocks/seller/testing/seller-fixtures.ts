@@ -4,7 +4,7 @@ import { startMockSeller } from '../index.js';
 import type { MockSellerOptions, RunningMockSeller } from '../options.js';
 
 export function startTestSeller(opts: MockSellerOptions = {}): Promise<RunningMockSeller> {
-  return startMockSeller({ bookingLatencyMs: 0, ...opts });
+  return startMockSeller({ bookingLatencyMs: 0, allowPrivateWebhooks: true, ...opts });
 }
 
 export const key = (): string => randomUUID();

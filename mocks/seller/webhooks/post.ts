@@ -7,6 +7,7 @@
  */
 import { type Dispatcher, request } from 'undici';
 import { parseWwwAuthenticate } from '../../../harness/signing/parse/www-authenticate.js';
+import { findAddressRefusal } from '../../../harness/net/address-policy.js';
 
 export type AttemptStatus = 'success' | 'failed' | 'timeout' | 'connection_error';
 
@@ -76,6 +77,8 @@ export async function postWebhook(url: string, headers: Record<string, string>, 
   } catch (err) {
     if (timeout.aborted) return { status: 'timeout', error_message: `no answer within ${opts.timeoutMs} ms`, retryable: true };
     if (opts.signal.aborted) return { status: 'connection_error', error_message: 'seller shutting down', retryable: false };
+    // Never echo what the receiver's host resolved to (digest 5.9 rule 6); a refusal is final.
+    if (findAddressRefusal(err)) return { status: 'connection_error', error_message: 'receiver address refused (digest 5.9)', retryable: false };
     return { status: 'connection_error', error_message: (err as Error).message.slice(0, 200), retryable: true };
   }
 }

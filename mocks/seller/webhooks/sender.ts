@@ -7,7 +7,9 @@
  * ends that delivery (digest 5.6). Every attempt is recorded in the buy's `webhook_activity[]`.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
+import type { AddressPolicy } from '../../../harness/net/address-policy.js';
+import { policyAgent } from '../../../harness/net/pinned-connector.js';
 import type { ProtocolIds } from '../../../harness/token.js';
 import { signHmacWebhook } from '../../../harness/signing/legacy/legacy-hmac.js';
 import { randomNonce, signRequest } from '../../../harness/signing/sign/signer.js';
@@ -47,6 +49,8 @@ export interface SenderDeps {
   activity: WebhookActivity;
   retry: RetryPolicy;
   timeoutMs: number;
+  /** Connections are resolved, checked and pinned through it (absent: local testing, anything goes). */
+  addressPolicy?: AddressPolicy;
   log: (line: string) => void;
 }
 
@@ -68,7 +72,7 @@ export class WebhookSender {
 
   constructor(private readonly deps: SenderDeps) {
     // undici's request() never follows redirects (no redirect interceptor is installed).
-    this.dispatcher = new Agent({ connect: { timeout: Math.min(deps.timeoutMs, 5_000) } });
+    this.dispatcher = policyAgent(deps.addressPolicy, { connectTimeoutMs: Math.min(deps.timeoutMs, 5_000) });
   }
 
   /** Queues an event; returns at once. */

@@ -25,6 +25,8 @@ import { ImpairmentCoalescer } from './impairments.js';
 import type { SellerWebhookKeys } from './keys.js';
 import { type WebhookRegistration, parseRegistration, registrationOf } from './registration.js';
 import { type RetryPolicy, WebhookSender } from './sender.js';
+import type { WebhookAdmission } from './admission.js';
+import type { AddressPolicy } from '../../../harness/net/address-policy.js';
 
 /** Statuses that trigger a task webhook (interface spec 3.2 rule 3). */
 const WEBHOOK_TASK_STATUSES = new Set(['working', 'input-required', 'completed', 'failed', 'canceled']);
@@ -40,6 +42,10 @@ export interface WebhookServiceDeps {
   retry: RetryPolicy;
   timeoutMs: number;
   impairmentWindowMs: number;
+  /** Registration-time URL policy and per-principal bound. */
+  admission: WebhookAdmission;
+  /** Deliveries connect through it (pinned to checked addresses) unless private webhooks are allowed. */
+  addressPolicy?: AddressPolicy;
   log: (line: string) => void;
 }
 
@@ -80,6 +86,11 @@ export class WebhookService {
   /** Validates a registration at request time (INVALID_REQUEST for Bearer, no operation_id, ...). */
   checkRegistration(value: unknown, field: string): WebhookRegistration {
     return parseRegistration(value, field, this.deps.log, { acceptBearer: this.deps.faults.has('webhook-bearer-accepted') });
+  }
+
+  /** Refuses a registration URL that is not https or not public (digest 5.9), or one too many for the principal (INVALID_REQUEST). */
+  admitRegistration(value: unknown, field: string, principal: string): Promise<void> {
+    return this.deps.admission.admit(value, field, principal);
   }
 
   /** An inline terminal answer: no webhook, no invented task id (spec 3.2 rule 1), unless a fault says otherwise. */

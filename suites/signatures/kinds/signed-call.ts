@@ -14,6 +14,8 @@ import { resolveTarget, type OperationScope } from './target.js';
 
 export const signedCall: StepKind = {
   name: 'signed_call',
+  /** Probe targets are called in the buyer's account, and a sandbox create buys the setup suite's product (target.ts). */
+  reads: ['buyer', 'accounts', 'product'],
   fields: {
     /** Counterparty key to sign with (default ed25519). */
     key: KEY_FIELD,
@@ -33,7 +35,7 @@ export const signedCall: StepKind = {
     await counterpartyServer(ctx);
     const expect = step.expect as SignedExpectation;
     const target = await resolveTarget(ctx, expect === 'accepted' ? 'accept' : 'reject', (step.operations as OperationScope | undefined) ?? 'signed');
-    if (!target.ok) return { verdict: { status: 'unmet', message: target.message } };
+    if (!target.ok) return { verdict: { status: 'gap', message: target.message, gap: 'an operation to probe the signature verifier with' } };
     const spec: SignSpec = {
       key: (step.key as CounterpartyRole | undefined) ?? 'ed25519',
       defects: (step.defects as DefectName[] | undefined) ?? [],

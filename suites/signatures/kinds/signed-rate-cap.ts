@@ -23,6 +23,8 @@ const KEEP_TAIL = 4;
 
 export const signedRateCap: StepKind = {
   name: 'signed_rate_cap',
+  /** Probe targets are called in the buyer's account, and a sandbox create buys the setup suite's product (target.ts). */
+  reads: ['buyer', 'accounts', 'product'],
   fields: {
     key: KEY_FIELD,
     /** The per-keyid cap the agent applies to the test counterparty. */
@@ -33,7 +35,7 @@ export const signedRateCap: StepKind = {
     await counterpartyServer(ctx);
     const cap = step.cap as number;
     const target = await resolveTarget(ctx, 'accept');
-    if (!target.ok) return { verdict: { status: 'unmet', message: target.message } };
+    if (!target.ok) return { verdict: { status: 'gap', message: target.message, gap: 'an operation to probe the signature verifier with' } };
     const { task, args, how } = target.target;
     const spec: SignSpec = { key: (step.key as CounterpartyRole | undefined) ?? 'rate-cap', defects: [], coverDigest: coverDigest('policy', ctx) };
     const before = ctx.exchanges.length;

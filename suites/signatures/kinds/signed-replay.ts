@@ -15,11 +15,13 @@ export const REPLAYED_CODE = 'request_signature_replayed';
 
 export const signedReplay: StepKind = {
   name: 'signed_replay',
+  /** Probe targets are called in the buyer's account, and a sandbox create buys the setup suite's product (target.ts). */
+  reads: ['buyer', 'accounts', 'product'],
   fields: { key: KEY_FIELD },
   async run(step, ctx) {
     await counterpartyServer(ctx);
     const target = await resolveTarget(ctx, 'replay');
-    if (!target.ok) return { verdict: { status: 'unmet', message: target.message } };
+    if (!target.ok) return { verdict: { status: 'gap', message: target.message, gap: 'an operation to probe the signature verifier with' } };
     const { task, args, how } = target.target;
     const spec: SignSpec = { key: (step.key as CounterpartyRole | undefined) ?? 'ed25519', defects: [], coverDigest: coverDigest('policy', ctx) };
     const captured: { req?: OutgoingRequest } = {};

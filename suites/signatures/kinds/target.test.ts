@@ -14,6 +14,14 @@ function ctxWith(capabilities: Record<string, unknown>, tasks: string[]): CheckC
     call: () => {
       throw new Error('target selection must not call the agent on this path');
     },
+    // the setup suite's facts, as templates would resolve them
+    expand: (v: unknown) =>
+      JSON.parse(
+        JSON.stringify(v)
+          .replaceAll('"{{facts.buyer.brief}}"', '"a brief"')
+          .replaceAll('"{{facts.buyer.brand}}"', '{"domain":"example.com"}')
+          .replaceAll('"{{account:signed}}"', '{"brand":{"domain":"example.com"},"operator":"pc-signed.example"}'),
+      ),
   } as unknown as CheckContext;
 }
 

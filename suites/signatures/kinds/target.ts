@@ -12,7 +12,7 @@
  *   seller, otherwise a listed read.
  * A seller is a sandbox when it declares `compliance_testing` or flags its replies `sandbox: true`.
  */
-import { recordOf, type CheckContext } from '../../../harness/engine/kinds/types.js';
+import type { CheckContext } from '../../../harness/engine/kinds/types.js';
 import { signingCapability } from '../../shared/counterparty-signing.js';
 
 export type TargetPurpose = 'reject' | 'accept' | 'replay';
@@ -28,20 +28,28 @@ export interface SigningTarget {
 
 export type TargetResult = { ok: true; target: SigningTarget } | { ok: false; message: string };
 
-/** Reads the harness can call with arguments that succeed on any conforming seller. */
-const READ_ARGS: Record<string, () => Record<string, unknown>> = {
-  get_products: () => ({
-    buying_mode: 'brief',
-    brief: 'Video campaign for a sports drink, 25-34 year olds, United States',
-    brand: { domain: 'example.com' },
-  }),
+/**
+ * Reads the harness can call with arguments that succeed on any conforming seller, in the
+ * buyer's account (the setup suite's facts; expanding them throws MissingFactError when setup
+ * did not pass, which blocks the check by it).
+ */
+const READ_ARGS: Record<string, (ctx: CheckContext) => Record<string, unknown>> = {
+  get_products: (ctx) =>
+    ctx.expand({ buying_mode: 'brief', brief: '{{facts.buyer.brief}}', brand: '{{facts.buyer.brand}}', account: '{{account:signed}}' }) as Record<
+      string,
+      unknown
+    >,
   list_creative_formats: () => ({}),
   list_accounts: () => ({}),
 };
 
 function readArgs(task: string, ctx: CheckContext): Record<string, unknown> | undefined {
   if (task === ctx.ids.capabilitiesTask) return {};
-  return READ_ARGS[task]?.();
+  return READ_ARGS[task]?.(ctx);
+}
+
+function knowsReadArgs(task: string, ctx: CheckContext): boolean {
+  return task === ctx.ids.capabilitiesTask || task in READ_ARGS;
 }
 
 function stringList(v: unknown): string[] {
@@ -62,27 +70,15 @@ export function eligibleOperations(ctx: CheckContext, scope: OperationScope): st
   return [...new Set(lists)].filter((op) => !warn.has(op) && ctx.profile.tasks.includes(op));
 }
 
-async function createMediaBuyTarget(ctx: CheckContext): Promise<TargetResult> {
-  const products = await ctx.call('get_products', readArgs('get_products', ctx)!, { purpose: 'get_products (setup for a signed create_media_buy)' });
-  const record = recordOf(products);
-  const first = (record.payload as { products?: { product_id?: unknown; pricing_options?: { pricing_option_id?: unknown }[] }[] } | undefined)?.products?.[0];
-  if (!products.ok || typeof first?.product_id !== 'string' || typeof first.pricing_options?.[0]?.pricing_option_id !== 'string') {
-    return { ok: false, message: 'get_products (setup) returned no product with a pricing option to buy' };
-  }
-  ctx.steps.__signing_products = record;
+/** A real create_media_buy of the product the setup suite chose (its facts), in the check's own account. */
+function createMediaBuyTarget(ctx: CheckContext): TargetResult {
   const args = ctx.expand({
     idempotency_key: '{{uuid:signed_create}}',
-    account: { brand: { domain: 'example.com' }, operator: 'pc-{{hex:signed_account}}.example' },
-    brand: { domain: 'example.com' },
+    account: '{{account:signed}}',
+    brand: '{{facts.buyer.brand}}',
     start_time: 'asap',
     end_time: '{{date:+30d}}',
-    packages: [
-      {
-        product_id: '{{steps.__signing_products.payload.products.0.product_id}}',
-        pricing_option_id: '{{steps.__signing_products.payload.products.0.pricing_options.0.pricing_option_id}}',
-        budget: '{{int:signed_budget}}',
-      },
-    ],
+    packages: [{ product_id: '{{facts.product.product_id}}', pricing_option_id: '{{facts.product.pricing_option_id}}', budget: '{{budget:signed}}' }],
   }) as Record<string, unknown>;
   return { ok: true, target: { task: 'create_media_buy', args, how: 'a real create on a sandbox seller' } };
 }
@@ -95,7 +91,7 @@ export async function resolveTarget(ctx: CheckContext, purpose: TargetPurpose, s
   }
   const canCreate = isSandbox(ctx) && ops.includes('create_media_buy') && ctx.profile.tasks.includes('get_products');
   if (purpose === 'replay' && canCreate) return createMediaBuyTarget(ctx);
-  const read = ops.find((op) => readArgs(op, ctx) !== undefined);
+  const read = ops.find((op) => knowsReadArgs(op, ctx));
   if (read) return { ok: true, target: { task: read, args: readArgs(read, ctx)!, how: `a read listed in request_signing.${listName}` } };
   if (purpose === 'reject')
     return { ok: true, target: { task: ops[0]!, args: {}, how: 'inert arguments: nothing is created if the signature is wrongly accepted' } };

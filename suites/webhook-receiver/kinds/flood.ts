@@ -28,14 +28,19 @@ export const receiverFlood: StepKind = {
     const bound = target.dedupBound;
     if (bound === undefined) {
       return {
-        verdict: { status: 'unmet', message: 'the receiver declared no dedup bound for the harness flood sender: give it with --receiver-dedup-bound N' },
+        verdict: {
+          status: 'gap',
+          message: 'the receiver declared no dedup bound for the harness flood sender: give it with --receiver-dedup-bound N',
+          gap: 'receiver options (--receiver-dedup-bound)',
+        },
       };
     }
     if (bound > MAX_FLOOD_BOUND) {
       return {
         verdict: {
-          status: 'unmet',
+          status: 'gap',
           message: `declared dedup bound ${bound} is above ${MAX_FLOOD_BOUND}: configure a lower bound for the harness flood sender`,
+          gap: 'receiver options (--receiver-dedup-bound)',
         },
       };
     }
@@ -98,7 +103,12 @@ export const receiverFlood: StepKind = {
         record,
       };
     }
-    if (stop.status === undefined) return { verdict: { status: 'unmet', message: `the receiver gave no answer during the flood: ${stop.message}` }, record };
+    if (stop.status === undefined) {
+      return {
+        verdict: { status: 'failed', message: `the receiver gave no answer during the flood: ${stop.message}`, expected: { status: expected } },
+        record,
+      };
+    }
     return {
       verdict: {
         status: 'failed',

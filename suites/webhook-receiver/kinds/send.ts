@@ -46,9 +46,9 @@ export function judgePost(step: StepDef, r: PostResult, trustHint: string): Step
   const expect = step.expect_status;
   if (!r.result.ok && r.status === undefined) {
     const f = r.result.failure;
-    const rejecting = expect !== undefined && expect !== '2xx' && (expect as number[]).every((s) => s >= 300);
     const message = `the receiver gave no answer (${f.kind}: ${f.message})`;
-    return rejecting ? { status: 'failed', message: `${message}; expected ${describeExpect(expect)}`, expected: expect } : { status: 'unmet', message };
+    // A receiver must answer every webhook: no answer fails whatever was expected.
+    return { status: 'failed', message: `${message}; expected ${describeExpect(expect)}`, expected: expect, actual: f };
   }
   const status = r.status!;
   const code = parseWwwAuthenticate(r.wwwAuthenticate);
@@ -108,7 +108,15 @@ export const receiverSend: StepKind = {
     const sources = ['event', 'resend', 'replay'].filter((f) => step[f] !== undefined);
     if (sources.length !== 1) throw new Error(`receiver_send needs exactly one of event, resend, replay (got ${sources.join(', ') || 'none'})`);
     const url = step.endpoint === 'alt' ? target.altUrl : target.url;
-    if (!url) return { verdict: { status: 'unmet', message: 'needs a second endpoint of the same receiver: give it with --receiver-alt URL' } };
+    if (!url) {
+      return {
+        verdict: {
+          status: 'gap',
+          message: 'needs a second endpoint of the same receiver: give it with --receiver-alt URL',
+          gap: 'receiver options (--receiver-alt)',
+        },
+      };
+    }
     const env = await probeEnv(ctx);
     const scope = scopeOf(ctx);
 

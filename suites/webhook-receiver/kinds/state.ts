@@ -32,7 +32,14 @@ export const receiverRequires: StepKind = {
     if (step.state === true && !target.stateUrl) missing.push('a read-back hook (--receiver-state URL)');
     if (step.alt_endpoint === true && !target.altUrl) missing.push('a second endpoint of the same receiver (--receiver-alt URL)');
     if (step.dedup_bound === true && target.dedupBound === undefined) missing.push('a declared dedup bound for the flood sender (--receiver-dedup-bound N)');
-    if (missing.length > 0) return { verdict: { status: 'unmet', message: `needs ${missing.join(' and ')}` } };
+    if (missing.length > 0)
+      return {
+        verdict: {
+          status: 'gap',
+          message: `needs ${missing.join(' and ')}`,
+          gap: `receiver options (${missing.map((m) => /--[a-z-]+/.exec(m)![0]).join(', ')})`,
+        },
+      };
     return { verdict: { status: 'ok' } };
   },
 };
@@ -78,7 +85,8 @@ export const receiverState: StepKind = {
   async run(step, ctx) {
     const target = receiverTarget(ctx);
     if (!target) return { verdict: { status: 'not_applicable', message: NO_RECEIVER } };
-    if (!target.stateUrl) return { verdict: { status: 'unmet', message: 'needs a read-back hook (--receiver-state URL)' } };
+    if (!target.stateUrl)
+      return { verdict: { status: 'gap', message: 'needs a read-back hook (--receiver-state URL)', gap: 'receiver options (--receiver-state)' } };
     const env = await probeEnv(ctx);
     const taskId = aliasValue(ctx, 'task', String(step.task));
     const processed = ((step.expect_processed as ProcessedSpec[] | undefined) ?? []).map((p) => ({ ...p, id: aliasValue(ctx, 'key', p.key) }));
@@ -97,7 +105,8 @@ export const receiverState: StepKind = {
       await sleep(READBACK_SETTLE_MS, ctx.signal);
       read = await readTaskState(ctx, env, taskId);
     }
-    if (!read.ok) return { verdict: { status: 'unmet', message: read.message } };
+    if (!read.ok)
+      return { verdict: { status: 'gap', message: `the receiver's read-back hook did not answer usably: ${read.message}`, gap: 'receiver read-back hook' } };
     const state = read.state;
     const record = { payload: state };
     for (const p of processed) {

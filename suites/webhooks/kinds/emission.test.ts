@@ -162,13 +162,13 @@ describe('webhook_flow', () => {
 });
 
 describe('the webhook_receiver step', () => {
-  it('is not_testable, naming the variable to set, when a remote seller cannot reach the loopback receiver', async () => {
+  it('is a coverage gap, naming the variable to set, when a remote seller cannot reach the loopback receiver', async () => {
     const saved = process.env[ids.runnerWebhookEnv];
     delete process.env[ids.runnerWebhookEnv];
     try {
       const ctx = { ids, transport: { endpoint: 'https://seller.example.com/mcp' }, resources: new RunResources() } as unknown as CheckContext;
       const r = await webhookReceiver.run({ kind: 'webhook_receiver' }, ctx);
-      expect(r.verdict).toMatchObject({ status: 'unmet', message: expect.stringContaining(ids.runnerWebhookEnv) });
+      expect(r.verdict).toMatchObject({ status: 'gap', gap: 'public webhook receiver URL', message: expect.stringContaining(ids.runnerWebhookEnv) });
     } finally {
       if (saved !== undefined) process.env[ids.runnerWebhookEnv] = saved;
     }

@@ -45,9 +45,15 @@ async function runFlow(ctx: CheckContext, name: string, nested: StepDef[]): Prom
   const firstExchange = ctx.exchanges.length;
   const firstNote = ctx.notes.length;
   const run = await ctx.runSteps(nested, { steps, random });
-  // A failing nested setup step is a missing prerequisite; a failing nested probe stays a
-  // failure, which each check turns into fail or not_testable by the role of its flow step.
-  const verdict: StepVerdict = run.verdict.status === 'failed' && run.failedRole === 'setup' ? { ...run.verdict, status: 'unmet' } : run.verdict;
+  // A failing nested setup step blocks every check of the flow by that step's prerequisite; a
+  // failing nested probe stays a failure, which each check turns into fail or blocked by the
+  // role of its flow step.
+  const verdict: StepVerdict =
+    run.verdict.status === 'failed' && run.failedRole === 'setup'
+      ? { ...run.verdict, status: 'unmet', blocked_by: run.failedPrerequisite }
+      : run.verdict.status === 'unmet' && !run.verdict.blocked_by
+        ? { ...run.verdict, blocked_by: run.failedPrerequisite }
+        : run.verdict;
   return {
     verdict,
     failedStep: run.failedStep,

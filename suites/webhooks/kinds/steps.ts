@@ -77,7 +77,8 @@ export const webhookReceiver: StepKind = {
     if (settings.publicBaseUrl === undefined && !isLoopbackHost(host)) {
       return {
         verdict: {
-          status: 'unmet',
+          status: 'gap',
+          gap: 'public webhook receiver URL',
           message: `the seller at ${host} cannot reach the harness's loopback webhook receiver; set ${ctx.ids.runnerWebhookEnv} to a public https URL that forwards to the receiver (and ${LISTEN_ENV} to the port it forwards to)`,
         },
       };

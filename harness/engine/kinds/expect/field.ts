@@ -13,6 +13,8 @@ export const field: ExpectationKind = {
     equals: {},
     not_equals: {},
     one_of: { type: 'array', minItems: 1 },
+    /** The array holds every element of this list (a template such as {{profile.…}} may give it). */
+    includes: {},
     type: { enum: ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'] },
     pattern: { type: 'string' },
     min: { type: 'number' },
@@ -51,6 +53,14 @@ export const field: ExpectationKind = {
       const options = ctx.expand(exp.one_of) as unknown[];
       if (!options.some((o) => isDeepStrictEqual(o, v))) {
         return { ok: false, message: `${where} is ${short(v)}, expected one of ${short(options)}`, expected: options, actual: v, pointer: r.pointer };
+      }
+    }
+    if (exp.includes !== undefined) {
+      const wanted = ctx.expand(exp.includes);
+      if (!Array.isArray(wanted)) throw new Error(`field includes: expected a list, got ${short(wanted)}`);
+      const missing = Array.isArray(v) ? wanted.filter((w) => !v.some((x) => isDeepStrictEqual(x, w))) : wanted;
+      if (missing.length > 0) {
+        return { ok: false, message: `${where} lacks ${short(missing)}`, expected: { includes: wanted }, actual: v, pointer: r.pointer };
       }
     }
     if (exp.pattern !== undefined) {

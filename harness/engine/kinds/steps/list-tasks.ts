@@ -11,8 +11,8 @@ export const listTasks: StepKind = {
     const record = { names: list.names };
     if (list.failure) {
       const verdict =
-        list.failure.kind === 'network'
-          ? ({ status: 'unmet', message: `the agent could not be reached: ${list.failure.message}` } as const)
+        list.failure.kind === 'network' || list.failure.kind === 'refused'
+          ? ({ status: 'unmet', message: `the agent could not be reached: ${list.failure.message}`, blocked_by: `transport.${ctx.kind}` } as const)
           : ({ status: 'failed', message: `listing tasks (${list.source}) failed: ${list.failure.message}`, actual: list.failure } as const);
       return { verdict, record };
     }

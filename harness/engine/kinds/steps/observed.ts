@@ -4,7 +4,9 @@
  */
 import type { ExpectationDef } from '../../model.js';
 import type { StepKind } from '../types.js';
-import { recordOf } from '../types.js';
+import { describeReply, recordOf } from '../types.js';
+import type { TaskReply } from '../../../transport/types.js';
+import { unreachable } from './util.js';
 import { verdictToJudgement } from '../expect/schema.js';
 import type { Observation } from '../../observed.js';
 
@@ -23,12 +25,20 @@ export const observedSchema: StepKind = {
     const seen: Observation[] = [];
     for (const task of tasks) {
       if (!ctx.schemas.hasTaskSchema(task)) return { verdict: { status: 'unmet', message: `the harness has no response schema for ${task}` } };
+      let sample: TaskReply | undefined;
       if (step.sample_args !== undefined && ctx.profile.tasks.includes(task)) {
-        await ctx.call(task, ctx.expand(step.sample_args) as Record<string, unknown>);
+        sample = await ctx.call(task, ctx.expand(step.sample_args) as Record<string, unknown>);
       }
       const mine = ctx.observed.forTask(ctx.kind, task).filter((o) => !o.reply.failure);
-      if (mine.length === 0 && step.sample_args !== undefined && ctx.profile.tasks.includes(task)) {
-        return { verdict: { status: 'unmet', message: `the sample ${task} call got no reply` } };
+      if (mine.length === 0 && sample) {
+        // The agent lists the task but its sample call got no reply: the transport stopped answering, or the reply was no task reply at all.
+        return {
+          verdict: unreachable(sample) ?? {
+            status: 'failed',
+            message: `the sample ${task} call got no task reply: ${describeReply(sample)}`,
+            actual: sample.failure,
+          },
+        };
       }
       seen.push(...mine);
     }
@@ -76,7 +86,7 @@ export const observedReplies: StepKind = {
   async run(step, ctx) {
     const tasks = (step.tasks as string[] | undefined)?.map((t) => ctx.ids.expand(t));
     const seen = ctx.observed.all(ctx.kind).filter((o) => o.reply.ok && !o.reply.isError && (!tasks || tasks.includes(o.reply.task)));
-    if (seen.length === 0) return { verdict: { status: 'unmet', message: 'no successful reply was received during the run' } };
+    if (seen.length === 0) return { verdict: { status: 'unmet', message: 'no successful reply was received during the run, so there is nothing to judge' } };
     for (const o of seen) {
       const j = ctx.judge(step.expect as ExpectationDef[], { reply: o.reply, record: recordOf(o.reply) });
       if (!j.ok) {

@@ -14,7 +14,14 @@ export const sessionReuse: StepKind = {
   async run(step, ctx) {
     const task = String(ctx.expand(step.task));
     const open = await ctx.transport.open(ctx.signal);
-    if (open.failure) return { verdict: { status: 'unmet', message: `could not open a session: ${open.failure.message}` } };
+    if (open.failure) {
+      return {
+        verdict:
+          open.failure.kind === 'network'
+            ? { status: 'unmet', message: `could not open a session: ${open.failure.message}`, blocked_by: `transport.${ctx.kind}` }
+            : { status: 'failed', message: `could not open a session: ${open.failure.message}`, actual: open.failure },
+      };
+    }
     const before = ctx.transport.stats().sessionsOpened;
     const replies = [];
     for (let i = 0; i < (step.calls as number); i++) {

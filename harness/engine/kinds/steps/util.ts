@@ -18,10 +18,17 @@ export function authOverride(mode: string | undefined, ctx: CheckContext): AuthO
   }
 }
 
-/** A reply that never arrived because the agent is unreachable makes the step unmet. */
+/**
+ * A reply that never arrived because the agent stopped answering on the network: the step could
+ * not be carried out, so the check is blocked by the transport itself (`transport.<kind>`), never
+ * passed and never failed on a rule it could not probe.
+ */
 export function unreachable(reply: TaskReply): StepVerdict | undefined {
   if (reply.failure?.kind === 'network') {
-    return { status: 'unmet', message: `the agent could not be reached: ${reply.failure.message}` };
+    return { status: 'unmet', message: `the agent could not be reached: ${reply.failure.message}`, blocked_by: `transport.${reply.transport}` };
+  }
+  if (reply.failure?.kind === 'refused') {
+    return { status: 'unmet', message: `the harness did not call the agent: ${reply.failure.message}`, blocked_by: `transport.${reply.transport}` };
   }
   return undefined;
 }

@@ -12,15 +12,16 @@ import { MEDIA_BUY_STATUSES, PENDING_STATUSES, isTerminal, round2 } from '../med
 import type { SellerServices } from '../services.js';
 import { type CallerContext, type TaskDef, type TaskPayload, completed } from '../task-def.js';
 import { accountKeyOf, fieldPath, taskSchema } from '../validation.js';
+import { EXTENSION_SCENARIOS, type ExtensionScenario, type SpecScenario } from '../../../../harness/protocol/controller-scenarios.js';
 
+/** The scenarios the mock implements: four the spec defines and its two extensions (harness/protocol/controller-scenarios.ts). */
 export const CONTROLLER_SCENARIOS = [
   'force_media_buy_status',
   'simulate_delivery',
   'force_create_media_buy_arm',
   'force_task_completion',
-  'advance_clock',
-  'simulate_impairment',
-] as const;
+  ...EXTENSION_SCENARIOS,
+] as const satisfies readonly (SpecScenario | ExtensionScenario)[];
 
 /** Impairment categories the sandbox can simulate (interface spec 6.4 examples; fraud and brand safety are latency-sensitive). */
 export const IMPAIRMENT_CATEGORIES = ['audience_suspended', 'creative_revoked', 'catalog_unavailable', 'fraud', 'brand_safety'] as const;
@@ -182,7 +183,10 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
       if (args.account.sandbox !== true) {
         return completed(fail('FORBIDDEN', 'the test controller only operates on sandbox accounts (account.sandbox: true)'));
       }
-      if (args.scenario === 'list_scenarios') return completed({ success: true, scenarios: [...CONTROLLER_SCENARIOS] });
+      if (args.scenario === 'list_scenarios') {
+        const listed = s.faults.has('list-scenarios-incomplete') ? CONTROLLER_SCENARIOS.filter((x) => x !== 'force_task_completion') : CONTROLLER_SCENARIOS;
+        return completed({ success: true, scenarios: [...listed] });
+      }
       if (!(CONTROLLER_SCENARIOS as readonly string[]).includes(args.scenario)) {
         return completed(fail('UNKNOWN_SCENARIO', `unknown scenario ${JSON.stringify(args.scenario)}; supported: ${CONTROLLER_SCENARIOS.join(', ')}`));
       }

@@ -84,9 +84,12 @@ export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
       const end = Date.parse(args.end_time);
       if (!(end > start)) throw invalidRequest('end_time', 'must be after start_time');
       checkPackageRefs(s, args.packages, 'packages');
-      // Webhook registrations are validated before anything happens (Bearer refused, operation_id required).
+      // Webhook registrations are validated before anything happens (Bearer refused, operation_id required,
+      // https and public addresses unless the seller runs for local testing, a bounded number of URLs).
       if (args.push_notification_config !== undefined) s.webhooks.checkRegistration(args.push_notification_config, 'push_notification_config');
       if (args.reporting_webhook !== undefined) s.webhooks.checkRegistration(args.reporting_webhook, 'reporting_webhook');
+      await s.webhooks.admitRegistration(args.push_notification_config, 'push_notification_config', caller.principal);
+      await s.webhooks.admitRegistration(args.reporting_webhook, 'reporting_webhook', caller.principal);
 
       const arm = s.asyncTasks.takeArm(caller.principal, accountKey);
       if (arm) {

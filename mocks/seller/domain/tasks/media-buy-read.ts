@@ -80,7 +80,6 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
         ? args.media_buy_ids.map((id, i) => s.mediaBuys.require(caller.principal, id, `media_buy_ids[${i}]`))
         : s.mediaBuys.list(caller.principal, accountKey);
       const now = s.clock.iso({ principal: caller.principal, account: accountKey ?? '' });
-      // biome-ignore lint/complexity/useMathMinMax: ISO 8601 strings, compared as text
       const earliest = buys.reduce((min, b) => (b.start_time < min ? b.start_time : min), now);
       const deliveries = buys.map((buy) => {
         const totals = sum(buy.packages);

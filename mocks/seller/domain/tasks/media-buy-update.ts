@@ -64,7 +64,10 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
     idempotency: 'mutating',
     schema: updateSchema,
     renderReplay: mediaBuyReplay(s),
-    run({ args, caller }) {
+    async run({ args, caller }) {
+      // The one await of this task, before the buy is read: everything after it is synchronous.
+      await s.webhooks.admitRegistration(args.push_notification_config, 'push_notification_config', caller.principal);
+      await s.webhooks.admitRegistration(args.reporting_webhook, 'reporting_webhook', caller.principal);
       const buy = s.mediaBuys.require(caller.principal, args.media_buy_id);
       const checkRevision = () => {
         if (args.revision === undefined || args.revision === buy.revision || s.faults.has('stale-revision-accepted')) return;

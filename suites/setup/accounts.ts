@@ -1,0 +1,78 @@
+/**
+ * The buyer the harness acts as, and the accounts it uses (interface spec 2.5a), as facts the
+ * setup checks publish for every later check of the transport:
+ *
+ * - `buyer`: the brand and brief (from --fixtures, or defaults);
+ * - `accounts`: how account references are made. `per-check`: the seller accepts a natural key
+ *   it has not seen before, so every check gets its own `{brand, operator}` (checks stay
+ *   independent, reruns start fresh); `fixed`: the seller needs accounts it knows (given in the
+ *   fixtures, listed by list_accounts or created with sync_accounts), shared by every check.
+ */
+import type { TemplateFunction } from '../../harness/engine/plugin.js';
+import { requireFact, TemplateGapError, type TemplateScope } from '../../harness/engine/template.js';
+import type { AccountRef } from './fixtures.js';
+
+export interface BuyerFact {
+  brand: { domain: string };
+  brief: string;
+}
+
+export interface AccountsFact {
+  mode: 'per-check' | 'fixed';
+  /** Where the accounts came from (shown in notes). */
+  source: 'fixtures' | 'natural key' | 'list_accounts' | 'sync_accounts' | 'unverified natural key';
+  brand_domain: string;
+  /** `fixed`: the account every check uses. */
+  primary?: AccountRef;
+  /** `fixed`: a second account, for checks that need two. */
+  secondary?: AccountRef;
+}
+
+/** A natural-key account no seller has seen before: `{brand: {domain}, operator: pc-<12 hex>.example}`. */
+export function naturalAccount(brandDomain: string, hex: string): AccountRef {
+  return { brand: { domain: brandDomain }, operator: `pc-${hex}.example` };
+}
+
+function accounts(scope: TemplateScope): AccountsFact {
+  return requireFact(scope, 'accounts') as AccountsFact;
+}
+
+function perCheck(scope: TemplateScope, alias: string, a: AccountsFact): AccountRef {
+  return naturalAccount(
+    a.brand_domain,
+    scope.random.alias('hex', `account:${alias}`, (r) => r.hex(12)),
+  );
+}
+
+/** `{{account:<alias>}}`: the account of this check (one per alias in per-check mode). */
+export const accountFunction: TemplateFunction = {
+  needs: ['accounts'],
+  resolve(alias, scope) {
+    const a = accounts(scope);
+    return a.mode === 'fixed' ? structuredClone(a.primary) : perCheck(scope, alias, a);
+  },
+};
+
+/** `{{other_account:<alias>}}`: a second account, distinct from `{{account:…}}`. */
+export const otherAccountFunction: TemplateFunction = {
+  needs: ['accounts'],
+  resolve(alias, scope) {
+    const a = accounts(scope);
+    if (a.mode === 'per-check') return perCheck(scope, `other:${alias}`, a);
+    if (!a.secondary) {
+      throw new TemplateGapError(
+        `the check needs a second account, and the seller accepts only accounts it knows (${a.source}): give one as second_account in --fixtures`,
+        'second buyer account (--fixtures second_account)',
+      );
+    }
+    return structuredClone(a.secondary);
+  },
+};
+
+/** `{{sandbox_account:<alias>}}`: the account of `{{account:<alias>}}` flagged `sandbox: true`, as the test controller wants it (digest 4.6). */
+export const sandboxAccountFunction: TemplateFunction = {
+  needs: ['accounts'],
+  resolve(alias, scope) {
+    return { ...(accountFunction.resolve(alias, scope) as AccountRef), sandbox: true };
+  },
+};

@@ -1,0 +1,22 @@
+/**
+ * The `setup` suite: the buyer's account, the product to buy, a first buy and the test
+ * controller, as checks that run first and publish facts (`buyer`, `accounts`, `product`) and
+ * template functions (`{{account:x}}`, `{{other_account:x}}`, `{{sandbox_account:x}}`,
+ * `{{budget:x}}`) that every other suite's account-scoped calls use.
+ */
+import { suitePlugin } from '../../harness/engine/plugin.js';
+import { accountFunction, otherAccountFunction, sandboxAccountFunction } from './accounts.js';
+import { setupAccount } from './kinds/account.js';
+import { setupProducts } from './kinds/products.js';
+import { budgetFunction } from './products.js';
+
+export default suitePlugin(import.meta.url, 'setup', {
+  stepKinds: [setupAccount, setupProducts],
+  facts: { buyer: 'setup.account.usable', accounts: 'setup.account.usable', product: 'setup.products.offered' },
+  templateFunctions: {
+    account: accountFunction,
+    other_account: otherAccountFunction,
+    sandbox_account: sandboxAccountFunction,
+    budget: budgetFunction,
+  },
+});
