@@ -273,6 +273,16 @@ const PROBES: Record<string, Probe> = {
       );
     },
   },
+  'accounts-all-refused': {
+    violated: async ({ client }) => (await client.call('get_products', { brief: 'x', account: createArgs().account })).isError,
+  },
+  'pricing-options-unnamed': {
+    async violated({ client }) {
+      const products = (await client.ok('get_products', { brief: 'sports video' })).products as { pricing_options: Record<string, unknown>[] }[];
+      return products.every((p) => p.pricing_options.every((o) => o.pricing_option_id === undefined));
+    },
+  },
+  'create-unavailable': { violated: async ({ client }) => (await client.call('create_media_buy', createArgs())).isError },
   'list-scenarios-incomplete': {
     async violated({ client }) {
       const listed = (await control(client, 'list_scenarios', {})).scenarios as string[];

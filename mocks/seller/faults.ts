@@ -372,6 +372,34 @@ const BUILTIN: FaultDef[] = [
     rule: 'an unknown package is PACKAGE_NOT_FOUND (digest 4.4); it answers INVALID_REQUEST',
     targets: ['state-machine.not-found.package'],
   },
+  // Setup (interface spec 2.5a, 4.3).
+  {
+    name: 'accounts-all-refused',
+    rule: 'the seller accepts an account reference for the buyer: a new natural key, or one it lists or creates (interface spec 2.5a); get_products refuses every account',
+    targets: ['setup.account.usable'],
+  },
+  {
+    name: 'pricing-options-unnamed',
+    rule: 'get_products offers a product with a pricing option that can be bought (interface spec 2.5, 4.3); pricing options carry no pricing_option_id',
+    // The product schema requires the id as well.
+    targets: ['setup.products.offered', 'schemas.response.get_products'],
+  },
+  {
+    name: 'create-unavailable',
+    rule: 'create_media_buy accepts a buy of an offered product (interface spec 4.3); it always answers SERVICE_UNAVAILABLE',
+    targets: ['setup.media-buy.created'],
+    // Checks that create their own buy without naming setup.media-buy.created as prerequisite fail
+    // rather than show as blocked; everything else that needs the first buy is blocked by it.
+    collateral: [
+      'state-machine.create.initial-state',
+      'idempotency.errors.not-cached',
+      'idempotency.concurrent.single-resource',
+      'signatures.replay.replayed-nonce',
+      'webhooks.task.terminal-silent',
+      'webhooks.auth.hmac',
+      'webhooks.auth.bearer-refused',
+    ],
+  },
   // Test controller (digest 4.6).
   {
     name: 'list-scenarios-incomplete',

@@ -1,7 +1,7 @@
 /** Discovery and creative tasks: get_products, list_creative_formats, build_creative (interface spec 4.3). */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { invalidRequest } from '../errors.js';
+import { failure, invalidRequest } from '../errors.js';
 import type { CreativeFormat, Product } from '../catalog.js';
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
@@ -46,6 +46,10 @@ export function productTasks(s: SellerServices): TaskDef[] {
     idempotency: 'read',
     schema: getProductsSchema,
     run({ args }) {
+      // The buggy seller knows no account a buyer can name, lists or creates (interface spec 2.5a).
+      if (s.faults.has('accounts-all-refused') && (args as { account?: unknown }).account !== undefined) {
+        throw failure('ACCOUNT_NOT_FOUND', 'no such account', { field: 'account', recovery: 'correctable' });
+      }
       const mode = args.buying_mode ?? (args.refine ? 'refine' : 'brief');
       let products: Product[] = s.catalog.products;
       if (mode === 'brief' && args.buying_mode === 'brief' && !args.brief?.trim()) {
@@ -80,6 +84,9 @@ export function productTasks(s: SellerServices): TaskDef[] {
         forecast.impressions.min = String(forecast.impressions.min);
         out.push(broken);
       }
+      // The buggy seller's pricing options carry no pricing_option_id: nothing offered can be bought.
+      if (s.faults.has('pricing-options-unnamed'))
+        for (const p of out) for (const o of (p.pricing_options as Record<string, unknown>[] | undefined) ?? []) delete o.pricing_option_id;
       return completed({ products: out });
     },
   };
