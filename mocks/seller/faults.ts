@@ -147,7 +147,7 @@ const BUILTIN: FaultDef[] = [
     name: 'controller-not-listed',
     rule: 'a declared test controller is listed as comply_test_controller (interface spec 4.3); it is callable but missing from tools/list and the agent card',
     targets: ['capabilities.tasks.listed'],
-    matrixGroup: 'seller',
+    // Alone: an unlisted controller takes the controller checks of the other faults out of a shared run.
   },
   {
     name: 'sandbox-flag-string',
