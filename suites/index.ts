@@ -1,21 +1,24 @@
 /**
  * The plugin index: every suite the harness runs, one line each. A suite is a folder holding
- * `<id>.yaml`, a `plugin.ts` and, for code-only checks, `kinds/`; adding one means adding its
- * folder and its line here. Order here is the order suites run in (within their `order` class).
+ * `<id>.yaml`, a `plugin.ts` (default export: its SuitePlugin) and, for code-only checks,
+ * `kinds/`; adding one means adding its folder and its line below.
  */
 import { loadSuites, type SuiteCatalog } from '../harness/engine/loader.js';
 import type { SuitePlugin } from '../harness/engine/plugin.js';
-import capabilities from './capabilities/plugin.js';
-import errors from './errors/plugin.js';
-import idempotency from './idempotency/plugin.js';
-import schemas from './schemas/plugin.js';
-import setup from './setup/plugin.js';
-import signatures from './signatures/plugin.js';
-import stateMachine from './state-machine/plugin.js';
-import webhookReceiver from './webhook-receiver/plugin.js';
-import webhooks from './webhooks/plugin.js';
-
-export const SUITE_PLUGINS: readonly SuitePlugin[] = [setup, capabilities, errors, stateMachine, idempotency, schemas, signatures, webhookReceiver, webhooks];
+/** One line per suite, in run order (within each suite's `order` class). */
+export const SUITE_PLUGINS: readonly SuitePlugin[] = (
+  await Promise.all([
+    import('./setup/plugin.js'),
+    import('./capabilities/plugin.js'),
+    import('./errors/plugin.js'),
+    import('./state-machine/plugin.js'),
+    import('./idempotency/plugin.js'),
+    import('./schemas/plugin.js'),
+    import('./signatures/plugin.js'),
+    import('./webhook-receiver/plugin.js'),
+    import('./webhooks/plugin.js'),
+  ])
+).map((m) => m.default);
 
 let builtin: SuiteCatalog | undefined;
 

@@ -12,6 +12,7 @@ import type { RunningMockSeller } from '../mocks/seller/options.js';
 import { certifyMock, findings } from './testing/mock-run.js';
 import { exitCodeFor } from '../harness/engine/summarize.js';
 import { toComplianceDetail } from '../reports/compliance-detail.js';
+import { renderSummary } from '../reports/console.js';
 
 function verdicts(run: RunResult): string[] {
   return run.checks.map((c) => `${c.transport} ${c.check_id} ${c.outcome}`);
@@ -95,5 +96,28 @@ describe('a seller without a test controller (production-like)', () => {
     expect(exitCodeFor(run, { requireFullCoverage: true })).toBe(1);
     expect(exitCodeFor(run, { allowGaps: true })).toBe(0);
     expect(toComplianceDetail(run)).toMatchObject({ status: 'degraded', lifecycle_stage: 'production' });
+  });
+});
+
+describe('a seller whose get_products errors (SERVICE_UNAVAILABLE "Account resolution failed")', () => {
+  it('shows one failing check and one grouped blocked line per transport, not dozens of independent failures', async () => {
+    const run = await certifyMock({ mock: { faults: ['get-products-unavailable'] } });
+    const failing = run.checks.filter((c) => c.outcome === 'fail');
+    expect([...new Set(failing.map((c) => c.check_id))]).toEqual(['setup.account.usable']);
+    expect(failing[0].evidence?.exchanges.length).toBeGreaterThan(0);
+    expect(run.checks.filter((c) => c.outcome === 'error')).toEqual([]);
+    expect(run.coverage.blocked.map((g) => [g.blocked_by, g.transport])).toEqual([
+      ['setup.account.usable', 'mcp'],
+      ['setup.account.usable', 'a2a'],
+    ]);
+    expect(run.coverage.blocked[0].check_ids.length).toBeGreaterThan(40);
+    const summary = renderSummary(run);
+    const lines = summary.split('\n').filter((l) => /blocked by setup\.account\.usable failing/.test(l));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      /^ {2}⊘ \d+ checks blocked by setup\.account\.usable failing \(mcp\): no account the seller accepts could be found or created: get_products with a new natural-key account: error SERVICE_UNAVAILABLE: Account resolution failed/,
+    );
+    expect(run.overall_status).toBe('failing');
+    expect(exitCodeFor(run)).toBe(1);
   });
 });

@@ -283,6 +283,7 @@ const PROBES: Record<string, Probe> = {
     },
   },
   'create-unavailable': { violated: async ({ client }) => (await client.call('create_media_buy', createArgs())).isError },
+  'get-products-unavailable': { violated: async ({ client }) => (await client.call('get_products', { brief: 'x' })).isError },
   'list-scenarios-incomplete': {
     async violated({ client }) {
       const listed = (await control(client, 'list_scenarios', {})).scenarios as string[];

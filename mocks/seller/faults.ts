@@ -402,6 +402,11 @@ const BUILTIN: FaultDef[] = [
   },
   // Test controller (digest 4.6).
   {
+    name: 'get-products-unavailable',
+    rule: 'get_products answers a brief with products (interface spec 4.3); every call answers SERVICE_UNAVAILABLE "Account resolution failed", as a real seller did. The account check fails first and every check that needs an account or a product is blocked by it (the cascade), never failed one by one',
+    targets: ['setup.account.usable'],
+  },
+  {
     name: 'list-scenarios-incomplete',
     rule: 'list_scenarios answers the exact scenario names the controller supports (digest 4.6); it leaves out force_task_completion, which the capabilities declare',
     targets: ['setup.controller.scenarios'],

@@ -50,6 +50,7 @@ export function productTasks(s: SellerServices): TaskDef[] {
       if (s.faults.has('accounts-all-refused') && (args as { account?: unknown }).account !== undefined) {
         throw failure('ACCOUNT_NOT_FOUND', 'no such account', { field: 'account', recovery: 'correctable' });
       }
+      if (s.faults.has('get-products-unavailable')) throw failure('SERVICE_UNAVAILABLE', 'Account resolution failed', { recovery: 'transient' });
       const mode = args.buying_mode ?? (args.refine ? 'refine' : 'brief');
       let products: Product[] = s.catalog.products;
       if (mode === 'brief' && args.buying_mode === 'brief' && !args.brief?.trim()) {
