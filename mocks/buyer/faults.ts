@@ -67,64 +67,67 @@ export class BuyerFaultSet {
   }
 }
 
-const S = 'webhook-receiver.';
-
 const BUILTIN: BuyerFaultDef[] = [
   {
     name: 'dedup-per-endpoint',
     rule: 'dedup state is shared across every endpoint a sender can reach (interface spec 6.5 rule 3); each endpoint keeps its own',
-    targets: [`${S}dedup.shared-across-endpoints`],
+    targets: ['webhook-receiver.dedup.shared-across-endpoints'],
   },
   {
     name: 'duplicate-409',
     rule: 'a duplicate is answered 2xx, never 409 (interface spec 6.5 rule 4); duplicates get 409',
-    targets: [`${S}delivery.duplicate-2xx`],
+    targets: ['webhook-receiver.delivery.duplicate-2xx'],
   },
   {
     name: 'no-dedup',
     rule: 'applying the same delivery twice leaves identical state: dedup on (sender, idempotency_key) (interface spec 6.5 rules 1-2); duplicates are acknowledged and processed again',
-    targets: [`${S}delivery.duplicate-processed-once`],
-    collateral: [`${S}dedup.shared-across-endpoints`],
+    targets: ['webhook-receiver.delivery.duplicate-processed-once'],
+    collateral: ['webhook-receiver.dedup.shared-across-endpoints'],
   },
   {
     name: 'older-status-applied',
     rule: 'a receiver must not apply an older status over a newer one, ordering on task_id and timestamp (interface spec 3.2 rule 4); the last delivery processed wins',
-    targets: [`${S}ordering.older-status-not-applied`],
+    targets: ['webhook-receiver.ordering.older-status-not-applied'],
   },
   {
     name: 'no-413',
     rule: 'receivers enforce 1 MB and answer 413 before verifying (interface spec 8); bodies up to 64 MB are read and verified',
-    targets: [`${S}size.oversize-413`],
+    targets: ['webhook-receiver.size.oversize-413'],
   },
   {
     name: 'no-429-bound',
     rule: 'receivers bound the dedup cache per sender and answer 429 rather than grow (interface spec 6.5 rule 5); no bound',
-    targets: [`${S}dedup.bound-429`],
+    targets: ['webhook-receiver.dedup.bound-429'],
   },
   {
     name: 'accepts-wrong-content-type',
     rule: 'Content-Type must be application/json, rejected before signature verification (interface spec 5.1 rule 6); any type is verified and accepted',
-    targets: [`${S}content-type.rejected`],
+    targets: ['webhook-receiver.content-type.rejected'],
   },
   {
     name: 'skips-digest',
     rule: 'signature and digest cover the exact raw body (interface spec 5.1 rules 1-2); a Content-Digest mismatch is ignored',
-    targets: [`${S}signature.tampered-body-rejected`],
+    targets: ['webhook-receiver.signature.tampered-body-rejected'],
   },
   {
     name: 'accepts-replayed-nonce',
     rule: '(keyid, nonce) pairs are deduplicated (interface spec 5.1 rule 4); no replay cache',
-    targets: [`${S}signature.replayed-nonce-rejected`],
+    targets: ['webhook-receiver.signature.replayed-nonce-rejected'],
   },
   {
     name: 'accepts-expired-window',
     rule: 'signatures are valid for at most 5 minutes (interface spec 5.1 rule 4, 8); the window is read from the signature itself, so an expired signature passes',
-    targets: [`${S}signature.expired-rejected`],
+    targets: ['webhook-receiver.signature.expired-rejected'],
   },
   {
     name: 'accepts-wrong-tag',
     rule: 'tag must equal {token}/webhook-signing/v1 (interface spec 5.1 rule 3); any tag is accepted',
-    targets: [`${S}signature.wrong-tag-rejected`],
+    targets: ['webhook-receiver.signature.wrong-tag-rejected'],
+  },
+  {
+    name: 'terminal-status-unmapped',
+    rule: 'a delivery is processed and the task takes the sent status (interface spec 6.2); a terminal status is stored as working (the status map lacks the terminal states)',
+    targets: ['webhook-receiver.envelope.processed'],
   },
 ];
 

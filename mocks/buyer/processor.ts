@@ -29,6 +29,8 @@ interface TaskRow {
   timestamp_ms: number | null;
 }
 
+const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
+
 /** Deliveries per processing transaction (bodies are up to 1 MB each: this bounds memory). */
 export const PROCESS_BATCH = 16;
 
@@ -179,7 +181,8 @@ export class Processor {
         this.s.setTask.run({
           sender: row.sender,
           task_id: env.taskId,
-          status: env.status,
+          // The buggy receiver's status map lacks the terminal states: it stores them as working.
+          status: TERMINAL.has(env.status) && this.o.faults.has('terminal-status-unmapped') ? 'working' : env.status,
           timestamp: env.timestamp ?? null,
           timestamp_ms: Number.isFinite(incoming) ? incoming : null,
           idem_key: row.idem_key,

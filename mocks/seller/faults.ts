@@ -29,6 +29,14 @@ export interface FaultDef {
    * drops every session): any check on those transports may fail; the others must stay clean.
    */
   readonly breaksTransport?: boolean;
+  /**
+   * Fault matrices judge the faults of one group together, to run fewer full certifications: one
+   * run of every suite with all of them active (nothing outside their targets and collateral may
+   * fail), and one run per fault of only the checks the group names (its targets must fail there,
+   * nothing else). For faults that act on disjoint probes; a fault without a group is judged alone
+   * against every suite (suites/testing/mock-run.ts runFaultMatrix).
+   */
+  readonly matrixGroup?: string;
 }
 
 const FAULT_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -46,6 +54,7 @@ export function registerFault(def: FaultDef): void {
     ...(def.collateral?.length ? { collateral: Object.freeze([...def.collateral]) } : {}),
     ...(def.transports?.length ? { transports: Object.freeze([...def.transports]) } : {}),
     ...(def.breaksTransport ? { breaksTransport: true } : {}),
+    ...(def.matrixGroup ? { matrixGroup: def.matrixGroup } : {}),
   });
   const existing = registry.get(def.name);
   if (existing) {
@@ -121,6 +130,50 @@ const BUILTIN: FaultDef[] = [
     transports: ['mcp'],
   },
   {
+    name: 'unknown-tool-unnamed',
+    rule: 'the unknown-tool error message names the tool (interface spec 7); it says only "unknown tool"',
+    targets: ['errors.unknown-task.names-tool'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'push-config-crashes-sync-task',
+    rule: 'a sync-only task given a push_notification_config answers or refuses with a well-formed error (interface spec 7); a read crashes on it (a protocol-level internal error)',
+    targets: ['errors.push-config.sync-task'],
+    // Over A2A the SDK turns the crash into a failed task without a data part: no get_products response to validate.
+    collateral: ['schemas.response.get_products'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'controller-not-listed',
+    rule: 'a declared test controller is listed as comply_test_controller (interface spec 4.3); it is callable but missing from tools/list and the agent card',
+    targets: ['capabilities.tasks.listed'],
+    // Alone: an unlisted controller takes the controller checks of the other faults out of a shared run.
+  },
+  {
+    name: 'sandbox-flag-string',
+    rule: 'sandbox is a boolean (interface spec 2.5); every reply carries the string "true"',
+    // Every task's response schema types sandbox as well (fixtures/schemas/task-common.json).
+    targets: [
+      'schemas.sandbox.boolean',
+      'schemas.response.capabilities',
+      'schemas.response.get_products',
+      'schemas.response.create_media_buy',
+      'schemas.response.update_media_buy',
+      'schemas.response.get_media_buys',
+      'schemas.response.get_media_buy_delivery',
+      'schemas.response.list_creative_formats',
+      'schemas.response.list_accounts',
+      'schemas.response.get_signals',
+      'schemas.response.get_brand_identity',
+    ],
+  },
+  {
+    name: 'conflict-retry-after-zero',
+    rule: 'retry_after is an integer of 1-3600 seconds (digest 3.6); IDEMPOTENCY_CONFLICT carries retry_after: 0',
+    // Conflicts happen on create_media_buy and (same key, other task) on sync_audiences; the conflict shape check sees the extra member.
+    targets: ['schemas.response.mutations', 'schemas.response.create_media_buy', 'idempotency.conflict.no-payload-leak'],
+  },
+  {
     name: 'product-schema-invalid',
     rule: 'products must match the product shape (interface spec 2.5); an extra product lacks pricing_options and has a string forecast.impressions.min',
     targets: ['schemas.response.get_products'],
@@ -183,6 +236,12 @@ const BUILTIN: FaultDef[] = [
     name: 'key-not-task-scoped',
     rule: 'the same key on another task is a conflict (digest 3.1); it is executed normally',
     targets: ['idempotency.conflict.other-task'],
+  },
+  {
+    name: 'validation-error-cached',
+    rule: 'a rejected request is never cached (digest 3.2 rules 1 and 3); the rejection is stored under its key, so the corrected request conflicts',
+    targets: ['idempotency.errors.not-cached'],
+    matrixGroup: 'seller',
   },
   {
     name: 'missing-key-accepted',
@@ -256,6 +315,24 @@ const BUILTIN: FaultDef[] = [
     ],
   },
   {
+    name: 'resume-ignored',
+    rule: 'paused: false moves a paused buy back to active (digest 4.2); success is answered but the buy stays paused',
+    targets: ['state-machine.walk.resume'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'cancellation-without-canceled-by',
+    rule: 'a cancellation carries {canceled_at, canceled_by} (digest 4.2); a buyer cancel records no canceled_by',
+    targets: ['state-machine.walk.cancel'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'completed-read-as-active',
+    rule: 'a completed buy reads as completed, a terminal state (digest 4.2); get_media_buys shows it as active',
+    targets: ['state-machine.controller.complete'],
+    matrixGroup: 'seller',
+  },
+  {
     name: 'resume-canceled-accepted',
     rule: 'resuming a canceled buy is INVALID_STATE (digest 4.4); it answers success',
     targets: ['state-machine.terminal.resume-rejected'],
@@ -294,6 +371,34 @@ const BUILTIN: FaultDef[] = [
     name: 'unknown-package-wrong-code',
     rule: 'an unknown package is PACKAGE_NOT_FOUND (digest 4.4); it answers INVALID_REQUEST',
     targets: ['state-machine.not-found.package'],
+  },
+  // Setup (interface spec 2.5a, 4.3).
+  {
+    name: 'accounts-all-refused',
+    rule: 'the seller accepts an account reference for the buyer: a new natural key, or one it lists or creates (interface spec 2.5a); get_products refuses every account',
+    targets: ['setup.account.usable'],
+  },
+  {
+    name: 'pricing-options-unnamed',
+    rule: 'get_products offers a product with a pricing option that can be bought (interface spec 2.5, 4.3); pricing options carry no pricing_option_id',
+    // The product schema requires the id as well.
+    targets: ['setup.products.offered', 'schemas.response.get_products'],
+  },
+  {
+    name: 'create-unavailable',
+    rule: 'create_media_buy accepts a buy of an offered product (interface spec 4.3); it always answers SERVICE_UNAVAILABLE',
+    targets: ['setup.media-buy.created'],
+    // Checks that create their own buy without naming setup.media-buy.created as prerequisite fail
+    // rather than show as blocked; everything else that needs the first buy is blocked by it.
+    collateral: [
+      'state-machine.create.initial-state',
+      'idempotency.errors.not-cached',
+      'idempotency.concurrent.single-resource',
+      'signatures.replay.replayed-nonce',
+      'webhooks.task.terminal-silent',
+      'webhooks.auth.hmac',
+      'webhooks.auth.bearer-refused',
+    ],
   },
   // Test controller (digest 4.6).
   {

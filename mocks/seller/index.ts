@@ -72,7 +72,11 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
   // RFC 9421 request signatures: verified by default (signing/verifier.ts) unless a hook is given or they are switched off.
   const requestSigning =
     opts.verifyRequest === undefined && opts.requestSigning !== false
-      ? mockRequestSigningCapability({ authToken: opts.authToken, overrides: typeof opts.requestSigning === 'object' ? opts.requestSigning : undefined })
+      ? mockRequestSigningCapability({
+          authToken: opts.authToken,
+          overrides: typeof opts.requestSigning === 'object' ? opts.requestSigning : undefined,
+          faults,
+        })
       : undefined;
   const verifyRequest =
     opts.verifyRequest ?? (requestSigning && createMockRequestVerifier({ ids, capability: requestSigning, faults, authToken: opts.authToken }));

@@ -83,3 +83,89 @@ export function judgeFault(fault: FaultDef, run: RunResult): FaultVerdict {
 export function erroredChecks(run: RunResult): string[] {
   return run.checks.filter((c) => c.outcome === 'error').map((c) => `${c.transport} ${c.check_id}: ${c.message}`);
 }
+
+/**
+ * Judges one run with every fault of a group active, as judgeFault judges one: each fault's
+ * targets must fail (fail, warn or info) on the transports it affects, and nothing outside the
+ * group's targets and collateral may be a finding (a check blocked by one of them is the expected
+ * cascade). Returns the missed targets per fault and the unexpected findings of the whole group.
+ */
+export function judgeGroup(faults: readonly FaultDef[], run: RunResult): { missed: Map<string, string[]>; unexpected: string[] } {
+  const missed = new Map<string, string[]>(faults.map((f) => [f.name, []]));
+  const unexpected: string[] = [];
+  const group = faults.map((f) => f.name).join(', ');
+  for (const t of ['mcp', 'a2a'] as const) {
+    const affecting = faults.filter((f) => (f.transports ?? ['mcp', 'a2a']).includes(t));
+    const allowed = new Set(affecting.flatMap((f) => [...f.targets, ...(f.collateral ?? [])]));
+    const failed = new Set(
+      run.checks.filter((c) => c.transport === t && (c.outcome === 'fail' || c.outcome === 'warn' || c.outcome === 'info')).map((c) => c.check_id),
+    );
+    for (const f of affecting) missed.get(f.name)!.push(...f.targets.filter((id) => !failed.has(id)).map((id) => `${t} ${id} (with its group)`));
+    for (const c of findings(run)) {
+      if (c.transport !== t || allowed.has(c.check_id)) continue;
+      if (c.outcome === 'blocked' && c.blocked_by !== undefined && allowed.has(c.blocked_by)) continue;
+      unexpected.push(`${t} ${c.check_id} (${c.outcome}: ${c.message}) with the group ${group}`);
+    }
+  }
+  return { missed, unexpected };
+}
+
+export interface MatrixVerdict extends FaultVerdict {
+  /** Checks that errored in a run the fault took part in. */
+  errored: string[];
+}
+
+/**
+ * Runs a fault matrix with at most `parallel` certifications at once. A fault without a
+ * `matrixGroup` runs alone against every suite (judgeFault). The faults of a group run together
+ * once against every suite (judgeGroup: its unexpected findings count against each of them), and
+ * each of them alone against the checks the group names (judgeFault there: its targets fail,
+ * none of the other faults' targets or collateral does unless it declares them).
+ */
+export async function runFaultMatrix(
+  faults: readonly FaultDef[],
+  o: { parallel: number; certify?: Omit<MockRunOptions, 'mock' | 'suites' | 'checkGlob'> },
+): Promise<Map<string, MatrixVerdict>> {
+  const groups = new Map<string, FaultDef[]>();
+  for (const f of faults) {
+    if (!f.matrixGroup) continue;
+    if (f.breaksTransport) throw new Error(`fault ${f.name} breaks its transport and cannot be judged in a group`);
+    groups.set(f.matrixGroup, [...(groups.get(f.matrixGroup) ?? []), f]);
+  }
+  const verdicts = new Map<string, MatrixVerdict>();
+  const add = (name: string, v: Partial<MatrixVerdict>) => {
+    const prev = verdicts.get(name) ?? { caught: true, missed: [], unexpected: [], errored: [] };
+    const missed = [...prev.missed, ...(v.missed ?? [])];
+    verdicts.set(name, {
+      caught: missed.length === 0,
+      missed,
+      unexpected: [...prev.unexpected, ...(v.unexpected ?? [])],
+      errored: [...prev.errored, ...(v.errored ?? [])],
+    });
+  };
+  const jobs: (() => Promise<void>)[] = [];
+  const named = new Map<string, string>();
+  for (const [name, group] of groups) {
+    named.set(name, [...new Set(group.flatMap((f) => [...f.targets, ...(f.collateral ?? [])]))].join(','));
+    jobs.push(async () => {
+      const run = await certifyMock({ ...o.certify, mock: { faults: group.map((f) => f.name) } });
+      const judged = judgeGroup(group, run);
+      const errored = erroredChecks(run);
+      for (const f of group) add(f.name, { missed: judged.missed.get(f.name), unexpected: judged.unexpected, errored });
+    });
+  }
+  // Full runs first (the longest), then the focused runs of grouped faults.
+  for (const f of [...faults.filter((x) => !x.matrixGroup), ...faults.filter((x) => x.matrixGroup)]) {
+    const checkGlob = f.matrixGroup ? named.get(f.matrixGroup) : undefined;
+    jobs.push(async () => {
+      const run = await certifyMock({ ...o.certify, mock: { faults: [f.name] }, ...(checkGlob ? { checkGlob } : {}) });
+      add(f.name, { ...judgeFault(f, run), errored: erroredChecks(run) });
+    });
+  }
+  await Promise.all(
+    Array.from({ length: o.parallel }, async () => {
+      for (let job = jobs.shift(); job; job = jobs.shift()) await job();
+    }),
+  );
+  return verdicts;
+}

@@ -1,32 +1,23 @@
 /**
  * Proof of detection for the webhook faults of the mock seller: the `webhooks` suite, run
  * against a seller with one webhook fault (every suite running), fails exactly the checks the
- * fault targets (plus its declared collateral) on both transports, and nothing else.
+ * fault targets (plus its declared collateral) on both transports, and nothing else. Faults of a
+ * matrix group are judged together against every suite and each alone against the webhooks suite
+ * (suites/testing/mock-run.ts runFaultMatrix).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../harness/engine/result.js';
 import { WEBHOOK_FAULTS } from '../../mocks/seller/webhooks/faults.js';
-import { certifyMock, erroredChecks, judgeFault } from '../testing/mock-run.js';
+import { runFaultMatrix, type MatrixVerdict } from '../testing/mock-run.js';
 
 // A longer quiet period: a fault that sends what it must not is seen even on a loaded machine.
 process.env.PROTO_COMPLY_WEBHOOK_QUIET_S = '2';
 
-const PARALLEL = 4;
-const runs = new Map<string, RunResult>();
-
-async function runAll(): Promise<void> {
-  const queue = [...WEBHOOK_FAULTS];
-  await Promise.all(
-    Array.from({ length: PARALLEL }, async () => {
-      for (let f = queue.shift(); f; f = queue.shift()) {
-        runs.set(f.name, await certifyMock({ mock: { faults: [f.name] }, timeoutS: 60 }));
-      }
-    }),
-  );
-}
+let verdicts = new Map<string, MatrixVerdict>();
 
 describe('webhook fault profiles', () => {
-  beforeAll(runAll, 240_000);
+  beforeAll(async () => {
+    verdicts = await runFaultMatrix(WEBHOOK_FAULTS, { parallel: 4, certify: { timeoutS: 60 } });
+  }, 600_000);
 
   it('registers a fault for each webhook rule the issue names', () => {
     const names = WEBHOOK_FAULTS.map((f) => f.name);
@@ -56,15 +47,14 @@ describe('webhook fault profiles', () => {
   });
 
   afterAll(() => {
-    const verdicts = WEBHOOK_FAULTS.filter((f) => runs.has(f.name)).map((f) => judgeFault(f, runs.get(f.name)!));
-    const exact = verdicts.filter((v) => v.caught && v.unexpected.length === 0).length;
-    console.log(`webhook mutation score: ${verdicts.filter((v) => v.caught).length}/${WEBHOOK_FAULTS.length} faults caught (${exact} exactly)`);
+    const all = WEBHOOK_FAULTS.filter((f) => verdicts.has(f.name)).map((f) => verdicts.get(f.name)!);
+    const exact = all.filter((v) => v.caught && v.unexpected.length === 0).length;
+    console.log(`webhook mutation score: ${all.filter((v) => v.caught).length}/${WEBHOOK_FAULTS.length} faults caught (${exact} exactly)`);
   });
 
-  it.each(WEBHOOK_FAULTS.map((f) => [f.name, f] as const))('%s is caught by exactly its targeted checks', (_name, fault) => {
-    const run = runs.get(fault.name)!;
-    expect(erroredChecks(run)).toEqual([]);
-    const verdict = judgeFault(fault, run);
+  it.each(WEBHOOK_FAULTS.map((f) => [f.name, f] as const))('%s is caught by exactly its targeted checks', (name) => {
+    const verdict = verdicts.get(name)!;
+    expect(verdict.errored).toEqual([]);
     expect({ missed: verdict.missed, unexpected: verdict.unexpected }).toEqual({ missed: [], unexpected: [] });
   });
 });

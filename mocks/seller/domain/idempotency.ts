@@ -171,7 +171,8 @@ export class IdempotencyGuard {
       this.notify(scope);
       throw err;
     }
-    if (outcome.kind === 'error') this.store.release(scope, claimId);
+    // The `validation-error-cached` fault keeps a rejection under its key (digest 3.2 rule 1: errors are never cached).
+    if (outcome.kind === 'error' && !this.faults.has('validation-error-cached')) this.store.release(scope, claimId);
     else this.store.complete(scope, claimId, JSON.stringify(outcome), now());
     this.notify(scope);
     return { kind: 'fresh', outcome };
@@ -210,6 +211,8 @@ export class IdempotencyGuard {
       message: 'idempotency_key was already used with a different payload; use a fresh key for a different request',
       recovery: 'correctable',
     };
+    // The buggy seller adds retry_after: 0 (digest 3.6: an integer of 1-3600 seconds).
+    if (this.faults.has('conflict-retry-after-zero')) error.retry_after = 0;
     if (this.faults.has('conflict-leaks-payload')) {
       error.field = 'idempotency_key';
       error.details = { cached_task: cachedTask, cached_response: cached?.payload ?? null };

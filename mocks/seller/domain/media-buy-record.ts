@@ -45,7 +45,7 @@ export interface MediaBuyRecord {
   created_at: string;
   updated_at: string;
   confirmed_at: string;
-  cancellation?: { canceled_at: string; canceled_by: 'buyer' | 'seller'; reason?: string };
+  cancellation?: { canceled_at: string; canceled_by?: 'buyer' | 'seller'; reason?: string };
   rejection_reason?: string;
   push_notification_config?: unknown;
   reporting_webhook?: unknown;

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { SellerServices } from './services.js';
 import { type ErrorBody, TaskFailure } from './errors.js';
-import { keyForLog } from './idempotency.js';
+import { IDEMPOTENCY_KEY_PATTERN, keyForLog } from './idempotency.js';
 import { buildTasks } from './tasks/index.js';
 import { A2A_PUSH_FIELD, type CallerContext, type SuccessOutcome, type TaskCall, type TaskDef, type TaskOutcome, isPlainObject } from './task-def.js';
 import { accountKeyOf, toValidationFailure } from './validation.js';
@@ -40,7 +40,9 @@ export class SellerModel {
       const { $schema: _ignored, ...schema } = z.toJSONSchema(t.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
       return { name: t.name, description: t.description, inputSchema: { ...schema, type: 'object' } };
     });
-    return structuredClone(this.descriptions);
+    // The buggy seller serves the test controller it declares but leaves it out of tools/list and the agent card.
+    const listed = this.s.faults.has('controller-not-listed') ? this.descriptions.filter((t) => t.name !== 'comply_test_controller') : this.descriptions;
+    return structuredClone(listed);
   }
 
   async dispatch(name: string, rawArgs: unknown, caller: CallerContext): Promise<TaskOutcome> {
@@ -64,8 +66,17 @@ export class SellerModel {
     if (!isPlainObject(rawArgs)) {
       return { kind: 'error', error: { code: 'INVALID_REQUEST', message: 'arguments must be a JSON object', field: '(arguments)', recovery: 'correctable' } };
     }
+    // The buggy seller crashes on a push registration sent to a read it cannot register for.
+    if (this.s.faults.has('push-config-crashes-sync-task') && def.idempotency === 'read' && rawArgs.push_notification_config !== undefined) {
+      throw new Error(`${name} cannot register push_notification_config`);
+    }
     const parsed = def.schema.safeParse(rawArgs);
-    if (!parsed.success) return { kind: 'error', error: toValidationFailure(parsed.error).body };
+    if (!parsed.success) {
+      const error = toValidationFailure(parsed.error).body;
+      // The buggy seller runs validation under the key, so the rejection is cached (digest 3.2 rule 1).
+      if (this.s.faults.has('validation-error-cached')) return this.rejectUnderKey(def, rawArgs, caller, error);
+      return { kind: 'error', error };
+    }
     const args = parsed.data as Record<string, unknown>;
     const accountKey = accountKeyOf(args.account);
     const call: TaskCall<unknown> = { args, caller, accountKey, clockScope: { principal: caller.principal, account: accountKey } };
@@ -101,6 +112,22 @@ export class SellerModel {
     }
   }
 
+  /** The `validation-error-cached` fault: the rejection is answered through the replay cache, which keeps it. */
+  private async rejectUnderKey(def: TaskDef, rawArgs: Record<string, unknown>, caller: CallerContext, error: ErrorBody): Promise<TaskOutcome> {
+    const key = rawArgs.idempotency_key;
+    if (def.idempotency === 'exempt' || typeof key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(key)) return { kind: 'error', error };
+    const req = {
+      task: def.name,
+      idempotency: def.idempotency,
+      createsResource: false,
+      principal: caller.principal,
+      accountKey: accountKeyOf(rawArgs.account),
+      args: rawArgs,
+    };
+    const guarded = await this.s.idempotency.run(req, key, async () => ({ kind: 'error', error }));
+    return guarded.kind === 'error' ? guarded : { kind: 'error', error };
+  }
+
   private async execute(def: TaskDef, call: TaskCall<unknown>): Promise<TaskOutcome> {
     try {
       return await def.run(call);
@@ -113,7 +140,9 @@ export class SellerModel {
   /** Unknown tool: INVALID_REQUEST naming the tool (interface spec 7). */
   private unknownTask(name: string): ErrorBody {
     const code = this.s.faults.has('unknown-tool-wrong-code') ? 'NOT_FOUND' : 'INVALID_REQUEST';
-    return { code, message: `unknown tool ${JSON.stringify(name)}`, recovery: 'correctable' };
+    // The buggy seller's message does not say which tool it did not find.
+    const message = this.s.faults.has('unknown-tool-unnamed') ? 'unknown tool' : `unknown tool ${JSON.stringify(name)}`;
+    return { code, message, recovery: 'correctable' };
   }
 
   private markReplayed(stored: SuccessOutcome): SuccessOutcome {
@@ -124,7 +153,8 @@ export class SellerModel {
   /** Adds `sandbox: true` and echoes `context` verbatim on every success. Errors carry only the error object. */
   private withEnvelope(outcome: TaskOutcome, context: unknown): TaskOutcome {
     if (outcome.kind === 'error') return outcome;
-    const payload: Record<string, unknown> = { ...outcome.payload, sandbox: true };
+    // The buggy seller sends the sandbox flag as the string "true" (interface spec 2.5: a boolean).
+    const payload: Record<string, unknown> = { ...outcome.payload, sandbox: this.s.faults.has('sandbox-flag-string') ? 'true' : true };
     if (context !== undefined && !this.s.faults.has('context-not-echoed')) payload.context = context;
     return { ...outcome, payload };
   }

@@ -1,7 +1,9 @@
 /**
  * Fault profiles of the mock seller's request verifier (mocks/seller/signing/verifier.ts): each breaks one
- * step of the RFC 9421 verifier checklist (digest 1.9) and is caught by exactly its own check of
- * suites/signatures/signatures.yaml. Registered at import time (imported from mocks/seller/index.ts).
+ * rule of the RFC 9421 verifier checklist (digest 1.9) or of the accepted signatures (1.3, 1.7) and
+ * is caught by exactly its own check(s) of suites/signatures/signatures.yaml, each fault with at
+ * least one check no other verifier fault targets. Registered at import time (imported from
+ * mocks/seller/index.ts); the faults added for checks no fault targeted share the `verifier` matrix group.
  */
 import { registerFault } from '../faults.js';
 
@@ -18,6 +20,23 @@ export const VERIFIER_FAULTS = {
   unsignedAccepted: 'verifier-unsigned-accepted',
   signatureUnchecked: 'verifier-signature-unchecked',
   duplicateKeysAccepted: 'verifier-duplicate-keys-accepted',
+  ed25519Refused: 'verifier-ed25519-refused',
+  es256Refused: 'verifier-es256-refused',
+  digestEitherDeclared: 'verifier-digest-either-declared',
+  digestForbiddenDeclared: 'verifier-digest-forbidden-declared',
+  webhookAuthUnsigned: 'verifier-webhook-auth-unsigned',
+  halfPairIgnored: 'verifier-half-pair-ignored',
+  malformedInputIgnored: 'verifier-malformed-input-ignored',
+  lenientParse: 'verifier-lenient-parse',
+  nonceUnchecked: 'verifier-nonce-unchecked',
+  multiValuedAccepted: 'verifier-multi-valued-accepted',
+  hostUnvalidated: 'verifier-host-unvalidated',
+  coveredHeaderAbsentAccepted: 'verifier-covered-header-absent-accepted',
+  paramsUnchecked: 'verifier-params-unchecked',
+  windowBoundsIgnored: 'verifier-window-bounds-ignored',
+  componentsUnchecked: 'verifier-components-unchecked',
+  unknownKeyAccepted: 'verifier-unknown-key-accepted',
+  keyConstraintsIgnored: 'verifier-key-constraints-ignored',
 } as const;
 
 const F = VERIFIER_FAULTS;
@@ -81,4 +100,119 @@ registerFault({
   name: F.duplicateKeysAccepted,
   rule: 'step 14 refuses a body with duplicate JSON keys (digest 1.9); the body is not scanned',
   targets: ['signatures.body.duplicate-json-key'],
+});
+registerFault({
+  name: F.ed25519Refused,
+  rule: 'a well-formed Ed25519 signature by a trusted key is accepted (digest 1.3, 1.9 step 10); the verifier refuses every Ed25519 signature that verified',
+  targets: ['signatures.accept.ed25519'],
+  // Valid Ed25519 requests that must be accepted: the replay probe's first copy, the rate-cap requests,
+  // and the webhooks suite's signed create_media_buy registering a webhook authentication block.
+  collateral: ['signatures.replay.replayed-nonce', 'signatures.rate.cap-enforced', 'webhooks.auth.hmac', 'webhooks.auth.bearer-refused'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.es256Refused,
+  rule: 'a well-formed ES256 signature (IEEE P1363 r||s) is accepted (digest 1.3); the verifier refuses every ES256 signature that verified',
+  targets: ['signatures.accept.es256'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.digestEitherDeclared,
+  rule: 'the seller enforces the covers_content_digest policy it declares (digest 1.7); it declares either but refuses a signature without content-digest',
+  targets: ['signatures.digest.uncovered-accepted'],
+});
+registerFault({
+  name: F.digestForbiddenDeclared,
+  rule: 'under covers_content_digest forbidden a covered content-digest is refused (digest 1.7, 1.9 step 6); the seller declares forbidden but verifies as either',
+  targets: ['signatures.digest.forbidden-enforced'],
+});
+registerFault({
+  name: F.webhookAuthUnsigned,
+  rule: 'P1 refuses an unsigned call registering a webhook authentication block with request_signature_required (digest 1.9); it is let through to bearer auth',
+  targets: ['signatures.precheck.unsigned-webhook-auth'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.halfPairIgnored,
+  rule: 'P2 refuses Signature without Signature-Input and vice versa as malformed (digest 1.9); a half pair is treated as unsigned',
+  targets: ['signatures.precheck.signature-without-input', 'signatures.precheck.input-without-signature'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.malformedInputIgnored,
+  rule: 'P3 refuses a Signature-Input that is not a structured dictionary, never ignores it (digest 1.9); it is treated as unsigned',
+  targets: ['signatures.precheck.malformed-input'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.lenientParse,
+  rule: 'step 1 refuses a duplicate label, a bare-token string parameter and a mixed base64 alphabet (digest 1.5, 1.9); the parser tolerates them',
+  targets: ['signatures.header.duplicate-label', 'signatures.header.unquoted-string-param', 'signatures.header.mixed-alphabet'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.nonceUnchecked,
+  rule: 'a nonce is unpadded base64url of at least 16 bytes (digest 1.3); any nonce is accepted',
+  targets: ['signatures.header.short-nonce', 'signatures.header.padded-nonce'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.multiValuedAccepted,
+  rule: 'step 1 refuses a multi-valued covered field (digest 1.9); two Content-Type values or two sha-256 digests are accepted',
+  targets: ['signatures.header.multi-valued-content-type', 'signatures.header.multi-valued-content-digest'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.hostUnvalidated,
+  rule: 'a raw U-label host is malformed at step 1 and a host with empty labels a malformed target at step 10 (digest 1.6, 1.9); the received authority is not validated',
+  targets: ['signatures.header.non-ascii-host', 'signatures.target.malformed-authority'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.coveredHeaderAbsentAccepted,
+  rule: 'step 1 refuses a covered header missing from the request (digest 1.9); it is accepted',
+  targets: ['signatures.header.covered-header-absent'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.paramsUnchecked,
+  rule: 'step 2 requires all six parameters (digest 1.9); a signature missing one is accepted',
+  targets: [
+    'signatures.params.missing-created',
+    'signatures.params.missing-expires',
+    'signatures.params.missing-nonce',
+    'signatures.params.missing-keyid',
+    'signatures.params.missing-alg',
+    'signatures.params.missing-tag',
+  ],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.windowBoundsIgnored,
+  rule: 'step 5 refuses expires <= created, created more than 60 s ahead and a window over 300 s (digest 1.9); only expiry is checked',
+  targets: ['signatures.window.too-long', 'signatures.window.expires-equals-created', 'signatures.window.created-in-future'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.componentsUnchecked,
+  rule: 'step 6 requires @method, @target-uri, content-type on a body and content-digest under policy required (digest 1.9); a signature lacking them is accepted (a missing @authority is verifier-authority-optional)',
+  targets: [
+    'signatures.components.method-not-covered',
+    'signatures.components.target-uri-not-covered',
+    'signatures.components.content-type-not-covered',
+    'signatures.digest.required-enforced',
+  ],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.unknownKeyAccepted,
+  rule: 'step 7 refuses a keyid that resolves to no JWK (digest 1.9); the request is let through',
+  targets: ['signatures.key.unknown-keyid'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.keyConstraintsIgnored,
+  rule: 'step 8 requires use=sig, key_ops containing verify and the JWK alg matching the signature alg (digest 1.3, 1.9); only the purpose member is checked',
+  targets: ['signatures.key.verify-not-allowed', 'signatures.key.use-not-sig', 'signatures.key.alg-mismatch'],
+  matrixGroup: 'verifier',
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { protocolIds } from '../../../harness/token.js';
-import { counterpartyKeys, type CounterpartyRole } from '../../../harness/signing/keys/counterparty.js';
-import type { DefectName } from '../../../harness/signing/sign/defects.js';
+import { COUNTERPARTY_ROLES, counterpartyKeys, type CounterpartyRole } from '../../../harness/signing/keys/counterparty.js';
+import { DEFECTS, type DefectName } from '../../../harness/signing/sign/defects.js';
 import { signRequest } from '../../../harness/signing/sign/signer.js';
 import { FaultSet } from '../faults.js';
 import type { RunningMockSeller, VerifyRequestInput } from '../options.js';
@@ -134,6 +134,83 @@ describe('mock seller request verifier (hook)', () => {
     expect((await hook([VERIFIER_FAULTS.expiredAccepted])(signed(body, { defects: ['window-too-long'] }))).outcome).toBe('rejected');
     // The @authority fault does not open the other components.
     expect((await hook([VERIFIER_FAULTS.authorityOptional])(signed(body, { defects: ['drop-component:@method'] }))).outcome).toBe('rejected');
+  });
+
+  it('each let-through or refusing fault changes the verdict on exactly its own probes', async () => {
+    const body = mcpBody('get_products');
+    const probe = (defect?: DefectName, role: CounterpartyRole = 'ed25519'): VerifyRequestInput => {
+      const s = signRequest(
+        { method: 'POST', url: URL_MCP, headers: { 'content-type': 'application/json' }, body },
+        { profile: 'request', ids, key: counterpartyKeys(ids).signingKey(role), defects: defect ? [defect] : [] },
+      );
+      const headers: Record<string, string> = { host: /^https?:\/\/([^/]+)/.exec(s.url)![1]! };
+      for (const [k, v] of Object.entries(s.headers)) headers[k.toLowerCase()] = v;
+      return { route: 'mcp', method: 'POST', url: s.url, headers, rawBody: s.body, json: JSON.parse(body) };
+    };
+    const withWebhookAuth = mcpBody('get_products', {
+      push_notification_config: { url: 'https://b.example/h', authentication: { schemes: ['HMAC-SHA256'], credentials: 'x'.repeat(40) } },
+    });
+    const cases: Record<string, () => VerifyRequestInput> = {
+      'unsigned-webhook-auth': () => input(withWebhookAuth, { authorization: `Bearer ${BEARER}` }),
+    };
+    for (const d of DEFECTS) if (d.encodings?.includes('strict') !== true) cases[d.name] = () => probe(d.name);
+    for (const role of COUNTERPARTY_ROLES) cases[`key:${role}`] = () => probe(undefined, role);
+    const verdicts = async (faults: string[]) => {
+      const h = hook(faults);
+      const out: Record<string, string> = {};
+      for (const [name, make] of Object.entries(cases)) {
+        const r = await h(make());
+        out[name] = r.outcome === 'rejected' ? r.wwwAuthenticate : r.outcome;
+      }
+      return out;
+    };
+    const F = VERIFIER_FAULTS;
+    const expected: Record<string, string[]> = {
+      [F.ed25519Refused]: ['key:ed25519', 'key:rate-cap'],
+      [F.es256Refused]: ['key:es256'],
+      [F.webhookAuthUnsigned]: ['unsigned-webhook-auth'],
+      [F.halfPairIgnored]: ['signature-without-input', 'input-without-signature'],
+      [F.malformedInputIgnored]: ['malformed-input'],
+      [F.lenientParse]: ['duplicate-label', 'unquoted-string-param', 'mixed-alphabet'],
+      [F.nonceUnchecked]: ['short-nonce', 'padded-nonce'],
+      [F.multiValuedAccepted]: ['multi-valued-content-type', 'digest-multi-valued'],
+      [F.hostUnvalidated]: ['non-ascii-host', 'malformed-target-uri', 'authority-mismatch'],
+      [F.coveredHeaderAbsentAccepted]: ['covered-header-absent'],
+      [F.paramsUnchecked]: DEFECTS.filter((d) => d.name.startsWith('missing-param:')).map((d) => d.name),
+      [F.windowBoundsIgnored]: ['window-too-long', 'expires-before-created', 'created-in-future'],
+      [F.componentsUnchecked]: DEFECTS.filter((d) => d.name.startsWith('drop-component:') && d.name !== 'drop-component:@authority').map((d) => d.name),
+      [F.unknownKeyAccepted]: ['unknown-keyid'],
+      [F.keyConstraintsIgnored]: ['alg-key-mismatch', 'key:sign-only', 'key:enc-use'],
+      // Declares forbidden, verifies as either: only a missing content-digest changes.
+      [F.digestForbiddenDeclared]: ['drop-component:content-digest'],
+      // Declares either, verifies as declared before (required): nothing changes here; the declaration does.
+      [F.digestEitherDeclared]: [],
+    };
+    const base = await verdicts([]);
+    expect(Object.entries(base).filter(([, v]) => v !== 'rejected' && !v.startsWith('Signature error'))).toEqual(
+      [
+        ['base64url-in-3.2', 'verified'],
+        ['unsigned', 'absent'],
+        ['key:ed25519', 'verified'],
+        ['key:es256', 'verified'],
+        ['key:rate-cap', 'verified'],
+      ].filter(([name]) => name in base),
+    );
+    for (const [fault, changed] of Object.entries(expected)) {
+      const got = await verdicts([fault]);
+      expect(
+        Object.keys(got)
+          .filter((k) => got[k] !== base[k])
+          .sort(),
+        fault,
+      ).toEqual([...changed].sort());
+    }
+  });
+
+  it('declares the content-digest policy a digest-policy fault names', () => {
+    const declared = (fault: string) => mockRequestSigningCapability({ authToken: 'x', faults: new FaultSet([fault]) }).covers_content_digest;
+    expect(declared(VERIFIER_FAULTS.digestEitherDeclared)).toBe('either');
+    expect(declared(VERIFIER_FAULTS.digestForbiddenDeclared)).toBe('forbidden');
   });
 
   it('refuses once the per-keyid cap is full: small for the rate-cap key, 100 for the other counterparty keys', async () => {

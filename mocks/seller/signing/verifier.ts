@@ -16,6 +16,7 @@ import { StaticKeyResolver, type KeyLookup, type KeyResolver } from '../../../ha
 import {
   bodyRegistersLegacyWebhookAuth,
   operationFromJsonRpc,
+  type DigestPolicy,
   type OperationRef,
   type RequestSigningCapability,
 } from '../../../harness/signing/verify/precheck.js';
@@ -27,11 +28,17 @@ import type { VerifyContext, VerifyFailure, VerifyResult } from '../../../harnes
 import { wwwAuthenticate } from '../../../harness/signing/parse/www-authenticate.js';
 import { VERIFIER_FAULTS as F } from './faults.js';
 
-/** Operations the mock verifies signatures for; create_media_buy is required when a bearer exists. */
-export function mockRequestSigningCapability(opts: { authToken?: string; overrides?: Partial<RequestSigningCapability> } = {}): RequestSigningCapability {
+/**
+ * Operations the mock verifies signatures for; create_media_buy is required when a bearer exists.
+ * The digest-policy faults declare a policy the verifier does not enforce (see `enforcedDigestPolicy`).
+ */
+export function mockRequestSigningCapability(
+  opts: { authToken?: string; overrides?: Partial<RequestSigningCapability>; faults?: FaultSet } = {},
+): RequestSigningCapability {
+  const declared = opts.faults?.has(F.digestEitherDeclared) ? 'either' : opts.faults?.has(F.digestForbiddenDeclared) ? 'forbidden' : 'required';
   return {
     supported: true,
-    covers_content_digest: 'required',
+    covers_content_digest: declared,
     supported_for: ['create_media_buy', 'update_media_buy', 'get_products'],
     // Without a bearer token there is no fallback credential: requiring signatures would lock
     // out every unsigned client, so nothing is required then.
@@ -112,6 +119,39 @@ class PurposeBlindResolver implements KeyResolver {
   }
 }
 
+/** The content-digest policy the verifier applies: the declared one, unless a digest-policy fault declared another. */
+function enforcedDigestPolicy(capability: RequestSigningCapability, faults: FaultSet): DigestPolicy {
+  if (faults.has(F.digestEitherDeclared)) return 'required';
+  if (faults.has(F.digestForbiddenDeclared)) return 'either';
+  return capability.covers_content_digest ?? 'either';
+}
+
+/**
+ * Faults that let one refused case through: the library's failure reason and the detail naming
+ * the case, and whether the request then counts as unsigned (bearer auth decides) or as verified.
+ */
+const LET_THROUGH: readonly { fault: string; reason: VerifyFailure['reason']; detail?: RegExp; as: 'unsigned' | 'verified' }[] = [
+  { fault: F.webhookAuthUnsigned, reason: 'required', detail: /webhook authentication block/, as: 'unsigned' },
+  { fault: F.halfPairIgnored, reason: 'header_malformed', detail: /^Signature(-Input)? without Signature(-Input)?$/, as: 'unsigned' },
+  { fault: F.malformedInputIgnored, reason: 'header_malformed', detail: /^Signature-Input: (?!duplicate dictionary key)/, as: 'unsigned' },
+  {
+    fault: F.lenientParse,
+    reason: 'header_malformed',
+    detail: /^Signature-Input: duplicate dictionary key|unquoted token|mixed base64 and base64url/,
+    as: 'verified',
+  },
+  { fault: F.nonceUnchecked, reason: 'header_malformed', detail: /^nonce/, as: 'verified' },
+  { fault: F.multiValuedAccepted, reason: 'header_malformed', detail: /is multi-valued$|^duplicate dictionary key/, as: 'verified' },
+  { fault: F.hostUnvalidated, reason: 'header_malformed', detail: /^request URL:/, as: 'verified' },
+  { fault: F.hostUnvalidated, reason: 'target_uri_malformed', as: 'verified' },
+  { fault: F.coveredHeaderAbsentAccepted, reason: 'header_malformed', detail: /^covered field \S+ is absent$/, as: 'verified' },
+  { fault: F.paramsUnchecked, reason: 'params_incomplete', as: 'verified' },
+  { fault: F.windowBoundsIgnored, reason: 'window_invalid', detail: /^(?!signature expired)/, as: 'verified' },
+  { fault: F.componentsUnchecked, reason: 'components_incomplete', detail: /^not covered: (?!.*@authority)/, as: 'verified' },
+  { fault: F.unknownKeyAccepted, reason: 'key_unknown', as: 'verified' },
+  { fault: F.keyConstraintsIgnored, reason: 'key_purpose_invalid', detail: /: (key_ops|use|alg_mismatch)/, as: 'verified' },
+];
+
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -178,7 +218,7 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
     ids,
     encoding: 'legacy' as const,
     capability: opts.capability,
-    digestPolicy: opts.capability.covers_content_digest ?? 'either',
+    digestPolicy: enforcedDigestPolicy(opts.capability, faults),
     keys: faults.has(F.keyPurposeIgnored) ? new PurposeBlindResolver(resolver, ids.keyUseMember) : resolver,
     replayCache: faults.has(F.replayAccepted) ? new ForgetfulReplayCache(cache) : cache,
     revocation: faults.has(F.revocationIgnored) ? undefined : new LocalRevocation(new Set(keys.revokedKids)),
@@ -221,13 +261,20 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
         if (faults.has(F.signatureUnchecked)) return accepted(input);
         break;
     }
+    const through = LET_THROUGH.find((t) => t.reason === failure.reason && (!t.detail || t.detail.test(failure.detail)) && faults.has(t.fault));
+    if (through) return through.as === 'unsigned' ? { outcome: 'absent' } : accepted(input);
     return failure;
+  }
+
+  /** The accept faults: a signature that verified is refused all the same (digest 1.3, step 10). */
+  function refusedAlg(alg: string): boolean {
+    return (alg === 'ed25519' && faults.has(F.ed25519Refused)) || (alg === 'ecdsa-p256-sha256' && faults.has(F.es256Refused));
   }
 
   return async (input) => {
     const ref = operationOf(input);
     const signed = header(input, 'signature-input') !== undefined || header(input, 'signature') !== undefined;
-    if (!signed && input.route === 'a2a' && a2aRegistersWebhookAuth(input.json)) {
+    if (!signed && input.route === 'a2a' && a2aRegistersWebhookAuth(input.json) && !faults.has(F.webhookAuthUnsigned)) {
       return reject(input, errorCode('request', 'required'), 'unsigned request registers a webhook authentication block');
     }
     const bearerOk = opts.authToken !== undefined && checkBearer(input.headers, opts.authToken) === 'ok';
@@ -236,6 +283,7 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
     if ('ok' in result && !result.ok) result = await faulty(input, ctx, result);
     if (!('ok' in result)) return result;
     if (!result.ok) return reject(input, result.code, result.detail);
+    if (result.signer && refusedAlg(result.signer.alg)) return reject(input, errorCode('request', 'invalid'), `${result.signer.alg} signature refused`);
     return result.signer ? { outcome: 'verified', signer: result.signer } : { outcome: 'absent' };
   };
 }

@@ -1,119 +1,227 @@
 /**
  * Webhook fault profiles of the mock seller: each breaks one webhook rule at the place where
  * the emission code implements it (webhooks/*.ts), and names the `webhooks` suite checks that
- * catch it. Imported for its side effect by mocks/seller/index.ts.
+ * catch it (literal check ids, so `grep -rn <check id>` finds the faults that target it). Imported
+ * for its side effect by mocks/seller/index.ts.
  */
 import { registerFault, type FaultDef } from '../faults.js';
-
-const T = (area: string, rule: string) => `webhooks.${area}.${rule}`;
 
 export const WEBHOOK_FAULTS: FaultDef[] = [
   {
     name: 'webhook-on-terminal-response',
     rule: 'no webhook and no invented task_id when the initial response is terminal (interface spec 3.2 rule 1); the inline result is replayed to the webhook URL under a made-up task id',
-    targets: [T('task', 'terminal-silent')],
+    targets: ['webhooks.task.terminal-silent'],
   },
   {
     name: 'webhook-operation-id-from-url',
     rule: 'operation_id is echoed verbatim from the registration and never derived from the URL (interface spec 6.1 rule 1); the last URL path segment is sent instead',
-    targets: [T('envelope', 'operation-id')],
+    targets: ['webhooks.envelope.operation-id'],
   },
   {
     name: 'webhook-context-not-echoed',
     rule: 'the request context is echoed verbatim on every delivery (interface spec 6.1); webhooks carry no context',
-    targets: [T('envelope', 'context')],
+    targets: ['webhooks.envelope.context'],
   },
   {
     name: 'webhook-key-rotated-on-retry',
     rule: 'idempotency_key stays the same across retries of one event (interface spec 6.1, digest 5.4); every retry gets a new key',
-    targets: [T('retry', 'same-key')],
+    targets: ['webhooks.retry.same-key'],
     // The attempts of one event no longer share a key, so the activity log cannot show them as one event.
-    collateral: [T('retry', 'activity'), T('retry', '401-transient')],
+    collateral: ['webhooks.retry.activity', 'webhooks.retry.401-transient'],
   },
   {
     name: 'webhook-nonce-reused',
     rule: "every delivery attempt is signed with a fresh nonce (interface spec 5.1 rule 4, digest 2.7); retries reuse the first attempt's nonce",
-    targets: [T('signature', 'fresh-nonce')],
+    targets: ['webhooks.signature.fresh-nonce'],
   },
   {
     name: 'webhook-unsigned',
     rule: 'webhooks are signed with RFC 9421 by default (interface spec 5.1); they are sent without any signature',
-    targets: [T('signature', 'signed'), T('signature', 'verifies'), T('state', 'pending-start-active')],
+    targets: ['webhooks.signature.signed', 'webhooks.signature.verifies', 'webhooks.state.pending-start-active'],
     // Nothing to parse: the per-component signature checks cannot find a signature either.
-    collateral: [T('signature', 'components'), T('signature', 'tag'), T('signature', 'window'), T('signature', 'key-published'), T('signature', 'fresh-nonce')],
+    collateral: [
+      'webhooks.signature.components',
+      'webhooks.signature.tag',
+      'webhooks.signature.window',
+      'webhooks.signature.key-published',
+      'webhooks.signature.fresh-nonce',
+    ],
   },
   {
     name: 'webhook-events-after-final',
     rule: 'nothing fires after the final delivery report of a terminated buy (interface spec 6.5 rule 13); scheduled reports keep coming',
-    targets: [T('report', 'silent-after-final')],
+    targets: ['webhooks.report.silent-after-final'],
   },
   {
     name: 'webhook-no-final-report',
     rule: 'a final delivery report fires after the buy reaches a terminal state (interface spec 3.1, 6.3); it never comes',
-    targets: [T('report', 'final')],
+    targets: ['webhooks.report.final'],
   },
   {
     name: 'webhook-aggregated-totals',
     rule: 'aggregated_totals is never emitted in reporting webhooks (interface spec 6.3); delivery reports carry it',
-    targets: [T('report', 'no-aggregated-totals')],
+    targets: ['webhooks.report.no-aggregated-totals'],
   },
   {
     name: 'webhook-status-is-buy-status',
     rule: "the envelope status is the async status, distinct from media_buy_deliveries[].status (interface spec 6.1 rule 3); delivery reports carry the buy's status at the top level",
-    targets: [T('report', 'status-distinct')],
+    targets: ['webhooks.report.status-distinct'],
   },
   {
     name: 'webhook-disabled-after-401',
     rule: 'a 401 from the receiver is transient: retry and keep the webhook (interface spec 6.5 rule 12); the seller stops retrying and disables the registration',
-    targets: [T('retry', '401-transient')],
+    targets: ['webhooks.retry.401-transient'],
   },
   {
     name: 'webhook-window-too-long',
     rule: 'the signature validity window is at most 5 minutes (interface spec 5.1 rule 4, 8); signatures are valid for 10 minutes',
-    targets: [T('signature', 'window'), T('signature', 'verifies'), T('state', 'pending-start-active')],
+    targets: ['webhooks.signature.window', 'webhooks.signature.verifies', 'webhooks.state.pending-start-active'],
   },
   {
     name: 'webhook-key-unpublished',
     rule: "the webhook signing key is published in the seller's brand declaration agents[].jwks_uri (interface spec 5.1); webhooks are signed with a key that is in no published JWKS",
-    targets: [T('signature', 'key-published'), T('signature', 'verifies'), T('state', 'pending-start-active')],
+    targets: ['webhooks.signature.key-published', 'webhooks.signature.verifies', 'webhooks.state.pending-start-active'],
   },
   {
     name: 'webhook-impairments-not-coalesced',
     rule: 'near-simultaneous impairments of one buy are coalesced into one push (interface spec 6.5 rule 9); each impairment is pushed on its own',
-    targets: [T('impairment', 'coalesced')],
+    targets: ['webhooks.impairment.coalesced'],
+  },
+  {
+    name: 'webhook-task-id-not-echoed',
+    rule: "a task webhook carries the task's task_id (interface spec 3.2 rule 3, 6.1); it carries the id of the media buy the task produced",
+    targets: ['webhooks.task.status-change', 'webhooks.envelope.fields'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-key-too-short',
+    rule: 'idempotency_key matches ^[A-Za-z0-9_.:-]{16,255}$ (interface spec 6.1, digest 5.2); it is 8 hex characters',
+    targets: ['webhooks.envelope.idempotency-key', 'webhooks.envelope.idempotency-key-uuid', 'webhooks.envelope.schema'],
+    matrixGroup: 'webhook-delivery',
+  },
+  {
+    name: 'webhook-key-not-uuid',
+    rule: 'idempotency_key should be a UUID v4 (interface spec 6.1); it is a prefixed random hex string',
+    targets: ['webhooks.envelope.idempotency-key-uuid'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-domain-missing',
+    rule: 'the envelope names its domain (interface spec 6.1); webhooks carry none',
+    targets: ['webhooks.envelope.domain'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-result-missing',
+    rule: "a completed task's webhook carries the full task result (interface spec 6.1); it carries none",
+    targets: ['webhooks.envelope.result'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-message-not-string',
+    rule: 'the envelope matches the MCP webhook schema: message is a string (interface spec 6.1, digest 5.2); it is an object',
+    targets: ['webhooks.envelope.schema'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-key-reused-across-events',
+    rule: 'an idempotency_key is never reused for another event (interface spec 6.1); every report of a buy carries the same key',
+    targets: ['webhooks.envelope.unique-keys'],
+    // The harness tells events apart by idempotency_key: two reports of a buy look like one event retried.
+    collateral: ['webhooks.retry.401-transient', 'webhooks.retry.signature-401-terminal', 'webhooks.report.sequence'],
+  },
+  {
+    name: 'webhook-extra-component',
+    rule: 'the signature covers exactly @method, @target-uri, @authority, content-type and content-digest (interface spec 5.1 rule 1); it also covers content-length',
+    targets: ['webhooks.signature.components'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-request-tag',
+    rule: 'the signature tag is <token>/webhook-signing/v1 (interface spec 5.1); webhooks carry the request-signing tag',
+    targets: ['webhooks.signature.tag', 'webhooks.signature.verifies'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-hmac-pretty-body',
+    rule: 'legacy HMAC webhooks are serialized with compact separators (interface spec 5.2); the body is indented',
+    targets: ['webhooks.auth.hmac'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-bearer-accepted',
+    rule: 'a Bearer-authenticated registration for a mutating callback should be refused (interface spec 5.3); it is accepted',
+    targets: ['webhooks.auth.bearer-refused'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-timestamp-renewed-on-retry',
+    rule: 'every payload member, timestamp included, stays the same across retries (digest 5.4); each retry is re-stamped',
+    targets: ['webhooks.retry.same-payload'],
+    matrixGroup: 'webhook-delivery',
+  },
+  {
+    name: 'webhook-activity-not-recorded',
+    rule: 'failed and successful attempts are recorded in webhook_activity[] (interface spec 4.3, 6.5 rule 12); failed attempts are not',
+    targets: ['webhooks.retry.activity', 'webhooks.retry.401-transient'],
+    matrixGroup: 'webhook-delivery',
+  },
+  {
+    name: 'webhook-signature-401-retried',
+    rule: 'a 401 with Signature error="webhook_*" ends that delivery (digest 5.6); it is retried like any 401',
+    targets: ['webhooks.retry.signature-401-terminal'],
+    matrixGroup: 'webhook-delivery',
+  },
+  {
+    name: 'webhook-report-no-currency',
+    rule: 'a delivery report carries currency (interface spec 6.3); it is left out',
+    targets: ['webhooks.report.shape'],
+    matrixGroup: 'webhook-delivery',
+  },
+  {
+    name: 'webhook-sequence-decreasing',
+    rule: 'sequence_number increases with each report (interface spec 6.3); it counts down',
+    targets: ['webhooks.report.sequence'],
+    matrixGroup: 'webhook-delivery',
+  },
+  {
+    name: 'webhook-registration-frozen',
+    rule: 'a reporting_webhook replaced with update_media_buy applies from the next fire (interface spec 6.5 rule 11); reports keep going to the old URL',
+    targets: ['webhooks.report.config-update'],
+    matrixGroup: 'webhook-delivery',
   },
   {
     name: 'webhook-a2a-native-as-mcp',
     rule: 'an A2A-native push registration (configuration.pushNotificationConfig) yields the A2A envelope (interface spec 6.2); it gets the MCP envelope',
-    targets: [T('a2a', 'native-envelope'), T('a2a', 'both-channels')],
+    targets: ['webhooks.a2a.native-envelope', 'webhooks.a2a.both-channels'],
     transports: ['a2a'],
   },
   {
     name: 'webhook-a2a-result-misplaced',
     rule: 'a final A2A envelope carries the result as the last data part of artifacts[0].parts (interface spec 6.2); it sits in status.message and artifacts is empty',
-    targets: [T('a2a', 'native-delivered')],
+    targets: ['webhooks.a2a.native-delivered'],
     transports: ['a2a'],
   },
   {
     name: 'webhook-a2a-one-channel',
     rule: 'with push_notification_config and an A2A-native registration both registered, both fire (interface spec 6.2); only the A2A-native one does',
-    targets: [T('a2a', 'both-channels')],
+    targets: ['webhooks.a2a.both-channels'],
     transports: ['a2a'],
   },
   {
     name: 'webhook-no-start-announcement',
     rule: 'a buy moving from pending_start to active is announced with a signed webhook (interface spec 3.1, 6.4); the seller stays silent',
-    targets: [T('state', 'pending-start-active')],
+    targets: ['webhooks.state.pending-start-active'],
   },
   {
     name: 'webhook-config-update-ignored',
     rule: "a reporting_webhook replaced with update_media_buy applies from the next fire, a few fires at most still reaching the old URL (interface spec 6.5 rule 11); reports keep going to the URL of the buy's first report",
-    targets: [T('report', 'config-update')],
+    targets: ['webhooks.report.config-update'],
   },
   {
     name: 'webhook-url-not-checked',
     rule: 'webhook URLs on link-local, cloud metadata and other reserved addresses are refused at registration, even by a seller under local test (digest 5.9); the seller never checks the host',
-    targets: [T('registration', 'reserved-url-refused')],
+    targets: ['webhooks.registration.reserved-url-refused'],
   },
 ];
 

@@ -22,7 +22,12 @@ export interface WebhookRegistration {
 }
 
 /** Parses a registration or throws INVALID_REQUEST naming the offending field. */
-export function parseRegistration(value: unknown, field: string, log: (line: string) => void = () => {}): WebhookRegistration {
+export function parseRegistration(
+  value: unknown,
+  field: string,
+  log: (line: string) => void = () => {},
+  opts: { acceptBearer?: boolean } = {},
+): WebhookRegistration {
   if (!isPlainObject(value)) throw invalidRequest(field, 'must be an object {url, operation_id, authentication?}');
   const url = value.url;
   if (typeof url !== 'string' || !/^https?:\/\//i.test(url) || !URL.canParse(url)) throw invalidRequest(`${field}.url`, 'expected an http(s) URL');
@@ -41,6 +46,8 @@ export function parseRegistration(value: unknown, field: string, log: (line: str
     throw err;
   }
   if (auth !== undefined) log(`webhook registration ${field} carries an authentication block (${mode})`);
+  // The bearer-accepted fault takes the registration and signs its webhooks with RFC 9421 instead.
+  if (mode === 'bearer' && opts.acceptBearer) return { url, operation_id: operationId, mode: 'rfc9421', ...(token !== undefined ? { token } : {}) };
   if (mode === 'bearer') {
     throw invalidRequest(
       `${field}.authentication.schemes`,

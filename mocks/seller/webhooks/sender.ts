@@ -98,7 +98,9 @@ export class WebhookSender {
       this.deps.log(`webhook to ${event.reg.url} dropped: the registration was disabled`);
       return;
     }
-    this.run({ event, body: Buffer.from(JSON.stringify(event.envelope)), attempt: 1 });
+    // HMAC covers the compact serialization (spec 5.2); the pretty-body fault indents it.
+    const pretty = event.reg.mode === 'hmac-sha256' && this.deps.faults.has('webhook-hmac-pretty-body');
+    this.run({ event, body: Buffer.from(JSON.stringify(event.envelope, null, pretty ? 2 : undefined)), attempt: 1 });
   }
 
   /** Resolves once no attempt is running or scheduled (tests). */
@@ -138,8 +140,10 @@ export class WebhookSender {
     const created = Math.floor(Date.now() / 1000);
     const nonce = faults.has('webhook-nonce-reused') && p.firstNonce ? p.firstNonce : randomNonce();
     p.firstNonce ??= nonce;
+    // The extra-component fault also covers Content-Length (spec 5.1 rule 1: exactly five components).
+    const extra = faults.has('webhook-extra-component');
     const signed = signRequest(
-      { method: 'POST', url: reg.url, headers: base, body: p.body },
+      { method: 'POST', url: reg.url, headers: extra ? { ...base, 'Content-Length': String(p.body.length) } : base, body: p.body },
       {
         profile: 'webhook',
         ids,
@@ -147,6 +151,9 @@ export class WebhookSender {
         created,
         expires: created + (faults.has('webhook-window-too-long') ? 2 * SIGNATURE_WINDOW_S : SIGNATURE_WINDOW_S),
         nonce,
+        ...(extra ? { extraComponents: ['content-length'] } : {}),
+        // The request-signing tag instead of the webhook-signing tag.
+        ...(faults.has('webhook-request-tag') ? { defects: ['wrong-tag' as const] } : {}),
       },
     );
     return signed.headers;
@@ -158,6 +165,10 @@ export class WebhookSender {
       event.envelope = withKey(event.envelope, randomUUID());
       p.body = Buffer.from(JSON.stringify(event.envelope));
     }
+    if (p.attempt > 1 && this.deps.faults.has('webhook-timestamp-renewed-on-retry')) {
+      event.envelope = { ...event.envelope, timestamp: new Date().toISOString() };
+      p.body = Buffer.from(JSON.stringify(event.envelope));
+    }
     const outcome = await postWebhook(event.reg.url, this.headersFor(p), p.body, {
       dispatcher: this.dispatcher,
       timeoutMs: this.deps.timeoutMs,
@@ -166,7 +177,9 @@ export class WebhookSender {
     });
     if (this.shutdown.signal.aborted) return;
     const key = keyOf(event.envelope);
-    if (event.mediaBuyId) {
+    // The buggy seller records only the attempts that got through.
+    const unrecorded = outcome.status !== 'success' && this.deps.faults.has('webhook-activity-not-recorded');
+    if (event.mediaBuyId && !unrecorded) {
       this.deps.activity.record(event.principal, event.mediaBuyId, {
         idempotency_key: key,
         status: outcome.status,
@@ -183,7 +196,9 @@ export class WebhookSender {
       return;
     }
     if (outcome.signatureRejected) this.deps.log(`webhook ${key}: receiver refused the signature (${outcome.signatureRejected}); not retried`);
-    if (!outcome.retryable || p.attempt >= this.deps.retry.maxAttempts) {
+    // The buggy seller retries a delivery the receiver refused with a webhook_* signature error.
+    const retryable = outcome.retryable || (outcome.signatureRejected !== undefined && this.deps.faults.has('webhook-signature-401-retried'));
+    if (!retryable || p.attempt >= this.deps.retry.maxAttempts) {
       if (outcome.status !== 'success')
         this.deps.log(`webhook ${key} to ${event.reg.url} gave up after attempt ${p.attempt}: ${outcome.error_message ?? outcome.status}`);
       return;

@@ -90,7 +90,7 @@ export class WebhookService {
 
   /** Validates a registration at request time (INVALID_REQUEST for Bearer, no operation_id, ...). */
   checkRegistration(value: unknown, field: string): WebhookRegistration {
-    return parseRegistration(value, field, this.deps.log);
+    return parseRegistration(value, field, this.deps.log, { acceptBearer: this.deps.faults.has('webhook-bearer-accepted') });
   }
 
   /** Refuses a registration URL that is not https or not public (digest 5.9), or one too many for the principal (INVALID_REQUEST). */

@@ -184,14 +184,16 @@ export const wellFormed: ExpectationKind = {
     const r = subject.reply;
     if (!r) return { ok: false, message: 'no reply to judge' };
     if (r.failure) return { ok: false, message: `expected a task result or a well-formed task error, got ${describeReply(r)}`, actual: r.failure };
-    if (r.isError) {
+    // A2A: a failed task without a {code, message} object (e.g. an SDK's "Agent execution error"
+    // text after a crash) is not flagged isError by the transport, but it is no well-formed error.
+    if (r.isError || (r.transport === 'a2a' && r.status === 'failed')) {
       const raw = r.error?.raw as Record<string, unknown> | undefined;
       if (!raw || typeof raw.code !== 'string' || !raw.code || typeof raw.message !== 'string') {
         return {
           ok: false,
-          message: 'the error reply is not a well-formed {code, message} object',
+          message: `the ${r.isError ? 'error reply' : 'failed task'} is not a well-formed {code, message} object`,
           expected: { code: 'string', message: 'string' },
-          actual: r.error?.raw ?? r.payload,
+          actual: r.error?.raw ?? r.payload ?? r.text,
         };
       }
     }

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
-import { invalidRequest } from '../errors.js';
+import { failure, invalidRequest } from '../errors.js';
 import type { MediaBuyRecord } from '../media-buy-record.js';
 import type { SellerServices } from '../services.js';
 import { A2A_PUSH_FIELD, type SuccessOutcome, type TaskCall, type TaskDef, completed, isPlainObject } from '../task-def.js';
@@ -79,6 +79,8 @@ export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
     schema: createSchema,
     renderReplay: mediaBuyReplay(s),
     async run({ args, caller, accountKey, clockScope }) {
+      // The buggy seller's booking backend is never there: no buy can be made.
+      if (s.faults.has('create-unavailable')) throw failure('SERVICE_UNAVAILABLE', 'booking backend unavailable', { recovery: 'transient' });
       const now = s.clock.now(clockScope);
       const start = resolveStart(args.start_time, now);
       const end = Date.parse(args.end_time);

@@ -47,6 +47,8 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
       if (accountKey !== undefined) buys = buys.filter((b) => b.account_key === accountKey);
       const mediaBuys = buys.map((buy) => ({
         ...s.mediaBuys.renderCurrent(buy, args.include_webhook_activity === true),
+        // The buggy seller's read maps the completed state to active (digest 4.2: completed is terminal).
+        ...(buy.status === 'completed' && s.faults.has('completed-read-as-active') ? { status: 'active' } : {}),
         impairments: s.webhooks.impairmentsFor(caller.principal, buy.media_buy_id),
         ...(args.include_webhook_activity === true ? { webhook_activity: s.webhooks.activityFor(caller.principal, buy.media_buy_id) } : {}),
       }));

@@ -89,7 +89,8 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
         const at = s.clock.iso(s.mediaBuys.clockScope(buy));
         buy.cancellation = {
           canceled_at: at,
-          canceled_by: 'buyer',
+          // The buggy seller records when, not who (digest 4.2: cancellation {canceled_at, canceled_by}).
+          ...(s.faults.has('cancellation-without-canceled-by') ? {} : { canceled_by: 'buyer' }),
           ...(args.cancellation_reason ? { reason: args.cancellation_reason } : {}),
         };
         buy.hold = false;
@@ -141,7 +142,7 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
         else buy.hold = true; // pending: the hold stays latent until the flight can start (digest 4.2)
         if (s.faults.has('revision-not-incremented-on-pause')) bumpRevision = false;
       } else if (args.paused === false) {
-        if (buy.status === 'paused') nextStatus = 'active';
+        if (buy.status === 'paused') nextStatus = s.faults.has('resume-ignored') ? 'paused' : 'active';
         else buy.hold = false;
       }
       if (args.start_time !== undefined || args.end_time !== undefined) {
@@ -163,8 +164,10 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
       for (const p of args.new_packages ?? []) {
         buy.packages.push(s.mediaBuys.newPackage(p));
       }
-      if (args.push_notification_config !== undefined) buy.push_notification_config = args.push_notification_config;
-      if (args.reporting_webhook !== undefined) buy.reporting_webhook = args.reporting_webhook;
+      // The registration-frozen fault answers success but keeps firing at the registration the buy was created with.
+      const frozen = s.faults.has('webhook-registration-frozen');
+      if (args.push_notification_config !== undefined && !frozen) buy.push_notification_config = args.push_notification_config;
+      if (args.reporting_webhook !== undefined && !frozen) buy.reporting_webhook = args.reporting_webhook;
       if (bumpRevision) buy.revision += 1;
       s.mediaBuys.setStatus(buy, nextStatus, 'buyer');
       return completed(s.mediaBuys.render(buy));

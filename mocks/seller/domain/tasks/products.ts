@@ -46,6 +46,10 @@ export function productTasks(s: SellerServices): TaskDef[] {
     idempotency: 'read',
     schema: getProductsSchema,
     run({ args }) {
+      // The buggy seller knows no account a buyer can name, lists or creates (interface spec 2.5a).
+      if (s.faults.has('accounts-all-refused') && (args as { account?: unknown }).account !== undefined) {
+        throw failure('ACCOUNT_NOT_FOUND', 'no such account', { field: 'account', recovery: 'correctable' });
+      }
       if (s.faults.has('get-products-unavailable')) throw failure('SERVICE_UNAVAILABLE', 'Account resolution failed', { recovery: 'transient' });
       const mode = args.buying_mode ?? (args.refine ? 'refine' : 'brief');
       let products: Product[] = s.catalog.products;
@@ -81,6 +85,9 @@ export function productTasks(s: SellerServices): TaskDef[] {
         forecast.impressions.min = String(forecast.impressions.min);
         out.push(broken);
       }
+      // The buggy seller's pricing options carry no pricing_option_id: nothing offered can be bought.
+      if (s.faults.has('pricing-options-unnamed'))
+        for (const p of out) for (const o of (p.pricing_options as Record<string, unknown>[] | undefined) ?? []) delete o.pricing_option_id;
       return completed({ products: out });
     },
   };

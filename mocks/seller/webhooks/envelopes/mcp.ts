@@ -6,7 +6,7 @@
  * `operation_id` verbatim and the request's `context`. The bytes are built once per event and
  * re-sent unchanged on every retry (digest 5.4).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { FaultSet } from '../../faults.js';
 import type { AsyncTaskRecord } from '../../domain/async-task-record.js';
 import { type MediaBuyRecord, round2 } from '../../domain/media-buy-record.js';
@@ -31,8 +31,18 @@ function operationId(reg: WebhookRegistration, faults: FaultSet): string {
   return reg.operation_id;
 }
 
+/** A fresh UUID v4 per event, unless a fault shapes the key otherwise. */
+function eventKey(faults: FaultSet): string {
+  if (faults.has('webhook-key-too-short')) return randomBytes(4).toString('hex');
+  if (faults.has('webhook-key-not-uuid')) return `evt_${randomBytes(12).toString('hex')}`;
+  return randomUUID();
+}
+
 function base(reg: WebhookRegistration, faults: FaultSet, fields: Envelope, context: unknown): Envelope {
-  const out: Envelope = { idempotency_key: randomUUID(), operation_id: operationId(reg, faults), ...fields };
+  const out: Envelope = { idempotency_key: eventKey(faults), operation_id: operationId(reg, faults), ...fields };
+  if (faults.has('webhook-domain-missing')) delete out.domain;
+  // The buggy seller sends the message as an object (the MCP envelope schema types it as a string).
+  if (faults.has('webhook-message-not-string') && typeof out.message === 'string') out.message = { text: out.message };
   if (reg.token !== undefined) out.token = reg.token;
   if (context !== undefined && !faults.has('webhook-context-not-echoed')) out.context = context;
   return out;
@@ -61,16 +71,22 @@ export function taskEnvelope(task: AsyncTaskRecord, status: string, at: string, 
     reg,
     faults,
     {
-      task_id: task.task_id,
+      // The buggy seller names the task by the resource it produced.
+      task_id: faults.has('webhook-task-id-not-echoed') ? resourceIdOf(task) : task.task_id,
       task_type: task.task_type,
       domain: MEDIA_BUY_DOMAIN,
       status,
       timestamp: at,
       message: task.message && status !== 'completed' ? task.message : `task ${task.task_id} is ${status}`,
-      ...(result !== undefined ? { result } : {}),
+      ...(result !== undefined && !(status === 'completed' && faults.has('webhook-result-missing')) ? { result } : {}),
     },
     task.context,
   );
+}
+
+function resourceIdOf(task: AsyncTaskRecord): string {
+  const r = task.result as Record<string, unknown> | undefined;
+  return typeof r?.media_buy_id === 'string' ? r.media_buy_id : `res_${task.task_id}`;
 }
 
 /** A (fault) webhook replaying an inline terminal result: the seller invents a task id for it. */
@@ -104,9 +120,10 @@ export function deliveryReportEnvelope(r: ReportInput, reg: WebhookRegistration,
   );
   const result: Envelope = {
     notification_type: r.notificationType,
-    sequence_number: r.sequence,
+    // The buggy seller counts down from 1000 (spec 6.3: increasing per report).
+    sequence_number: faults.has('webhook-sequence-decreasing') ? 1000 - r.sequence : r.sequence,
     reporting_period: { start: r.periodStart, end: r.at },
-    currency: buy.currency,
+    ...(faults.has('webhook-report-no-currency') ? {} : { currency: buy.currency }),
     media_buy_deliveries: [
       {
         media_buy_id: buy.media_buy_id,
@@ -125,7 +142,7 @@ export function deliveryReportEnvelope(r: ReportInput, reg: WebhookRegistration,
   if (faults.has('webhook-aggregated-totals')) {
     result.aggregated_totals = { impressions: totals.impressions, clicks: totals.clicks, spend: money(totals.spend, buy.currency), media_buy_count: 1 };
   }
-  return base(
+  const envelope = base(
     reg,
     faults,
     {
@@ -140,6 +157,14 @@ export function deliveryReportEnvelope(r: ReportInput, reg: WebhookRegistration,
     },
     buy.context,
   );
+  // The buggy seller keys reports by buy, so every report of a buy carries the same idempotency_key.
+  if (faults.has('webhook-key-reused-across-events')) envelope.idempotency_key = uuidFrom(buy.media_buy_id);
+  return envelope;
+}
+
+function uuidFrom(text: string): string {
+  const h = createHash('sha256').update(text).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 /** An impairment event (spec 6.4, 6.5 rule 9): every impairment coalesced into this push. */
