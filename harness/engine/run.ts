@@ -154,6 +154,21 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
       }),
     );
 
+    // A check blocked by one that was itself blocked names the root of the cascade.
+    for (const [k, r] of results) {
+      if (r.outcome !== 'blocked' || !r.blocked_by) continue;
+      const transport = k.slice(k.lastIndexOf('\0') + 1);
+      let root = r.blocked_by;
+      const seen = new Set([r.check_id]);
+      for (let next = results.get(`${root}\0${transport}`); next?.outcome === 'blocked' && next.blocked_by && !seen.has(next.blocked_by); ) {
+        seen.add(root);
+        root = next.blocked_by;
+        next = results.get(`${root}\0${transport}`);
+      }
+      if (root !== r.blocked_by)
+        results.set(k, { ...r, blocked_by: root, message: `blocked by ${root} (through ${r.blocked_by}): ${r.message.replace(/^blocked by \S+: /, '')}` });
+    }
+
     const checks: CheckResult[] = [];
     for (const suite of suites) {
       for (const check of suite.checks) {

@@ -388,17 +388,10 @@ const BUILTIN: FaultDef[] = [
     name: 'create-unavailable',
     rule: 'create_media_buy accepts a buy of an offered product (interface spec 4.3); it always answers SERVICE_UNAVAILABLE',
     targets: ['setup.media-buy.created'],
-    // Checks that create their own buy without naming setup.media-buy.created as prerequisite fail
-    // rather than show as blocked; everything else that needs the first buy is blocked by it.
-    collateral: [
-      'state-machine.create.initial-state',
-      'idempotency.errors.not-cached',
-      'idempotency.concurrent.single-resource',
-      'signatures.replay.replayed-nonce',
-      'webhooks.task.terminal-silent',
-      'webhooks.auth.hmac',
-      'webhooks.auth.bearer-refused',
-    ],
+    // Everything that needs a create is blocked by setup.media-buy.created, except checks whose
+    // create is itself the probe of another rule: a signed create (the replay probe), a create
+    // registering a legacy HMAC webhook, one whose Bearer registration must be refused.
+    collateral: ['signatures.replay.replayed-nonce', 'webhooks.auth.hmac', 'webhooks.auth.bearer-refused'],
   },
   // Test controller (digest 4.6).
   {

@@ -1,6 +1,7 @@
 /** Self-test support: certify a freshly started mock seller (optionally with faults). */
 import { randomBytes } from 'node:crypto';
 import { certify, type CertifyOptions } from '../../harness/certify.js';
+import { builtinSuites } from '../index.js';
 import type { CheckResult, RunResult } from '../../harness/engine/result.js';
 import { startMockSeller } from '../../mocks/seller/index.js';
 import type { MockSellerOptions } from '../../mocks/seller/options.js';
@@ -70,13 +71,21 @@ export function judgeFault(fault: FaultDef, run: RunResult): FaultVerdict {
       run.checks.filter((c) => c.transport === t && (c.outcome === 'fail' || c.outcome === 'warn' || c.outcome === 'info')).map((c) => c.check_id),
     );
     if (affected.includes(t)) {
-      for (const target of fault.targets) if (!failed.has(target)) missed.push(explain(t, target));
+      for (const target of fault.targets) if (runsOn(target, t) && !failed.has(target)) missed.push(explain(t, target));
       if (!fault.breaksTransport) unexpected.push(...found.filter((id) => !allowed.has(id)).map((id) => explain(t, id)));
     } else {
       unexpected.push(...found.map((id) => explain(t, id)));
     }
   }
   return { caught: missed.length === 0, missed, unexpected };
+}
+
+/** Does a check run on a transport at all? (A check restricted to A2A is a target there only.) */
+function runsOn(checkId: string, transport: 'mcp' | 'a2a'): boolean {
+  const check = builtinSuites()
+    .suites.flatMap((s) => s.checks)
+    .find((c) => c.id === checkId);
+  return !check?.transports || check.transports.includes(transport);
 }
 
 /** Checks that errored (a harness or suite defect, never acceptable in a fault run). */
@@ -100,7 +109,8 @@ export function judgeGroup(faults: readonly FaultDef[], run: RunResult): { misse
     const failed = new Set(
       run.checks.filter((c) => c.transport === t && (c.outcome === 'fail' || c.outcome === 'warn' || c.outcome === 'info')).map((c) => c.check_id),
     );
-    for (const f of affecting) missed.get(f.name)!.push(...f.targets.filter((id) => !failed.has(id)).map((id) => `${t} ${id} (with its group)`));
+    for (const f of affecting)
+      missed.get(f.name)!.push(...f.targets.filter((id) => runsOn(id, t) && !failed.has(id)).map((id) => `${t} ${id} (with its group)`));
     for (const c of findings(run)) {
       if (c.transport !== t || allowed.has(c.check_id)) continue;
       if (c.outcome === 'blocked' && c.blocked_by !== undefined && allowed.has(c.blocked_by)) continue;

@@ -90,7 +90,7 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
   {
     name: 'webhook-task-id-not-echoed',
     rule: "a task webhook carries the task's task_id (interface spec 3.2 rule 3, 6.1); it carries the id of the media buy the task produced",
-    targets: ['webhooks.task.status-change', 'webhooks.envelope.fields'],
+    targets: ['webhooks.task.status-change', 'webhooks.envelope.fields', 'webhooks.a2a.both-channels'],
     matrixGroup: 'webhook-envelope',
   },
   {
@@ -139,7 +139,7 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
   {
     name: 'webhook-request-tag',
     rule: 'the signature tag is <token>/webhook-signing/v1 (interface spec 5.1); webhooks carry the request-signing tag',
-    targets: ['webhooks.signature.tag', 'webhooks.signature.verifies'],
+    targets: ['webhooks.signature.tag', 'webhooks.signature.verifies', 'webhooks.state.pending-start-active'],
     matrixGroup: 'webhook-envelope',
   },
   {
