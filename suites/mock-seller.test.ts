@@ -76,7 +76,12 @@ describe('a seller without a test controller (production-like)', () => {
   it('ends partial with zero failures: every controller check is a coverage gap with its reason, nothing is blocked', async () => {
     const run = await certifyMock({ mock: { testController: false } });
     // Webhook checks make events happen through the controller, except these (suites/webhooks/webhooks.yaml).
-    const controllerFreeWebhooks = ['webhooks.task.terminal-silent', 'webhooks.auth.bearer-refused', 'webhooks.registration.reserved-url-refused'];
+    const controllerFreeWebhooks = [
+      'webhooks.task.terminal-silent',
+      'webhooks.auth.bearer-refused',
+      'webhooks.registration.reserved-url-refused',
+      'webhooks.registration.http-url-refused',
+    ];
     const needing = run.checks.filter(
       (c) => /\.controller\.|\.expiry\./.test(c.check_id) || (c.suite_id === 'webhooks' && !controllerFreeWebhooks.includes(c.check_id)),
     );

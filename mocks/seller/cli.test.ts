@@ -68,7 +68,7 @@ describe('mock seller command', () => {
   it('says which webhook URL policy it applies: strict by default, loopback and private networks with --allow-private-webhooks', async () => {
     for (const [argv, policy] of [
       [[], 'webhook URLs must be https and public'],
-      [['--allow-private-webhooks'], 'webhooks over http and to loopback or private networks (never link-local or metadata addresses): local testing'],
+      [['--allow-private-webhooks'], 'webhooks to loopback or private networks, over http too (never link-local or metadata addresses): local testing'],
     ] as const) {
       const { err, io } = capture();
       const stop = new AbortController();

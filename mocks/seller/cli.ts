@@ -21,7 +21,7 @@ export interface MockSellerCommandIo {
 const USAGE =
   'usage: proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]... [--db FILE] [--reply-mode sse|json] [--no-controller] ' +
   '[--allow-private-webhooks] [--list-faults]\n' +
-  '  --allow-private-webhooks  local testing: accept webhook URLs over http and on loopback/private networks (never link-local or metadata)\n' +
+  '  --allow-private-webhooks  local testing: accept webhook URLs on loopback/private networks, over http too (never link-local or metadata)\n' +
   '                            (default: https and public addresses only, digest 5.9)';
 
 function parse(argv: string[]) {

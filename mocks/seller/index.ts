@@ -121,6 +121,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
       allowPrivate,
       policy: webhookPolicy,
       skipAddressCheck: faults.has('webhook-url-not-checked'),
+      httpAnywhere: faults.has('webhook-http-accepted'),
       maxUrls: hooks.maxUrlsPerPrincipal ?? DEFAULT_MAX_WEBHOOK_URLS,
     }),
     addressPolicy: webhookPolicy,
@@ -161,7 +162,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
   log(
     `mock seller listening on ${baseUrl} (token ${ids.token}${faults.size ? `, faults: ${faults.names().join(', ')}` : ''}; ${
       allowPrivate
-        ? 'webhooks over http and to loopback or private networks (never link-local or metadata addresses): local testing'
+        ? 'webhooks to loopback or private networks, over http too (never link-local or metadata addresses): local testing'
         : 'webhook URLs must be https and public'
     })`,
   );

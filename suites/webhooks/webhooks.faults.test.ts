@@ -41,6 +41,7 @@ describe('webhook fault profiles', () => {
       'webhook-no-start-announcement',
       'webhook-config-update-ignored',
       'webhook-url-not-checked',
+      'webhook-http-accepted',
     ]) {
       expect(names).toContain(n);
     }

@@ -9,7 +9,12 @@ import { startMockSeller } from '../../mocks/seller/index.js';
 import { certifyMock, findings } from '../testing/mock-run.js';
 
 const suite = builtinSuites().suites.find((s) => s.id === 'webhooks')!;
-const CONTROLLER_FREE = ['webhooks.task.terminal-silent', 'webhooks.auth.bearer-refused', 'webhooks.registration.reserved-url-refused'];
+const CONTROLLER_FREE = [
+  'webhooks.task.terminal-silent',
+  'webhooks.auth.bearer-refused',
+  'webhooks.registration.reserved-url-refused',
+  'webhooks.registration.http-url-refused',
+];
 /** Checks of A2A-native push registration: not applicable over MCP. */
 const A2A_ONLY = suite.checks.filter((c) => c.transports?.length === 1 && c.transports[0] === 'a2a').map((c) => c.id);
 

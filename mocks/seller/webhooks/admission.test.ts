@@ -105,7 +105,7 @@ describe('deliveries go only to checked addresses', () => {
 });
 
 describe('WebhookAdmission', () => {
-  it('accepts an https URL on public addresses and refuses the rest; for local testing, lets http, loopback and private networks through', async () => {
+  it('accepts an https URL on public addresses and refuses the rest; for local testing, lets loopback and private networks through, over http too', async () => {
     const policy = new AddressPolicy({ denyPrivate: true, lookup });
     const strict = new WebhookAdmission({ allowPrivate: false, policy, maxUrls: 10 });
     await expect(strict.admit({ url: 'https://buyer.example.com/hook' }, 'push_notification_config', 'p')).resolves.toBeUndefined();
@@ -119,11 +119,23 @@ describe('WebhookAdmission', () => {
       'http://127.0.0.1:9/hook',
       'http://[::1]:9/hook',
       'https://hooks.example.com/hook',
-      'http://buyer.example.com/hook',
+      'http://hooks.example.com/hook',
+      'https://buyer.example.com/hook',
       'https://unknown.example.com/hook',
     ]) {
       await expect(local.admit({ url }, 'push_notification_config', 'p'), url).resolves.toBeUndefined();
     }
+  });
+
+  it('refuses plain http to a public or unresolvable host even for local testing (https only, digest 5.9), unless the fault webhook-http-accepted is on', async () => {
+    const local = new WebhookAdmission({ allowPrivate: true, policy: new LocalTestingPolicy(lookup), maxUrls: 10 });
+    for (const url of ['http://buyer.example.com/hook', 'http://unknown.example.com/hook', 'http://93.184.215.14/hook']) {
+      await expect(local.admit({ url }, 'push_notification_config', 'p'), url).rejects.toMatchObject({
+        body: { code: 'INVALID_REQUEST', field: 'push_notification_config.url', message: expect.stringMatching(/https/) },
+      });
+    }
+    const careless = new WebhookAdmission({ allowPrivate: true, policy: new LocalTestingPolicy(lookup), maxUrls: 10, httpAnywhere: true });
+    await expect(careless.admit({ url: 'http://buyer.example.com/hook' }, 'push_notification_config', 'p')).resolves.toBeUndefined();
   });
 
   it('refuses link-local and cloud metadata addresses even for local testing, at registration and at delivery', async () => {

@@ -2,10 +2,11 @@
  * Which webhook URLs the seller accepts at registration time (digest 5.9), before it ever posts:
  * https only, and a host that resolves to public addresses only (the address policy of
  * harness/net; deliveries are then pinned to the checked addresses). `allowPrivate` is for local
- * testing (the built-in run and the tests post to loopback over http): plain http and the
- * address ranges a receiver under local test lives on pass (`LocalTestingPolicy`), a name that
- * does not resolve here is left to the delivery, but link-local and cloud metadata addresses are
- * refused all the same. Either way each principal may register a bounded number of distinct URLs
+ * testing (the built-in run and the tests post to loopback over http): the address ranges a
+ * receiver under local test lives on pass (`LocalTestingPolicy`), plain http only to a host shown
+ * to be on them (a local receiver; http to anywhere else is still refused), a name that does not
+ * resolve here is left to the delivery when it is https, and link-local and cloud metadata
+ * addresses are refused all the same. Either way each principal may register a bounded number of distinct URLs
  * per rolling window, so an exposed seller cannot be turned into a request cannon.
  *
  * Refusals never say what a host resolved to (the seller is no DNS oracle for its network).
@@ -52,6 +53,8 @@ export interface AdmissionOptions {
   policy: AddressPolicy;
   /** Fault webhook-url-not-checked: the host is never checked against the policy. */
   skipAddressCheck?: boolean;
+  /** Fault webhook-http-accepted: plain http is admitted to any host. */
+  httpAnywhere?: boolean;
   /** Distinct URLs one principal may register per window. */
   maxUrls: number;
   windowMs?: number;
@@ -77,8 +80,13 @@ export class WebhookAdmission {
   async admit(value: unknown, field: string, principal: string): Promise<void> {
     if (!isPlainObject(value) || typeof value.url !== 'string' || !URL.canParse(value.url)) return;
     const url = new URL(value.url);
-    if (!this.o.allowPrivate && url.protocol !== 'https:')
-      throw invalidRequest(`${field}.url`, 'must be an https URL (digest 5.9: webhook URLs are HTTPS only)');
+    if (url.protocol !== 'https:' && !this.o.httpAnywhere && !(this.o.allowPrivate && (await this.isLocal(url.hostname))))
+      throw invalidRequest(
+        `${field}.url`,
+        this.o.allowPrivate
+          ? 'must be an https URL (digest 5.9: webhook URLs are HTTPS only; this seller runs for local testing and admits plain http only to loopback and private networks)'
+          : 'must be an https URL (digest 5.9: webhook URLs are HTTPS only)',
+      );
     if (!this.o.skipAddressCheck) {
       try {
         await this.o.policy.resolve(url.hostname);
@@ -95,6 +103,16 @@ export class WebhookAdmission {
       }
     }
     this.count(principal, url.href, field);
+  }
+
+  /** Does the host resolve, through the policy, to loopback or private addresses only (a receiver under local test)? */
+  private async isLocal(host: string): Promise<boolean> {
+    try {
+      const addresses = await this.o.policy.resolve(host);
+      return addresses.length > 0 && addresses.every((a) => classifyAddress(a.address).reserved);
+    } catch {
+      return false;
+    }
   }
 
   private count(principal: string, url: string, field: string): void {

@@ -223,6 +223,11 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     rule: 'webhook URLs on link-local, cloud metadata and other reserved addresses are refused at registration, even by a seller under local test (digest 5.9); the seller never checks the host',
     targets: ['webhooks.registration.reserved-url-refused'],
   },
+  {
+    name: 'webhook-http-accepted',
+    rule: 'webhook URLs are HTTPS only (digest 5.9 rule 1); a seller under local test may take plain http to a local receiver only; it admits plain http to any host',
+    targets: ['webhooks.registration.http-url-refused'],
+  },
 ];
 
 for (const def of WEBHOOK_FAULTS) registerFault(def);
