@@ -88,9 +88,9 @@ const cases: InvalidCase[] = [
     expect: { pointer: '/reporting_period', keyword: 'required' },
   },
   {
-    why: 'reporting_period.end date-time',
+    why: 'reporting_period.end ISO 8601 (a date or a date-time)',
     base: R,
-    edits: [['/reporting_period/end', '2026-08-01']],
+    edits: [['/reporting_period/end', '08/01/2026']],
     expect: { pointer: '/reporting_period/end', keyword: 'format' },
   },
   { why: 'currency string', base: R, edits: [['/currency', 840]], expect: { pointer: '/currency', keyword: 'type' } },

@@ -53,6 +53,11 @@ describe('decodeA2aResult', () => {
     expect(viaText).toMatchObject({ isError: true, error: { code: 'E3' }, payload: { [member]: { code: 'E3', message: 'm' } } });
   });
 
+  it('reads a failed task whose data part has a message but no code as a codeless error reply', () => {
+    const d = decodeA2aResult(task('failed', [data({ reason: 'HANDLER_THREW', message: 'tool "x" is not registered' })]), member);
+    expect(d).toMatchObject({ status: 'failed', isError: true, error: { code: '', message: 'tool "x" is not registered', source: 'a2a_part' } });
+  });
+
   it('keeps a failed task without an error object as failed but not isError', () => {
     const d = decodeA2aResult(task('failed', [], [txt('it broke')]), member);
     expect(d).toMatchObject({ status: 'failed', isError: false, text: 'it broke' });

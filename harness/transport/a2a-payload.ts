@@ -128,6 +128,14 @@ function decodeTask(task: Record<string, unknown>, errorMember: string, notes: s
     }
   } else if (failed) {
     notes.push(`task is ${status} but carries no {code, message} error object`);
+    // A failed task is the A2A error flag. A data part with only a string `message` is read as a
+    // codeless error, as an MCP error text that is not JSON is: the code checks still fail on
+    // it, and the message is judged for what it says.
+    const codeless = [...dataOf(allArtifactParts), ...statusData].find((d) => isObject(d) && typeof d.message === 'string' && d.code === undefined);
+    if (isObject(codeless)) {
+      out.isError = true;
+      out.error = { code: '', message: String(codeless.message), source: 'a2a_part', raw: codeless };
+    }
   }
   if (out.payloadSource === 'none' && !out.isError && status === 'completed') notes.push('completed task has no data part');
   return out;

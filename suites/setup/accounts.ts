@@ -7,6 +7,8 @@
  *   it has not seen before, so every check gets its own `{brand, operator}` (checks stay
  *   independent, reruns start fresh); `fixed`: the seller needs accounts it knows (given in the
  *   fixtures, listed by list_accounts or created with sync_accounts), shared by every check.
+ *   `sandbox`: the seller takes a new natural key only flagged `sandbox: true` (the flag the test
+ *   controller's account carries, digest 4.6), so every per-check account carries it.
  */
 import type { TemplateFunction } from '../../harness/engine/plugin.js';
 import { requireFact, TemplateGapError, type TemplateScope } from '../../harness/engine/template.js';
@@ -20,7 +22,9 @@ export interface BuyerFact {
 export interface AccountsFact {
   mode: 'per-check' | 'fixed';
   /** Where the accounts came from (shown in notes). */
-  source: 'fixtures' | 'natural key' | 'list_accounts' | 'sync_accounts' | 'unverified natural key';
+  source: 'fixtures' | 'natural key' | 'sandbox natural key' | 'list_accounts' | 'sync_accounts' | 'unverified natural key';
+  /** `per-check`: every account reference carries `sandbox: true`. */
+  sandbox?: true;
   brand_domain: string;
   /** `fixed`: the account every check uses. */
   primary?: AccountRef;
@@ -38,10 +42,11 @@ function accounts(scope: TemplateScope): AccountsFact {
 }
 
 function perCheck(scope: TemplateScope, alias: string, a: AccountsFact): AccountRef {
-  return naturalAccount(
+  const ref = naturalAccount(
     a.brand_domain,
     scope.random.alias('hex', `account:${alias}`, (r) => r.hex(12)),
   );
+  return a.sandbox ? { ...ref, sandbox: true } : ref;
 }
 
 /** `{{account:<alias>}}`: the account of this check (one per alias in per-check mode). */
@@ -58,6 +63,12 @@ export const otherAccountFunction: TemplateFunction = {
   needs: ['accounts'],
   resolve(alias, scope) {
     const a = accounts(scope);
+    if (a.mode === 'per-check' && a.sandbox) {
+      throw new TemplateGapError(
+        'the check needs a second account, and the seller takes new natural keys only in its sandbox, where two keys need not be two accounts: give one as second_account in --fixtures (with account)',
+        'second buyer account (--fixtures second_account)',
+      );
+    }
     if (a.mode === 'per-check') return perCheck(scope, `other:${alias}`, a);
     if (!a.secondary) {
       throw new TemplateGapError(

@@ -8,10 +8,11 @@ import { suitePlugin } from '../../harness/engine/plugin.js';
 import { accountFunction, otherAccountFunction, sandboxAccountFunction } from './accounts.js';
 import { setupAccount } from './kinds/account.js';
 import { setupProducts } from './kinds/products.js';
+import { setupCreate } from './kinds/create.js';
 import { budgetFunction } from './products.js';
 
 export default suitePlugin(import.meta.url, 'setup', {
-  stepKinds: [setupAccount, setupProducts],
+  stepKinds: [setupAccount, setupProducts, setupCreate],
   facts: { buyer: 'setup.account.usable', accounts: 'setup.account.usable', product: 'setup.products.offered' },
   templateFunctions: {
     account: accountFunction,

@@ -1,4 +1,5 @@
-/** The `state-machine` suite: data only (state-machine.yaml), judged with the engine's generic kinds. */
+/** The `state-machine` suite: state-machine.yaml, judged with the engine's generic kinds, plus `start_buy` (kinds/). */
 import { suitePlugin } from '../../harness/engine/plugin.js';
+import { startBuy } from './kinds/start-buy.js';
 
-export default suitePlugin(import.meta.url, 'state-machine');
+export default suitePlugin(import.meta.url, 'state-machine', { stepKinds: [startBuy] });

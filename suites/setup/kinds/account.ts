@@ -1,7 +1,8 @@
 /**
  * `setup_account`: find how to give the seller an account reference (interface spec 2.5a) and
  * publish the `buyer` and `accounts` facts. In order: the fixtures' account; a natural key the
- * seller has not seen (per-check accounts), tried on get_products; an active account from
+ * seller has not seen (per-check accounts), tried on get_products, then the same flagged
+ * `sandbox: true` (a seller may admit unknown brands only in its sandbox); an active account from
  * list_accounts; a new one from sync_accounts. Each attempt is evidence. A seller that accepts
  * none and offers no way to obtain one is a coverage gap (give an account in --fixtures); one
  * whose list_accounts / sync_accounts answer unusably fails.
@@ -68,6 +69,14 @@ export const setupAccount: StepKind = {
     if (accepted(first))
       return publish({ ...base, mode: 'per-check', source: 'natural key' }, 'the seller accepts a new natural-key account: one account per check');
     attempts.push(`get_products with a new natural-key account: ${describeReply(first)}`);
+    const inSandbox = await productsCall(ctx, buyer, { ...probe, sandbox: true });
+    if (accepted(inSandbox)) {
+      return publish(
+        { ...base, mode: 'per-check', source: 'sandbox natural key', sandbox: true },
+        'the seller accepts a new natural-key account flagged sandbox: true: one sandbox account per check',
+      );
+    }
+    attempts.push(`get_products with a new natural-key account flagged sandbox: ${describeReply(inSandbox)}`);
 
     if (tasks.includes('list_accounts')) {
       const list = await ctx.call('list_accounts', {});

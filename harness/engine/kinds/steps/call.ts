@@ -3,7 +3,7 @@ import type { ExpectationDef } from '../../model.js';
 import type { AuthOverride } from '../../../transport/types.js';
 import type { StepKind } from '../types.js';
 import { recordOf } from '../types.js';
-import { AUTH_FIELD, PUSH_CHANNEL_FIELD, authOverride, judgeReply, pushOptions } from './util.js';
+import { AUTH_FIELD, PUSH_CHANNEL_FIELD, authOverride, judgeReply, pushOptions, refusedPushUrl } from './util.js';
 
 export const call: StepKind = {
   name: 'call',
@@ -31,6 +31,7 @@ export const call: StepKind = {
     if ('status' in push) return { verdict: push };
     const reply = await ctx.call(task, args, { auth, ...push, pollUntilTerminal: step.poll === true });
     const record = recordOf(reply);
-    return { verdict: judgeReply(step.expect as ExpectationDef[] | undefined, reply, record, ctx), record };
+    const verdict = judgeReply(step.expect as ExpectationDef[] | undefined, reply, record, ctx);
+    return { verdict: refusedPushUrl(push.pushNotificationConfig ?? push.a2aPushNotificationConfig, reply, verdict, ctx), record };
   },
 };

@@ -3,6 +3,8 @@ import type { AuthOverride, CallOptions, TaskReply } from '../../../transport/ty
 import type { CheckContext, StepRecord, StepVerdict } from '../types.js';
 import type { StepDef } from '../../model.js';
 import { describeReply } from '../types.js';
+import { isIP } from 'node:net';
+import { isReservedAddress } from '../../../net/address-ranges.js';
 
 export const AUTH_FIELD = { enum: ['default', 'none', 'wrong'] } as const;
 
@@ -63,5 +65,41 @@ export function judgeReply(expect: ExpectationDef[] | undefined, reply: TaskRepl
     expected: j.expected,
     actual: j.actual,
     pointer: j.pointer,
+  };
+}
+
+/** What a seller may refuse in a push URL (digest 5.9): not https, or a reserved address (IP literal or localhost). */
+function refusablePushUrl(url: unknown): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && isReservedAddress(host))) return `${host} is a reserved address`;
+  if (u.protocol !== 'https:') return `it is not https`;
+  return undefined;
+}
+
+/**
+ * A step that registered a push URL digest 5.9 lets the seller refuse (http, or a reserved
+ * address such as the loopback capture receiver of a local run) and got an error naming
+ * push_notification_config: the seller followed the SSRF rules, so what the step needed is a
+ * coverage gap (a public https receiver), never a failure. Only for a step whose expectations
+ * failed; a step that expects the refusal judges it itself.
+ */
+export function refusedPushUrl(push: Record<string, unknown> | undefined, reply: TaskReply, verdict: StepVerdict, ctx: CheckContext): StepVerdict {
+  if (verdict.status !== 'failed' || !push || !reply.isError || !reply.error) return verdict;
+  const why = refusablePushUrl(push.url);
+  const raw = reply.error.raw as { field?: unknown } | undefined;
+  const named =
+    (typeof raw?.field === 'string' && raw.field.startsWith('push_notification_config')) || reply.error.message.includes('push_notification_config');
+  if (!why || !named) return verdict;
+  return {
+    status: 'gap',
+    gap: 'public https webhook receiver',
+    message: `the seller refused the push URL (${why}; digest 5.9 lets it): ${describeReply(reply)}; give the run a public https receiver (${ctx.ids.runnerWebhookEnv} and PROTO_COMPLY_WEBHOOK_LISTEN)`,
   };
 }

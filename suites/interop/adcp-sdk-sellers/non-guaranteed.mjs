@@ -1,0 +1,17 @@
+// The sales-non-guaranteed example seller of @adcp/sdk (examples/hello_seller_adapter_non_guaranteed.ts),
+// run unmodified on loopback in front of the SDK's own mock upstream (`adcp mock-server
+// sales-non-guaranteed`). Run with `node --import tsx --import ./loopback.mjs non-guaranteed.mjs`;
+// prints `READY {"mcp": …, "upstream": …, "token": …}` once the seller answers.
+import { bootMockServer } from '@adcp/sdk/mock-server';
+import { example, freePort, waitForHttp, announce } from './common.mjs';
+
+// The example keeps its tasks and state in memory, which the SDK refuses outside development.
+process.env.NODE_ENV = 'development';
+const upstream = await bootMockServer({ specialism: 'sales-non-guaranteed', port: 0 });
+const port = await freePort();
+const token = process.env.ADCP_AUTH_TOKEN ?? 'sk_harness_do_not_use_in_prod';
+Object.assign(process.env, { UPSTREAM_URL: upstream.url, PORT: String(port), ADCP_AUTH_TOKEN: token });
+await import(example('hello_seller_adapter_non_guaranteed.ts'));
+const mcp = `http://127.0.0.1:${port}/mcp`;
+await waitForHttp(mcp, 20_000);
+announce({ mcp, upstream: upstream.url, token });

@@ -1,0 +1,87 @@
+/**
+ * `start_buy`: make the buy of step `from` delivering. A create may answer `pending_creatives` or
+ * `pending_start` (digest 4.2) instead of `active`; checks that walk an active buy then start it
+ * the only way a run can, through the sandbox test controller's `force_media_buy_status`
+ * (digest 4.6), and read it back with get_media_buys to be sure it moved. A buy created active
+ * needs nothing; a pending one on a seller without that scenario is a coverage gap.
+ */
+import { evaluateCondition } from '../../../harness/engine/conditions.js';
+import { describeReply, recordOf, type StepKind, type StepRecord } from '../../../harness/engine/kinds/types.js';
+import { unreachable } from '../../../harness/engine/kinds/steps/util.js';
+
+const PENDING = ['pending_creatives', 'pending_start'];
+
+function statusOf(payload: unknown): unknown {
+  const p = payload as { status?: unknown; media_buy_status?: unknown } | undefined;
+  return p?.media_buy_status ?? p?.status;
+}
+
+export const startBuy: StepKind = {
+  name: 'start_buy',
+  fields: {
+    /** The id of the step whose reply is the created buy. */
+    from: { type: 'string', minLength: 1 },
+    /** The account the buy was created in (a template, e.g. `{{account:account}}`). */
+    account: {},
+  },
+  required: ['from', 'account'],
+  async run(step, ctx) {
+    const created: StepRecord | undefined = ctx.steps[String(step.from)];
+    const id = (created?.payload as { media_buy_id?: unknown } | undefined)?.media_buy_id;
+    const status = statusOf(created?.payload);
+    if (typeof id !== 'string') return { verdict: { status: 'unmet', message: `step ${String(step.from)} left no media_buy_id` } };
+    if (status === 'active') return { verdict: { status: 'ok' }, record: created };
+    if (!PENDING.includes(String(status))) {
+      return {
+        verdict: {
+          status: 'failed',
+          message: `the created buy is ${JSON.stringify(status)}, neither active nor pending`,
+          expected: ['active', ...PENDING],
+          actual: status,
+        },
+      };
+    }
+    const controller = evaluateCondition(
+      { all: [{ task_declared: 'comply_test_controller' }, { capability: '/compliance_testing/scenarios', contains: 'force_media_buy_status' }] },
+      ctx.profile,
+      ctx.ids,
+    );
+    if (!controller) {
+      return {
+        verdict: {
+          status: 'gap',
+          gap: 'test controller (force_media_buy_status)',
+          message: `the seller creates buys ${String(status)} and offers no sandbox test controller with force_media_buy_status, so a buy cannot be started within a run`,
+        },
+      };
+    }
+    const account = ctx.expand(step.account) as Record<string, unknown>;
+    const forced = await ctx.call('comply_test_controller', {
+      scenario: 'force_media_buy_status',
+      account: { ...account, sandbox: true },
+      params: { media_buy_id: id, status: 'active' },
+    });
+    const down = unreachable(forced);
+    if (down) return { verdict: down, record: recordOf(forced) };
+    if (!forced.ok || forced.isError || (forced.payload as { success?: unknown } | undefined)?.success !== true) {
+      return { verdict: { status: 'failed', message: `force_media_buy_status to active: ${describeReply(forced)}` }, record: recordOf(forced) };
+    }
+    const read = await ctx.call('get_media_buys', { media_buy_ids: [id], account });
+    const buys = (read.payload as { media_buys?: Array<Record<string, unknown>> } | undefined)?.media_buys;
+    const item = Array.isArray(buys) ? buys.find((b) => b?.media_buy_id === id) : undefined;
+    const now = item?.status;
+    if (now !== 'active') {
+      return {
+        verdict: {
+          status: 'failed',
+          message: `force_media_buy_status answered success, but get_media_buys ${read.ok && !read.isError ? `shows the buy ${JSON.stringify(now ?? '(absent)')}` : `gave ${describeReply(read)}`}`,
+          expected: 'active',
+          actual: now,
+        },
+        record: recordOf(read),
+      };
+    }
+    ctx.notes.push(`the buy was created ${String(status)} and started through the test controller`);
+    return { verdict: { status: 'ok' }, record: { ...created, payload: { ...(created?.payload as object), ...item } } };
+  },
+};
