@@ -61,9 +61,12 @@ export class McpTransport implements Transport {
       const attempt = this.initialize(signal);
       this.opening = attempt;
       // An aborted attempt says nothing about the agent: let the next caller try again.
-      void attempt.then((info) => {
-        if (info.failure?.kind === 'aborted' && this.opening === attempt) this.opening = undefined;
-      });
+      attempt.then(
+        (info) => {
+          if (info.failure?.kind === 'aborted' && this.opening === attempt) this.opening = undefined;
+        },
+        () => undefined, // the caller awaiting `opening` sees the rejection; this branch must not leave it unhandled
+      );
     }
     return this.opening;
   }

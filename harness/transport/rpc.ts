@@ -4,6 +4,7 @@
  */
 import { failure } from './errors.js';
 import type { HttpClient, HttpRequestSpec, HttpResponse } from './http-client.js';
+import { tooDeepMessage } from './bounded-json.js';
 import { buildRequest, jsonRpcErrorOf, pickResponse, tryParseJson, type JsonRpcResponse } from './jsonrpc.js';
 import { createSsePicker, type SsePicker } from './sse.js';
 import type { TransportFailure, WireExchange } from './types.js';
@@ -65,7 +66,7 @@ export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcO
       extra.wwwAuthenticate = result.headers['www-authenticate'];
     }
     const parsed = tryParseJson(result.text);
-    let detail = result.text ? `: ${snippet(result.text)}` : '';
+    let detail = parsed.ok || !parsed.tooDeep ? (result.text ? `: ${snippet(result.text)}` : '') : `: ${tooDeepMessage('the error body')}`;
     if (parsed.ok && parsed.value && typeof parsed.value === 'object' && !Array.isArray(parsed.value) && 'error' in parsed.value) {
       const err = jsonRpcErrorOf(parsed.value as JsonRpcResponse);
       if (err) {
@@ -84,6 +85,7 @@ export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcO
     response = picker.found();
     notes.push(...picker.notes());
     if (!response) {
+      if (picker.tooDeep()) return { ...out, failure: failure('protocol', tooDeepMessage('an SSE event of the reply')) };
       return {
         ...out,
         failure: failure('protocol', `SSE stream ended after ${picker.events()} event(s) without a JSON-RPC response to id ${String(id)}`),
@@ -95,7 +97,8 @@ export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcO
       if (type !== 'application/json') notes.push(`reply Content-Type is ${type ? JSON.stringify(type) : 'missing'}; parsed as JSON`);
       const parsed = tryParseJson(result.text);
       if (!parsed.ok) {
-        return { ...out, failure: failure('protocol', `HTTP ${status} body is not valid JSON: ${snippet(result.text)}`) };
+        const why = parsed.tooDeep ? tooDeepMessage(`HTTP ${status} body`) : `HTTP ${status} body is not valid JSON`;
+        return { ...out, failure: failure('protocol', `${why}: ${snippet(result.text)}`) };
       }
       response = pickResponse(parsed.value, id);
     } else if (type === '' && /^(data|event|id):/m.test(result.text)) {
@@ -104,6 +107,8 @@ export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcO
       sniff.feed(result.body);
       sniff.end();
       response = sniff.found();
+      notes.push(...sniff.notes());
+      if (!response && sniff.tooDeep()) return { ...out, failure: failure('protocol', tooDeepMessage('an SSE event of the reply')) };
     } else {
       return {
         ...out,
