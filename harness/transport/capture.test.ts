@@ -7,7 +7,7 @@ import { createRecorder } from './capture.js';
 import { redact, redactAuthorization, redactCookie, redactionMarker } from './redact.js';
 import type { WireExchange } from './types.js';
 
-const prefix = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 8);
+const prefix = (s: string): string => redactionMarker(s).slice('<redacted:'.length, -1);
 
 function exchange(over: Partial<Omit<WireExchange, 'seq'>> = {}): Omit<WireExchange, 'seq'> {
   return {
@@ -30,6 +30,25 @@ describe('redact', () => {
     expect(out).not.toContain(JSON.stringify(secret).slice(1, -1));
     expect(out).not.toContain(encodeURIComponent(secret));
     expect(out.split(`<redacted:${prefix(secret)}>`)).toHaveLength(4);
+  });
+
+  it('marks with a per-run key: the marker is not a plain hash of the secret, so a guess cannot be confirmed', () => {
+    const secret = 'guessable-secret-1234';
+    expect(redactionMarker(secret)).toBe(redactionMarker(secret));
+    expect(redactionMarker(secret)).not.toContain(createHash('sha256').update(secret).digest('hex').slice(0, 8));
+    expect(redactionMarker(secret, Buffer.alloc(32, 1))).not.toBe(redactionMarker(secret, Buffer.alloc(32, 2)));
+  });
+
+  it('redacts base64 (std and url) spellings, also inside a longer base64 text, and url-encoded forms', () => {
+    const secret = 'tok+en/with?odd&chars~1234';
+    for (const prefixText of ['', 'u', 'us', 'user:']) {
+      const blob = Buffer.from(`${prefixText}${secret}:tail`);
+      const text = `std ${blob.toString('base64')} url ${blob.toString('base64url')} enc ${encodeURIComponent(secret)} form ${encodeURIComponent(secret).replaceAll('%20', '+')}`;
+      const out = redact(text, [secret]);
+      expect(out).not.toContain(Buffer.from(secret).toString('base64').slice(4, -4));
+      expect(out).toContain('<redacted:');
+      expect(out).not.toContain(encodeURIComponent(secret));
+    }
   });
 
   it('ignores secrets too short to redact safely and replaces longer secrets first', () => {
