@@ -8,4 +8,4 @@ const { main } = await import('../harness/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));
 // Whatever an agent left open (a hanging connection, a drip-fed body) must not keep the command
 // alive once it has its verdict: give pending output a moment, then exit.
-setTimeout(() => process.exit(), 3_000).unref();
+setTimeout(() => process.exit(), 1_000).unref();

@@ -10,6 +10,7 @@ import { AddressPolicy, AllowHostError, findAddressRefusal, parseAllowHosts, typ
 import type { CheckResult, RunResult } from '../engine/result.js';
 import { Redactor } from '../transport/redact.js';
 import { boundRun } from '../engine/bound.js';
+import { DEFAULT_BUDGET_GRACE_MS } from '../engine/run.js';
 import { oneLine } from '../../reports/text.js';
 import { causeOf, errorRun, writeReportsSafely, type RunFrame } from './run-failure.js';
 import { namedUrls, resolveEndpoints, TransportConfigError, DEFAULT_TRANSPORT_LIMITS, type TransportKind } from '../transport/index.js';
@@ -331,6 +332,8 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
         authToken,
         seed: args.seed,
         budgetS: args.budgetS,
+        // Checks that ignore the budget are given up once a call could no longer be running.
+        budgetGraceMs: Math.min(DEFAULT_BUDGET_GRACE_MS, args.timeoutS * 1000 + 2_000),
         concurrency: args.concurrency,
         timeoutS: args.timeoutS,
         strict: args.strict,
