@@ -205,7 +205,16 @@ export function hostileCases(trap: string): HostileCase[] {
       exits: failing,
     },
     { name: 'response id mismatch', scenario: { toolsCall: (_q, res) => rpcResult(res, 'not-your-id', { content: [] }) }, exits: failing },
-    { name: 'redirect to another origin', scenario: { any: (_q, res) => (res.writeHead(307, { location: `${trap}/mcp` }).end(), true) }, exits: [3] },
+    {
+      name: 'redirect to another origin',
+      scenario: {
+        any: (_q, res) => {
+          res.writeHead(307, { location: `${trap}/mcp` }).end();
+          return true;
+        },
+      },
+      exits: [3],
+    },
     {
       name: 'agent card url on another origin',
       scenario: { card: (_q, res) => json(res, 200, { name: 'x', url: `${trap}/a2a`, skills: [{ id: 'get_proto_capabilities' }] }) },
