@@ -133,7 +133,12 @@ export function hostileCases(trap: string): HostileCase[] {
     },
     {
       name: 'declared 1 GB content-length',
-      scenario: { toolsCall: (_q, res) => (res.writeHead(200, { 'content-length': String(2 ** 30) }).write('{'), true) },
+      scenario: {
+        toolsCall: (_q, res) => {
+          res.writeHead(200, { 'content-length': String(2 ** 30) }).write('{');
+          return true;
+        },
+      },
       exits: failing,
     },
     {
@@ -188,7 +193,12 @@ export function hostileCases(trap: string): HostileCase[] {
     { name: 'invalid JSON', scenario: { toolsCall: (_q, res) => json(res, 200, '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"te') }, exits: failing },
     {
       name: 'wrong content type (HTML page)',
-      scenario: { any: (_q, res) => (res.writeHead(200, { 'content-type': 'text/html' }).end('<html><script>alert(1)</script></html>'), true) },
+      scenario: {
+        any: (_q, res) => {
+          res.writeHead(200, { 'content-type': 'text/html' }).end('<html><script>alert(1)</script></html>');
+          return true;
+        },
+      },
       exits: [3],
     },
     { name: 'connection reset', scenario: { any: reset }, exits: [3] },
