@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { protocolIds } from '../token.js';
 import { createRecorder } from './capture.js';
-import { redact, redactAuthorization, redactCookie, redactionMarker } from './redact.js';
+import { Redactor, redact, redactAuthorization, redactCookie, redactionMarker } from './redact.js';
 import type { WireExchange } from './types.js';
 
 const prefix = (s: string): string => redactionMarker(s).slice('<redacted:'.length, -1);
@@ -156,5 +156,16 @@ describe('createRecorder', () => {
     expect(() => createRecorder({ maxBodyBytes: -1 })).toThrow(RangeError);
     expect(() => createRecorder({ maxExchanges: 0 })).toThrow(RangeError);
     expect(() => createRecorder({ token: 'Not A Token' })).toThrow();
+  });
+});
+
+describe('Redactor.value', () => {
+  it('redacts every string and every key of a value, deeply', () => {
+    const secret = 'value-secret-0123456789';
+    const r = new Redactor([secret]);
+    const out = r.value({ a: [`x ${secret}`], [secret]: { b: Buffer.from(secret).toString('base64url') } });
+    expect(JSON.stringify(out)).not.toContain(secret);
+    expect(JSON.stringify(out)).not.toContain(Buffer.from(secret).toString('base64url'));
+    expect(Object.keys(out)).toContain(r.marker(secret));
   });
 });
