@@ -161,7 +161,7 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
       command: o.command ?? `npx proto-comply run --agent ${agentUrl} --seed ${seed}`,
     });
     // One redaction pass over the whole result (every secret the run learnt), then the size bounds.
-    return boundRun(redactor.value(run));
+    return boundRun(redactor.addProcessSecrets().value(run));
   } finally {
     await Promise.race([Promise.allSettled(transports.map((t) => t.close())), new Promise((r) => setTimeout(r, 5_000).unref())]);
   }
@@ -214,5 +214,5 @@ async function certifyReceiverOnly(o: CertifyOptions, receiver: ReceiverTarget, 
     authTokenSet: false,
     command: o.command ?? `npx proto-comply run --receiver ${receiver.url} --seed ${seed}`,
   });
-  return boundRun(redactor.value(run));
+  return boundRun(redactor.addProcessSecrets().value(run));
 }

@@ -12,6 +12,12 @@ export const MIN_SECRET_LENGTH = 4;
 const MIN_BASE64_FRAGMENT = 8;
 
 const PROCESS_KEY = randomBytes(32);
+/**
+ * Every secret any redactor of this process learnt (the webhook receivers keep recorders of their
+ * own), so the final pass over a result also knows the HMAC secrets they registered. Bounded.
+ */
+const PROCESS_SECRETS = new Set<string>();
+const MAX_PROCESS_SECRETS = 10_000;
 
 export function redactionMarker(secret: string, key: Uint8Array = PROCESS_KEY): string {
   return `<redacted:${createHmac('sha256', key).update(secret, 'utf8').digest('hex').slice(0, 8)}>`;
@@ -70,10 +76,17 @@ export class Redactor {
   add(secret: unknown): void {
     if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH || this.secrets.has(secret)) return;
     this.secrets.add(secret);
+    if (PROCESS_SECRETS.size < MAX_PROCESS_SECRETS) PROCESS_SECRETS.add(secret);
     const marker = redactionMarker(secret, this.key);
     for (const form of secretSpellings(secret)) this.pairs.push([form, marker]);
     // Longest first, so a secret that contains another is replaced as a whole.
     this.pairs.sort((a, b) => b[0].length - a[0].length);
+  }
+
+  /** Learn every secret another redactor of this process learnt (before a final pass). */
+  addProcessSecrets(): this {
+    for (const s of PROCESS_SECRETS) this.add(s);
+    return this;
   }
 
   get size(): number {
