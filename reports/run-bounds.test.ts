@@ -1,9 +1,9 @@
-/** Bounds on what an agent can make a result hold (harness/engine/bound.ts). */
+/** Bounds on what an agent can make a result hold (harness/engine/bound.ts), down to a valid agent-compliance document. */
 import { describe, expect, it } from 'vitest';
-import { buildRunFixture } from '../../reports/testing/run-result.js';
-import { renderAgentComplianceJson } from '../../reports/json.js';
-import { boundCheckResult, boundRun, boundValue, LIMITS } from './bound.js';
-import type { CheckResult } from './result.js';
+import { buildRunFixture } from './testing/run-result.js';
+import { renderAgentComplianceJson } from './json.js';
+import { boundCheckResult, boundRun, boundValue, LIMITS } from '../harness/engine/bound.js';
+import type { CheckResult } from '../harness/engine/result.js';
 
 function check(over: Partial<CheckResult> = {}): CheckResult {
   return {
