@@ -109,7 +109,13 @@ beforeAll(async () => {
   await Promise.all(Array.from({ length: PARALLEL }, worker));
 }, 600_000);
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => {
+  // PROTO_COMPLY_BATTERY_TABLE=1 prints each agent's exit code and times.
+  if (process.env.PROTO_COMPLY_BATTERY_TABLE) {
+    for (const [name, o] of outcomes) process.stdout.write(`${String(o.code).padEnd(4)} ${String(Math.round(o.ms)).padStart(6)} ms  ${name}\n`);
+  }
+  rmSync(root, { recursive: true, force: true });
+});
 
 it(`the battery holds at least 25 hostile agents (${names.length})`, () => {
   expect(names.length).toBeGreaterThanOrEqual(25);

@@ -19,7 +19,7 @@ export const LIMITS = {
   /** Exchanges kept per check. */
   exchanges: 60,
   /** The whole run's JSON (before reports repeat parts of it). */
-  run: 24 * 1024 * 1024,
+  run: 8 * 1024 * 1024,
 } as const;
 
 /** Cut a string to `max` characters (never inside a surrogate pair), marking the cut. */
