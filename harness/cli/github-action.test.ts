@@ -142,7 +142,7 @@ describe('composite action .github/actions/proto-comply', () => {
       const stop = lines.findIndex((l) => /^::stop-commands::[0-9a-f]{48}$/.test(l));
       expect(stop, logs.run.out.slice(0, 400)).toBe(0);
       const token = lines[stop].slice('::stop-commands::'.length);
-      const resume = lines.findIndex((l) => l === `::${token}::`);
+      const resume = lines.indexOf(`::${token}::`);
       expect(resume).toBeGreaterThan(stop);
       // nothing of the run's own output comes after the resume line
       expect(lines.slice(resume + 1).filter(Boolean)).toEqual([]);
