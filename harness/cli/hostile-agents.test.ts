@@ -27,7 +27,8 @@ const DIR_CAP_BYTES = 16 * 1024 * 1024;
 const PARALLEL = 3;
 const DOCUMENTED_EXITS = [0, 1, 3, 4, 5];
 
-const SECRET = `hostile~Tok.${randomBytes(12).toString('hex')}+/=`;
+const SECRET_CORE = randomBytes(12).toString('hex');
+const SECRET = `hostile~Tok.${SECRET_CORE}+/=`;
 const SPELLINGS: Record<string, string> = {
   plain: SECRET,
   base64: Buffer.from(SECRET).toString('base64'),
@@ -169,6 +170,11 @@ describe.each(names.map((name, i) => [name, i] as const))('hostile agent: %s', (
       for (const [spelling, form] of Object.entries(SPELLINGS)) if (text.includes(form)) leaks.push(`${spelling} in ${f}`);
     }
     expect(leaks).toEqual([]);
+  });
+
+  it('leaves no piece of the bearer token anywhere (a snippet cut inside it)', () => {
+    const texts = [console(), ...filesUnder(get().out).map((f) => readFileSync(f, 'utf8'))];
+    expect(texts.filter((t) => t.includes(SECRET_CORE.slice(0, 12)) || t.includes(SECRET_CORE.slice(-12)))).toEqual([]);
   });
 
   it('leaks the bearer token onto no console line (any spelling)', () => {

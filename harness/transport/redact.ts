@@ -113,7 +113,8 @@ export class Redactor {
 
   private walk(value: unknown, depth: number): unknown {
     if (typeof value === 'string') return this.text(value);
-    if (value === null || typeof value !== 'object' || depth > 200) return value;
+    if (value === null || typeof value !== 'object') return value;
+    if (depth > 200) return '[not kept: nested too deep to redact]';
     if (Array.isArray(value)) return value.map((v) => this.walk(v, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[this.text(k)] = this.walk(v, depth + 1);

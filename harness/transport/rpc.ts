@@ -32,7 +32,7 @@ function mediaType(headers: Record<string, string>): string {
   return (headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 }
 
-function snippet(text: string, max = 200): string {
+function cut(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max)}…` : t;
 }
@@ -40,6 +40,8 @@ function snippet(text: string, max = 200): string {
 export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcOutcome> {
   const { rpcMethod, params, id, ...rest } = call;
   const notes: string[] = [];
+  // Redact before cutting: a snippet must not end in half a secret.
+  const snippet = (text: string, max = 200): string => cut(http.redactText(text), max);
   let picker: SsePicker | undefined;
   const result = await http.send({
     ...rest,
@@ -51,7 +53,7 @@ export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcO
         ? undefined
         : (status, headers) => {
             if (status < 200 || status >= 300 || mediaType(headers) !== 'text/event-stream') return undefined;
-            picker = createSsePicker(id);
+            picker = createSsePicker(id, undefined, (t) => http.redactText(t));
             return (chunk) => picker!.feed(chunk);
           },
   });
@@ -103,7 +105,7 @@ export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcO
       response = pickResponse(parsed.value, id);
     } else if (type === '' && /^(data|event|id):/m.test(result.text)) {
       notes.push('reply Content-Type is missing; parsed as SSE');
-      const sniff = createSsePicker(id);
+      const sniff = createSsePicker(id, undefined, (t) => http.redactText(t));
       sniff.feed(result.body);
       sniff.end();
       response = sniff.found();

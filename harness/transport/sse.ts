@@ -22,7 +22,7 @@ export interface SsePicker {
   notes(): string[];
 }
 
-export function createSsePicker(id: number | string, maxEvents = DEFAULT_MAX_SSE_EVENTS): SsePicker {
+export function createSsePicker(id: number | string, maxEvents = DEFAULT_MAX_SSE_EVENTS, redact: (text: string) => string = (t) => t): SsePicker {
   const decoder = new TextDecoder('utf-8');
   const notes: string[] = [];
   let response: JsonRpcResponse | undefined;
@@ -47,7 +47,7 @@ export function createSsePicker(id: number | string, maxEvents = DEFAULT_MAX_SSE
         if (parsed.tooDeep) {
           deep = true;
           if (notes.length < 5) notes.push(`SSE event ${count}: ${tooDeepMessage('the event data')}`);
-        } else if (notes.length < 5) notes.push(`SSE event ${count} is not JSON: ${event.data.slice(0, 120)}`);
+        } else if (notes.length < 5) notes.push(`SSE event ${count} is not JSON: ${redact(event.data).slice(0, 120)}`);
         return counted();
       }
       const match = pickResponse(parsed.value, id);

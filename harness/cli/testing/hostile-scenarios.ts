@@ -243,6 +243,28 @@ export function hostileCases(trap: string): HostileCase[] {
       args: ['--transport', 'mcp'],
     },
     {
+      name: 'secret echo straddling where snippets are cut',
+      scenario: {
+        initialize: (_q, res, _rpc, ctx) => {
+          res.writeHead(200, { 'content-type': 'text/html' }).end(`${'x'.repeat(176)}${ctx.authorization.replace(/^Bearer /, '')}`);
+          return true;
+        },
+      },
+      exits: [3],
+      args: ['--transport', 'mcp'],
+    },
+    {
+      name: 'secret echo straddling where SSE notes are cut',
+      scenario: {
+        toolsCall: (_q, res, _rpc, ctx) => {
+          res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${'y'.repeat(96)}${ctx.authorization.replace(/^Bearer /, '')}\n\n`);
+          return true;
+        },
+      },
+      exits: failing,
+      args: ['--transport', 'mcp'],
+    },
+    {
       name: 'control characters and workflow commands in errors',
       scenario: {
         toolsCall: (_q, res, rpc) => json(res, 200, { jsonrpc: '2.0', id: rpc?.id, error: { code: -32000, message: INJECTION } }),
