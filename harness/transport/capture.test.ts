@@ -168,4 +168,15 @@ describe('Redactor.value', () => {
     expect(JSON.stringify(out)).not.toContain(Buffer.from(secret).toString('base64url'));
     expect(Object.keys(out)).toContain(r.marker(secret));
   });
+
+  it('redacts a secret cut short before an ellipsis, and leaves a text that merely ends like a secret begins', () => {
+    const secret = 'cut-secret-0123456789abcdef';
+    const r = new Redactor([secret]);
+    const head = secret.slice(0, 15);
+    const out = r.value({ a: `snippet ${head}…`, b: `x ${head}… more`, c: 'ends with cut-secret-0', d: 'short cut-sec…' });
+    expect(out.a).toBe(`snippet ${r.marker(secret)}…`);
+    expect(out.b).toBe(`x ${r.marker(secret)}… more`);
+    expect(out.c).toBe('ends with cut-secret-0');
+    expect(out.d).toBe('short cut-sec…');
+  });
 });

@@ -8,6 +8,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 /** Secrets shorter than this are ignored: redacting them would shred ordinary text. */
 export const MIN_SECRET_LENGTH = 4;
+/** A secret cut short keeps at least this many characters before it is looked for as a piece. */
+const MIN_CUT_PIECE = 8;
 /** Base64 fragments shorter than this are not looked for inside other base64 text. */
 const MIN_BASE64_FRAGMENT = 8;
 
@@ -105,14 +107,31 @@ export class Redactor {
     return out;
   }
 
-  /** A copy of a JSON-like value with every string and every object key redacted. */
+  /**
+   * `text`, and a secret cut short where text was cut with an ellipsis (a prefix of at least 8
+   * characters right before `…`, as every cutter of the harness marks its cuts) is redacted too.
+   */
+  cutText(text: string): string {
+    let out = this.text(text);
+    if (!out.includes('…')) return out;
+    for (const secret of this.secrets) {
+      if (secret.length <= MIN_CUT_PIECE) continue;
+      for (let k = secret.length - 1; k >= MIN_CUT_PIECE; k--) {
+        const head = `${secret.slice(0, k)}…`;
+        if (out.includes(head)) out = out.split(head).join(`${this.marker(secret)}…`);
+      }
+    }
+    return out;
+  }
+
+  /** A copy of a JSON-like value with every string (`cutText`) and every object key redacted. */
   value<T>(value: T): T {
     if (this.pairs.length === 0) return value;
     return this.walk(value, 0) as T;
   }
 
   private walk(value: unknown, depth: number): unknown {
-    if (typeof value === 'string') return this.text(value);
+    if (typeof value === 'string') return this.cutText(value);
     if (value === null || typeof value !== 'object') return value;
     if (depth > 200) return '[not kept: nested too deep to redact]';
     if (Array.isArray(value)) return value.map((v) => this.walk(v, depth + 1));
