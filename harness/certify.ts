@@ -23,6 +23,8 @@ import {
   type TransportKind,
 } from './transport/index.js';
 import { createSchemaValidator } from './schemas/validator.js';
+import { Redactor } from './transport/redact.js';
+import { boundRun } from './engine/bound.js';
 import { receiverOnlySuites, receiverOnlyTransports, receiverTargetOf, type ReceiverOptions } from './webhooks/receiver-probe/run.js';
 
 export interface CertifyOptions {
@@ -44,7 +46,10 @@ export interface CertifyOptions {
   token?: string;
   authToken?: string;
   seed?: string;
+  /** Run budget in seconds (default engine/run.ts DEFAULT_BUDGET_S). */
   budgetS?: number;
+  /** Grace after the budget before checks that do not stop are given up (default 15 s). */
+  budgetGraceMs?: number;
   concurrency?: number;
   timeoutS?: number;
   strict?: boolean;
@@ -75,6 +80,8 @@ export interface CertifyOptions {
   sendTokenToCardOrigin?: boolean;
   /** Recorded in the result as the command that reproduces the run. */
   command?: string;
+  /** The run's redactor (the CLI shares it to redact progress lines too); default a new one. */
+  redactor?: Redactor;
   onPlanned?: (total: number) => void;
   onCheck?: (result: CheckResult) => void;
 }
@@ -121,7 +128,8 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
   const endpoints = resolveEndpoints(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl });
   const addressPolicy = addressPolicyOf(o);
   const cardOrigin = o.sendTokenToCardOrigin ? 'allow-with-token' : o.allowCardOrigin ? 'allow' : 'refuse';
-  const recorder = createRecorder({ token, secrets: o.authToken ? [o.authToken] : [] });
+  const redactor = o.redactor ?? new Redactor();
+  const recorder = createRecorder({ token, secrets: o.authToken ? [o.authToken] : [], redactor });
   const transports: Transport[] = (o.transports ?? ['mcp', 'a2a']).map((kind) =>
     createTransport(
       kind,
@@ -142,7 +150,7 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
   );
   const seed = o.seed ?? newSeed();
   try {
-    return await executeRun({
+    const run = await executeRun({
       ...planBase(o, token, seed, receiver),
       addressPolicy,
       agentUrl,
@@ -152,8 +160,10 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
       authTokenSet: o.authToken !== undefined,
       command: o.command ?? `npx proto-comply run --agent ${agentUrl} --seed ${seed}`,
     });
+    // One redaction pass over the whole result (every secret the run learnt), then the size bounds.
+    return boundRun(redactor.addProcessSecrets().value(run));
   } finally {
-    await Promise.allSettled(transports.map((t) => t.close()));
+    await Promise.race([Promise.allSettled(transports.map((t) => t.close())), new Promise((r) => setTimeout(r, 5_000).unref())]);
   }
 }
 
@@ -170,6 +180,7 @@ function planBase(o: CertifyOptions, token: string, seed: string, receiver: Rece
     checkGlob: o.checkGlob,
     seed,
     budgetS: o.budgetS,
+    budgetGraceMs: o.budgetGraceMs,
     concurrency: o.concurrency ?? 4,
     strict: o.strict ?? false,
     allowGaps: o.allowGaps ?? false,
@@ -192,7 +203,8 @@ async function certifyReceiverOnly(o: CertifyOptions, receiver: ReceiverTarget, 
       ? (o.suites as SuiteDef[])
       : pickSuites(receiverOnlySuites(o.suites as string[] | undefined), catalog);
   const seed = o.seed ?? newSeed();
-  return executeRun({
+  const redactor = o.redactor ?? new Redactor();
+  const run = await executeRun({
     ...planBase(o, token, seed, receiver),
     addressPolicy: addressPolicyOf(o),
     agentUrl: receiver.url,
@@ -202,4 +214,5 @@ async function certifyReceiverOnly(o: CertifyOptions, receiver: ReceiverTarget, 
     authTokenSet: false,
     command: o.command ?? `npx proto-comply run --receiver ${receiver.url} --seed ${seed}`,
   });
+  return boundRun(redactor.addProcessSecrets().value(run));
 }

@@ -63,3 +63,16 @@ describe('evidenceText', () => {
     expect(text).toContain('… 1 more');
   });
 });
+
+describe('workflow commands', () => {
+  it('no line of agent text can start a GitHub workflow command', () => {
+    const text = '::error::x\nok\n  ::add-mask::y\r##[group]z\nmid ::warning:: stays';
+    const out = sanitizeText(text);
+    expect(out.split(/[\r\n]/).filter((l) => /^\s*(::|##\[)/.test(l))).toEqual([]);
+    expect(out).toContain('\\u003a:error::x');
+    expect(out).toContain('  \\u003a:add-mask::y');
+    expect(out).toContain('\\u0023#[group]z');
+    expect(out).toContain('mid ::warning:: stays');
+    expect(oneLine('::set-output name=a::b')).toBe('\\u003a:set-output name=a::b');
+  });
+});

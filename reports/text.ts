@@ -17,9 +17,22 @@ function visible(ch: string): string {
   return `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
-/** Replace unsafe characters by their visible `\uXXXX` spelling; TAB, LF and CR are kept. */
+/**
+ * A line that starts (after blanks) with `::` or `##[` is a GitHub Actions workflow command when
+ * it reaches a job's log; agent text never may: its first character is spelled `\uXXXX`.
+ */
+const WORKFLOW_COMMAND = /(^|[\r\n])([ \t]*)(::|##\[)/g;
+
+function defuse(_m: string, lineStart: string, blanks: string, command: string): string {
+  return `${lineStart}${blanks}${visible(command[0])}${command.slice(1)}`;
+}
+
+/**
+ * Replace unsafe characters by their visible `\uXXXX` spelling (TAB, LF and CR are kept) and
+ * defuse workflow commands at line starts.
+ */
 export function sanitizeText(value: string): string {
-  return value.replace(UNSAFE_CHARS, visible);
+  return value.replace(UNSAFE_CHARS, visible).replace(WORKFLOW_COMMAND, defuse);
 }
 
 /** Sanitised, whitespace collapsed to single spaces (no CR/LF/TAB), cut to `max` characters. */

@@ -137,6 +137,17 @@ describe('composite action .github/actions/proto-comply', () => {
       expect(evaluate(ACTION.outputs['exit-code'].value, {}, outputs)).toBe('1');
     });
 
+    it('fences the run output with ::stop-commands:: and a fresh random token, resumed after the run', () => {
+      const lines = logs.run.out.split('\n');
+      const stop = lines.findIndex((l) => /^::stop-commands::[0-9a-f]{48}$/.test(l));
+      expect(stop, logs.run.out.slice(0, 400)).toBe(0);
+      const token = lines[stop].slice('::stop-commands::'.length);
+      const resume = lines.indexOf(`::${token}::`);
+      expect(resume).toBeGreaterThan(stop);
+      // nothing of the run's own output comes after the resume line
+      expect(lines.slice(resume + 1).filter(Boolean)).toEqual([]);
+    });
+
     it('writes the Markdown summary to $GITHUB_STEP_SUMMARY', async () => {
       expect(logs.summary.code, logs.summary.out).toBe(0);
       const md = await readFile(join(workspace, 'step-summary.md'), 'utf8');

@@ -1,6 +1,7 @@
 /** The `proto-comply` command: dispatches to subcommands; usage errors exit 2 with one line. */
 import { HARNESS_VERSION } from '../version.js';
 import { MAIN_HELP, UsageError } from './usage.js';
+import { oneLine } from '../../reports/text.js';
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -45,8 +46,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`proto-comply: ${(e as Error).message}\n`);
       return 2;
     }
-    process.stderr.write(`proto-comply: internal error: ${(e as Error).message}\n`);
+    process.stderr.write(`proto-comply: internal error: ${oneLine(e instanceof Error ? e.message : String(e), 400)}\n`);
     if (process.env.PROTO_COMPLY_DEBUG) process.stderr.write(`${(e as Error).stack}\n`);
-    return 1;
+    return 5;
   }
 }

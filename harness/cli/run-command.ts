@@ -7,11 +7,15 @@ import { isValidSeed, newSeed } from '../engine/rng.js';
 import { compileCheckGlobs } from '../engine/glob.js';
 import { EXIT, exitCodeFor } from '../engine/summarize.js';
 import { AddressPolicy, AllowHostError, findAddressRefusal, parseAllowHosts, type LookupFunction } from '../net/address-policy.js';
-import type { RunResult } from '../engine/result.js';
+import type { CheckResult, RunResult } from '../engine/result.js';
+import { Redactor } from '../transport/redact.js';
+import { boundRun } from '../engine/bound.js';
+import { DEFAULT_BUDGET_GRACE_MS } from '../engine/run.js';
+import { oneLine } from '../../reports/text.js';
+import { causeOf, errorRun, writeReportsSafely, type RunFrame } from './run-failure.js';
 import { namedUrls, resolveEndpoints, TransportConfigError, DEFAULT_TRANSPORT_LIMITS, type TransportKind } from '../transport/index.js';
 import { certify, pickSuites, UnknownSuiteError } from '../certify.js';
 import { createProgress, renderSummary } from '../../reports/console.js';
-import { writeReports } from '../../reports/index.js';
 import { renderAgentComplianceJson } from '../../reports/json.js';
 import { loadRunBaseline } from './run-baseline.js';
 import { startBuiltinMocks } from './builtin-mocks.js';
@@ -293,48 +297,101 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
     }
     const progressOut = args.json ? process.stderr : process.stdout;
     let progress: ReturnType<typeof createProgress> | undefined;
-    const certified: RunResult = await certify({
-      agentUrl,
-      mcpUrl: args.mcpUrl,
-      a2aUrl: args.a2aUrl,
-      transports: args.transports,
-      transportExplicit: args.transportExplicit,
-      suites,
-      checkGlob: args.check,
+    // Every secret the run knows is redacted from everything printed or written, progress lines included.
+    const redactor = new Redactor(authToken ? [authToken] : []);
+    const finished: CheckResult[] = [];
+    const frame: RunFrame = {
+      agentUrl: agentUrl ?? receiver?.url ?? '',
       token: args.token,
-      authToken,
+      transports: args.transports,
       seed: args.seed,
-      budgetS: args.budgetS,
-      concurrency: args.concurrency,
-      timeoutS: args.timeoutS,
-      strict: args.strict,
-      allowGaps: args.allowGaps,
-      requireFullCoverage: args.requireFullCoverage,
-      fixtures,
-      receiverUrl: receiver?.url,
-      receiver,
-      addressPolicy,
-      allowCardOrigin: args.allowCardOrigin,
-      sendTokenToCardOrigin: args.sendTokenToCardOrigin,
       command: reproduceCommand(args),
-      onPlanned: (total) => {
-        progress = createProgress({ out: progressOut, tty: Boolean((progressOut as NodeJS.WriteStream).isTTY), total, strict: args.strict });
-      },
-      onCheck: (r) => progress?.onCheck(r),
-    });
+      suites,
+      strict: args.strict,
+      budgetS: args.budgetS,
+      startedAt: new Date(),
+    };
+    // A rejection or exception nothing handled, while the run is under way, is a harness error of the run, not a crash.
+    const stray: string[] = [];
+    const onStray = (e: unknown): void => {
+      if (stray.length < 5) stray.push(causeOf(e));
+    };
+    process.on('unhandledRejection', onStray);
+    process.on('uncaughtException', onStray);
+    let run: RunResult;
+    try {
+      const certified: RunResult = await certify({
+        agentUrl,
+        mcpUrl: args.mcpUrl,
+        a2aUrl: args.a2aUrl,
+        transports: args.transports,
+        transportExplicit: args.transportExplicit,
+        suites,
+        checkGlob: args.check,
+        token: args.token,
+        authToken,
+        seed: args.seed,
+        budgetS: args.budgetS,
+        // Checks that ignore the budget are given up once a call could no longer be running.
+        budgetGraceMs: Math.min(DEFAULT_BUDGET_GRACE_MS, args.timeoutS * 1000 + 2_000),
+        concurrency: args.concurrency,
+        timeoutS: args.timeoutS,
+        strict: args.strict,
+        allowGaps: args.allowGaps,
+        requireFullCoverage: args.requireFullCoverage,
+        fixtures,
+        receiverUrl: receiver?.url,
+        receiver,
+        addressPolicy,
+        allowCardOrigin: args.allowCardOrigin,
+        sendTokenToCardOrigin: args.sendTokenToCardOrigin,
+        command: frame.command,
+        redactor,
+        onPlanned: (total) => {
+          progress = createProgress({ out: progressOut, tty: Boolean((progressOut as NodeJS.WriteStream).isTTY), total, strict: args.strict });
+        },
+        onCheck: (r) => {
+          finished.push(r);
+          progress?.onCheck(redactor.value(r));
+        },
+      });
+      run = baseline ? applyBaseline(certified, baseline) : certified;
+    } catch (e) {
+      run = errorRun(frame, causeOf(e), finished);
+    } finally {
+      process.off('unhandledRejection', onStray);
+      process.off('uncaughtException', onStray);
+    }
     progress?.done();
-    const run = baseline ? applyBaseline(certified, baseline) : certified;
+    if (stray.length > 0 && run.harness_error === undefined) {
+      const cause = `unhandled error during the run: ${stray.join('; ')}`;
+      run = { ...run, overall_status: 'error', harness_error: cause, headline: `harness error: ${cause}`, coverage: { ...run.coverage, complete: false } };
+    }
+    run = boundRun(redactor.addProcessSecrets().value(run));
 
-    const written = await writeReports(run, { dir: resolve(args.out), allureDir: args.allure ? resolve(args.allure) : undefined });
-    const summary = renderSummary(run, { written });
+    const saved = await writeReportsSafely(run, frame, { dir: resolve(args.out), allureDir: args.allure ? resolve(args.allure) : undefined });
+    run = saved.run;
+    let summary: string;
+    try {
+      summary = redactor.text(renderSummary(run, { written: saved.written }));
+    } catch (e) {
+      summary = `proto-comply: the summary could not be rendered: ${oneLine(redactor.text(causeOf(e)), 400)}`;
+    }
     if (args.json) {
       process.stderr.write(`${summary}\n`);
-      process.stdout.write(`${renderAgentComplianceJson(run)}\n`);
+      let json: string;
+      try {
+        json = renderAgentComplianceJson(run);
+      } catch (e) {
+        json = JSON.stringify({ overall_status: 'error', harness_error: causeOf(e) });
+      }
+      process.stdout.write(`${redactor.text(json)}\n`);
     } else {
       process.stdout.write(`${summary}\n`);
     }
-    if (run.overall_status === 'unreachable' || run.overall_status === 'auth_required') {
-      process.stderr.write(`proto-comply: ${run.headline}\n`);
+    if (saved.writeError) process.stderr.write(`proto-comply: ${oneLine(redactor.text(saved.writeError), 400)}\n`);
+    if (run.overall_status === 'unreachable' || run.overall_status === 'auth_required' || run.harness_error !== undefined) {
+      process.stderr.write(`proto-comply: ${oneLine(redactor.text(run.headline), 400)}\n`);
     }
     return exitCodeFor(run);
   } finally {

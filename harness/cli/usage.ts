@@ -42,7 +42,7 @@ buyer's webhook receiver (webhook-receiver suite).
   --allow-host H      with --deny-private, let this host name, address or CIDR block through
                       (repeatable, e.g. --allow-host 127.0.0.1 --allow-host 10.0.0.0/8)
   --out DIR           report directory (default ./compliance-report/)
-  --budget-s N        run budget in seconds; unfinished checks are recorded as not run
+  --budget-s N        run budget in seconds (default 1800); unfinished checks are recorded as not run
   --seed N            seed for generated keys, names and dates (default: random, recorded)
   --concurrency N     checks in flight at once (default 4)
   --timeout-s N       total timeout of one call in seconds (default 30)
@@ -75,7 +75,7 @@ Exit codes: 0 every MUST that ran passed and coverage is complete (gaps allowed 
 1 a MUST failed (or a SHOULD under --strict; with --baseline a failure it does not list, or a stale
 entry; with --require-full-coverage incomplete coverage); 2 usage error; 3 agent unreachable, refused
 (--deny-private) or auth required; 4 coverage incomplete with no failure (gaps, budget, checks blocked by excused failures);
-5 the harness itself broke (a check ended in error).`;
+5 the harness itself broke (a check ended in error, or the run: status error; the report is still written).`;
 
 export const BASELINE_HELP = `Usage: proto-comply baseline --from REPORT [--out FILE]
 

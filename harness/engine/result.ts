@@ -156,6 +156,8 @@ export interface RunResult {
   checks: CheckResult[];
   /** Present when the run was judged against an expected-failures baseline (`--baseline`). */
   baseline?: BaselineSummary;
+  /** The harness itself broke mid-run (status `error`): the cause, one line. The checks finished before are kept. */
+  harness_error?: string;
 }
 
 /** How much of what applies to the agent was verified, per transport and level. */

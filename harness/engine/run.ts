@@ -18,6 +18,12 @@ import { countOutcomes, coverageOf, headline, overallStatus, summarizeSuites } f
 import { HARNESS_VERSION } from '../version.js';
 import { FactStore, RunResources, type ReceiverTarget } from './resources.js';
 import type { AddressPolicy } from '../net/address-policy.js';
+import { boundCheckResult, cutText, LIMITS } from './bound.js';
+
+/** The run budget when the caller gives none: a run always ends. */
+export const DEFAULT_BUDGET_S = 1_800;
+/** How long after the budget ran out the run waits for checks that do not stop, before it ends without them. */
+export const DEFAULT_BUDGET_GRACE_MS = 15_000;
 
 export interface RunPlan {
   agentUrl: string;
@@ -32,7 +38,10 @@ export interface RunPlan {
   kinds: KindRegistry;
   checkGlob?: string;
   seed: string;
+  /** The run budget (default DEFAULT_BUDGET_S; recorded in the selection only when given). */
   budgetS?: number;
+  /** Grace after the budget before unfinished checks are given up (default DEFAULT_BUDGET_GRACE_MS). */
+  budgetGraceMs?: number;
   concurrency: number;
   strict: boolean;
   /** The user's fixtures (`--fixtures FILE`), read by the suites that use them. */
@@ -85,144 +94,235 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
   const started = performance.now();
   const ids = protocolIds(plan.token);
   const budget = new AbortController();
-  const timer = plan.budgetS !== undefined ? setTimeout(() => budget.abort(), plan.budgetS * 1000) : undefined;
-  timer?.unref();
+  const budgetS = plan.budgetS ?? DEFAULT_BUDGET_S;
+  const timer = setTimeout(() => budget.abort(), budgetS * 1000);
+  timer.unref();
+  // Checks that ignore the budget's abort are given up this long after it (the run still ends).
+  let giveUp: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    giveUp = setTimeout(() => resolve('deadline'), budgetS * 1000 + (plan.budgetGraceMs ?? DEFAULT_BUDGET_GRACE_MS));
+    giveUp.unref();
+  });
   const suites = selectChecks(plan.suites, plan.checkGlob, plan.kinds);
   const transportKinds = plan.transports.map((t) => t.kind);
   plan.onPlanned?.(suites.reduce((n, s) => n + s.checks.length, 0) * plan.transports.length);
 
   const resources = new RunResources();
+  const results = new Map<string, CheckResult>();
+  const key = (checkId: string, t: Transport) => `${checkId}\0${t.kind}`;
+  let profiles: AgentProfile[] | undefined;
+  let harnessError: string | undefined;
+  let ended = false;
+  const record = (result: CheckResult): void => {
+    if (ended) return; // a check given up at the deadline that finished after all
+    const bounded = boundCheckResult(result);
+    results.set(`${bounded.check_id}\0${bounded.transport}`, bounded);
+    plan.onCheck?.(bounded);
+  };
   try {
-    const profiles = await Promise.all(
-      plan.transports.map((t) => buildProfile(t, ids, { signal: budget.signal, authTokenSet: plan.authTokenSet, explicitlyRequested: plan.transportExplicit })),
-    );
-    profiles.forEach((p) => plan.onProfile?.(p));
-
-    const observed = new ObservedReplies();
-    const receiver = plan.receiver ?? (plan.receiverUrl ? { url: plan.receiverUrl } : undefined);
-    const runFacts = {
-      receiverUrl: receiver?.url,
-      receiver,
-      seed: plan.seed,
-      fixtures: plan.fixtures,
-      taskArgs: plan.taskArgs,
-      addressPolicy: plan.addressPolicy,
+    const work = async (): Promise<void> => {
+      profiles = await Promise.all(
+        plan.transports.map((t) =>
+          buildProfile(t, ids, { signal: budget.signal, authTokenSet: plan.authTokenSet, explicitlyRequested: plan.transportExplicit }),
+        ),
+      );
+      const ready = profiles;
+      ready.forEach((p) => plan.onProfile?.(p));
+      await runChecks(plan, suites, ready, { ids, startedAt, signal: budget.signal, resources, results, key, record });
     };
-    const facts = new FactStore();
-    const limiter = new Limiter(plan.concurrency);
-    const results = new Map<string, CheckResult>();
-    const key = (checkId: string, t: Transport) => `${checkId}\0${t.kind}`;
-
-    // Prerequisites that have finished whenever the check starts (an earlier suite, or an earlier
-    // serial check of the same suite) block it deterministically; any other prerequisite in the
-    // check's own suite only names what blocked a setup step that failed.
-    const position = suitePositions(suites);
-    const earlier = (check: CheckDef) => prerequisitesOf(check, plan.kinds).filter((id) => runsBefore(id, check, suites, position));
-
-    const runOne = async (suite: SuiteDef, check: CheckDef, env: CheckEnv) => {
-      const result = budget.signal.aborted
-        ? skippedResult(suite, check, env, 'gap', 'not run: the run budget ran out before this check started', { not_run: true, gap: 'run budget' })
-        : (preflight(suite, check, env) ??
-          preflightPrerequisites(suite, check, env, earlier(check), (id) => results.get(key(id, env.transport))) ??
-          (await runCheck(suite, check, env)));
-      results.set(key(check.id, env.transport), result);
-      plan.onCheck?.(result);
-    };
-
-    await Promise.all(
-      plan.transports.map(async (transport, i) => {
-        const env: CheckEnv = {
-          transport,
-          profile: profiles[i],
-          ids,
-          seed: plan.seed,
-          runStartedAt: startedAt,
-          signal: budget.signal,
-          observed,
-          schemas: plan.schemas,
-          resources,
-          run: runFacts,
-          kinds: plan.kinds,
-          facts,
-        };
-        for (const suite of suites) {
-          const parallel = suite.checks.filter((c) => !c.serial);
-          const serial = suite.checks.filter((c) => c.serial);
-          await Promise.all(parallel.map((check) => limiter.run(() => runOne(suite, check, env))));
-          for (const check of serial) await limiter.run(() => runOne(suite, check, env));
-        }
-      }),
-    );
-
-    // A check blocked by one that was itself blocked names the root of the cascade.
-    for (const [k, r] of results) {
-      if (r.outcome !== 'blocked' || !r.blocked_by) continue;
-      const transport = k.slice(k.lastIndexOf('\0') + 1);
-      let root = r.blocked_by;
-      const seen = new Set([r.check_id]);
-      for (let next = results.get(`${root}\0${transport}`); next?.outcome === 'blocked' && next.blocked_by && !seen.has(next.blocked_by); ) {
-        seen.add(root);
-        root = next.blocked_by;
-        next = results.get(`${root}\0${transport}`);
-      }
-      if (root !== r.blocked_by)
-        results.set(k, { ...r, blocked_by: root, message: `blocked by ${root} (through ${r.blocked_by}): ${r.message.replace(/^blocked by \S+: /, '')}` });
+    const outcome = await Promise.race([work().then(() => 'done' as const), deadline]);
+    if (outcome === 'deadline') {
+      for (const suite of suites)
+        for (const check of suite.checks)
+          for (const transport of plan.transports) {
+            if (results.has(key(check.id, transport))) continue;
+            record(
+              skippedResult(suite, check, { transport }, 'gap', 'not finished: the run budget ran out and the check did not stop in time', {
+                not_run: true,
+                gap: 'run budget',
+              }),
+            );
+          }
     }
-
-    const checks: CheckResult[] = [];
-    for (const suite of suites) {
-      for (const check of suite.checks) {
-        for (const t of plan.transports) {
-          const r = results.get(key(check.id, t));
-          if (r) checks.push(r);
-        }
-      }
-    }
-
-    const coverage = coverageOf(checks, transportKinds, plan.budgetS);
-    const status = overallStatus(profiles, checks, coverage, plan.strict);
-    const transportInfo: TransportInfo[] = profiles.map((p, i) => ({
-      transport: p.transport,
-      endpoint: plan.transports[i].endpoint,
-      reachable: p.reachable && p.offered,
-      auth_required: p.authRequired,
-      session: p.open?.sessionId ? `${p.open.sessionId.slice(0, 8)}…` : undefined,
-      sessions_opened: p.transport === 'mcp' ? plan.transports[i].stats().sessionsOpened : undefined,
-      server: p.open?.serverName ? `${p.open.serverName}${p.open.serverVersion ? ` ${p.open.serverVersion}` : ''}` : undefined,
-      declared_tasks: p.tasks,
-      problem: p.problem,
-    }));
-    const finishedAt = new Date();
-    return {
-      schema_version: '1.1',
-      harness: { name: 'proto-comply', version: HARNESS_VERSION },
-      agent_url: plan.agentUrl,
-      token: plan.token,
-      transports: transportKinds,
-      transport_info: transportInfo,
-      overall_status: status,
-      coverage,
-      lifecycle_stage: plan.lifecycleStage ?? (profiles.some((p) => p.capabilities?.compliance_testing !== undefined) ? 'testing' : 'production'),
-      headline: headline(status, checks, coverage, profiles, plan.strict),
-      seed: plan.seed,
-      started_at: startedAt.toISOString(),
-      finished_at: finishedAt.toISOString(),
-      duration_ms: Math.round(performance.now() - started),
-      command: plan.command,
-      selection: {
-        suites: suites.map((s) => s.id),
-        check_glob: plan.checkGlob,
-        budget_s: plan.budgetS,
-        strict: plan.strict,
-        allow_gaps: plan.allowGaps || undefined,
-        require_full_coverage: plan.requireFullCoverage || undefined,
-      },
-      counts: countOutcomes(checks),
-      suites: summarizeSuites(suites, checks, transportKinds, plan.strict),
-      checks,
-    };
-  } finally {
-    if (timer) clearTimeout(timer);
-    await resources.closeAll();
+  } catch (e) {
+    harnessError = cutText(describeCause(e), LIMITS.message);
   }
+  ended = true;
+  try {
+    return assemble(plan, { suites, profiles, results, key, transportKinds, budgetS, startedAt, started, harnessError });
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(giveUp);
+    await Promise.race([resources.closeAll(), new Promise((r) => setTimeout(r, 5_000).unref())]);
+  }
+}
+
+/** One line naming an unexpected error (no stack trace). */
+function describeCause(e: unknown): string {
+  if (e instanceof Error) return `${e.name}: ${e.message}`;
+  return String(e);
+}
+
+interface RunState {
+  ids: ReturnType<typeof protocolIds>;
+  startedAt: Date;
+  signal: AbortSignal;
+  resources: RunResources;
+  results: Map<string, CheckResult>;
+  key: (checkId: string, t: Transport) => string;
+  record: (result: CheckResult) => void;
+}
+
+async function runChecks(plan: RunPlan, suites: SuiteDef[], profiles: AgentProfile[], st: RunState): Promise<void> {
+  const { ids, startedAt, resources, results, key } = st;
+  const budget = { signal: st.signal };
+  const observed = new ObservedReplies();
+  const receiver = plan.receiver ?? (plan.receiverUrl ? { url: plan.receiverUrl } : undefined);
+  const runFacts = {
+    receiverUrl: receiver?.url,
+    receiver,
+    seed: plan.seed,
+    fixtures: plan.fixtures,
+    taskArgs: plan.taskArgs,
+    addressPolicy: plan.addressPolicy,
+  };
+  const facts = new FactStore();
+  const limiter = new Limiter(plan.concurrency);
+
+  // Prerequisites that have finished whenever the check starts (an earlier suite, or an earlier
+  // serial check of the same suite) block it deterministically; any other prerequisite in the
+  // check's own suite only names what blocked a setup step that failed.
+  const position = suitePositions(suites);
+  const earlier = (check: CheckDef) => prerequisitesOf(check, plan.kinds).filter((id) => runsBefore(id, check, suites, position));
+
+  const runOne = async (suite: SuiteDef, check: CheckDef, env: CheckEnv) => {
+    const result = budget.signal.aborted
+      ? skippedResult(suite, check, env, 'gap', 'not run: the run budget ran out before this check started', { not_run: true, gap: 'run budget' })
+      : (preflight(suite, check, env) ??
+        preflightPrerequisites(suite, check, env, earlier(check), (id) => results.get(key(id, env.transport))) ??
+        (await runCheck(suite, check, env)));
+    st.record(result);
+  };
+
+  await Promise.all(
+    plan.transports.map(async (transport, i) => {
+      const env: CheckEnv = {
+        transport,
+        profile: profiles[i],
+        ids,
+        seed: plan.seed,
+        runStartedAt: startedAt,
+        signal: budget.signal,
+        observed,
+        schemas: plan.schemas,
+        resources,
+        run: runFacts,
+        kinds: plan.kinds,
+        facts,
+      };
+      for (const suite of suites) {
+        const parallel = suite.checks.filter((c) => !c.serial);
+        const serial = suite.checks.filter((c) => c.serial);
+        await Promise.all(parallel.map((check) => limiter.run(() => runOne(suite, check, env))));
+        for (const check of serial) await limiter.run(() => runOne(suite, check, env));
+      }
+    }),
+  );
+}
+
+interface Finished {
+  suites: SuiteDef[];
+  profiles?: AgentProfile[];
+  results: Map<string, CheckResult>;
+  key: (checkId: string, t: Transport) => string;
+  transportKinds: RunResult['transports'];
+  budgetS: number;
+  startedAt: Date;
+  started: number;
+  harnessError?: string;
+}
+
+/** A check blocked by one that was itself blocked names the root of the cascade (results keyed `check\0transport`). */
+function nameCascadeRoots(results: Map<string, CheckResult>): void {
+  for (const [k, r] of results) {
+    if (r.outcome !== 'blocked' || !r.blocked_by) continue;
+    const transport = k.slice(k.lastIndexOf('\0') + 1);
+    let root = r.blocked_by;
+    const seen = new Set([r.check_id]);
+    for (let next = results.get(`${root}\0${transport}`); next?.outcome === 'blocked' && next.blocked_by && !seen.has(next.blocked_by); ) {
+      seen.add(root);
+      root = next.blocked_by;
+      next = results.get(`${root}\0${transport}`);
+    }
+    if (root !== r.blocked_by)
+      results.set(k, { ...r, blocked_by: root, message: `blocked by ${root} (through ${r.blocked_by}): ${r.message.replace(/^blocked by \S+: /, '')}` });
+  }
+}
+
+/** The RunResult of what finished; with a harness error: status `error`, the cause, and every check finished so far. */
+function assemble(plan: RunPlan, f: Finished): RunResult {
+  const { suites, profiles, results, key, transportKinds, startedAt, started, harnessError } = f;
+  nameCascadeRoots(results);
+  const checks: CheckResult[] = [];
+  for (const suite of suites) {
+    for (const check of suite.checks) {
+      for (const t of plan.transports) {
+        const r = results.get(key(check.id, t));
+        if (r) checks.push(r);
+      }
+    }
+  }
+
+  const coverage = coverageOf(checks, transportKinds, f.budgetS);
+  if (harnessError) coverage.reasons.push(`the harness broke: ${harnessError}`);
+  if (harnessError) coverage.complete = false;
+  if (!profiles && !harnessError) coverage.reasons.push('the run budget ran out before the transports were profiled');
+  if (!profiles) coverage.complete = false;
+  const status = harnessError ? 'error' : !profiles ? 'partial' : overallStatus(profiles, checks, coverage, plan.strict);
+  const planned = suites.reduce((n, s) => n + s.checks.length, 0) * plan.transports.length;
+  const transportInfo: TransportInfo[] = (profiles ?? []).map((p, i) => ({
+    transport: p.transport,
+    endpoint: plan.transports[i].endpoint,
+    reachable: p.reachable && p.offered,
+    auth_required: p.authRequired,
+    session: p.open?.sessionId ? `${p.open.sessionId.slice(0, 8)}…` : undefined,
+    sessions_opened: p.transport === 'mcp' ? plan.transports[i].stats().sessionsOpened : undefined,
+    server: p.open?.serverName ? `${p.open.serverName}${p.open.serverVersion ? ` ${p.open.serverVersion}` : ''}` : undefined,
+    declared_tasks: p.tasks,
+    problem: p.problem,
+  }));
+  const finishedAt = new Date();
+  return {
+    schema_version: '1.1',
+    harness: { name: 'proto-comply', version: HARNESS_VERSION },
+    agent_url: plan.agentUrl,
+    token: plan.token,
+    transports: transportKinds,
+    transport_info: transportInfo,
+    overall_status: status,
+    coverage,
+    lifecycle_stage: plan.lifecycleStage ?? (profiles?.some((p) => p.capabilities?.compliance_testing !== undefined) ? 'testing' : 'production'),
+    headline: harnessError
+      ? `harness error: ${harnessError} (${checks.length} of ${planned} check runs finished; they are in the report)`
+      : !profiles
+        ? `partial: the run budget ran out before the transports were profiled (${checks.length} of ${planned} check runs finished)`
+        : headline(status, checks, coverage, profiles, plan.strict),
+    ...(harnessError ? { harness_error: harnessError } : {}),
+    seed: plan.seed,
+    started_at: startedAt.toISOString(),
+    finished_at: finishedAt.toISOString(),
+    duration_ms: Math.round(performance.now() - started),
+    command: plan.command,
+    selection: {
+      suites: suites.map((s) => s.id),
+      check_glob: plan.checkGlob,
+      budget_s: plan.budgetS,
+      strict: plan.strict,
+      allow_gaps: plan.allowGaps || undefined,
+      require_full_coverage: plan.requireFullCoverage || undefined,
+    },
+    counts: countOutcomes(checks),
+    suites: summarizeSuites(suites, checks, transportKinds, plan.strict),
+    checks,
+  };
 }

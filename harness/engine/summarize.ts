@@ -197,13 +197,17 @@ export interface ExitPolicy {
  * or incomplete coverage under requireFullCoverage; 5 a harness error; 4 incomplete coverage
  * (gaps, budget, checks blocked by excused failures) unless allowGaps accepts the gaps; 0 otherwise.
  */
-export function exitCodeFor(run: Pick<RunResult, 'overall_status' | 'coverage' | 'checks' | 'baseline' | 'selection'>, override?: ExitPolicy): number {
+export function exitCodeFor(
+  run: Pick<RunResult, 'overall_status' | 'coverage' | 'checks' | 'baseline' | 'selection' | 'harness_error'>,
+  override?: ExitPolicy,
+): number {
   const policy: ExitPolicy = override ?? {
     strict: run.selection.strict,
     allowGaps: run.selection.allow_gaps,
     requireFullCoverage: run.selection.require_full_coverage,
   };
   if (run.overall_status === 'unreachable' || run.overall_status === 'auth_required') return EXIT.unreachable;
+  if (run.harness_error !== undefined) return EXIT.error;
   if (run.checks.some((c) => isFailing(c, policy.strict) && !c.baselined)) return EXIT.failed;
   if (run.baseline?.entries.some((e) => e.status === 'stale')) return EXIT.failed;
   if (run.overall_status === 'error' || run.checks.some((c) => c.outcome === 'error')) return EXIT.error;

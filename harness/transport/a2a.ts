@@ -13,6 +13,7 @@ import { protocolIds, type ProtocolIds } from '../token.js';
 import { decodeA2aResult } from './a2a-payload.js';
 import { describeError, failure, TransportConfigError } from './errors.js';
 import { HttpClient, originOf, validateHttpUrl } from './http-client.js';
+import { tooDeepMessage } from './bounded-json.js';
 import { isObject, tryParseJson } from './jsonrpc.js';
 import { failureReply, makeReply, type ReplyContext } from './reply.js';
 import { postJsonRpc } from './rpc.js';
@@ -110,9 +111,12 @@ export class A2aTransport implements Transport {
     if (!this.opening) {
       const attempt = this.fetchCard(signal);
       this.opening = attempt;
-      void attempt.then((info) => {
-        if (info.failure?.kind === 'aborted' && this.opening === attempt) this.opening = undefined;
-      });
+      attempt.then(
+        (info) => {
+          if (info.failure?.kind === 'aborted' && this.opening === attempt) this.opening = undefined;
+        },
+        () => undefined, // the caller awaiting `opening` sees the rejection; this branch must not leave it unhandled
+      );
     }
     return this.opening;
   }
@@ -140,7 +144,7 @@ export class A2aTransport implements Transport {
       }
       const parsed = tryParseJson(res.text);
       if (!parsed.ok || !isObject(parsed.value)) {
-        failures.push(failure('protocol', `agent card ${url} is not a JSON object`));
+        failures.push(failure('protocol', !parsed.ok && parsed.tooDeep ? tooDeepMessage(`agent card ${url}`) : `agent card ${url} is not a JSON object`));
         continue;
       }
       const card = parsed.value;

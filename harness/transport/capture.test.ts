@@ -4,10 +4,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { protocolIds } from '../token.js';
 import { createRecorder } from './capture.js';
-import { redact, redactAuthorization, redactCookie, redactionMarker } from './redact.js';
+import { Redactor, redact, redactAuthorization, redactCookie, redactionMarker } from './redact.js';
 import type { WireExchange } from './types.js';
 
-const prefix = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 8);
+const prefix = (s: string): string => redactionMarker(s).slice('<redacted:'.length, -1);
 
 function exchange(over: Partial<Omit<WireExchange, 'seq'>> = {}): Omit<WireExchange, 'seq'> {
   return {
@@ -30,6 +30,25 @@ describe('redact', () => {
     expect(out).not.toContain(JSON.stringify(secret).slice(1, -1));
     expect(out).not.toContain(encodeURIComponent(secret));
     expect(out.split(`<redacted:${prefix(secret)}>`)).toHaveLength(4);
+  });
+
+  it('marks with a per-run key: the marker is not a plain hash of the secret, so a guess cannot be confirmed', () => {
+    const secret = 'guessable-secret-1234';
+    expect(redactionMarker(secret)).toBe(redactionMarker(secret));
+    expect(redactionMarker(secret)).not.toContain(createHash('sha256').update(secret).digest('hex').slice(0, 8));
+    expect(redactionMarker(secret, Buffer.alloc(32, 1))).not.toBe(redactionMarker(secret, Buffer.alloc(32, 2)));
+  });
+
+  it('redacts base64 (std and url) spellings, also inside a longer base64 text, and url-encoded forms', () => {
+    const secret = 'tok+en/with?odd&chars~1234';
+    for (const prefixText of ['', 'u', 'us', 'user:']) {
+      const blob = Buffer.from(`${prefixText}${secret}:tail`);
+      const text = `std ${blob.toString('base64')} url ${blob.toString('base64url')} enc ${encodeURIComponent(secret)} form ${encodeURIComponent(secret).replaceAll('%20', '+')}`;
+      const out = redact(text, [secret]);
+      expect(out).not.toContain(Buffer.from(secret).toString('base64').slice(4, -4));
+      expect(out).toContain('<redacted:');
+      expect(out).not.toContain(encodeURIComponent(secret));
+    }
   });
 
   it('ignores secrets too short to redact safely and replaces longer secrets first', () => {
@@ -137,5 +156,27 @@ describe('createRecorder', () => {
     expect(() => createRecorder({ maxBodyBytes: -1 })).toThrow(RangeError);
     expect(() => createRecorder({ maxExchanges: 0 })).toThrow(RangeError);
     expect(() => createRecorder({ token: 'Not A Token' })).toThrow();
+  });
+});
+
+describe('Redactor.value', () => {
+  it('redacts every string and every key of a value, deeply', () => {
+    const secret = 'value-secret-0123456789';
+    const r = new Redactor([secret]);
+    const out = r.value({ a: [`x ${secret}`], [secret]: { b: Buffer.from(secret).toString('base64url') } });
+    expect(JSON.stringify(out)).not.toContain(secret);
+    expect(JSON.stringify(out)).not.toContain(Buffer.from(secret).toString('base64url'));
+    expect(Object.keys(out)).toContain(r.marker(secret));
+  });
+
+  it('redacts a secret cut short before an ellipsis, and leaves a text that merely ends like a secret begins', () => {
+    const secret = 'cut-secret-0123456789abcdef';
+    const r = new Redactor([secret]);
+    const head = secret.slice(0, 15);
+    const out = r.value({ a: `snippet ${head}…`, b: `x ${head}… more`, c: 'ends with cut-secret-0', d: 'short cut-sec…' });
+    expect(out.a).toBe(`snippet ${r.marker(secret)}…`);
+    expect(out.b).toBe(`x ${r.marker(secret)}… more`);
+    expect(out.c).toBe('ends with cut-secret-0');
+    expect(out.d).toBe('short cut-sec…');
   });
 });

@@ -5,7 +5,7 @@
  * sequence range.
  */
 import { DEFAULT_TOKEN, protocolIds } from '../token.js';
-import { redact, redactAuthorization, redactCookie, redactHmacSignature } from './redact.js';
+import { Redactor, redactAuthorization, redactCookie, redactHmacSignature } from './redact.js';
 import type { ExchangeRecorder, WireExchange } from './types.js';
 
 export const DEFAULT_STORED_BODY_BYTES = 64 * 1024;
@@ -22,6 +22,8 @@ export interface RecorderOptions {
   maxExchanges?: number;
   /** Clock for `started_at` defaults; tests may pin it. */
   now?: () => Date;
+  /** The run's redactor (shared with the final redaction pass over the result); default a new one. */
+  redactor?: Redactor;
 }
 
 export interface Recorder extends ExchangeRecorder {
@@ -35,6 +37,8 @@ export interface Recorder extends ExchangeRecorder {
   dropped(): number;
   /** Redact a string with the current secrets (for notes and messages built outside the recorder). */
   redactText(text: string): string;
+  /** Every secret the run knows so far (the final pass over the result uses it). */
+  readonly redactor: Redactor;
 }
 
 function truncateUtf8(text: string, maxBytes: number): { body: string; truncated: boolean } {
@@ -54,13 +58,13 @@ export function createRecorder(opts: RecorderOptions = {}): Recorder {
   if (!Number.isInteger(maxBody) || maxBody < 0) throw new RangeError(`maxBodyBytes must be a non-negative integer, got ${maxBody}`);
   if (!Number.isInteger(maxExchanges) || maxExchanges < 1) throw new RangeError(`maxExchanges must be a positive integer, got ${maxExchanges}`);
 
-  const secrets = new Set<string>();
-  for (const s of opts.secrets ?? []) if (s) secrets.add(s);
+  const redactor = opts.redactor ?? new Redactor();
+  for (const s of opts.secrets ?? []) redactor.add(s);
   const stored: WireExchange[] = [];
   let seq = 0;
   let droppedCount = 0;
 
-  const text = (s: string): string => redact(s, secrets);
+  const text = (s: string): string => redactor.text(s);
 
   function headers(input: Record<string, string>): Record<string, string> {
     const out: Record<string, string> = {};
@@ -118,8 +122,9 @@ export function createRecorder(opts: RecorderOptions = {}): Recorder {
       return clone(safe);
     },
     addSecret(secret) {
-      if (typeof secret === 'string' && secret.length > 0) secrets.add(secret);
+      redactor.add(secret);
     },
+    redactor,
     all() {
       return stored.map(clone);
     },

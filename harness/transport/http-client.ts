@@ -166,6 +166,11 @@ export class HttpClient {
     if (origin !== undefined) this.tokenOrigins?.add(origin);
   }
 
+  /** Agent text with the run's secrets redacted, for snippets cut before the final redaction pass. */
+  redactText(text: string): string {
+    return this.settings.capture.redactText?.(text) ?? text;
+  }
+
   get totalTimeoutMs(): number {
     return this.settings.totalTimeoutMs;
   }

@@ -1,4 +1,5 @@
 /** JSON-RPC 2.0 message shapes and pure helpers shared by the MCP and A2A transports. */
+import { parseBoundedJson, type BoundedJson } from './bounded-json.js';
 
 export interface JsonRpcErrorObject {
   code: number;
@@ -17,13 +18,9 @@ export function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
-/** Parse JSON without throwing; `undefined` when the text is not JSON. */
-export function tryParseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false };
-  }
+/** Parse agent JSON without throwing; `ok: false` when the text is not JSON or nests too deep (`tooDeep`). */
+export function tryParseJson(text: string): BoundedJson {
+  return parseBoundedJson(text);
 }
 
 export function isResponseFor(msg: unknown, id: number | string): msg is JsonRpcResponse {
@@ -40,10 +37,10 @@ export function pickResponse(parsed: unknown, id: number | string): JsonRpcRespo
 export function jsonRpcErrorOf(response: JsonRpcResponse): JsonRpcErrorObject | undefined {
   if (!('error' in response) || response.error === undefined) return undefined;
   const e = response.error;
-  if (!isObject(e)) return { code: 0, message: `malformed JSON-RPC error member: ${JSON.stringify(e)}` };
+  if (!isObject(e)) return { code: 0, message: `malformed JSON-RPC error member: ${boundedStringify(e)}` };
   const out: JsonRpcErrorObject = {
     code: typeof e.code === 'number' ? e.code : 0,
-    message: typeof e.message === 'string' ? e.message : JSON.stringify(e.message ?? null),
+    message: typeof e.message === 'string' ? e.message : boundedStringify(e.message ?? null),
   };
   if ('data' in e) out.data = e.data;
   return out;
@@ -55,4 +52,15 @@ export function buildRequest(method: string, params: unknown, id?: number | stri
   msg.method = method;
   if (params !== undefined) msg.params = params;
   return JSON.stringify(msg);
+}
+
+/** JSON text of a value for a message, cut at 2,000 characters; never throws. */
+function boundedStringify(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = '[unserialisable]';
+  }
+  return text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text;
 }

@@ -5,6 +5,7 @@
  * (real agents often put a prose summary in the text). The text wins when it parses as a JSON
  * object; otherwise structuredContent is used and the text kept in `text`.
  */
+import { tooDeepMessage } from './bounded-json.js';
 import { isObject, tryParseJson } from './jsonrpc.js';
 import { findError, isTaskStatus, toTaskError } from './task-error.js';
 import type { PayloadSource, TaskError, TaskStatus } from './types.js';
@@ -52,6 +53,7 @@ export function decodeToolResult(result: unknown, errorMember: string): DecodedT
 
   const parsedText = text === undefined ? undefined : tryParseJson(text);
   const textValue = parsedText?.ok ? parsedText.value : undefined;
+  if (parsedText && !parsedText.ok && parsedText.tooDeep) notes.push(tooDeepMessage('content[0].text'));
   const textIsObject = isObject(textValue);
 
   const out: DecodedToolResult = { payloadSource: 'none', isError, status: isError ? 'failed' : 'completed', notes };

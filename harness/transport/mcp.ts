@@ -16,6 +16,8 @@ import type { CallOptions, OpenInfo, TaskListReply, TaskReply, Transport, Transp
 export const MCP_PROTOCOL_VERSION = '2025-06-18';
 /** Upper bound on `tools/list` pages followed through `nextCursor`. */
 export const MAX_TOOL_PAGES = 50;
+/** Upper bound on tools kept from `tools/list` (all pages together). */
+export const MAX_TOOLS = 10_000;
 
 export interface McpOptions {
   /** Protocol version offered in `initialize` (default 2025-06-18). */
@@ -61,9 +63,12 @@ export class McpTransport implements Transport {
       const attempt = this.initialize(signal);
       this.opening = attempt;
       // An aborted attempt says nothing about the agent: let the next caller try again.
-      void attempt.then((info) => {
-        if (info.failure?.kind === 'aborted' && this.opening === attempt) this.opening = undefined;
-      });
+      attempt.then(
+        (info) => {
+          if (info.failure?.kind === 'aborted' && this.opening === attempt) this.opening = undefined;
+        },
+        () => undefined, // the caller awaiting `opening` sees the rejection; this branch must not leave it unhandled
+      );
     }
     return this.opening;
   }
@@ -228,7 +233,15 @@ export class McpTransport implements Transport {
       if (!isObject(result) || !Array.isArray(result.tools)) {
         return { ...base, names: names(tools), failure: failure('protocol', 'tools/list result has no tools array'), raw: result };
       }
-      tools.push(...result.tools);
+      tools.push(...result.tools.slice(0, MAX_TOOLS - tools.length));
+      if (tools.length >= MAX_TOOLS) {
+        return {
+          ...base,
+          names: names(tools),
+          failure: failure('protocol', `tools/list lists more than ${MAX_TOOLS} tools`),
+          raw: { tools: tools.slice(0, 100), pages },
+        };
+      }
       const next = result.nextCursor;
       if (typeof next !== 'string' || next === '') break;
       if (seen.has(next)) {

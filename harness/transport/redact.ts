@@ -1,44 +1,149 @@
 /**
- * Pure redaction helpers. Secrets are replaced by `<redacted:xxxxxxxx>` markers, where the
- * eight hex digits are the start of the secret's SHA-256: equal secrets get equal markers, so
- * evidence can still show "the same token was sent twice" without revealing it.
+ * Pure redaction helpers. Secrets are replaced by `<redacted:xxxxxxxx>` markers, where the eight
+ * hex digits are an HMAC of the secret under a random key of this process (one run): equal
+ * secrets get equal markers, so evidence can still show "the same token was sent twice", and
+ * since the key is never written anywhere a reader cannot confirm a guessed secret by hashing it.
  */
-import { createHash } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 /** Secrets shorter than this are ignored: redacting them would shred ordinary text. */
 export const MIN_SECRET_LENGTH = 4;
+/** A secret cut short keeps at least this many characters before it is looked for as a piece. */
+const MIN_CUT_PIECE = 8;
+/** Base64 fragments shorter than this are not looked for inside other base64 text. */
+const MIN_BASE64_FRAGMENT = 8;
 
-export function redactionMarker(secret: string): string {
-  return `<redacted:${createHash('sha256').update(secret, 'utf8').digest('hex').slice(0, 8)}>`;
+const PROCESS_KEY = randomBytes(32);
+/**
+ * Every secret any redactor of this process learnt (the webhook receivers keep recorders of their
+ * own), so the final pass over a result also knows the HMAC secrets they registered. Bounded.
+ */
+const PROCESS_SECRETS = new Set<string>();
+const MAX_PROCESS_SECRETS = 10_000;
+
+export function redactionMarker(secret: string, key: Uint8Array = PROCESS_KEY): string {
+  return `<redacted:${createHmac('sha256', key).update(secret, 'utf8').digest('hex').slice(0, 8)}>`;
 }
 
-/** The spellings of a secret that may appear on the wire: raw, JSON-escaped, percent-encoded. */
-function spellings(secret: string): string[] {
+/**
+ * The base64 characters that depend only on the secret's bytes, for each of the three byte
+ * alignments the secret can have inside a longer base64 text (a Basic credential, a token
+ * blob), in the standard and the URL-safe alphabets.
+ */
+function base64Fragments(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const out: string[] = [];
+  for (let k = 0; k < 3; k++) {
+    const padded = Buffer.concat([Buffer.alloc(k), bytes, Buffer.alloc(3)]);
+    const std = padded.toString('base64');
+    const first = Math.ceil((8 * k) / 6);
+    const end = Math.floor((8 * (k + bytes.length)) / 6);
+    const core = std.slice(first, end);
+    if (core.length < MIN_BASE64_FRAGMENT) continue;
+    out.push(core, core.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return out;
+}
+
+/** The spellings of a secret that may appear: raw, JSON-escaped, percent-encoded (both forms), base64 (std and url). */
+export function secretSpellings(secret: string): string[] {
   const forms = new Set<string>([secret]);
   forms.add(JSON.stringify(secret).slice(1, -1));
   try {
     forms.add(encodeURIComponent(secret));
+    forms.add(encodeURI(secret));
+    forms.add(encodeURIComponent(secret).replaceAll('%20', '+'));
   } catch {
     // lone surrogates cannot be percent-encoded; the raw form is still covered
   }
-  return [...forms];
+  const b64 = Buffer.from(secret, 'utf8').toString('base64');
+  forms.add(b64);
+  forms.add(b64.replace(/=+$/, ''));
+  forms.add(Buffer.from(secret, 'utf8').toString('base64url'));
+  for (const f of base64Fragments(secret)) forms.add(f);
+  return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
+}
+
+/** A set of secrets and the replacement pairs of all their spellings (longest first). */
+export class Redactor {
+  private readonly secrets = new Set<string>();
+  private pairs: Array<[string, string]> = [];
+  constructor(
+    secrets: Iterable<string> = [],
+    private readonly key: Uint8Array = PROCESS_KEY,
+  ) {
+    for (const s of secrets) this.add(s);
+  }
+
+  add(secret: unknown): void {
+    if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH || this.secrets.has(secret)) return;
+    this.secrets.add(secret);
+    if (PROCESS_SECRETS.size < MAX_PROCESS_SECRETS) PROCESS_SECRETS.add(secret);
+    const marker = redactionMarker(secret, this.key);
+    for (const form of secretSpellings(secret)) this.pairs.push([form, marker]);
+    // Longest first, so a secret that contains another is replaced as a whole.
+    this.pairs.sort((a, b) => b[0].length - a[0].length);
+  }
+
+  /** Learn every secret another redactor of this process learnt (before a final pass). */
+  addProcessSecrets(): this {
+    for (const s of PROCESS_SECRETS) this.add(s);
+    return this;
+  }
+
+  get size(): number {
+    return this.secrets.size;
+  }
+
+  marker(secret: string): string {
+    return redactionMarker(secret, this.key);
+  }
+
+  text(text: string): string {
+    let out = text;
+    for (const [form, marker] of this.pairs) {
+      if (out.includes(form)) out = out.split(form).join(marker);
+    }
+    return out;
+  }
+
+  /**
+   * `text`, and a secret cut short where text was cut with an ellipsis (a prefix of at least 8
+   * characters right before `…`, as every cutter of the harness marks its cuts) is redacted too.
+   */
+  cutText(text: string): string {
+    let out = this.text(text);
+    if (!out.includes('…')) return out;
+    for (const secret of this.secrets) {
+      if (secret.length <= MIN_CUT_PIECE) continue;
+      for (let k = secret.length - 1; k >= MIN_CUT_PIECE; k--) {
+        const head = `${secret.slice(0, k)}…`;
+        if (out.includes(head)) out = out.split(head).join(`${this.marker(secret)}…`);
+      }
+    }
+    return out;
+  }
+
+  /** A copy of a JSON-like value with every string (`cutText`) and every object key redacted. */
+  value<T>(value: T): T {
+    if (this.pairs.length === 0) return value;
+    return this.walk(value, 0) as T;
+  }
+
+  private walk(value: unknown, depth: number): unknown {
+    if (typeof value === 'string') return this.cutText(value);
+    if (value === null || typeof value !== 'object') return value;
+    if (depth > 200) return '[not kept: nested too deep to redact]';
+    if (Array.isArray(value)) return value.map((v) => this.walk(v, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[this.text(k)] = this.walk(v, depth + 1);
+    return out;
+  }
 }
 
 /** Replace every occurrence of every secret (any spelling) in `text` with its marker. */
 export function redact(text: string, secrets: Iterable<string>): string {
-  const pairs: Array<[string, string]> = [];
-  for (const secret of secrets) {
-    if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) continue;
-    const marker = redactionMarker(secret);
-    for (const form of spellings(secret)) pairs.push([form, marker]);
-  }
-  // Longest first, so a secret that contains another is replaced as a whole.
-  pairs.sort((a, b) => b[0].length - a[0].length);
-  let out = text;
-  for (const [form, marker] of pairs) {
-    if (out.includes(form)) out = out.split(form).join(marker);
-  }
-  return out;
+  return new Redactor(secrets).text(text);
 }
 
 /** `Bearer abc` → `Bearer <redacted:…>`: the scheme stays readable, the credential does not. */

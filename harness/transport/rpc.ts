@@ -4,6 +4,7 @@
  */
 import { failure } from './errors.js';
 import type { HttpClient, HttpRequestSpec, HttpResponse } from './http-client.js';
+import { tooDeepMessage } from './bounded-json.js';
 import { buildRequest, jsonRpcErrorOf, pickResponse, tryParseJson, type JsonRpcResponse } from './jsonrpc.js';
 import { createSsePicker, type SsePicker } from './sse.js';
 import type { TransportFailure, WireExchange } from './types.js';
@@ -31,7 +32,7 @@ function mediaType(headers: Record<string, string>): string {
   return (headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 }
 
-function snippet(text: string, max = 200): string {
+function cut(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max)}…` : t;
 }
@@ -39,6 +40,8 @@ function snippet(text: string, max = 200): string {
 export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcOutcome> {
   const { rpcMethod, params, id, ...rest } = call;
   const notes: string[] = [];
+  // Redact before cutting: a snippet must not end in half a secret.
+  const snippet = (text: string, max = 200): string => cut(http.redactText(text), max);
   let picker: SsePicker | undefined;
   const result = await http.send({
     ...rest,
@@ -50,7 +53,7 @@ export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcO
         ? undefined
         : (status, headers) => {
             if (status < 200 || status >= 300 || mediaType(headers) !== 'text/event-stream') return undefined;
-            picker = createSsePicker(id);
+            picker = createSsePicker(id, undefined, (t) => http.redactText(t));
             return (chunk) => picker!.feed(chunk);
           },
   });
@@ -65,7 +68,7 @@ export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcO
       extra.wwwAuthenticate = result.headers['www-authenticate'];
     }
     const parsed = tryParseJson(result.text);
-    let detail = result.text ? `: ${snippet(result.text)}` : '';
+    let detail = parsed.ok || !parsed.tooDeep ? (result.text ? `: ${snippet(result.text)}` : '') : `: ${tooDeepMessage('the error body')}`;
     if (parsed.ok && parsed.value && typeof parsed.value === 'object' && !Array.isArray(parsed.value) && 'error' in parsed.value) {
       const err = jsonRpcErrorOf(parsed.value as JsonRpcResponse);
       if (err) {
@@ -84,6 +87,7 @@ export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcO
     response = picker.found();
     notes.push(...picker.notes());
     if (!response) {
+      if (picker.tooDeep()) return { ...out, failure: failure('protocol', tooDeepMessage('an SSE event of the reply')) };
       return {
         ...out,
         failure: failure('protocol', `SSE stream ended after ${picker.events()} event(s) without a JSON-RPC response to id ${String(id)}`),
@@ -95,15 +99,18 @@ export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcO
       if (type !== 'application/json') notes.push(`reply Content-Type is ${type ? JSON.stringify(type) : 'missing'}; parsed as JSON`);
       const parsed = tryParseJson(result.text);
       if (!parsed.ok) {
-        return { ...out, failure: failure('protocol', `HTTP ${status} body is not valid JSON: ${snippet(result.text)}`) };
+        const why = parsed.tooDeep ? tooDeepMessage(`HTTP ${status} body`) : `HTTP ${status} body is not valid JSON`;
+        return { ...out, failure: failure('protocol', `${why}: ${snippet(result.text)}`) };
       }
       response = pickResponse(parsed.value, id);
     } else if (type === '' && /^(data|event|id):/m.test(result.text)) {
       notes.push('reply Content-Type is missing; parsed as SSE');
-      const sniff = createSsePicker(id);
+      const sniff = createSsePicker(id, undefined, (t) => http.redactText(t));
       sniff.feed(result.body);
       sniff.end();
       response = sniff.found();
+      notes.push(...sniff.notes());
+      if (!response && sniff.tooDeep()) return { ...out, failure: failure('protocol', tooDeepMessage('an SSE event of the reply')) };
     } else {
       return {
         ...out,

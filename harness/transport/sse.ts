@@ -4,6 +4,7 @@
  * requests and other ids. Bounded by an event count (the HTTP client bounds the bytes).
  */
 import { createParser } from 'eventsource-parser';
+import { tooDeepMessage } from './bounded-json.js';
 import { pickResponse, tryParseJson, type JsonRpcResponse } from './jsonrpc.js';
 
 export const DEFAULT_MAX_SSE_EVENTS = 1_000;
@@ -16,25 +17,38 @@ export interface SsePicker {
   /** The body ended: dispatch a last event that lacked its blank-line terminator. */
   end(): void;
   events(): number;
+  /** True when an event was refused for nesting too deep. */
+  tooDeep(): boolean;
   notes(): string[];
 }
 
-export function createSsePicker(id: number | string, maxEvents = DEFAULT_MAX_SSE_EVENTS): SsePicker {
+export function createSsePicker(id: number | string, maxEvents = DEFAULT_MAX_SSE_EVENTS, redact: (text: string) => string = (t) => t): SsePicker {
   const decoder = new TextDecoder('utf-8');
   const notes: string[] = [];
   let response: JsonRpcResponse | undefined;
   let count = 0;
   let ignored = 0;
   let done = false;
+  let deep = false;
+  // Every event counts against the bound: keep-alives, non-JSON and too-deep events included.
+  const counted = (): void => {
+    if (!done && count >= maxEvents) {
+      done = true;
+      notes.push(`stopped reading the SSE stream after ${maxEvents} events without a response to id ${String(id)}`);
+    }
+  };
   const parser = createParser({
     onEvent(event) {
       if (done) return;
       count += 1;
-      if (event.data === '') return; // priming / keep-alive event
+      if (event.data === '') return counted(); // priming / keep-alive event
       const parsed = tryParseJson(event.data);
       if (!parsed.ok) {
-        if (notes.length < 5) notes.push(`SSE event ${count} is not JSON: ${event.data.slice(0, 120)}`);
-        return;
+        if (parsed.tooDeep) {
+          deep = true;
+          if (notes.length < 5) notes.push(`SSE event ${count}: ${tooDeepMessage('the event data')}`);
+        } else if (notes.length < 5) notes.push(`SSE event ${count} is not JSON: ${redact(event.data).slice(0, 120)}`);
+        return counted();
       }
       const match = pickResponse(parsed.value, id);
       if (match) {
@@ -43,10 +57,7 @@ export function createSsePicker(id: number | string, maxEvents = DEFAULT_MAX_SSE
         return;
       }
       ignored += 1;
-      if (count >= maxEvents) {
-        done = true;
-        notes.push(`stopped reading the SSE stream after ${maxEvents} events without a response to id ${String(id)}`);
-      }
+      counted();
     },
     onError(err) {
       if (notes.length < 5) notes.push(`SSE parse error: ${err.message}`);
@@ -69,6 +80,9 @@ export function createSsePicker(id: number | string, maxEvents = DEFAULT_MAX_SSE
     },
     events() {
       return count;
+    },
+    tooDeep() {
+      return deep;
     },
     notes() {
       const extra = ignored > 0 ? [`ignored ${ignored} SSE event(s) that were not the response to id ${String(id)}`] : [];

@@ -210,6 +210,8 @@ export interface ExchangeRecorder {
   record(exchange: Omit<WireExchange, 'seq'>): WireExchange;
   /** Secrets to redact from everything recorded from now on. */
   addSecret(secret: string): void;
+  /** Redact a string with the current secrets (before agent text is cut into a snippet: no half secret survives). */
+  redactText?(text: string): string;
 }
 
 export const DEFAULT_TRANSPORT_LIMITS = {

@@ -5,6 +5,7 @@
  * configured TTL, failures cached 60 s, and one refetch per jwks_uri on an unknown kid with a
  * 30 s cooldown between refetches. Fetches go through a DocumentFetcher (SSRF-safe by default).
  */
+import { depthBeyond, tooDeepMessage } from '../../transport/bounded-json.js';
 import type { FailureReason } from '../codes.js';
 import { scanDuplicateKeys } from '../parse/duplicate-keys.js';
 import type { KeyLookup, KeyResolver } from './key-resolver.js';
@@ -61,6 +62,7 @@ function isObj(v: unknown): v is Record<string, any> {
 
 /** Parse JSON strictly: duplicate keys and invalid JSON are errors. */
 function strictJson(body: Buffer, what: string): unknown {
+  if (depthBeyond(body.toString('utf8')) > 0) throw new Error(tooDeepMessage(what));
   const scan = scanDuplicateKeys(body);
   if (scan.kind === 'duplicate') throw new Error(`${what} repeats key(s) ${scan.keys.slice(0, 4).join(', ')}`);
   if (scan.kind === 'invalid') throw new Error(`${what} is not JSON: ${scan.message}`);

@@ -5,6 +5,7 @@
  * HMAC-SHA256 with the registration's secret (spec 5.2). Results are kept on the delivery for
  * the grading rules (suites/webhooks/kinds/rules.ts).
  */
+import { parseBoundedJson, tooDeepMessage } from '../../transport/bounded-json.js';
 import type { ProtocolIds } from '../../token.js';
 import type { KeyResolver } from '../../signing/keys/key-resolver.js';
 import { verifyHmacWebhook } from '../../signing/legacy/legacy-hmac.js';
@@ -38,11 +39,9 @@ async function verifyOne(d: Delivery, mode: CaptureMode, secret: string | undefi
     out.verdict = { ok: false, detail: 'body above 1 MB' };
     return out;
   }
-  try {
-    out.json = JSON.parse(d.raw.toString('utf8'));
-  } catch (err) {
-    out.jsonError = (err as Error).message;
-  }
+  const parsedBody = parseBoundedJson(d.raw.toString('utf8'));
+  if (parsedBody.ok) out.json = parsedBody.value;
+  else out.jsonError = parsedBody.tooDeep ? tooDeepMessage('the webhook body') : 'the webhook body is not JSON';
   const input = header(d, 'signature-input');
   const sig = header(d, 'signature');
   if (input !== undefined && sig !== undefined) {

@@ -3,6 +3,7 @@
  * the harness's sender identity (brand.json + JWKS on loopback, or one served elsewhere), and
  * an HTTP client with timeouts, a response cap, no redirects and wire capture for evidence.
  */
+import { parseBoundedJson, tooDeepMessage } from '../../transport/bounded-json.js';
 import type { CheckContext } from '../../engine/kinds/types.js';
 import type { ReceiverTarget } from '../../engine/resources.js';
 import { createRecorder, type Recorder } from '../../transport/capture.js';
@@ -111,12 +112,9 @@ export async function readTaskState(ctx: CheckContext, env: ProbeEnv, taskId: st
   if (opts.record !== false) ctx.exchanges.push(r.exchange);
   if (!r.ok) return { ok: false, message: `the state hook could not be read: ${r.failure.message}` };
   if (r.status !== 200) return { ok: false, message: `the state hook answered HTTP ${r.status}` };
-  let doc: unknown;
-  try {
-    doc = JSON.parse(r.text);
-  } catch {
-    return { ok: false, message: 'the state hook did not answer JSON' };
-  }
+  const parsedDoc = parseBoundedJson(r.text);
+  if (!parsedDoc.ok) return { ok: false, message: parsedDoc.tooDeep ? tooDeepMessage('the state hook reply') : 'the state hook did not answer JSON' };
+  const doc = parsedDoc.value;
   const d = doc as Record<string, unknown>;
   if (typeof d !== 'object' || d === null || !Array.isArray(d.events) || !('task' in d)) {
     return { ok: false, message: 'the state hook does not follow the read-back convention ({task, events[], pending?})' };

@@ -9,6 +9,7 @@
  *   webhook_activity  poll get_media_buys {include_webhook_activity: true} until the attempts of
  *                     one event are recorded (the seller records after the receiver answered)
  */
+import { parseBoundedJson } from '../../../harness/transport/bounded-json.js';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExpectationDef, StepDef } from '../../../harness/engine/model.js';
@@ -95,12 +96,8 @@ export const webhookReceiver: StepKind = {
 const parsed = new WeakMap<Delivery, unknown>();
 function bodyOf(d: Delivery): unknown {
   if (!parsed.has(d)) {
-    let v: unknown = null;
-    try {
-      v = JSON.parse(d.raw.toString('utf8'));
-    } catch {
-      /* not JSON */
-    }
+    const body = parseBoundedJson(d.raw.toString('utf8'));
+    const v: unknown = body.ok ? body.value : null;
     parsed.set(d, v);
   }
   return parsed.get(d);
