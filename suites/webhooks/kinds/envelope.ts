@@ -16,6 +16,7 @@
  * part of `status.message.parts`; absent when not there), `metadata`, and `body`. A data part is
  * `{kind: "data", data}` (A2A 0.3) or a part with a `data` member and no other kind (A2A 1.0).
  */
+import { cutText } from '../../../harness/engine/bound.js';
 import type { ExpectationDef } from '../../../harness/engine/model.js';
 import type { ExpectationKind, Judgement, Subject } from '../../../harness/engine/kinds/types.js';
 import type { CaptureSnapshot } from '../../../harness/webhooks/emission/snapshot.js';
@@ -89,7 +90,7 @@ export const eachEnvelope: ExpectationKind = {
     // Vacuously true without deliveries: the webhook_wait step decides how many must have arrived.
     for (const d of snap.deliveries) {
       const at = `delivery ${d.n} of ${snap.count}`;
-      if (d.json_error) return { ok: false, message: `${at}: the body is not JSON (${d.json_error})`, actual: d.raw.slice(0, 500) };
+      if (d.json_error) return { ok: false, message: `${at}: the body is not JSON (${d.json_error})`, actual: cutText(d.raw, 500) };
       const format = detectEnvelope(d.body);
       if (!format) {
         return {

@@ -4,6 +4,7 @@
  *   each_webhook   nested expectations judged against every delivery's body
  *   webhook_rule   a named code rule (rules.ts): signatures, retries, reports
  */
+import { cutText } from '../../../harness/engine/bound.js';
 import type { ExpectationDef } from '../../../harness/engine/model.js';
 import type { ExpectationKind, Judgement, Subject } from '../../../harness/engine/kinds/types.js';
 import { RULES, RULE_NAMES, type RuleParams } from './rules.js';
@@ -58,7 +59,7 @@ export const eachWebhook: ExpectationKind = {
     // Vacuously true without deliveries: the webhook_wait step decides how many must have arrived.
     const list = filtered(snap, exp.where === undefined ? undefined : ctx.expand(exp.where));
     for (const d of list) {
-      if (d.json_error) return { ok: false, message: `delivery ${d.n} of ${snap.count}: the body is not JSON (${d.json_error})`, actual: d.raw.slice(0, 500) };
+      if (d.json_error) return { ok: false, message: `delivery ${d.n} of ${snap.count}: the body is not JSON (${d.json_error})`, actual: cutText(d.raw, 500) };
       const j = ctx.judge(exp.expect as ExpectationDef[], { record: { payload: d.body } });
       if (!j.ok) return { ...j, message: `delivery ${d.n} of ${snap.count}: ${j.message ?? 'failed'}`, actual: j.actual ?? d.body };
     }

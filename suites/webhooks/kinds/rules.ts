@@ -3,6 +3,7 @@
  * expectation. Signature rules: interface spec 5.1-5.2, digest 1.16, 2.7. Delivery rules:
  * spec 6.1, 6.3, 6.5; digest 5.4-5.6.
  */
+import { cutText } from '../../../harness/engine/bound.js';
 import { isDeepStrictEqual } from 'node:util';
 import { resolvePointer } from '../../../harness/engine/pointer.js';
 import type { CheckContext, Judgement } from '../../../harness/engine/kinds/types.js';
@@ -196,7 +197,7 @@ export const RULES: Record<string, Rule> = {
       if (d.headers['signature-input'] !== undefined || d.headers.signature !== undefined)
         return fail(d, 'also carries an RFC 9421 signature: a webhook is signed one way only (digest 1.16)');
       if (!d.verified) return fail(d, `HMAC-SHA256 does not verify with the registered secret: ${d.verify_detail ?? ''}`);
-      return isCompactJson(d.raw) ? OK : fail(d, 'the body is not serialized with compact separators (interface spec 5.2)', { actual: d.raw.slice(0, 200) });
+      return isCompactJson(d.raw) ? OK : fail(d, 'the body is not serialized with compact separators (interface spec 5.2)', { actual: cutText(d.raw, 200) });
     }),
   one_key: (snap) => {
     if (snap.count < 2) return fail(undefined, `needs at least two attempts; got ${snap.count}`);
