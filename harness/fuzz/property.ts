@@ -1,0 +1,57 @@
+/**
+ * The contract between `proto-comply fuzz` and its properties (issue 13). A property is one
+ * compliance check of the `fuzz` suite: it drives an agent through an open transport with
+ * fast-check, shrinks any counterexample, and reports it with what replays it exactly.
+ */
+import type { Transport } from '../transport/types.js';
+
+export type FuzzLevel = 'MUST' | 'SHOULD' | 'MAY';
+
+/** What a property may use: an open transport to the agent and the run's isolated state. */
+export interface FuzzContext {
+  transport: Transport;
+  /** The protocol token (`proto`, or `adcp` for @adcp/sdk sellers). */
+  token: string;
+  /** An account reference the agent accepts (interface spec 2.5a), fresh for this run. */
+  account: Record<string, unknown>;
+  /** A product and pricing option the agent offers, for creates; absent when it offers none. */
+  product?: { product_id: string; pricing_option_id: string; currency?: string; min_budget?: number };
+  /** Aborts when the run's budget runs out; a property stops and reports what it has. */
+  signal: AbortSignal;
+}
+
+/** One fast-check run of a property: the seed, and for a replay the path of the failing case. */
+export interface FuzzRunOptions {
+  seed: number;
+  numRuns: number;
+  /** fast-check's replay path of a shrunk counterexample (from an earlier report). */
+  path?: string;
+}
+
+export interface PropertyOutcome {
+  /** The check id (`fuzz.<area>.<name>[.<task>]`). */
+  check_id: string;
+  task?: string;
+  /** 'violated': the agent broke the rule; 'gap': the agent lacks what the property needs. */
+  outcome: 'pass' | 'violated' | 'gap';
+  /** Cases run (generated requests or command sequences). */
+  runs: number;
+  seed: number;
+  /** fast-check's path of the shrunk counterexample (with the seed, replays exactly that case). */
+  path?: string;
+  /** The shrunk counterexample: the request or command sequence, JSON-serialisable. */
+  counterexample?: unknown;
+  /** One line: the rule broken (or why it could not be checked), with the evidence. */
+  message?: string;
+}
+
+export interface FuzzProperty {
+  /** Check id prefix; a property run once per task appends `.<task>`. */
+  id: string;
+  title: string;
+  level: FuzzLevel;
+  spec: { doc: 'interface-spec' | 'digest'; section: string; rule: string };
+  /** The tasks it runs against, one check each; undefined: one check for the whole property. */
+  tasks?: readonly string[];
+  run(ctx: FuzzContext, opts: FuzzRunOptions, task?: string): Promise<PropertyOutcome>;
+}
