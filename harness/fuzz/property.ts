@@ -3,7 +3,7 @@
  * compliance check of the `fuzz` suite: it drives an agent through an open transport with
  * fast-check, shrinks any counterexample, and reports it with what replays it exactly.
  */
-import type { Transport } from '../transport/types.js';
+import type { Transport, WireExchange } from '../transport/types.js';
 
 export type FuzzLevel = 'MUST' | 'SHOULD' | 'MAY';
 
@@ -18,6 +18,17 @@ export interface FuzzContext {
   product?: { product_id: string; pricing_option_id: string; currency?: string; min_budget?: number };
   /** Aborts when the run's budget runs out; a property stops and reports what it has. */
   signal: AbortSignal;
+  /** The buyer's brand (`{domain}`), as setup found it (fixtures or the default). */
+  brand?: { domain: string };
+  /** A media buy the run created (for update_media_buy); absent when none could be created. */
+  mediaBuy?: { media_buy_id: string; paused?: boolean };
+  /** Task names the agent lists on this transport. */
+  tasks?: readonly string[];
+  /** The run's seed and a random nonce of this run: fresh idempotency keys and accounts on every run. */
+  runSeed?: number;
+  nonce?: string;
+  /** Idempotency keys materialised so far in this run (harness/fuzz/requests.ts). */
+  keyCounter?: number;
 }
 
 /** One fast-check run of a property: the seed, and for a replay the path of the failing case. */
@@ -43,6 +54,8 @@ export interface PropertyOutcome {
   counterexample?: unknown;
   /** One line: the rule broken (or why it could not be checked), with the evidence. */
   message?: string;
+  /** The wire exchanges of the counterexample's last call (secrets redacted by the recorder). */
+  exchanges?: WireExchange[];
 }
 
 export interface FuzzProperty {

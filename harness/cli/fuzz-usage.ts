@@ -1,0 +1,27 @@
+/** Help text of `proto-comply fuzz`. */
+export const FUZZ_HELP = `Usage: proto-comply fuzz [options]
+       proto-comply fuzz --replay REPORT#CHECK_ID[@mcp|@a2a] [--agent URL] [--auth-token T]
+
+Property-based fuzzing of an agent's task requests (fast-check): requests generated from the
+task request schemas (fixtures/schemas/<task>-request.json), valid ones and near-valid ones with
+exactly one defect the spec states. Without --agent it fuzzes the built-in mock seller. Results
+are written as the "fuzz" suite of an agent-compliance report (JSON, JUnit, HTML, Allure).
+
+  --agent URL         agent URL (as for run); default: the built-in mock seller
+  --mcp-url URL, --a2a-url URL   endpoint overrides (as for run)
+  --transport T       mcp | a2a | both (default both)
+  --token T           protocol token (default proto)
+  --auth-token T      bearer token (or PROTO_COMPLY_AUTH_TOKEN)
+  --fixtures FILE     agent-specific setup values (account, product), as for run
+  --seed N            fast-check seed, 0..2147483647 (default random; printed and in the report)
+  --runs N            cases per property and task (default 100)
+  --budget-s N        stop after N seconds; unfinished checks are coverage gaps (exit 4)
+  --timeout-s N       per-call timeout (default 10)
+  --task NAMES        comma-separated tasks (default: get_products,create_media_buy,update_media_buy,get_media_buys)
+  --out DIR           report directory (default fuzz-report)
+  --json              print the agent-compliance JSON on stdout
+  --replay R#ID[@T]   run exactly the shrunk counterexample of check ID in report R again
+                      (seed and path from the report); exit 1 if it still fails, 0 if not
+
+Exit codes: 0 no property violated, 1 a property violated, 2 usage error, 3 agent unreachable,
+4 the budget ran out with nothing found, 5 harness error.`;

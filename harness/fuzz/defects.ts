@@ -1,0 +1,145 @@
+/**
+ * Near-valid requests: a valid request (schema-arbitrary.ts) with exactly one defect, chosen
+ * among what the request schema states — a required member left out, a member of the wrong JSON
+ * type, an enum value not in the list, a number past its bound, a malformed date-time or host
+ * name, a string breaking its pattern or length (the idempotency key of digest 3.1). Nothing the
+ * schema allows (unknown extra members, long free text) is ever a defect: only rules the spec
+ * states are enforced, so a seller is never asked to refuse what it may accept.
+ */
+import fc from 'fast-check';
+import { bindingKey, deref, validArbitrary, type Bindings, type Schema } from './schema-arbitrary.js';
+
+export interface Defect {
+  /** `missing-required`, `wrong-type`, `unknown-enum`, `out-of-range`, `malformed-date`, `malformed-host`, `bad-pattern`, `bad-length`, `too-few-items`. */
+  kind: string;
+  /** RFC 6901 pointer of the defect in the request. */
+  pointer: string;
+  /** The value put there; absent for a member left out. */
+  value?: unknown;
+}
+
+export interface NearValid {
+  request: Record<string, unknown>;
+  defect: Defect;
+}
+
+type Site = { kind: string; pointer: string; values: unknown[] | 'delete' };
+
+const MALFORMED_DATES = ['2027-13-01T00:00:00Z', '2027-06-32T00:00:00Z', '2027-06-01T25:00:00Z', '2027/06/01 10:00', 'next tuesday', ''];
+const MALFORMED_HOSTS = ['not a domain', '-bad-.example', 'exa mple.com', 'brand..example/', ''];
+
+function typeOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v === 'number' ? 'number' : typeof v;
+}
+
+/** Values of other JSON types than the allowed ones (never null: absent and null the spec does not tell apart). */
+function wrongTypes(allowed: readonly string[]): unknown[] {
+  const pool: Array<[string, unknown]> = [
+    ['string', 'x'],
+    ['number', 42],
+    ['boolean', true],
+    ['array', []],
+    ['object', {}],
+  ];
+  const ok = new Set(allowed.flatMap((t) => (t === 'integer' ? ['number'] : [t])));
+  return pool.filter(([t]) => !ok.has(t)).map(([, v]) => v);
+}
+
+function typesOf(s: Schema, root: Schema): string[] {
+  if (typeof s.type === 'string') return [s.type];
+  if (Array.isArray(s.oneOf)) return (s.oneOf as Schema[]).flatMap((b) => typesOf(deref(b, root), root));
+  if ('const' in s) return [typeOf(s.const)];
+  return [];
+}
+
+function stringSites(s: Schema, pointer: string, out: Site[]): void {
+  if (s.format === 'date-time') out.push({ kind: 'malformed-date', pointer, values: MALFORMED_DATES });
+  if (s.format === 'hostname') out.push({ kind: 'malformed-host', pointer, values: MALFORMED_HOSTS });
+  const min = typeof s.minLength === 'number' ? s.minLength : 0;
+  const max = typeof s.maxLength === 'number' ? s.maxLength : undefined;
+  if (typeof s.pattern === 'string') {
+    const re = new RegExp(s.pattern);
+    const width = Math.max(min, 20);
+    const candidates = ['contains space'.padEnd(width, 'x'), 'with/slash+plus'.padEnd(width, 'x'), '\u043a\u043b\u044e\u0447'.padEnd(width, 'x')];
+    out.push({ kind: 'bad-pattern', pointer, values: candidates.filter((c) => !re.test(c)) });
+  }
+  const lengths: string[] = [];
+  if (min > 0) lengths.push('a'.repeat(min - 1));
+  if (max !== undefined) lengths.push('a'.repeat(max + 1));
+  if (lengths.length) out.push({ kind: 'bad-length', pointer, values: lengths });
+}
+
+function numberSites(s: Schema, pointer: string, out: Site[]): void {
+  const values: number[] = [];
+  if (typeof s.exclusiveMinimum === 'number') values.push(s.exclusiveMinimum, s.exclusiveMinimum - 1);
+  if (typeof s.minimum === 'number') values.push(s.minimum - 1);
+  if (typeof s.exclusiveMaximum === 'number') values.push(s.exclusiveMaximum, s.exclusiveMaximum + 1);
+  if (typeof s.maximum === 'number') values.push(s.maximum + 1);
+  if (s.type === 'integer') values.push(1.5);
+  if (values.length) out.push({ kind: 'out-of-range', pointer, values });
+}
+
+/** Every defect the schema states for the value as generated (only members present are changed). */
+export function defectSites(schema: Schema, value: unknown, bindings: Bindings, root: Schema = schema, pointer = ''): Site[] {
+  const s = deref(schema, root);
+  const out: Site[] = [];
+  const types = typesOf(s, root);
+  if (pointer !== '' && types.length) out.push({ kind: 'wrong-type', pointer, values: wrongTypes(types) });
+  if (pointer !== '' && bindings[bindingKey(pointer)] && !/\/idempotency_key$/.test(pointer)) return out;
+  if (Array.isArray(s.enum)) {
+    const first = String(s.enum[0]);
+    const unknown = [`${first}_unknown`, first.toUpperCase(), 'unknown-value'].filter((v) => !(s.enum as unknown[]).includes(v));
+    out.push({ kind: 'unknown-enum', pointer, values: unknown });
+  }
+  if (Array.isArray(s.oneOf)) {
+    const branches = (s.oneOf as Schema[]).map((b) => deref(b, root));
+    if (branches.some((b) => b.format === 'date-time')) {
+      const consts = branches.filter((b) => 'const' in b).map((b) => b.const);
+      out.push({ kind: 'malformed-date', pointer, values: MALFORMED_DATES.filter((d) => !consts.includes(d)) });
+    }
+    return out;
+  }
+  if (s.type === 'string' && typeof value === 'string') stringSites(s, pointer, out);
+  if ((s.type === 'number' || s.type === 'integer') && typeof value === 'number') numberSites(s, pointer, out);
+  if (s.type === 'array' && Array.isArray(value)) {
+    if (typeof s.minItems === 'number' && s.minItems > 0) out.push({ kind: 'too-few-items', pointer, values: [[]] });
+    value.forEach((item, i) => out.push(...defectSites((s.items ?? {}) as Schema, item, bindings, root, `${pointer}/${i}`)));
+  }
+  if (s.type === 'object' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const v = value as Record<string, unknown>;
+    for (const k of (s.required ?? []) as string[]) if (k in v) out.push({ kind: 'missing-required', pointer: `${pointer}/${k}`, values: 'delete' });
+    for (const [k, sub] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) {
+      if (k in v) out.push(...defectSites(sub, v[k], bindings, root, `${pointer}/${k}`));
+    }
+  }
+  return out.filter((site) => site.values === 'delete' || site.values.length > 0);
+}
+
+function apply(request: unknown, pointer: string, value: unknown, remove: boolean): Record<string, unknown> {
+  const copy = structuredClone(request) as Record<string, unknown>;
+  const parts = pointer.split('/').slice(1);
+  const last = parts.pop()!;
+  let node: Record<string, unknown> = copy;
+  for (const p of parts) node = node[p] as Record<string, unknown>;
+  if (remove) delete node[last];
+  else node[last] = structuredClone(value);
+  return copy;
+}
+
+/** Near-valid requests: one valid request, one defect the schema states. */
+export function nearValidArbitrary(schema: Schema, bindings: Bindings = {}, base?: fc.Arbitrary<unknown>): fc.Arbitrary<NearValid> {
+  return (base ?? validArbitrary(schema, bindings)).chain((valid) => {
+    const sites = defectSites(schema, valid, bindings);
+    return fc
+      .constantFrom(...sites)
+      .chain((site) =>
+        site.values === 'delete'
+          ? fc.constant({ request: apply(valid, site.pointer, undefined, true), defect: { kind: site.kind, pointer: site.pointer } })
+          : fc
+              .constantFrom(...site.values)
+              .map((v) => ({ request: apply(valid, site.pointer, v, false), defect: { kind: site.kind, pointer: site.pointer, value: v } })),
+      );
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * `fuzz.errors.near-valid-refused.<task>`: a request with exactly one defect the spec states
+ * (harness/fuzz/defects.ts) is refused as a task error with a documented code (interface spec 7:
+ * INVALID_REQUEST for bad input), never accepted, never a transport error, a 5xx, a non-JSON body
+ * or a timeout.
+ */
+import { REFUSAL_CODES, replyProblem, short } from '../judge.js';
+import type { FuzzProperty } from '../property.js';
+import { FUZZ_TASKS, materializeKeys, nearValidRequests } from '../requests.js';
+import { checkProperty } from '../run-property.js';
+
+export const nearValidRefused: FuzzProperty = {
+  id: 'fuzz.errors.near-valid-refused',
+  title: 'a request with one defect the spec states is refused with a documented error code',
+  level: 'MUST',
+  spec: { doc: 'interface-spec', section: '7', rule: 'INVALID_REQUEST: bad input (isError with a JSON {code, message})' },
+  tasks: FUZZ_TASKS,
+  run(ctx, opts, task) {
+    const t = task as string;
+    return checkProperty({
+      checkId: `${this.id}.${t}`,
+      task: t,
+      ctx,
+      opts,
+      arbitrary: nearValidRequests(t, ctx),
+      async predicate({ request, defect }) {
+        const sent = materializeKeys(request, ctx);
+        const reply = await ctx.transport.call(t, sent, { signal: ctx.signal });
+        const what = `${defect.kind} at ${defect.pointer}${'value' in defect ? ` (${short(defect.value, 60)})` : ''}`;
+        const problem = replyProblem(reply);
+        if (problem) return { violation: `${t} with ${what}: ${problem}`, exchanges: reply.exchanges };
+        if (!reply.isError) return { violation: `${t} with ${what} was accepted: ${short(reply.payload, 200)}`, exchanges: reply.exchanges };
+        const code = reply.error?.code;
+        if (!code || !REFUSAL_CODES.has(code)) {
+          return {
+            violation: `${t} with ${what} was refused with ${code ? `code ${JSON.stringify(code)}` : 'no error code'}, not a documented one (${[...REFUSAL_CODES].join(', ')})`,
+            exchanges: reply.exchanges,
+          };
+        }
+        return {};
+      },
+    });
+  },
+};

@@ -1,0 +1,53 @@
+/**
+ * `fuzz.schemas.valid-accepted.<task>`: a request the task's schema accepts gets a task answer
+ * that is valid against the response schema (harness/schemas), echoes `context` verbatim
+ * (interface spec 4.3) and carries `sandbox`, when present, as a boolean (spec 2.5).
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { createSchemaValidator } from '../../schemas/validator.js';
+import { replyProblem, short } from '../judge.js';
+import type { FuzzProperty } from '../property.js';
+import { FUZZ_TASKS, materializeKeys, validRequests, withStateChange } from '../requests.js';
+import { checkProperty } from '../run-property.js';
+
+export const validAccepted: FuzzProperty = {
+  id: 'fuzz.schemas.valid-accepted',
+  title: 'a valid request gets a schema-valid answer that echoes context and keeps sandbox boolean',
+  level: 'MUST',
+  spec: { doc: 'interface-spec', section: '4.3', rule: 'the seller echoes context verbatim; responses per 2.4a / 2.5; sandbox boolean' },
+  tasks: FUZZ_TASKS,
+  run(ctx, opts, task) {
+    const t = task as string;
+    const schemas = createSchemaValidator({ token: ctx.token });
+    return checkProperty({
+      checkId: `${this.id}.${t}`,
+      task: t,
+      ctx,
+      opts,
+      arbitrary: validRequests(t, ctx),
+      async predicate(request) {
+        const sent = materializeKeys(withStateChange(t, request, ctx), ctx);
+        const reply = await ctx.transport.call(t, sent, { signal: ctx.signal });
+        const fail = (violation: string) => ({ violation: `${t}: ${violation}`, exchanges: reply.exchanges });
+        const problem = replyProblem(reply);
+        if (problem) return fail(problem);
+        if (reply.isError) return fail(`a valid request was refused: ${reply.error?.code ?? '(no code)'} ${short(reply.error?.message ?? reply.payload, 200)}`);
+        if (t === 'update_media_buy' && ctx.mediaBuy) ctx.mediaBuy.paused = sent.paused === true;
+        const payload = reply.payload as Record<string, unknown> | undefined;
+        if (schemas.hasTaskSchema(t)) {
+          const verdict = schemas.validateTaskResponse(t, payload);
+          if (!verdict.valid) {
+            const errs = verdict.errors.slice(0, 3).map((e) => `${e.pointer || '/'} ${e.message}`);
+            return fail(`the answer is not valid against ${schemas.taskSchemaName(t)}: ${errs.join('; ')}`);
+          }
+        }
+        // Compared as JSON (what went over the wire): generated objects may have another prototype.
+        if ('context' in sent && !isDeepStrictEqual(payload?.context, JSON.parse(JSON.stringify(sent.context)))) {
+          return fail(`context not echoed verbatim: sent ${short(sent.context, 120)}, got ${short(payload?.context, 120)}`);
+        }
+        if (payload && 'sandbox' in payload && typeof payload.sandbox !== 'boolean') return fail(`sandbox is ${short(payload.sandbox, 40)}, not a boolean`);
+        return {};
+      },
+    });
+  },
+};

@@ -1,0 +1,149 @@
+/**
+ * Fuzz outcomes as the checks of a `fuzz` suite in an ordinary RunResult: one check per property,
+ * task and transport; a violation carries the shrunk counterexample, the seed and fast-check path,
+ * and the command that replays exactly that case.
+ */
+import type { CheckResult, Level, Outcome, RunResult, TransportInfo } from '../engine/result.js';
+import { countOutcomes, coverageOf, summarizeSuites } from '../engine/summarize.js';
+import type { SuiteDef } from '../engine/model.js';
+import { boundRun } from '../engine/bound.js';
+import type { TransportKind } from '../transport/types.js';
+import { HARNESS_VERSION } from '../version.js';
+import type { FuzzProperty, PropertyOutcome } from './property.js';
+
+export const FUZZ_SUITE_ID = 'fuzz';
+
+export interface FuzzCheckInput {
+  property: FuzzProperty;
+  task?: string;
+  transport: TransportKind;
+  notes: string[];
+  reportFile: string;
+}
+
+/** What a failing fuzz check stores in `evidence.actual` (read back by `--replay`). */
+export interface FuzzEvidence {
+  fuzz: { seed: number; path: string; runs: number; counterexample: unknown; property: string; task?: string };
+}
+
+type Skipped = { outcome: 'not_applicable' | 'gap'; message: string; gap?: string; not_run?: boolean };
+
+const FAILING: Record<Level, Outcome> = { MUST: 'fail', SHOULD: 'warn', MAY: 'info' };
+
+export function replayCommand(reportFile: string, checkId: string, transport: TransportKind): string {
+  return `npx proto-comply fuzz --replay '${reportFile.replaceAll("'", `'\\''`)}#${checkId}@${transport}'`;
+}
+
+export function fuzzCheck(input: FuzzCheckInput, o: PropertyOutcome | Skipped, durationMs: number, _agentUrl: string): CheckResult {
+  const { property: p, task } = input;
+  const checkId = task ? `${p.id}.${task}` : p.id;
+  const base = {
+    check_id: checkId,
+    suite_id: FUZZ_SUITE_ID,
+    title: task ? `${p.title} (${task})` : p.title,
+    level: p.level,
+    spec_ref: { doc: p.spec.doc, section: p.spec.section, rule: p.spec.rule },
+    transport: input.transport,
+    duration_ms: durationMs,
+  };
+  const notes = { exchanges: [], notes: input.notes };
+  if (o.outcome === 'not_applicable') return { ...base, outcome: 'not_applicable', message: o.message, evidence: notes };
+  if (o.outcome === 'gap') {
+    const s = o as Skipped & PropertyOutcome;
+    return {
+      ...base,
+      outcome: 'gap',
+      gap: s.gap ?? 'run budget',
+      ...(s.not_run || s.gap === undefined ? { not_run: true } : {}),
+      message: o.message ?? '',
+      evidence: notes,
+    };
+  }
+  const po = o as PropertyOutcome;
+  if (po.outcome === 'pass') return { ...base, outcome: 'pass', message: `${po.message ?? 'passed'} (seed ${po.seed})` };
+  const replay = replayCommand(input.reportFile, checkId, input.transport);
+  const actual: FuzzEvidence = {
+    fuzz: { seed: po.seed, path: po.path ?? '', runs: po.runs, counterexample: po.counterexample, property: p.id, ...(task ? { task } : {}) },
+  };
+  return {
+    ...base,
+    outcome: FAILING[p.level],
+    message: `${po.message ?? 'violated'} (shrunk counterexample; seed ${po.seed}, path ${po.path ?? '?'})`,
+    evidence: {
+      expected: p.spec.rule,
+      actual,
+      exchanges: po.exchanges ?? [],
+      notes: [`replay: ${replay}`, `fast-check seed ${po.seed}, path ${po.path ?? '?'}, after ${po.runs} case(s)`, ...input.notes],
+    },
+  };
+}
+
+export function fuzzSuite(checks: readonly CheckResult[]): SuiteDef {
+  const ids = [...new Set(checks.map((c) => c.check_id))];
+  return {
+    id: FUZZ_SUITE_ID,
+    title: 'Property-based fuzzing of requests (near-valid refused, valid accepted)',
+    checks: ids.map((id) => {
+      const c = checks.find((x) => x.check_id === id) as CheckResult;
+      return { id, title: c.title, level: c.level, spec: c.spec_ref, steps: [] };
+    }),
+  };
+}
+
+export function fuzzRunResult(o: {
+  agentUrl: string;
+  token: string;
+  transports: TransportKind[];
+  info: TransportInfo[];
+  checks: CheckResult[];
+  seed: number;
+  startedAt: Date;
+  command: string;
+  budgetS?: number;
+}): RunResult {
+  const coverage = coverageOf(o.checks, o.transports, o.budgetS);
+  const unreachable = o.info.filter((i) => !i.reachable);
+  for (const i of unreachable) coverage.reasons.push(`${i.transport} could not be used: ${i.problem ?? 'unreachable'}`);
+  if (unreachable.length) coverage.complete = false;
+  const failing = o.checks.filter((c) => c.outcome === 'fail');
+  const status: RunResult['overall_status'] =
+    unreachable.length === o.info.length
+      ? unreachable.some((i) => i.auth_required)
+        ? 'auth_required'
+        : 'unreachable'
+      : failing.length
+        ? 'failing'
+        : coverage.complete
+          ? 'passing'
+          : 'partial';
+  const headline =
+    status === 'unreachable' || status === 'auth_required'
+      ? `the agent could not be used: ${unreachable.map((i) => i.problem).join('; ')}`
+      : failing.length
+        ? `${failing.length} fuzz propert${failing.length === 1 ? 'y' : 'ies'} violated, first: ${failing[0].check_id} (${failing[0].transport})`
+        : status === 'passing'
+          ? `no fuzz property violated (${o.checks.filter((c) => c.outcome === 'pass').length} checks)`
+          : `no fuzz property violated, coverage incomplete: ${coverage.reasons[0] ?? ''}`;
+  const suite = fuzzSuite(o.checks);
+  return boundRun({
+    schema_version: '1.1',
+    harness: { name: 'proto-comply', version: HARNESS_VERSION },
+    agent_url: o.agentUrl,
+    token: o.token,
+    transports: o.transports,
+    transport_info: o.info,
+    overall_status: status,
+    coverage,
+    lifecycle_stage: 'production',
+    headline,
+    seed: String(o.seed),
+    started_at: o.startedAt.toISOString(),
+    finished_at: new Date().toISOString(),
+    duration_ms: Date.now() - o.startedAt.getTime(),
+    command: o.command,
+    selection: { suites: [FUZZ_SUITE_ID], budget_s: o.budgetS, strict: false },
+    counts: countOutcomes(o.checks),
+    suites: summarizeSuites([suite], o.checks, o.transports, false),
+    checks: o.checks,
+  });
+}

@@ -1,0 +1,113 @@
+/**
+ * The fuzzed tasks: each one's request schema (fixtures/schemas/<task>-request.json), the
+ * members bound to the run's real state (the account, the product and pricing option, the media
+ * buy), and the idempotency keys, materialised fresh for every call from the run seed, the run
+ * nonce and a counter, so a long-lived seller fuzzed twice never sees a key again.
+ */
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { loadSchemaDocuments } from '../schemas/loader.js';
+import type { FuzzContext } from './property.js';
+import { validArbitrary, type Bindings, type Schema } from './schema-arbitrary.js';
+import { nearValidArbitrary, type NearValid } from './defects.js';
+import { DEFAULT_BRIEF } from '../../suites/setup/fixtures.js';
+
+export const FUZZ_TASKS = ['get_products', 'create_media_buy', 'update_media_buy', 'get_media_buys'] as const;
+
+/** Valid idempotency keys are generated as shapes and materialised per call (never reused). */
+const KEY_MARK = '\u0000fuzz-key:';
+const KEY_SHAPES = ['uuid', 'min', 'max'] as const;
+
+let schemaCache: Map<string, Schema> | undefined;
+
+export function requestSchema(task: string): Schema {
+  schemaCache ??= new Map(
+    loadSchemaDocuments('proto')
+      .filter((d) => d.name.endsWith('-request'))
+      .map((d) => [d.name.slice(0, -'-request'.length), d.schema]),
+  );
+  const s = schemaCache.get(task);
+  if (!s) throw new Error(`no request schema for ${task} (fixtures/schemas/${task}-request.json)`);
+  return s;
+}
+
+/** What a task needs from the run before it can be fuzzed; undefined when it has it. */
+export function missingState(task: string, ctx: FuzzContext): string | undefined {
+  if (task === 'create_media_buy' && !ctx.product) return 'no product and pricing option the seller offers (get_products gave none usable)';
+  if (task === 'update_media_buy' && !ctx.mediaBuy) return 'no media buy of the run to update (create_media_buy did not create one)';
+  return undefined;
+}
+
+export function taskBindings(task: string, ctx: FuzzContext): Bindings {
+  const b: Bindings = {
+    '/account': fc.constant(ctx.account),
+    '/idempotency_key': fc.constantFrom(...KEY_SHAPES).map((shape) => `${KEY_MARK}${shape}`),
+  };
+  if (ctx.brand) b['/brand'] = fc.constant(ctx.brand);
+  if (task === 'create_media_buy' && ctx.product) {
+    b['/packages/*/product_id'] = fc.constant(ctx.product.product_id);
+    b['/packages/*/pricing_option_id'] = fc.constant(ctx.product.pricing_option_id);
+    const min = ctx.product.min_budget ?? 0;
+    b['/packages/*/budget'] = fc.integer({ min: Math.max(1, Math.ceil(min)), max: Math.max(10_000, Math.ceil(min) * 10) });
+  }
+  if (task === 'update_media_buy' && ctx.mediaBuy) b['/media_buy_id'] = fc.constant(ctx.mediaBuy.media_buy_id);
+  return b;
+}
+
+/** Valid requests of a task: its schema, bound to the run's state, made consistent. */
+export function validRequests(task: string, ctx: FuzzContext): fc.Arbitrary<Record<string, unknown>> {
+  return validArbitrary(requestSchema(task), taskBindings(task, ctx)).map((r) => consistent(task, r as Record<string, unknown>, ctx));
+}
+
+/** Near-valid requests of a task: a valid one (validRequests) with one defect the schema states. */
+export function nearValidRequests(task: string, ctx: FuzzContext): fc.Arbitrary<NearValid> {
+  return nearValidArbitrary(requestSchema(task), taskBindings(task, ctx), validRequests(task, ctx));
+}
+
+/** An update must change something the state allows: pause an active buy, resume a paused one (digest 4.2). Set per call. */
+export function withStateChange(task: string, request: Record<string, unknown>, ctx: FuzzContext): Record<string, unknown> {
+  return task === 'update_media_buy' ? { ...request, paused: !(ctx.mediaBuy?.paused ?? false) } : request;
+}
+
+/**
+ * What the schema cannot say: a brief-mode request has a brief and a refine-mode one a
+ * refinement (spec 4.3), a product-scope refinement names a product (spec 4.3), a flight ends
+ * after it starts.
+ */
+function consistent(task: string, request: Record<string, unknown>, ctx: FuzzContext): Record<string, unknown> {
+  if (task === 'get_products') {
+    const r = { ...request };
+    if (r.buying_mode === 'brief' && (typeof r.brief !== 'string' || !r.brief.trim())) r.brief = DEFAULT_BRIEF;
+    if (r.buying_mode === 'refine' && !(Array.isArray(r.refine) && r.refine.length)) r.refine = [{ scope: 'request', ask: 'more like this' }];
+    if (Array.isArray(r.refine) && r.refine.length === 0) delete r.refine;
+    if (Array.isArray(r.refine)) {
+      r.refine = r.refine.map((x: Record<string, unknown>) => {
+        const { product_id: _p, ...rest } = x;
+        return x.scope === 'product' && ctx.product ? { ...rest, product_id: ctx.product.product_id } : { ...rest, scope: 'request' };
+      });
+    }
+    return r;
+  }
+  if (task !== 'create_media_buy') return request;
+  const start = request.start_time === 'asap' ? Date.now() : Date.parse(String(request.start_time));
+  const end = Date.parse(String(request.end_time));
+  if (Number.isFinite(start) && Number.isFinite(end) && end > start + 3_600_000) return request;
+  if (!Number.isFinite(start)) return request;
+  return { ...request, end_time: new Date(start + 30 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+}
+
+/** Replaces key shapes with fresh keys (seed, nonce, counter): UUID v4, or the 16 / 255 character bounds of digest 3.1. */
+export function materializeKeys(request: Record<string, unknown>, ctx: FuzzContext): Record<string, unknown> {
+  const key = request.idempotency_key;
+  if (typeof key !== 'string' || !key.startsWith(KEY_MARK)) return request;
+  const shape = key.slice(KEY_MARK.length);
+  ctx.keyCounter = (ctx.keyCounter ?? 0) + 1;
+  const hex = createHash('sha256')
+    .update(`${ctx.runSeed ?? 0}:${ctx.nonce ?? ''}:${ctx.transport.kind}:${ctx.keyCounter}`)
+    .digest('hex');
+  let fresh: string;
+  if (shape === 'min') fresh = hex.slice(0, 16);
+  else if (shape === 'max') fresh = hex.repeat(4).slice(0, 255);
+  else fresh = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return { ...request, idempotency_key: fresh };
+}

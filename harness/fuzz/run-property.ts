@@ -1,0 +1,64 @@
+/**
+ * Runs one property with fast-check against a live agent: the seed, and for a replay the path of
+ * a shrunk counterexample (`endOnFailure`: exactly that case). The last failing call is the
+ * shrunk counterexample (fast-check moves to every failing candidate), so its message and wire
+ * exchanges are the evidence.
+ */
+import fc from 'fast-check';
+import type { WireExchange } from '../transport/types.js';
+import type { FuzzContext, FuzzRunOptions, PropertyOutcome } from './property.js';
+
+export interface Verdict {
+  /** Undefined: the case holds. */
+  violation?: string;
+  exchanges?: WireExchange[];
+}
+
+export async function checkProperty<T>(o: {
+  checkId: string;
+  task?: string;
+  arbitrary: fc.Arbitrary<T>;
+  ctx: FuzzContext;
+  opts: FuzzRunOptions;
+  predicate: (value: T) => Promise<Verdict>;
+}): Promise<PropertyOutcome> {
+  let runs = 0;
+  let aborted = false;
+  let last: Verdict | undefined;
+  const property = fc.asyncProperty(o.arbitrary, async (value) => {
+    if (o.ctx.signal.aborted) {
+      aborted = true;
+      return true;
+    }
+    runs++;
+    const verdict = await o.predicate(value);
+    if (o.ctx.signal.aborted && verdict.violation) {
+      aborted = true;
+      return true;
+    }
+    if (verdict.violation) {
+      last = verdict;
+      return false;
+    }
+    return true;
+  });
+  const replay = o.opts.path !== undefined;
+  const details = await fc.check(property, {
+    seed: o.opts.seed,
+    numRuns: o.opts.numRuns,
+    ...(replay ? { path: o.opts.path, endOnFailure: true } : {}),
+  });
+  const base = { check_id: o.checkId, task: o.task, runs, seed: o.opts.seed };
+  if (details.failed && details.counterexample) {
+    return {
+      ...base,
+      outcome: 'violated',
+      path: details.counterexamplePath ?? undefined,
+      counterexample: details.counterexample[0],
+      message: last?.violation ?? (details.errorInstance instanceof Error ? details.errorInstance.message : 'the property failed'),
+      exchanges: last?.exchanges,
+    };
+  }
+  if (aborted) return { ...base, outcome: 'gap', message: `the budget ran out after ${runs} case(s), none of them violating the rule` };
+  return { ...base, outcome: 'pass', message: `${runs} case(s), none violating the rule` };
+}

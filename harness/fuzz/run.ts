@@ -1,0 +1,143 @@
+/**
+ * One fuzz run: open the transports as `run` does, find the run's state (setup.ts), run every
+ * selected property on every task it names, and turn the outcomes into the checks of a `fuzz`
+ * suite of an ordinary RunResult (report.ts), so the report writers of `run` write it.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  createRecorder,
+  createTransport,
+  namedUrls,
+  resolveEndpoints,
+  DEFAULT_TRANSPORT_LIMITS,
+  type Transport,
+  type TransportKind,
+} from '../transport/index.js';
+import { AddressPolicy } from '../net/address-policy.js';
+import { Redactor } from '../transport/redact.js';
+import type { CheckResult, RunResult, TransportInfo } from '../engine/result.js';
+import type { Fixtures } from '../../suites/setup/fixtures.js';
+import type { FuzzContext, FuzzProperty, PropertyOutcome } from './property.js';
+import { missingState } from './requests.js';
+import { findFuzzState } from './setup.js';
+import { fuzzCheck, fuzzRunResult, type FuzzCheckInput } from './report.js';
+
+export interface FuzzOptions {
+  agentUrl: string;
+  mcpUrl?: string;
+  a2aUrl?: string;
+  transports: TransportKind[];
+  token: string;
+  authToken?: string;
+  fixtures?: Fixtures;
+  seed: number;
+  runs: number;
+  budgetS?: number;
+  timeoutS?: number;
+  /** Only these tasks (default every task a property names). */
+  tasks?: string[];
+  properties: readonly FuzzProperty[];
+  /** Replay: exactly this check, from this fast-check path. */
+  replay?: { checkId: string; path: string };
+  /** The report file a failure's replay command points at. */
+  reportFile: string;
+  command: string;
+  onCheck?: (c: CheckResult) => void;
+}
+
+export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
+  const startedAt = new Date();
+  const redactor = new Redactor(o.authToken ? [o.authToken] : []);
+  const recorder = createRecorder({ token: o.token, secrets: o.authToken ? [o.authToken] : [], redactor });
+  const endpoints = resolveEndpoints(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl });
+  const timeoutMs = Math.round((o.timeoutS ?? 10) * 1000);
+  const transports: Transport[] = o.transports.map((kind) =>
+    createTransport(
+      kind,
+      {
+        agentUrl: o.agentUrl,
+        token: o.token,
+        authToken: o.authToken,
+        connectTimeoutMs: DEFAULT_TRANSPORT_LIMITS.connectTimeoutMs,
+        totalTimeoutMs: timeoutMs,
+        maxResponseBytes: DEFAULT_TRANSPORT_LIMITS.maxResponseBytes,
+        capture: recorder,
+        addressPolicy: new AddressPolicy({}),
+        credentialOrigins: namedUrls(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl }),
+      },
+      endpoints,
+    ),
+  );
+  const budget = new AbortController();
+  const timer = o.budgetS !== undefined ? setTimeout(() => budget.abort(), o.budgetS * 1000) : undefined;
+  timer?.unref();
+  const nonce = randomBytes(10).toString('hex');
+  const checks: CheckResult[] = [];
+  const info: TransportInfo[] = [];
+  try {
+    for (const transport of transports) {
+      const state = await findFuzzState(transport, o.fixtures ?? {}, nonce, budget.signal);
+      info.push({
+        transport: transport.kind,
+        endpoint: transport.endpoint,
+        reachable: state.unreachable === undefined,
+        auth_required: /\b401\b/.test(state.unreachable ?? ''),
+        declared_tasks: state.tasks,
+        ...(state.unreachable ? { problem: state.unreachable } : {}),
+      });
+      if (state.unreachable) continue;
+      const ctx: FuzzContext = {
+        transport,
+        token: o.token,
+        account: state.account ?? {},
+        product: state.product,
+        signal: budget.signal,
+        brand: state.brand,
+        mediaBuy: state.mediaBuy,
+        tasks: state.tasks,
+        runSeed: o.seed,
+        nonce,
+      };
+      for (const property of o.properties) {
+        for (const task of property.tasks ?? [undefined]) {
+          const checkId = task ? `${property.id}.${task}` : property.id;
+          if (o.replay && o.replay.checkId !== checkId) continue;
+          if (task && o.tasks && !o.tasks.includes(task)) continue;
+          const input: FuzzCheckInput = { property, task, transport: transport.kind, notes: state.notes, reportFile: o.reportFile };
+          const started = Date.now();
+          let outcome: PropertyOutcome | { outcome: 'not_applicable' | 'gap'; message: string; gap?: string; not_run?: boolean };
+          if (task && !state.tasks.includes(task)) outcome = { outcome: 'not_applicable', message: `the agent does not list ${task}` };
+          else if (!state.account)
+            outcome = { outcome: 'gap', gap: 'buyer account (--fixtures account)', message: `no account the seller accepts: ${state.notes.join('; ')}` };
+          else if (task && missingState(task, ctx)) outcome = { outcome: 'gap', gap: 'run state', message: missingState(task, ctx) as string };
+          else if (budget.signal.aborted) outcome = { outcome: 'gap', gap: 'run budget', not_run: true, message: 'the run budget ran out before this check' };
+          else {
+            try {
+              outcome = await property.run(ctx, { seed: o.seed, numRuns: o.runs, path: o.replay?.path }, task);
+            } catch (e) {
+              outcome = { outcome: 'gap', gap: 'harness', message: `the property could not run: ${(e as Error).message}` };
+            }
+          }
+          const check = fuzzCheck(input, outcome, Date.now() - started, o.agentUrl);
+          checks.push(check);
+          o.onCheck?.(redactor.value(check));
+        }
+      }
+    }
+  } finally {
+    if (timer) clearTimeout(timer);
+    await Promise.allSettled(transports.map((t) => t.close()));
+  }
+  const run = fuzzRunResult({
+    agentUrl: o.agentUrl,
+    token: o.token,
+    transports: o.transports,
+    info,
+    checks,
+    seed: o.seed,
+    startedAt,
+    command: o.command,
+    budgetS: o.budgetS,
+  });
+  return redactor.addProcessSecrets().value(run);
+}
