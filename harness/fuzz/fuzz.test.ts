@@ -55,6 +55,30 @@ describe('fuzz against the reference mock seller', () => {
     }
   }, 60_000);
 
+  it('gives the same verdicts when the same long-lived seller is fuzzed twice with the same seed (fresh accounts and keys)', async () => {
+    const seller = await startMockSeller({ authToken: AUTH });
+    try {
+      const once = () =>
+        runFuzz({
+          agentUrl: seller.baseUrl,
+          transports: ['mcp'],
+          token: 'proto',
+          authToken: AUTH,
+          seed: 99,
+          runs: 30,
+          properties: FUZZ_PROPERTIES,
+          reportFile: 'r',
+          command: 'test',
+        });
+      const [a, b] = [await once(), await once()];
+      const verdicts = (r: typeof a) => r.checks.map((c) => `${c.check_id} ${c.outcome}`);
+      expect(verdicts(b)).toEqual(verdicts(a));
+      expect(a.checks.every((c) => c.outcome === 'pass')).toBe(true);
+    } finally {
+      await seller.close();
+    }
+  }, 30_000);
+
   const FAULTS: Array<{ fault: string; property: FuzzProperty; tasks: string[] }> = [
     { fault: 'missing-key-accepted', property: nearValidRefused, tasks: ['create_media_buy'] },
     { fault: 'malformed-key-accepted', property: nearValidRefused, tasks: ['create_media_buy'] },

@@ -1,0 +1,135 @@
+/** `proto-comply fuzz` as a user runs it: a real process, exit codes, the report, and --replay of a shrunk counterexample. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startMockSeller, type RunningMockSeller } from '../../mocks/seller/index.js';
+import { validateAgentCompliance } from '../../reports/json.js';
+
+const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));
+const AUTH = 'fuzz-cli-token-0123456789abcdef';
+
+/** Asynchronous: the mock sellers answer from this process while the child runs. */
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { encoding: 'utf8', timeout: 60_000, env: { ...process.env, PROTO_COMPLY_AUTH_TOKEN: '' } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe('proto-comply fuzz: usage errors exit 2 with one line', () => {
+  it.each([
+    [['--runs', '0'], /--runs must be a positive integer/],
+    [['--seed', 'abc'], /--seed must be an integer/],
+    [['--transport', 'grpc'], /--transport must be mcp, a2a or both/],
+    [['--task', 'delete_everything'], /unknown task "delete_everything"/],
+    [['--replay', 'report.json'], /--replay must be REPORT#CHECK_ID/],
+    [['--replay', '/nonexistent/agent-compliance.json#fuzz.x'], /cannot read/],
+    [['--bogus'], /fuzz: Unknown option/],
+  ])('%j', async (args, message) => {
+    const r = await cli(['fuzz', ...args]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('proto-comply fuzz against mock sellers', () => {
+  let faulty: RunningMockSeller;
+  let clean: RunningMockSeller;
+  const out = mkdtempSync(join(tmpdir(), 'pc-fuzz-'));
+  beforeAll(async () => {
+    faulty = await startMockSeller({ authToken: AUTH, faults: ['malformed-key-accepted'] });
+    clean = await startMockSeller({ authToken: AUTH });
+  });
+  afterAll(async () => {
+    await faulty.close();
+    await clean.close();
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  it('finds the violation (exit 1), stores the shrunk case, and --replay reproduces exactly it (exit 1; 0 on a fixed seller)', async () => {
+    const dir = join(out, 'found');
+    const found = await cli([
+      'fuzz',
+      '--agent',
+      faulty.baseUrl,
+      '--auth-token',
+      AUTH,
+      '--transport',
+      'mcp',
+      '--task',
+      'create_media_buy',
+      '--seed',
+      '7',
+      '--runs',
+      '100',
+      '--out',
+      dir,
+    ]);
+    expect(found.code, found.stderr + found.stdout).toBe(1);
+    const report = join(dir, 'agent-compliance.json');
+    const doc = JSON.parse(readFileSync(report, 'utf8'));
+    expect(validateAgentCompliance(doc)).toEqual({ valid: true, errors: [] });
+    const check = doc.checks.find((c: { check_id: string }) => c.check_id === 'fuzz.errors.near-valid-refused.create_media_buy');
+    expect(check.outcome).toBe('fail');
+    expect(check.evidence.actual.fuzz).toMatchObject({ seed: 7, path: expect.stringMatching(/^\d+(:\d+)*$/) });
+    // Shrunk: the counterexample carries the one defect, on the idempotency key.
+    expect(check.evidence.actual.fuzz.counterexample.defect.pointer).toBe('/idempotency_key');
+    expect(check.evidence.notes[0]).toContain(`--replay '${report}#fuzz.errors.near-valid-refused.create_media_buy@mcp'`);
+
+    const again = await cli([
+      'fuzz',
+      '--replay',
+      `${report}#fuzz.errors.near-valid-refused.create_media_buy`,
+      '--auth-token',
+      AUTH,
+      '--out',
+      join(out, 'replay'),
+    ]);
+    expect(again.code, again.stderr + again.stdout).toBe(1);
+    expect(again.stderr).toMatch(/replay of fuzz\.errors\.near-valid-refused\.create_media_buy: still fails/);
+    const replayed = JSON.parse(readFileSync(join(out, 'replay', 'agent-compliance.json'), 'utf8'));
+    expect(replayed.checks).toHaveLength(1);
+    // The same case: the same defect on a request of the same shape (the account and the keys are fresh per run).
+    const [was, now] = [check, replayed.checks[0]].map((c) => c.evidence.actual.fuzz.counterexample);
+    expect(now.defect).toEqual(was.defect);
+    expect(Object.keys(now.request).sort()).toEqual(Object.keys(was.request).sort());
+    expect(now.request.account).not.toEqual(was.request.account);
+
+    const fixed = await cli([
+      'fuzz',
+      '--replay',
+      `${report}#fuzz.errors.near-valid-refused.create_media_buy@mcp`,
+      '--agent',
+      clean.baseUrl,
+      '--auth-token',
+      AUTH,
+      '--out',
+      join(out, 'fixed'),
+    ]);
+    expect(fixed.code, fixed.stderr + fixed.stdout).toBe(0);
+    expect(fixed.stderr).toMatch(/does not fail now \(pass\)/);
+  }, 60_000);
+
+  it('without --agent fuzzes the built-in mock seller and writes the fuzz suite (exit 0)', async () => {
+    const dir = join(out, 'builtin');
+    const r = await cli(['fuzz', '--transport', 'mcp', '--task', 'get_products', '--seed', '3', '--runs', '30', '--out', dir, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.suites.map((s: { suite_id: string }) => s.suite_id)).toEqual(['fuzz']);
+    expect(doc.checks.map((c: { check_id: string; outcome: string }) => `${c.check_id} ${c.outcome}`)).toEqual([
+      'fuzz.errors.near-valid-refused.get_products pass',
+      'fuzz.schemas.valid-accepted.get_products pass',
+    ]);
+    expect(doc.command).toBe('npx proto-comply fuzz --transport mcp --task get_products --runs 30 --seed 3');
+  }, 60_000);
+});
