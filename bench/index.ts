@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { formatBenchResults, signingBench, type BenchResult } from '../harness/signing/bench/bench.js';
 import { harnessBench } from './harness.js';
 import { webhookReceiverBench } from '../mocks/buyer/bench.js';
+import { fuzzBench } from './fuzz.js';
 
 interface Section {
   id: string;
@@ -27,6 +28,7 @@ const SECTIONS: Section[] = [
     title: 'mock buyer with RFC 9421 verification and durable dedup vs the same receiver with both switched off',
     run: () => webhookReceiverBench(),
   },
+  { id: 'fuzz', title: 'proto-comply fuzz cases per second vs bare undici calls per second to the same mock', run: () => fuzzBench() },
 ];
 
 const SECTION_FLAG = '--section';
