@@ -42,6 +42,37 @@ describe('proto-comply fuzz: usage errors exit 2 with one line', () => {
   });
 });
 
+describe('proto-comply fuzz: unreachable agent and budget', () => {
+  const out = mkdtempSync(join(tmpdir(), 'pc-fuzz-x-'));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('exits 3 when the agent cannot be reached', async () => {
+    const r = await cli(['fuzz', '--agent', 'http://127.0.0.1:9/mcp', '--transport', 'mcp', '--seed', '1', '--out', join(out, 'u')]);
+    expect(r.code, r.stderr + r.stdout).toBe(3);
+    expect(r.stdout).toMatch(/Overall: UNREACHABLE/);
+  }, 30_000);
+
+  it('exits 4 when the budget runs out with nothing found', async () => {
+    const r = await cli([
+      'fuzz',
+      '--transport',
+      'mcp',
+      '--task',
+      'get_products',
+      '--seed',
+      '1',
+      '--runs',
+      '100000',
+      '--budget-s',
+      '1.5',
+      '--out',
+      join(out, 'b'),
+    ]);
+    expect(r.code, r.stderr + r.stdout).toBe(4);
+    expect(r.stdout).toMatch(/run budget of 1\.5 s ran out/);
+  }, 30_000);
+});
+
 describe('proto-comply fuzz against mock sellers', () => {
   let faulty: RunningMockSeller;
   let clean: RunningMockSeller;

@@ -44,8 +44,8 @@ async function fuzzMock(o: {
 describe('fuzz against the reference mock seller', () => {
   it('finds nothing on the clean seller (MCP and A2A, fixed seed)', async () => {
     for (const [transport, runs] of [
-      ['mcp', 150],
-      ['a2a', 40],
+      ['mcp', 100],
+      ['a2a', 30],
     ] as const) {
       const run = await fuzzMock({ transports: [transport], runs, seed: 20261125 });
       const bad = run.checks.filter((c) => c.outcome !== 'pass').map((c) => `${c.check_id}: ${c.message}`);
