@@ -63,7 +63,7 @@ export interface FuzzProperty {
   id: string;
   title: string;
   level: FuzzLevel;
-  spec: { doc: 'interface-spec' | 'digest'; section: string; rule: string };
+  spec: { doc: 'interface-spec' | 'digest'; section: string; rule: string; anchor?: string };
   /** The tasks it runs against, one check each; undefined: one check for the whole property. */
   tasks?: readonly string[];
   run(ctx: FuzzContext, opts: FuzzRunOptions, task?: string): Promise<PropertyOutcome>;

@@ -34,7 +34,7 @@ export function replayCommand(reportFile: string, checkId: string, transport: Tr
   return `npx proto-comply fuzz --replay '${reportFile.replaceAll("'", `'\\''`)}#${checkId}@${transport}'`;
 }
 
-export function fuzzCheck(input: FuzzCheckInput, o: PropertyOutcome | Skipped, durationMs: number, _agentUrl: string): CheckResult {
+export function fuzzCheck(input: FuzzCheckInput, o: PropertyOutcome | Skipped, durationMs: number): CheckResult {
   const { property: p, task } = input;
   const checkId = task ? `${p.id}.${task}` : p.id;
   const base = {
@@ -42,7 +42,7 @@ export function fuzzCheck(input: FuzzCheckInput, o: PropertyOutcome | Skipped, d
     suite_id: FUZZ_SUITE_ID,
     title: task ? `${p.title} (${task})` : p.title,
     level: p.level,
-    spec_ref: { doc: p.spec.doc, section: p.spec.section, rule: p.spec.rule },
+    spec_ref: { doc: p.spec.doc, section: p.spec.section, ...(p.spec.anchor ? { anchor: p.spec.anchor } : {}), rule: p.spec.rule },
     transport: input.transport,
     duration_ms: durationMs,
   };

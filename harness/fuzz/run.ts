@@ -118,7 +118,7 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
               outcome = { outcome: 'gap', gap: 'harness', message: `the property could not run: ${(e as Error).message}` };
             }
           }
-          const check = fuzzCheck(input, outcome, Date.now() - started, o.agentUrl);
+          const check = fuzzCheck(input, outcome, Date.now() - started);
           checks.push(check);
           o.onCheck?.(redactor.value(check));
         }

@@ -13,7 +13,7 @@ export const nearValidRefused: FuzzProperty = {
   id: 'fuzz.errors.near-valid-refused',
   title: 'a request with one defect the spec states is refused with a documented error code',
   level: 'MUST',
-  spec: { doc: 'interface-spec', section: '7', rule: 'INVALID_REQUEST: bad input (isError with a JSON {code, message})' },
+  spec: { doc: 'interface-spec', section: '7', anchor: '7-errors', rule: 'INVALID_REQUEST: bad input (isError with a JSON {code, message})' },
   tasks: FUZZ_TASKS,
   run(ctx, opts, task) {
     const t = task as string;

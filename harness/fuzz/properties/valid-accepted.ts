@@ -14,7 +14,7 @@ export const validAccepted: FuzzProperty = {
   id: 'fuzz.schemas.valid-accepted',
   title: 'a valid request gets a schema-valid answer that echoes context and keeps sandbox boolean',
   level: 'MUST',
-  spec: { doc: 'interface-spec', section: '4.3', rule: 'the seller echoes context verbatim; responses per 2.4a / 2.5; sandbox boolean' },
+  spec: { doc: 'interface-spec', section: '4.3', anchor: '43-tasks', rule: 'the seller echoes context verbatim; responses per 2.4a / 2.5; sandbox boolean' },
   tasks: FUZZ_TASKS,
   run(ctx, opts, task) {
     const t = task as string;
