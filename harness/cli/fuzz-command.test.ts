@@ -114,7 +114,11 @@ describe('proto-comply fuzz against mock sellers', () => {
     expect(check.outcome).toBe('fail');
     expect(check.evidence.actual.fuzz).toMatchObject({ seed: 7, path: expect.stringMatching(/^\d+(:\d+)*$/) });
     // Shrunk: the counterexample carries the one defect, on the idempotency key.
-    expect(check.evidence.actual.fuzz.counterexample.defect.pointer).toBe('/idempotency_key');
+    const shrunk = check.evidence.actual.fuzz.counterexample;
+    expect(shrunk.defect.pointer).toBe('/idempotency_key');
+    expect(check.evidence.actual.fuzz.path.split(':').length).toBeGreaterThan(1);
+    expect(shrunk.request.packages).toHaveLength(1);
+    expect(shrunk.request.context).toBeUndefined();
     expect(check.evidence.notes[0]).toContain(`--replay '${report}#fuzz.errors.near-valid-refused.create_media_buy@mcp'`);
 
     const again = await cli([

@@ -81,8 +81,11 @@ function numberSites(s: Schema, pointer: string, out: Site[]): void {
   if (values.length) out.push({ kind: 'out-of-range', pointer, values });
 }
 
-/** Every defect the schema states for the value as generated (only members present are changed). */
-export function defectSites(schema: Schema, value: unknown, bindings: Bindings, root: Schema = schema, pointer = ''): Site[] {
+/**
+ * Every defect the schema states, found from the schema alone (array items at index 0), so a
+ * near-valid case picks its defect first and fast-check shrinks the request around it.
+ */
+export function defectSites(schema: Schema, root: Schema = schema, pointer = ''): Site[] {
   const s = deref(schema, root);
   const out: Site[] = [];
   const types = typesOf(s, root);
@@ -100,20 +103,23 @@ export function defectSites(schema: Schema, value: unknown, bindings: Bindings, 
     }
     return out;
   }
-  if (s.type === 'string' && typeof value === 'string') stringSites(s, pointer, out);
-  if ((s.type === 'number' || s.type === 'integer') && typeof value === 'number') numberSites(s, pointer, out);
-  if (s.type === 'array' && Array.isArray(value)) {
+  if (s.type === 'string') stringSites(s, pointer, out);
+  if (s.type === 'number' || s.type === 'integer') numberSites(s, pointer, out);
+  if (s.type === 'array') {
     if (typeof s.minItems === 'number' && s.minItems > 0) out.push({ kind: 'too-few-items', pointer, values: [[]] });
-    value.forEach((item, i) => out.push(...defectSites((s.items ?? {}) as Schema, item, bindings, root, `${pointer}/${i}`)));
+    out.push(...defectSites((s.items ?? {}) as Schema, root, `${pointer}/0`));
   }
-  if (s.type === 'object' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const v = value as Record<string, unknown>;
-    for (const k of (s.required ?? []) as string[]) if (k in v) out.push({ kind: 'missing-required', pointer: `${pointer}/${k}`, values: 'delete' });
-    for (const [k, sub] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) {
-      if (k in v) out.push(...defectSites(sub, v[k], bindings, root, `${pointer}/${k}`));
-    }
+  if (s.type === 'object') {
+    for (const k of (s.required ?? []) as string[]) out.push({ kind: 'missing-required', pointer: `${pointer}/${k}`, values: 'delete' });
+    for (const [k, sub] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) out.push(...defectSites(sub, root, `${pointer}/${k}`));
   }
   return out.filter((site) => site.values === 'delete' || site.values.length > 0);
+}
+
+/** `/packages/0/budget` → the pointers that must exist for it: `/packages`, `/packages/0`, `/packages/0/budget`. */
+function pathOf(pointer: string): Set<string> {
+  const parts = pointer.split('/').slice(1);
+  return new Set(parts.map((_, i) => `/${parts.slice(0, i + 1).join('/')}`));
 }
 
 function apply(request: unknown, pointer: string, value: unknown, remove: boolean): Record<string, unknown> {
@@ -121,24 +127,38 @@ function apply(request: unknown, pointer: string, value: unknown, remove: boolea
   const parts = pointer.split('/').slice(1);
   const last = parts.pop()!;
   let node: Record<string, unknown> = copy;
-  for (const p of parts) node = node[p] as Record<string, unknown>;
+  // The path exists (the request was generated with it); were a member dropped on the way, it is recreated.
+  for (const p of parts) {
+    if (node[p] === null || typeof node[p] !== 'object') node[p] = {};
+    node = node[p] as Record<string, unknown>;
+  }
   if (remove) delete node[last];
   else node[last] = structuredClone(value);
   return copy;
 }
 
-/** Near-valid requests: one valid request, one defect the schema states. */
-export function nearValidArbitrary(schema: Schema, bindings: Bindings = {}, base?: fc.Arbitrary<unknown>): fc.Arbitrary<NearValid> {
-  return (base ?? validArbitrary(schema, bindings)).chain((valid) => {
-    const sites = defectSites(schema, valid, bindings);
-    return fc
-      .constantFrom(...sites)
-      .chain((site) =>
-        site.values === 'delete'
-          ? fc.constant({ request: apply(valid, site.pointer, undefined, true), defect: { kind: site.kind, pointer: site.pointer } })
-          : fc
-              .constantFrom(...site.values)
-              .map((v) => ({ request: apply(valid, site.pointer, v, false), defect: { kind: site.kind, pointer: site.pointer, value: v } })),
-      );
-  });
+/**
+ * Near-valid requests: a defect the schema states, then a valid request that has its place
+ * (`finish` makes it consistent), with the defect applied. The defect is chosen first, so shrinking
+ * keeps it and shrinks the request around it.
+ */
+export function nearValidArbitrary(
+  schema: Schema,
+  bindings: Bindings = {},
+  finish: (request: Record<string, unknown>) => Record<string, unknown> = (r) => r,
+): fc.Arbitrary<NearValid> {
+  // Top-level members (the task's own arguments, the idempotency key) weigh more than nested ones.
+  const sites = defectSites(schema).map((site) => ({
+    weight: site.pointer.split('/').length === 2 ? 3 : 1,
+    arbitrary:
+      site.values === 'delete' ? fc.constant({ site, value: undefined as unknown }) : fc.constantFrom(...site.values).map((value) => ({ site, value })),
+  }));
+  return fc.oneof(...sites).chain(({ site, value }) =>
+    validArbitrary(schema, bindings, schema, '', pathOf(site.pointer)).map((valid) => {
+      const base = finish(valid as Record<string, unknown>);
+      const remove = site.values === 'delete';
+      const defect: Defect = remove ? { kind: site.kind, pointer: site.pointer } : { kind: site.kind, pointer: site.pointer, value };
+      return { request: apply(base, site.pointer, value, remove), defect };
+    }),
+  );
 }

@@ -61,7 +61,7 @@ export function validRequests(task: string, ctx: FuzzContext): fc.Arbitrary<Reco
 
 /** Near-valid requests of a task: a valid one (validRequests) with one defect the schema states. */
 export function nearValidRequests(task: string, ctx: FuzzContext): fc.Arbitrary<NearValid> {
-  return nearValidArbitrary(requestSchema(task), taskBindings(task, ctx), validRequests(task, ctx));
+  return nearValidArbitrary(requestSchema(task), taskBindings(task, ctx), (r) => consistent(task, r, ctx));
 }
 
 /** An update must change something the state allows: pause an active buy, resume a paused one (digest 4.2). Set per call. */

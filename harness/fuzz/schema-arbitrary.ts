@@ -100,28 +100,38 @@ export function jsonObjectArb(): fc.Arbitrary<Record<string, unknown>> {
   return fc.dictionary(key, fc.oneof({ weight: 4, arbitrary: leaf }, { weight: 1, arbitrary: fc.array(leaf, { maxLength: 3 }) }), { maxKeys: 4 });
 }
 
-/** Requests `schema` accepts; bound pointers take their binding (and are always present). */
-export function validArbitrary(schema: Schema, bindings: Bindings = {}, root: Schema = schema, pointer = ''): fc.Arbitrary<unknown> {
+/**
+ * Requests `schema` accepts; bound pointers take their binding (and are always present), and so do
+ * the members on a `force`d pointer (`/packages/0/budget`: packages non-empty, budget present).
+ */
+export function validArbitrary(
+  schema: Schema,
+  bindings: Bindings = {},
+  root: Schema = schema,
+  pointer = '',
+  force: ReadonlySet<string> = new Set(),
+): fc.Arbitrary<unknown> {
   const bound = bindings[bindingKey(pointer)];
   if (bound && pointer !== '') return bound;
   const s = deref(schema, root);
   if ('const' in s) return fc.constant(s.const);
   if (Array.isArray(s.enum)) return fc.constantFrom(...(s.enum as unknown[]));
-  if (Array.isArray(s.oneOf)) return fc.oneof(...(s.oneOf as Schema[]).map((b) => validArbitrary(b, bindings, root, pointer)));
+  if (Array.isArray(s.oneOf)) return fc.oneof(...(s.oneOf as Schema[]).map((b) => validArbitrary(b, bindings, root, pointer, force)));
   switch (s.type) {
     case 'object': {
       const props = (s.properties ?? {}) as Record<string, Schema>;
       if (Object.keys(props).length === 0) return jsonObjectArb();
       const required = new Set((s.required ?? []) as string[]);
-      for (const k of Object.keys(props)) if (bindings[bindingKey(`${pointer}/${k}`)] && k !== 'idempotency_key') required.add(k);
+      for (const k of Object.keys(props))
+        if ((bindings[bindingKey(`${pointer}/${k}`)] && k !== 'idempotency_key') || force.has(`${pointer}/${k}`)) required.add(k);
       const model: Record<string, fc.Arbitrary<unknown>> = {};
-      for (const [k, sub] of Object.entries(props)) model[k] = validArbitrary(sub, bindings, root, `${pointer}/${k}`);
+      for (const [k, sub] of Object.entries(props)) model[k] = validArbitrary(sub, bindings, root, `${pointer}/${k}`, force);
       return fc.record(model, { requiredKeys: [...required] });
     }
     case 'array': {
-      const minLength = typeof s.minItems === 'number' ? s.minItems : 0;
+      const minLength = Math.max(typeof s.minItems === 'number' ? s.minItems : 0, force.has(`${pointer}/0`) ? 1 : 0);
       const maxLength = Math.max(minLength, Math.min(typeof s.maxItems === 'number' ? s.maxItems : MAX_ITEMS, MAX_ITEMS));
-      return fc.array(validArbitrary((s.items ?? {}) as Schema, bindings, root, `${pointer}/0`), { minLength, maxLength });
+      return fc.array(validArbitrary((s.items ?? {}) as Schema, bindings, root, `${pointer}/0`, force), { minLength, maxLength });
     }
     case 'string':
       return stringArb(s);
