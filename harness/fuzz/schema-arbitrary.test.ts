@@ -29,6 +29,11 @@ describe.each(FUZZ_TASKS)('%s request arbitraries', (task) => {
       fc.property(nearValidArbitrary(schema, bindings), ({ request, defect }) => {
         const verdict = v.validate(`${task}-request`, request);
         expect(verdict.valid, JSON.stringify(defect)).toBe(false);
+        // The schema objects at the defect's place (or, for a member left out, at its parent).
+        expect(
+          verdict.errors.some((e) => defect.pointer === e.pointer || defect.pointer.startsWith(`${e.pointer}/`)),
+          JSON.stringify({ defect, errors: verdict.errors }),
+        ).toBe(true);
       }),
       { seed: 12, numRuns: 300 },
     );
