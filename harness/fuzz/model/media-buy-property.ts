@@ -1,0 +1,105 @@
+/**
+ * fuzz.model.media-buy: random interleavings of create, pause, resume, cancel, budget updates,
+ * reads, replays and conflicting reuses of keys, checked command by command against the model of
+ * the media-buy state machine (interface spec 3.1, digest 4) and of idempotency (interface spec
+ * 4.4, digest 3). fast-check shrinks a failing sequence; its seed and path replay it.
+ */
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import type { FuzzContext, FuzzProperty, FuzzRunOptions, PropertyOutcome } from '../property.js';
+import { ConflictCmd, CreateCmd, type KeyChoice, ListCmd, OtherAccountCmd, ReadCmd, RefusedCmd, ReplayCmd, UpdateCmd } from './commands.js';
+import { newModel } from './media-buy-model.js';
+import { type RealRun, sequenceAccounts } from './run-state.js';
+import { joinPath, splitPath } from './run-path.js';
+
+export const MODEL_CHECK_ID = 'fuzz.model.media-buy';
+export const MAX_COMMANDS = 14;
+
+const keyChoice: fc.Arbitrary<KeyChoice> = fc.oneof(
+  { weight: 4, arbitrary: fc.constant({ fresh: true } as const) },
+  { weight: 1, arbitrary: fc.nat(7).map((n) => ({ reuseFailed: n })) },
+);
+const revision = fc.constantFrom(undefined, 'current' as const, 'stale' as const);
+
+function commandArbs() {
+  return [
+    fc.tuple(fc.nat(40), keyChoice).map(([b, k]) => new CreateCmd(b, k)),
+    fc
+      .tuple(fc.constantFrom('pause' as const, 'resume' as const, 'cancel' as const), revision, fc.nat(3), keyChoice)
+      .map(([kind, rev, buy, k]) => new UpdateCmd({ kind, ...(rev ? { revision: rev } : {}) }, buy, k)),
+    fc
+      .tuple(fc.integer({ min: 1, max: 60 }), revision, fc.nat(3), keyChoice)
+      .map(([a, rev, buy, k]) => new UpdateCmd({ kind: 'budget', amount: a * 10 + 1, ...(rev ? { revision: rev } : {}) }, buy, k)),
+    fc.nat(15).map((i) => new ReplayCmd(i)),
+    fc.tuple(fc.nat(15), fc.boolean()).map(([i, other]) => new ConflictCmd(i, other)),
+    fc.tuple(fc.nat(3), fc.boolean()).map(([b, keyed]) => new ReadCmd(b, keyed)),
+    fc.constant(new ListCmd()),
+    fc.nat(3).map((i) => new OtherAccountCmd(i)),
+    fc
+      .tuple(
+        fc.constantFrom('unknown-buy' as const, 'unknown-package' as const, 'missing-key' as const, 'malformed-key' as const, 'invalid-payload' as const),
+        fc.nat(3),
+      )
+      .map(([k, b]) => new RefusedCmd(k, b)),
+  ];
+}
+
+/** The commands that ran, from fast-check's rendering of a command sequence (`a,b /*replayPath="…"*\/`). */
+export function ranCommands(rendered: string): { commands: string[]; replayPath?: string } {
+  const m = /\/\*replayPath="([^"]*)"\*\//.exec(rendered);
+  const list = rendered.replace(/\s*\/\*replayPath="[^"]*"\*\//, '').trim();
+  return { commands: list ? list.split(',') : [], ...(m ? { replayPath: m[1] } : {}) };
+}
+
+export const stateMachineModel: FuzzProperty = {
+  id: MODEL_CHECK_ID,
+  title: 'media-buy state and replay cache agree with the model over random command sequences',
+  level: 'MUST',
+  spec: {
+    doc: 'digest',
+    section: '4',
+    rule: 'status, revision, valid_actions and refusals follow the state machine (digest 4.2-4.5); replays and conflicts follow idempotency (digest 3.2)',
+  },
+  async run(ctx: FuzzContext, opts: FuzzRunOptions): Promise<PropertyOutcome> {
+    const base = { check_id: MODEL_CHECK_ID, seed: opts.seed };
+    if (!ctx.product) return { ...base, outcome: 'gap', runs: 0, message: 'the agent offers no product with a pricing option to create a buy of' };
+    const nonce = randomBytes(4).toString('hex');
+    const seedTag = (opts.seed >>> 0).toString(36);
+    const baseBudget = Math.max(5000, Math.ceil(ctx.product.min_budget ?? 0));
+    const { path, replayPath } = splitPath(opts.path);
+    let sequence = 0;
+    let runs = 0;
+    const property = fc.asyncProperty(
+      fc.commands(commandArbs(), { maxCommands: MAX_COMMANDS, size: '+1', ...(replayPath ? { replayPath } : {}) }),
+      async (cmds) => {
+        if (ctx.signal.aborted) return;
+        runs += 1;
+        sequence += 1;
+        const tag = `${seedTag}${nonce}s${sequence}`;
+        const { accounts, private: privateAccounts } = sequenceAccounts(ctx, tag);
+        // Every sequence starts from one created buy (the first command of its counterexample).
+        const setup = async () => {
+          const model = newModel(accounts, baseBudget);
+          const real: RealRun = { ctx, prefix: `pcfz.${tag}`, counter: 0, privateAccounts };
+          await new CreateCmd(0, { fresh: true }).run(model, real);
+          return { model, real };
+        };
+        await fc.asyncModelRun(setup, cmds);
+      },
+    );
+    const details = await fc.check(property, { seed: opts.seed, numRuns: opts.numRuns, ...(path ? { path } : {}), endOnFailure: false });
+    if (!details.failed) return { ...base, outcome: 'pass', runs };
+    const rendered = String(details.counterexample?.[0] ?? '');
+    const ran = ranCommands(rendered);
+    const error = details.errorInstance;
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      ...base,
+      outcome: 'violated',
+      runs,
+      ...(details.counterexamplePath ? { path: joinPath(details.counterexamplePath, ran.replayPath) } : {}),
+      counterexample: ['create budget+0 key=fresh (setup)', ...ran.commands],
+      message: message.split('\n')[0]!.slice(0, 400),
+    };
+  },
+};
