@@ -292,7 +292,10 @@ export class ReadCmd implements Cmd {
   }
 }
 
-/** Lists the sequence's own account: exactly the buys the model created there (replays create nothing). */
+/**
+ * Lists the sequence's own account: no buy the model did not create (a replay creates nothing new,
+ * interface spec 4.4 rule 2). The spec sets no default filter, so a buy left out is not asserted.
+ */
 export class ListCmd implements Cmd {
   check(m: Readonly<ModelState>): boolean {
     return m.buys.length > 0;
@@ -301,16 +304,61 @@ export class ListCmd implements Cmd {
     if (!r.privateAccounts) return;
     const account = m.accounts[0]!;
     const body = expectSuccess('list', await r.ctx.transport.call('get_media_buys', { account }, { signal: r.ctx.signal }));
-    const ids = ((body.media_buys as Record<string, unknown>[] | undefined) ?? []).map((x) => x?.media_buy_id).sort();
-    const want = m.buys
-      .filter((b) => accountKey(b.account) === accountKey(account))
-      .map((b) => b.id)
-      .sort();
-    if (JSON.stringify(ids) !== JSON.stringify(want))
-      throw new ModelViolation(`list: get_media_buys lists ${JSON.stringify(ids)}, the model created ${JSON.stringify(want)}`);
+    const known = new Set(m.buys.map((b) => b.id));
+    const extra = ((body.media_buys as Record<string, unknown>[] | undefined) ?? []).map((x) => x?.media_buy_id).filter((id) => !known.has(id as string));
+    if (extra.length > 0)
+      throw new ModelViolation(`list: get_media_buys lists ${JSON.stringify(extra)} the model never created (of ${JSON.stringify([...known])})`);
   }
   toString(): string {
     return 'list';
+  }
+}
+
+/**
+ * The same create sent twice at once under one fresh key (digest 3.4): one buy; each reply is
+ * that buy (the other flagged replayed) or IDEMPOTENCY_IN_FLIGHT.
+ */
+export class ParallelCreateCmd implements Cmd {
+  check(m: Readonly<ModelState>): boolean {
+    return m.buys.length < MAX_BUYS;
+  }
+  async run(m: ModelState, r: RealRun): Promise<void> {
+    const what = this.toString();
+    const account = m.accounts[0]!;
+    const key = freshKey(r);
+    const args = createArgs(r, key, account, m.baseBudget + 3);
+    const replies = await Promise.all([0, 1].map(() => r.ctx.transport.call('create_media_buy', args, { signal: r.ctx.signal })));
+    const bodies: Record<string, unknown>[] = [];
+    for (const reply of replies) {
+      if (reply.error?.code === 'IDEMPOTENCY_IN_FLIGHT') continue;
+      bodies.push(expectSuccess(what, reply));
+    }
+    const ids = [...new Set(bodies.map((b) => b.media_buy_id))];
+    if (ids.length !== 1)
+      throw new ModelViolation(`${what}: concurrent same-key creates answered ${ids.length} buys ${JSON.stringify(ids)}, expected exactly one`);
+    const fresh = bodies.filter((b) => b.replayed !== true);
+    if (fresh.length !== 1)
+      throw new ModelViolation(
+        `${what}: ${fresh.length} of the concurrent replies are unflagged fresh executions, expected one (the other replayed or IDEMPOTENCY_IN_FLIGHT)`,
+      );
+    const body = fresh[0]!;
+    const status = statusOf(what, body);
+    if (typeof status !== 'string' || !CREATE_STATES.includes(status)) throw new ModelViolation(`${what}: a created buy is in ${JSON.stringify(status)}`);
+    expectBuy(what, body, status as BuyModel['status'], 1);
+    const pkg = (body.packages as Record<string, unknown>[] | undefined)?.[0]?.package_id;
+    m.buys.push({
+      id: ids[0] as string,
+      account,
+      status: status as BuyModel['status'],
+      revision: 1,
+      budget: m.baseBudget + 3,
+      ...(typeof pkg === 'string' ? { packageId: pkg } : {}),
+    });
+    m.cache.set(cacheKey(account, key), { task: 'create_media_buy', hash: payloadHash('create_media_buy', args), body, buy: m.buys.length - 1 });
+    m.sent.push({ task: 'create_media_buy', args, key, accountKey: accountKey(account), buy: m.buys.length - 1, op: { kind: 'create', budget: 3 } });
+  }
+  toString(): string {
+    return 'parallel-create';
   }
 }
 

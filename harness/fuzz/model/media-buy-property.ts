@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import type { FuzzContext, FuzzProperty, FuzzRunOptions, PropertyOutcome } from '../property.js';
-import { ConflictCmd, CreateCmd, type KeyChoice, ListCmd, OtherAccountCmd, ReadCmd, RefusedCmd, ReplayCmd, UpdateCmd } from './commands.js';
+import { ConflictCmd, CreateCmd, type KeyChoice, ListCmd, OtherAccountCmd, ParallelCreateCmd, ReadCmd, RefusedCmd, ReplayCmd, UpdateCmd } from './commands.js';
 import { newModel } from './media-buy-model.js';
 import { type RealRun, sequenceAccounts } from './run-state.js';
 import { joinPath, splitPath } from './run-path.js';
@@ -22,18 +22,25 @@ const keyChoice: fc.Arbitrary<KeyChoice> = fc.oneof(
 const revision = fc.constantFrom(undefined, 'current' as const, 'stale' as const);
 
 function commandArbs() {
+  const transitions = fc
+    .tuple(fc.constantFrom('pause' as const, 'resume' as const, 'cancel' as const), revision, fc.nat(3), keyChoice)
+    .map(([kind, rev, buy, k]) => new UpdateCmd({ kind, ...(rev ? { revision: rev } : {}) }, buy, k));
+  const replays = fc.nat(15).map((i) => new ReplayCmd(i));
+  // fc.commands picks its arbitraries uniformly: transitions and replays are listed more than once to weigh them up.
   return [
+    transitions,
+    transitions,
+    transitions,
+    replays,
+    replays,
     fc.tuple(fc.nat(40), keyChoice).map(([b, k]) => new CreateCmd(b, k)),
-    fc
-      .tuple(fc.constantFrom('pause' as const, 'resume' as const, 'cancel' as const), revision, fc.nat(3), keyChoice)
-      .map(([kind, rev, buy, k]) => new UpdateCmd({ kind, ...(rev ? { revision: rev } : {}) }, buy, k)),
     fc
       .tuple(fc.integer({ min: 1, max: 60 }), revision, fc.nat(3), keyChoice)
       .map(([a, rev, buy, k]) => new UpdateCmd({ kind: 'budget', amount: a * 10 + 1, ...(rev ? { revision: rev } : {}) }, buy, k)),
-    fc.nat(15).map((i) => new ReplayCmd(i)),
     fc.tuple(fc.nat(15), fc.boolean()).map(([i, other]) => new ConflictCmd(i, other)),
     fc.tuple(fc.nat(3), fc.boolean()).map(([b, keyed]) => new ReadCmd(b, keyed)),
     fc.constant(new ListCmd()),
+    fc.constant(new ParallelCreateCmd()),
     fc.nat(3).map((i) => new OtherAccountCmd(i)),
     fc
       .tuple(
