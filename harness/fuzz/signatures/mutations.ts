@@ -40,6 +40,16 @@ export type Mutation =
 
 const C = (reason: string) => `request_signature_${reason}`;
 
+/**
+ * One probe: the mutation, the key it is signed with (when the mutation does not pick one), and
+ * under `covers_content_digest: either` whether content-digest is left uncovered (both are valid).
+ */
+export interface Probe {
+  key: 'ed25519' | 'es256';
+  uncoveredDigest: boolean;
+  mutation: Mutation;
+}
+
 /** The codes the checklist names for a mutation (first: the expected one; the rest also allowed). */
 export function expectedCodes(m: Mutation, policy: DigestPolicy): string[] {
   switch (m.kind) {
@@ -78,6 +88,14 @@ export function expectedCodes(m: Mutation, policy: DigestPolicy): string[] {
       // A host with empty labels (two trailing dots), sent as the Host header: step 10 (digest 1.6, 1.9).
       return ['request_target_uri_malformed'];
   }
+}
+
+export function probeArb(policy: DigestPolicy): fc.Arbitrary<Probe> {
+  return fc.record({
+    key: fc.constantFrom('ed25519' as const, 'es256' as const),
+    uncoveredDigest: policy === 'either' ? fc.boolean() : fc.constant(false),
+    mutation: mutationArb(policy),
+  });
 }
 
 /** Mutations for an agent declaring `covers_content_digest: policy` (digest 1.7). */

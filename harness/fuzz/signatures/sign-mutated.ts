@@ -10,7 +10,7 @@ import type { DefectName } from '../../signing/sign/defects.js';
 import { type SignOptions, signRequest } from '../../signing/sign/signer.js';
 import type { ProtocolIds } from '../../token.js';
 import type { OutgoingRequest } from '../../transport/types.js';
-import type { DigestPolicy, Mutation } from './mutations.js';
+import type { DigestPolicy, Mutation, Probe } from './mutations.js';
 
 function authorityOf(url: string): string {
   const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url);
@@ -64,16 +64,18 @@ function reshapeBody(body: Uint8Array, where: Extract<Mutation, { kind: 'digest-
   return new TextEncoder().encode(out);
 }
 
-/** A `prepare` hook: sign the request as sent, then apply the mutation (undefined: a valid signature). */
-export function mutatedSigning(ids: ProtocolIds, policy: DigestPolicy, m?: Mutation): (req: OutgoingRequest) => OutgoingRequest {
+/** A `prepare` hook: sign the request as sent, then apply the probe's mutation (undefined: a valid Ed25519 signature). */
+export function mutatedSigning(ids: ProtocolIds, policy: DigestPolicy, probe?: Probe): (req: OutgoingRequest) => OutgoingRequest {
   const keys = counterpartyKeys(ids);
+  const m = probe?.mutation;
   return (req) => {
     const now = Math.floor(Date.now() / 1000);
     const defects: DefectName[] = [];
-    let key = keys.signingKey(m?.kind === 'key-role' ? m.role : 'ed25519');
+    let key = keys.signingKey(m?.kind === 'key-role' ? m.role : (probe?.key ?? 'ed25519'));
     let signIds = ids;
     const opts: Partial<SignOptions> = {};
-    let coverDigest = policy !== 'forbidden';
+    // Under `either` both are valid; a body change is only a digest mismatch when the digest is covered.
+    let coverDigest = policy === 'forbidden' ? false : policy === 'required' || m?.kind === 'digest-mismatch' || !probe?.uncoveredDigest;
     switch (m?.kind) {
       case 'window':
         if (m.variant === 'created-in-future') Object.assign(opts, { created: now + 90 + m.seconds, expires: now + 90 + m.seconds + 300 });

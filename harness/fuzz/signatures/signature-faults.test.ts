@@ -3,7 +3,7 @@ import { VERIFIER_FAULTS } from '../../../mocks/seller/signing/faults.js';
 import { openMockContext } from '../testing/mock-context.js';
 import { signatureMutations } from './signature-property.js';
 
-/** Verifier faults a single-defect mutation cannot show: replays, the cap, unsigned calls, valid signatures refused, a policy not probed. */
+/** Verifier faults a single-defect mutation cannot show: replays, the cap, unsigned calls, valid signatures refused. */
 const OUT_OF_REACH = new Set<string>([
   VERIFIER_FAULTS.replayAccepted,
   VERIFIER_FAULTS.rateCapIgnored,
@@ -11,7 +11,6 @@ const OUT_OF_REACH = new Set<string>([
   VERIFIER_FAULTS.webhookAuthUnsigned,
   VERIFIER_FAULTS.ed25519Refused,
   VERIFIER_FAULTS.es256Refused,
-  VERIFIER_FAULTS.digestEitherDeclared,
 ]);
 
 describe('fuzz.signatures.mutation-refused finds the verifier faults of the mock', () => {

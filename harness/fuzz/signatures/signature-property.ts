@@ -11,7 +11,7 @@ import { parseWwwAuthenticate } from '../../signing/parse/www-authenticate.js';
 import { protocolIds, type ProtocolIds } from '../../token.js';
 import type { TaskReply } from '../../transport/types.js';
 import type { FuzzContext, FuzzProperty, FuzzRunOptions, PropertyOutcome } from '../property.js';
-import { type DigestPolicy, expectedCodes, type Mutation, mutationArb } from './mutations.js';
+import { type DigestPolicy, expectedCodes, type Probe, probeArb } from './mutations.js';
 import { mutatedSigning } from './sign-mutated.js';
 
 export const SIGNATURE_CHECK_ID = 'fuzz.signatures.mutation-refused';
@@ -76,11 +76,11 @@ export const signatureMutations: FuzzProperty = {
     // Agents resolve the counterparty's keys through its brand.json and JWKS (digest 1.11).
     const server = await startCounterpartyServer({ ids });
     try {
-      const call = (m?: Mutation) =>
+      const call = (p?: Probe) =>
         ctx.transport.call(target.task, target.args, {
           signal: ctx.signal,
-          prepare: mutatedSigning(ids, policy, m),
-          purpose: `${target.task} (fuzz signature${m ? ` ${m.kind}` : ''})`,
+          prepare: mutatedSigning(ids, policy, p),
+          purpose: `${target.task} (fuzz signature${p ? ` ${p.mutation.kind}` : ''})`,
         });
       const control = await call();
       if (control.failure)
@@ -88,25 +88,26 @@ export const signatureMutations: FuzzProperty = {
           `the agent refuses a valid signature by the test counterparty on ${target.task} (${describe(control)}); it must trust the keys at ${server.jwksUrl} as \`proto-comply keys --agent-config\` describes`,
         );
       let runs = 0;
-      const property = fc.asyncProperty(mutationArb(policy), async (m) => {
+      const property = fc.asyncProperty(probeArb(policy), async (p) => {
         if (ctx.signal.aborted) return;
         runs += 1;
+        const m = p.mutation;
         const codes = expectedCodes(m, policy);
-        const reply = await call(m);
+        const reply = await call(p);
         const code = refusalCode(reply);
         if (code === undefined) throw new Error(`${m.kind}: expected 401 Signature error="${codes.join('" or "')}", got ${describe(reply)}`);
         if (!codes.includes(code)) throw new Error(`${m.kind}: refused with ${code}, the checklist names ${codes.join(' or ')}`);
       });
       const details = await fc.check(property, { seed: opts.seed, numRuns: opts.numRuns, ...(opts.path ? { path: opts.path } : {}) });
       if (!details.failed) return { ...base, outcome: 'pass', runs };
-      const mutation = details.counterexample?.[0] as Mutation;
+      const probe = details.counterexample?.[0] as Probe;
       const err = details.errorInstance;
       return {
         ...base,
         outcome: 'violated',
         runs,
         ...(details.counterexamplePath ? { path: details.counterexamplePath } : {}),
-        counterexample: { task: target.task, mutation, expected: expectedCodes(mutation, policy) },
+        counterexample: { task: target.task, ...probe, expected: expectedCodes(probe.mutation, policy) },
         message: (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 400),
       };
     } finally {
