@@ -27,7 +27,7 @@ import {
   ModelViolation,
   statusOf,
 } from './reply-checks.js';
-import { freshKey, type RealRun } from './run-state.js';
+import { freshKey, type RealRun, send } from './run-state.js';
 
 type Cmd = fc.AsyncCommand<ModelState, RealRun>;
 
@@ -93,7 +93,7 @@ function plan(m: ModelState, task: string, args: Record<string, unknown>, op: Op
 async function execute(m: ModelState, r: RealRun, what: string, task: string, args: Record<string, unknown>, op: Op, buyIdx: number): Promise<void> {
   const p = plan(m, task, args, op, buyIdx);
   if (!p) throw new Error(`${what}: no prediction (a command ran whose check() was false)`);
-  const reply = await r.ctx.transport.call(task, args, { signal: r.ctx.signal });
+  const reply = await send(r, task, args);
   const key = args.idempotency_key as string;
   const account = args.account as Record<string, unknown>;
   const sent: SentRequest = { task, args, key, accountKey: accountKey(account), buy: buyIdx, op };
@@ -261,7 +261,7 @@ export class ConflictCmd implements Cmd {
     }
     const what = this.toString();
     if (payloadHash(task, args) === payloadHash(s.task, s.args)) throw new Error(`${what}: the variant payload equals the original`);
-    expectConflict(what, await r.ctx.transport.call(task, args, { signal: r.ctx.signal }));
+    expectConflict(what, await send(r, task, args));
   }
   toString(): string {
     return `conflict cached#${this.index}${this.otherTask ? ' other-task' : ''}`;
@@ -281,7 +281,7 @@ export class ReadCmd implements Cmd {
     const b = m.buys[this.buy % m.buys.length]!;
     const what = this.toString();
     const args = { account: b.account, media_buy_ids: [b.id], ...(this.keyed ? { idempotency_key: freshKey(r) } : {}) };
-    const body = expectSuccess(what, await r.ctx.transport.call('get_media_buys', args, { signal: r.ctx.signal }));
+    const body = expectSuccess(what, await send(r, 'get_media_buys', args));
     const found = ((body.media_buys as Record<string, unknown>[] | undefined) ?? []).filter((x) => x?.media_buy_id === b.id);
     if (found.length !== 1) throw new ModelViolation(`${what}: get_media_buys lists ${found.length} entries for ${b.id}`);
     expectBuy(what, found[0]!, b.status, b.revision);
@@ -303,7 +303,7 @@ export class ListCmd implements Cmd {
   async run(m: ModelState, r: RealRun): Promise<void> {
     if (!r.privateAccounts) return;
     const account = m.accounts[0]!;
-    const body = expectSuccess('list', await r.ctx.transport.call('get_media_buys', { account }, { signal: r.ctx.signal }));
+    const body = expectSuccess('list', await send(r, 'get_media_buys', { account }));
     const known = new Set(m.buys.map((b) => b.id));
     const extra = ((body.media_buys as Record<string, unknown>[] | undefined) ?? []).map((x) => x?.media_buy_id).filter((id) => !known.has(id as string));
     if (extra.length > 0)
@@ -327,7 +327,7 @@ export class ParallelCreateCmd implements Cmd {
     const account = m.accounts[0]!;
     const key = freshKey(r);
     const args = createArgs(r, key, account, m.baseBudget + 3);
-    const replies = await Promise.all([0, 1].map(() => r.ctx.transport.call('create_media_buy', args, { signal: r.ctx.signal })));
+    const replies = await Promise.all([0, 1].map(() => send(r, 'create_media_buy', args)));
     const bodies: Record<string, unknown>[] = [];
     for (const reply of replies) {
       if (reply.error?.code === 'IDEMPOTENCY_IN_FLIGHT') continue;
@@ -409,7 +409,7 @@ export class RefusedCmd implements Cmd {
   async run(m: ModelState, r: RealRun): Promise<void> {
     const what = this.toString();
     const b = this.target(m);
-    const call = (args: Record<string, unknown>) => r.ctx.transport.call('update_media_buy', args, { signal: r.ctx.signal });
+    const call = (args: Record<string, unknown>) => send(r, 'update_media_buy', args);
     switch (this.kind) {
       case 'unknown-buy':
         return expectError(what, await call({ idempotency_key: freshKey(r), account: m.accounts[0], media_buy_id: `pc-missing-${r.prefix}`, paused: true }), [

@@ -23,4 +23,12 @@ describe('fuzz.model.media-buy against the reference mock', () => {
     expect(out.outcome).toBe('pass');
     expect(out.runs).toBe(80);
   });
+
+  it('stops at the run budget without reporting a violation', async () => {
+    const budget = new AbortController();
+    setTimeout(() => budget.abort(), 300);
+    const out = await stateMachineModel.run({ ...m.ctx, signal: budget.signal }, { seed: 1321, numRuns: 100_000 });
+    expect(out.outcome).toBe('pass');
+    expect(out.message).toMatch(/run budget ran out after \d+ of 100000 sequences/);
+  });
 });

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import type { FuzzContext, FuzzProperty, FuzzRunOptions, PropertyOutcome } from '../property.js';
 import { ConflictCmd, CreateCmd, type KeyChoice, ListCmd, OtherAccountCmd, ParallelCreateCmd, ReadCmd, RefusedCmd, ReplayCmd, UpdateCmd } from './commands.js';
 import { newModel } from './media-buy-model.js';
-import { type RealRun, sequenceAccounts } from './run-state.js';
+import { type RealRun, RunAborted, sequenceAccounts } from './run-state.js';
 import { joinPath, splitPath } from './run-path.js';
 
 export const MODEL_CHECK_ID = 'fuzz.model.media-buy';
@@ -91,11 +91,18 @@ export const stateMachineModel: FuzzProperty = {
           await new CreateCmd(0, { fresh: true }).run(model, real);
           return { model, real };
         };
-        await fc.asyncModelRun(setup, cmds);
+        try {
+          await fc.asyncModelRun(setup, cmds);
+        } catch (e) {
+          if (!(e instanceof RunAborted)) throw e; // the budget ran out: not a counterexample
+        }
       },
     );
     const details = await fc.check(property, { seed: opts.seed, numRuns: opts.numRuns, ...(path ? { path } : {}), endOnFailure: false });
-    if (!details.failed) return { ...base, outcome: 'pass', runs };
+    if (!details.failed) {
+      const stopped = ctx.signal.aborted ? { message: `the run budget ran out after ${runs} of ${opts.numRuns} sequences` } : {};
+      return { ...base, outcome: 'pass', runs: ctx.signal.aborted ? runs : details.numRuns, ...stopped };
+    }
     const rendered = String(details.counterexample?.[0] ?? '');
     const ran = ranCommands(rendered);
     const error = details.errorInstance;
@@ -103,7 +110,7 @@ export const stateMachineModel: FuzzProperty = {
     return {
       ...base,
       outcome: 'violated',
-      runs,
+      runs: details.numRuns,
       ...(details.counterexamplePath ? { path: joinPath(details.counterexamplePath, ran.replayPath) } : {}),
       counterexample: ['create budget+0 key=fresh (setup)', ...ran.commands],
       message: message.split('\n')[0]!.slice(0, 400),

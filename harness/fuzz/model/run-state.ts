@@ -1,4 +1,5 @@
 /** The real side of a model run: the transport, the sequence's accounts and its key source. */
+import type { TaskReply } from '../../transport/types.js';
 import type { FuzzContext } from '../property.js';
 
 export interface RealRun {
@@ -28,4 +29,17 @@ export function sequenceAccounts(ctx: FuzzContext, tag: string): { accounts: Rec
     return { accounts: [derive(0), derive(1)], private: true };
   }
   return { accounts: [a], private: false };
+}
+
+/** Thrown when the run's budget ran out mid-sequence: not a disagreement with the model. */
+export class RunAborted extends Error {
+  override name = 'RunAborted';
+}
+
+/** One call of the run; an aborted call ends the sequence as RunAborted. */
+export async function send(real: RealRun, task: string, args: Record<string, unknown>): Promise<TaskReply> {
+  if (real.ctx.signal.aborted) throw new RunAborted('the run budget ran out');
+  const reply = await real.ctx.transport.call(task, args, { signal: real.ctx.signal });
+  if (reply.failure?.kind === 'aborted' || real.ctx.signal.aborted) throw new RunAborted('the run budget ran out');
+  return reply;
 }

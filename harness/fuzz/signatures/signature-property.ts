@@ -94,18 +94,22 @@ export const signatureMutations: FuzzProperty = {
         const m = p.mutation;
         const codes = expectedCodes(m, policy);
         const reply = await call(p);
+        if (reply.failure?.kind === 'aborted' || ctx.signal.aborted) return; // the budget ran out: not a counterexample
         const code = refusalCode(reply);
         if (code === undefined) throw new Error(`${m.kind}: expected 401 Signature error="${codes.join('" or "')}", got ${describe(reply)}`);
         if (!codes.includes(code)) throw new Error(`${m.kind}: refused with ${code}, the checklist names ${codes.join(' or ')}`);
       });
       const details = await fc.check(property, { seed: opts.seed, numRuns: opts.numRuns, ...(opts.path ? { path: opts.path } : {}) });
-      if (!details.failed) return { ...base, outcome: 'pass', runs };
+      if (!details.failed) {
+        const stopped = ctx.signal.aborted ? { message: `the run budget ran out after ${runs} of ${opts.numRuns} mutations` } : {};
+        return { ...base, outcome: 'pass', runs: ctx.signal.aborted ? runs : details.numRuns, ...stopped };
+      }
       const probe = details.counterexample?.[0] as Probe;
       const err = details.errorInstance;
       return {
         ...base,
         outcome: 'violated',
-        runs,
+        runs: details.numRuns,
         ...(details.counterexamplePath ? { path: details.counterexamplePath } : {}),
         counterexample: { task: target.task, ...probe, expected: expectedCodes(probe.mutation, policy) },
         message: (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 400),
