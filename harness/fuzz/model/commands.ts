@@ -39,6 +39,7 @@ const CREATE_STATES = ['pending_creatives', 'pending_start', 'active'];
 
 function pickKey(m: ModelState, r: RealRun | undefined, choice: KeyChoice, account: Record<string, unknown>): string | undefined {
   if ('fresh' in choice) return r ? freshKey(r) : 'fresh';
+  if (!m.idempotency) return undefined;
   const own = m.failedKeys.filter((k) => k.accountKey === accountKey(account));
   if (own.length === 0) return undefined;
   return own[choice.reuseFailed % own.length]!.key;
@@ -212,7 +213,7 @@ export class ReplayCmd implements Cmd {
   }
   check(m: Readonly<ModelState>): boolean {
     const s = this.pick(m);
-    return s !== undefined && plan(m as ModelState, s.task, s.args, s.op, s.buy) !== undefined;
+    return m.idempotency && s !== undefined && plan(m as ModelState, s.task, s.args, s.op, s.buy) !== undefined;
   }
   async run(m: ModelState, r: RealRun): Promise<void> {
     const s = this.pick(m)!;
@@ -235,7 +236,7 @@ export class ConflictCmd implements Cmd {
     return cached.length === 0 ? undefined : cached[this.index % cached.length];
   }
   check(m: Readonly<ModelState>): boolean {
-    return this.pick(m) !== undefined;
+    return m.idempotency && this.pick(m) !== undefined;
   }
   async run(m: ModelState, r: RealRun): Promise<void> {
     const s = this.pick(m)!;
@@ -320,7 +321,7 @@ export class ListCmd implements Cmd {
  */
 export class ParallelCreateCmd implements Cmd {
   check(m: Readonly<ModelState>): boolean {
-    return m.buys.length < MAX_BUYS;
+    return m.idempotency && m.buys.length < MAX_BUYS;
   }
   async run(m: ModelState, r: RealRun): Promise<void> {
     const what = this.toString();
@@ -376,7 +377,7 @@ export class OtherAccountCmd implements Cmd {
   }
   check(m: Readonly<ModelState>): boolean {
     const s = this.pick(m);
-    return m.accounts.length > 1 && s !== undefined && !m.cache.has(cacheKey(m.accounts[1]!, s.key)) && m.buys.length < MAX_BUYS;
+    return m.idempotency && m.accounts.length > 1 && s !== undefined && !m.cache.has(cacheKey(m.accounts[1]!, s.key)) && m.buys.length < MAX_BUYS;
   }
   async run(m: ModelState, r: RealRun): Promise<void> {
     const s = this.pick(m)!;
@@ -402,6 +403,7 @@ export class RefusedCmd implements Cmd {
     const b = this.target(m);
     if (this.kind === 'unknown-buy') return true;
     if (!b) return false;
+    if ((this.kind === 'missing-key' || this.kind === 'malformed-key') && !m.idempotency) return false;
     // PACKAGE_NOT_FOUND on a buy that can change (on a terminal buy INVALID_STATE may come first).
     if (this.kind === 'unknown-package') return b.status === 'active' || b.status === 'paused';
     return true;

@@ -59,10 +59,15 @@ export interface ModelState {
   accounts: Record<string, unknown>[];
   /** Smallest budget the product takes; generated budgets are offsets from it. */
   baseBudget: number;
+  /**
+   * The agent declares idempotency.supported: true (digest 3.5). Without it no replay semantics
+   * are asserted: replays, conflicts, key reuse and key validation are not generated.
+   */
+  idempotency: boolean;
 }
 
-export function newModel(accounts: Record<string, unknown>[], baseBudget: number): ModelState {
-  return { buys: [], cache: new Map(), sent: [], failedKeys: [], accounts, baseBudget };
+export function newModel(accounts: Record<string, unknown>[], baseBudget: number, idempotency = true): ModelState {
+  return { buys: [], cache: new Map(), sent: [], failedKeys: [], accounts, baseBudget, idempotency };
 }
 
 export function accountKey(account: Record<string, unknown>): string {

@@ -32,3 +32,16 @@ describe('fuzz.model.media-buy against the reference mock', () => {
     expect(out.message).toMatch(/run budget ran out after \d+ of 100000 sequences/);
   });
 });
+
+describe('fuzz.model.media-buy without declared idempotency', () => {
+  it('checks the state machine only, and says so', async () => {
+    const m = await openMockContext({ faults: ['idempotency-not-declared'] });
+    try {
+      const out = await stateMachineModel.run(m.ctx, { seed: 1331, numRuns: 30 });
+      expect(out.outcome).toBe('pass');
+      expect(out.message).toMatch(/replays and key rules were not checked/);
+    } finally {
+      await m.close();
+    }
+  });
+});

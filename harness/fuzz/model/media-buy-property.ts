@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
+import { protocolIds } from '../../token.js';
 import type { FuzzContext, FuzzProperty, FuzzRunOptions, PropertyOutcome } from '../property.js';
 import { ConflictCmd, CreateCmd, type KeyChoice, ListCmd, OtherAccountCmd, ParallelCreateCmd, ReadCmd, RefusedCmd, ReplayCmd, UpdateCmd } from './commands.js';
 import { newModel } from './media-buy-model.js';
@@ -14,6 +15,7 @@ import { joinPath, splitPath } from './run-path.js';
 
 export const MODEL_CHECK_ID = 'fuzz.model.media-buy';
 export const MAX_COMMANDS = 14;
+const REQUIRED_TASKS = ['create_media_buy', 'update_media_buy', 'get_media_buys'];
 
 const keyChoice: fc.Arbitrary<KeyChoice> = fc.oneof(
   { weight: 4, arbitrary: fc.constant({ fresh: true } as const) },
@@ -69,7 +71,16 @@ export const stateMachineModel: FuzzProperty = {
   },
   async run(ctx: FuzzContext, opts: FuzzRunOptions): Promise<PropertyOutcome> {
     const base = { check_id: MODEL_CHECK_ID, seed: opts.seed };
-    if (!ctx.product) return { ...base, outcome: 'gap', runs: 0, message: 'the agent offers no product with a pricing option to create a buy of' };
+    const gap = (message: string): PropertyOutcome => ({ ...base, outcome: 'gap', runs: 0, message });
+    if (!ctx.product) return gap('the agent offers no product with a pricing option to create a buy of');
+    const listed = (await ctx.transport.listTasks(ctx.signal)).names;
+    const missing = REQUIRED_TASKS.filter((t) => !listed.includes(t));
+    if (missing.length > 0) return gap(`the agent does not list ${missing.join(', ')}, which the media-buy model drives`);
+    const caps = await ctx.transport.call(protocolIds(ctx.token).capabilitiesTask, {}, { signal: ctx.signal });
+    // Digest 3.5: replay semantics are the seller's only with <token>.idempotency.supported: true
+    // (read at the top level too, as suites/idempotency does).
+    const payload = (caps.payload ?? {}) as Record<string, { idempotency?: { supported?: unknown } } | undefined> & { idempotency?: { supported?: unknown } };
+    const idempotency = payload[ctx.token]?.idempotency?.supported === true || payload.idempotency?.supported === true;
     const nonce = randomBytes(4).toString('hex');
     const seedTag = (opts.seed >>> 0).toString(36);
     const baseBudget = Math.max(5000, Math.ceil(ctx.product.min_budget ?? 0));
@@ -86,7 +97,7 @@ export const stateMachineModel: FuzzProperty = {
         const { accounts, private: privateAccounts } = sequenceAccounts(ctx, tag);
         // Every sequence starts from one created buy (the first command of its counterexample).
         const setup = async () => {
-          const model = newModel(accounts, baseBudget);
+          const model = newModel(accounts, baseBudget, idempotency);
           const real: RealRun = { ctx, prefix: `pcfz.${tag}`, counter: 0, privateAccounts };
           await new CreateCmd(0, { fresh: true }).run(model, real);
           return { model, real };
@@ -100,8 +111,10 @@ export const stateMachineModel: FuzzProperty = {
     );
     const details = await fc.check(property, { seed: opts.seed, numRuns: opts.numRuns, ...(path ? { path } : {}), endOnFailure: false });
     if (!details.failed) {
-      const stopped = ctx.signal.aborted ? { message: `the run budget ran out after ${runs} of ${opts.numRuns} sequences` } : {};
-      return { ...base, outcome: 'pass', runs: ctx.signal.aborted ? runs : details.numRuns, ...stopped };
+      const note = idempotency ? '' : 'idempotency.supported is not declared true, so replays and key rules were not checked';
+      const stopped = ctx.signal.aborted ? `the run budget ran out after ${runs} of ${opts.numRuns} sequences` : '';
+      const message = [stopped, note].filter(Boolean).join('; ');
+      return { ...base, outcome: 'pass', runs: ctx.signal.aborted ? runs : details.numRuns, ...(message ? { message } : {}) };
     }
     const rendered = String(details.counterexample?.[0] ?? '');
     const ran = ranCommands(rendered);
