@@ -45,3 +45,16 @@ describe('fuzz.model.media-buy without declared idempotency', () => {
     }
   });
 });
+
+describe('fuzz.model.media-buy over A2A', () => {
+  it('passes against the reference mock', async () => {
+    const m = await openMockContext({}, 'a2a');
+    try {
+      const out = await stateMachineModel.run(m.ctx, { seed: 1341, numRuns: 40 });
+      expect(out.outcome, out.message).toBe('pass');
+      expect(out.runs).toBe(40);
+    } finally {
+      await m.close();
+    }
+  });
+});

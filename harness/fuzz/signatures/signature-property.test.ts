@@ -23,6 +23,17 @@ describe('fuzz.signatures.mutation-refused against the reference mock', () => {
     expect(out.runs).toBe(300);
   });
 
+  it('passes over A2A', async () => {
+    const a2a = await openMockContext({}, 'a2a');
+    try {
+      const out = await signatureMutations.run(a2a.ctx, { seed: 1305, numRuns: 100 });
+      expect(out.outcome, out.message).toBe('pass');
+      expect(out.runs).toBe(100);
+    } finally {
+      await a2a.close();
+    }
+  });
+
   it('is a gap for an agent that does not verify signatures', async () => {
     const plain = await openMockContext({ requestSigning: false });
     try {

@@ -5,7 +5,7 @@ import type { MockSellerOptions, RunningMockSeller } from '../../../mocks/seller
 import { createRecorder } from '../../transport/capture.js';
 import { resolveEndpoints } from '../../transport/endpoints.js';
 import { createTransport } from '../../transport/factory.js';
-import { DEFAULT_TRANSPORT_LIMITS, type Transport } from '../../transport/types.js';
+import { DEFAULT_TRANSPORT_LIMITS, type Transport, type TransportKind } from '../../transport/types.js';
 import type { FuzzContext } from '../property.js';
 
 export interface MockContext {
@@ -16,13 +16,13 @@ export interface MockContext {
   close(): Promise<void>;
 }
 
-export async function openMockContext(mockOptions: MockSellerOptions = {}): Promise<MockContext> {
+export async function openMockContext(mockOptions: MockSellerOptions = {}, kind: TransportKind = 'mcp'): Promise<MockContext> {
   const authToken = randomBytes(18).toString('base64url');
   const mock = await startMockSeller({ bookingLatencyMs: 0, allowPrivateWebhooks: true, authToken, ...mockOptions });
   let transport: Transport | undefined;
   try {
     transport = createTransport(
-      'mcp',
+      kind,
       { agentUrl: mock.baseUrl, token: mock.token, authToken, ...DEFAULT_TRANSPORT_LIMITS, capture: createRecorder() },
       resolveEndpoints(mock.baseUrl),
     );
