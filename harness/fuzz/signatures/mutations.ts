@@ -36,7 +36,9 @@ export type Mutation =
   | { kind: 'covered-value-changed'; component: 'content-type' | '@target-uri' }
   | { kind: 'digest-mismatch'; where: 'leading' | 'trailing' | 'after-open' | 'before-close' }
   | { kind: 'digest-coverage'; covered: boolean }
-  | { kind: 'duplicate-json-key' };
+  | { kind: 'duplicate-json-key' }
+  /** A valid signed request sent twice, byte for byte: the second copy reuses the (keyid, nonce). */
+  | { kind: 'replayed-nonce' };
 
 const C = (reason: string) => `request_signature_${reason}`;
 
@@ -84,6 +86,8 @@ export function expectedCodes(m: Mutation, policy: DigestPolicy): string[] {
       return policy === 'forbidden' ? [C('components_unexpected')] : [C('components_incomplete')];
     case 'duplicate-json-key':
       return ['request_body_malformed'];
+    case 'replayed-nonce':
+      return [C('replayed')];
     case 'malformed-target-uri':
       // A host with empty labels (two trailing dots), sent as the Host header: step 10 (digest 1.6, 1.9).
       return ['request_target_uri_malformed'];
@@ -142,6 +146,7 @@ export function mutationArb(policy: DigestPolicy): fc.Arbitrary<Mutation> {
     fc.record({ kind: fc.constant('covered-value-changed' as const), component: fc.constantFrom('content-type' as const, '@target-uri' as const) }),
     fc.constant({ kind: 'duplicate-json-key' as const }),
     fc.constant({ kind: 'malformed-target-uri' as const }),
+    fc.constant({ kind: 'replayed-nonce' as const }),
   ];
   if (policy !== 'forbidden')
     arbs.push(

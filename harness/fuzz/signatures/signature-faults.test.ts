@@ -3,9 +3,8 @@ import { VERIFIER_FAULTS } from '../../../mocks/seller/signing/faults.js';
 import { openMockContext } from '../testing/mock-context.js';
 import { signatureMutations } from './signature-property.js';
 
-/** Verifier faults a single-defect mutation cannot show: replays, the cap, unsigned calls, valid signatures refused. */
+/** Verifier faults a single-defect mutation cannot show: the cap, unsigned calls, valid signatures refused. */
 const OUT_OF_REACH = new Set<string>([
-  VERIFIER_FAULTS.replayAccepted,
   VERIFIER_FAULTS.rateCapIgnored,
   VERIFIER_FAULTS.unsignedAccepted,
   VERIFIER_FAULTS.webhookAuthUnsigned,

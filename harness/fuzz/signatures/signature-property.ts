@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { startCounterpartyServer } from '../../signing/keys/counterparty-server.js';
 import { parseWwwAuthenticate } from '../../signing/parse/www-authenticate.js';
 import { protocolIds, type ProtocolIds } from '../../token.js';
-import type { TaskReply } from '../../transport/types.js';
+import type { OutgoingRequest, TaskReply } from '../../transport/types.js';
 import type { FuzzContext, FuzzProperty, FuzzRunOptions, PropertyOutcome } from '../property.js';
 import { type DigestPolicy, expectedCodes, type Probe, probeArb } from './mutations.js';
 import { mutatedSigning } from './sign-mutated.js';
@@ -76,12 +76,28 @@ export const signatureMutations: FuzzProperty = {
     // Agents resolve the counterparty's keys through its brand.json and JWKS (digest 1.11).
     const server = await startCounterpartyServer({ ids });
     try {
-      const call = (p?: Probe) =>
+      const call = (p?: Probe, capture?: (req: OutgoingRequest) => void) =>
         ctx.transport.call(target.task, target.args, {
           signal: ctx.signal,
-          prepare: mutatedSigning(ids, policy, p),
+          prepare: (req) => {
+            const out = mutatedSigning(ids, policy, p)(req);
+            capture?.(out);
+            return out;
+          },
           purpose: `${target.task} (fuzz signature${p ? ` ${p.mutation.kind}` : ''})`,
         });
+      /** Step 12: the identical copy of an accepted signed request (as suites/signatures signed_replay sends it). */
+      const replay = async (p: Probe): Promise<TaskReply> => {
+        let copy: OutgoingRequest | undefined;
+        const first = await call(p, (r) => (copy = r));
+        if (first.failure || !copy) throw new Error(`replayed-nonce: the first copy of a valid signed request was not accepted: ${describe(first)}`);
+        const sent = copy;
+        return ctx.transport.call(target.task, target.args, {
+          signal: ctx.signal,
+          prepare: () => ({ method: sent.method, url: sent.url, headers: { ...sent.headers }, body: sent.body }),
+          purpose: `${target.task} (fuzz signature replayed-nonce, identical copy)`,
+        });
+      };
       const control = await call();
       if (control.failure)
         return gap(
@@ -93,10 +109,16 @@ export const signatureMutations: FuzzProperty = {
         runs += 1;
         const m = p.mutation;
         const codes = expectedCodes(m, policy);
-        const reply = await call(p);
+        const reply = m.kind === 'replayed-nonce' ? await replay(p) : await call(p);
         if (reply.failure?.kind === 'aborted' || ctx.signal.aborted) return; // the budget ran out: not a counterexample
         const code = refusalCode(reply);
-        if (code === undefined) throw new Error(`${m.kind}: expected 401 Signature error="${codes.join('" or "')}", got ${describe(reply)}`);
+        if (code === undefined) {
+          const processed =
+            m.kind === 'replayed-nonce' && reply.failure?.kind === 'protocol' && (reply.httpStatus ?? 0) < 300
+              ? " (the agent processed the copy: it answered the first copy's JSON-RPC id)"
+              : '';
+          throw new Error(`${m.kind}: expected 401 Signature error="${codes.join('" or "')}", got ${describe(reply)}${processed}`);
+        }
         if (!codes.includes(code)) throw new Error(`${m.kind}: refused with ${code}, the checklist names ${codes.join(' or ')}`);
       });
       const details = await fc.check(property, { seed: opts.seed, numRuns: opts.numRuns, ...(opts.path ? { path: opts.path } : {}) });
