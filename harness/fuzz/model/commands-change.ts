@@ -11,6 +11,7 @@ export class CreateCmd implements Cmd {
   constructor(
     readonly budgetStep: number,
     readonly key: KeyChoice,
+    readonly future = false,
   ) {}
   check(m: Readonly<ModelState>): boolean {
     return m.buys.length < MAX_BUYS && pickKey(m as ModelState, undefined, this.key, m.accounts[0]!) !== undefined;
@@ -23,13 +24,13 @@ export class CreateCmd implements Cmd {
       r,
       this.toString(),
       'create_media_buy',
-      createArgs(r, key, account, m.baseBudget + this.budgetStep * 10),
-      { kind: 'create', budget: this.budgetStep },
+      createArgs(r, key, account, m.baseBudget + this.budgetStep * 10, this.future),
+      { kind: 'create', budget: this.budgetStep, ...(this.future ? { future: true } : {}) },
       m.buys.length,
     );
   }
   toString(): string {
-    return `create budget+${this.budgetStep * 10} key=${'fresh' in this.key ? 'fresh' : `failed#${this.key.reuseFailed}`}`;
+    return `create${this.future ? ' future' : ''} budget+${this.budgetStep * 10} key=${'fresh' in this.key ? 'fresh' : `failed#${this.key.reuseFailed}`}`;
   }
 }
 

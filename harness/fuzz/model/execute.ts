@@ -24,6 +24,7 @@ export type KeyChoice = { fresh: true } | { reuseFailed: number };
 
 export const MAX_BUYS = 3;
 export const CREATE_STATES = ['pending_creatives', 'pending_start', 'active'];
+export const FUTURE_CREATE_STATES = ['pending_creatives', 'pending_start'];
 
 export function pickKey(m: ModelState, r: RealRun | undefined, choice: KeyChoice, account: Record<string, unknown>): string | undefined {
   if ('fresh' in choice) return r ? freshKey(r) : 'fresh';
@@ -37,14 +38,15 @@ function isoIn(days: number): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-export function createArgs(r: RealRun, key: string, account: Record<string, unknown>, budget: number): Record<string, unknown> {
+export function createArgs(r: RealRun, key: string, account: Record<string, unknown>, budget: number, future = false): Record<string, unknown> {
   const p = r.ctx.product!;
   return {
     idempotency_key: key,
     account,
     brand: (account.brand as Record<string, unknown> | undefined) ?? { domain: 'example.com' },
-    start_time: 'asap',
-    end_time: isoIn(30),
+    // A flight starting in a week stays pending until the seller starts it (digest 4.2).
+    start_time: future ? isoIn(7) : 'asap',
+    end_time: isoIn(future ? 37 : 30),
     packages: [{ product_id: p.product_id, pricing_option_id: p.pricing_option_id, budget }],
     context: { correlation_id: `${key}-first` },
   };
@@ -98,8 +100,9 @@ export async function execute(m: ModelState, r: RealRun, what: string, task: str
     const status = statusOf(what, body);
     if (typeof body.media_buy_id !== 'string') throw new ModelViolation(`${what}: no media_buy_id in ${JSON.stringify(body).slice(0, 160)}`);
     if (m.buys.some((b) => b.id === body.media_buy_id)) throw new ModelViolation(`${what}: a fresh create answered the existing buy ${body.media_buy_id}`);
-    if (typeof status !== 'string' || !CREATE_STATES.includes(status))
-      throw new ModelViolation(`${what}: a created buy is in ${JSON.stringify(status)}, expected one of ${CREATE_STATES.join(', ')}`);
+    const states = op.kind === 'create' && op.future ? FUTURE_CREATE_STATES : CREATE_STATES;
+    if (typeof status !== 'string' || !states.includes(status))
+      throw new ModelViolation(`${what}: a created buy is in ${JSON.stringify(status)}, expected one of ${states.join(', ')}`);
     if (body.revision !== 1) throw new ModelViolation(`${what}: a created buy has revision ${JSON.stringify(body.revision)}, expected 1`);
     expectBuy(what, body, status as BuyModel['status'], 1);
     const pkg = (body.packages as Record<string, unknown>[] | undefined)?.[0]?.package_id;

@@ -41,7 +41,7 @@ export interface SentRequest {
 }
 
 export type Op =
-  | { kind: 'create'; budget: number }
+  | { kind: 'create'; budget: number; future?: boolean }
   | { kind: 'pause' | 'resume' | 'cancel'; revision?: 'current' | 'stale' }
   | { kind: 'budget'; amount: number; revision?: 'current' | 'stale' };
 
@@ -64,10 +64,12 @@ export interface ModelState {
    * are asserted: replays, conflicts, key reuse and key validation are not generated.
    */
   idempotency: boolean;
+  /** The agent offers comply_test_controller with force_media_buy_status (digest 4.6). */
+  controller: boolean;
 }
 
-export function newModel(accounts: Record<string, unknown>[], baseBudget: number, idempotency = true): ModelState {
-  return { buys: [], cache: new Map(), sent: [], failedKeys: [], accounts, baseBudget, idempotency };
+export function newModel(accounts: Record<string, unknown>[], baseBudget: number, idempotency = true, controller = false): ModelState {
+  return { buys: [], cache: new Map(), sent: [], failedKeys: [], accounts, baseBudget, idempotency, controller };
 }
 
 export function accountKey(account: Record<string, unknown>): string {
@@ -136,3 +138,22 @@ export const VALID_ACTIONS: Record<BuyStatus, { include: string[]; exclude?: str
   canceled: { include: [], exactly: [] },
   rejected: { include: [], exactly: [] },
 };
+
+export type ForcedStatus = 'completed' | 'rejected' | 'active' | 'pending_start';
+
+/**
+ * What force_media_buy_status must answer (digest 4.6: production rules apply, rejected only from
+ * pending_*, terminal states cannot be left; interface spec 3.1: a pending buy becomes active at
+ * start of flight; digest 4.2: the seller completes an active or paused buy), or undefined where
+ * the spec leaves it open.
+ */
+export function predictForce(status: BuyStatus, target: ForcedStatus): 'success' | 'INVALID_TRANSITION' | undefined {
+  if (TERMINAL.includes(status)) return status === target ? undefined : 'INVALID_TRANSITION';
+  const pending = status === 'pending_creatives' || status === 'pending_start';
+  if (target === 'completed') return status === 'active' || status === 'paused' ? 'success' : undefined;
+  if (target === 'rejected') return pending ? 'success' : 'INVALID_TRANSITION';
+  // Creatives assigned (digest 4.2 pending_creatives → pending_start).
+  if (target === 'pending_start') return status === 'pending_creatives' ? 'success' : undefined;
+  // The start of flight, as state-machine's start_buy forces it from either pending state.
+  return pending ? 'success' : undefined;
+}

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { protocolIds } from '../../token.js';
 import type { FuzzContext, FuzzProperty, FuzzRunOptions, PropertyOutcome } from '../property.js';
 import { ConflictCmd, CreateCmd, OtherAccountCmd, ParallelCreateCmd, ReplayCmd, UpdateCmd } from './commands-change.js';
+import { ForceCmd } from './commands-controller.js';
 import { ListCmd, ReadCmd, RefusedCmd } from './commands-probe.js';
 import type { KeyChoice } from './execute.js';
 import { newModel } from './media-buy-model.js';
@@ -30,6 +31,9 @@ function commandArbs() {
     .tuple(fc.constantFrom('pause' as const, 'resume' as const, 'cancel' as const), revision, fc.nat(3), keyChoice)
     .map(([kind, rev, buy, k]) => new UpdateCmd({ kind, ...(rev ? { revision: rev } : {}) }, buy, k));
   const replays = fc.nat(15).map((i) => new ReplayCmd(i));
+  const forces = fc
+    .tuple(fc.nat(3), fc.constantFrom('completed' as const, 'rejected' as const, 'active' as const, 'pending_start' as const))
+    .map(([b, t]) => new ForceCmd(b, t));
   // fc.commands picks its arbitraries uniformly: transitions and replays are listed more than once to weigh them up.
   return [
     transitions,
@@ -38,6 +42,9 @@ function commandArbs() {
     replays,
     replays,
     fc.tuple(fc.nat(40), keyChoice).map(([b, k]) => new CreateCmd(b, k)),
+    fc.tuple(fc.nat(40), keyChoice).map(([b, k]) => new CreateCmd(b, k, true)),
+    forces,
+    forces,
     fc
       .tuple(fc.integer({ min: 1, max: 60 }), revision, fc.nat(3), keyChoice)
       .map(([a, rev, buy, k]) => new UpdateCmd({ kind: 'budget', amount: a * 10 + 1, ...(rev ? { revision: rev } : {}) }, buy, k)),
@@ -83,6 +90,8 @@ export const stateMachineModel: FuzzProperty = {
     // (read at the top level too, as suites/idempotency does).
     const payload = (caps.payload ?? {}) as Record<string, { idempotency?: { supported?: unknown } } | undefined> & { idempotency?: { supported?: unknown } };
     const idempotency = payload[ctx.token]?.idempotency?.supported === true || payload.idempotency?.supported === true;
+    const scenarios = (caps.payload as { compliance_testing?: { scenarios?: unknown } } | undefined)?.compliance_testing?.scenarios;
+    const controller = listed.includes('comply_test_controller') && Array.isArray(scenarios) && scenarios.includes('force_media_buy_status');
     const nonce = randomBytes(4).toString('hex');
     const seedTag = (opts.seed >>> 0).toString(36);
     const baseBudget = Math.max(5000, Math.ceil(ctx.product.min_budget ?? 0));
@@ -99,7 +108,7 @@ export const stateMachineModel: FuzzProperty = {
         const { accounts, private: privateAccounts } = sequenceAccounts(ctx, tag);
         // Every sequence starts from one created buy (the first command of its counterexample).
         const setup = async () => {
-          const model = newModel(accounts, baseBudget, idempotency);
+          const model = newModel(accounts, baseBudget, idempotency, controller);
           const real: RealRun = { ctx, prefix: `pcfz.${tag}`, counter: 0, privateAccounts };
           await new CreateCmd(0, { fresh: true }).run(model, real);
           return { model, real };
