@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type BuyModel, canonicalJson, payloadHash, predictUpdate } from './media-buy-model.js';
+import { type BuyModel, canonicalJson, payloadHash, predictForce, predictUpdate } from './media-buy-model.js';
 import { ranCommands } from './media-buy-property.js';
 import { joinPath, splitPath } from './run-path.js';
 
@@ -32,6 +32,21 @@ describe('the media-buy model', () => {
     expect(payloadHash('t', { idempotency_key: 'a', context: { x: 1 }, b: 1, a: 2 })).toBe(payloadHash('t', { a: 2, b: 1, idempotency_key: 'z' }));
     expect(payloadHash('t', { a: 1 })).not.toBe(payloadHash('u', { a: 1 }));
     expect(canonicalJson({ b: [1, { d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[1,{"c":2,"d":1}]}');
+  });
+});
+
+describe('forced transitions (digest 4.6)', () => {
+  it('follow the production rules and leave open what the spec leaves open', () => {
+    expect(predictForce('active', 'completed')).toBe('success');
+    expect(predictForce('pending_creatives', 'rejected')).toBe('success');
+    expect(predictForce('active', 'rejected')).toBe('INVALID_TRANSITION');
+    expect(predictForce('completed', 'active')).toBe('INVALID_TRANSITION');
+    expect(predictForce('canceled', 'completed')).toBe('INVALID_TRANSITION');
+    expect(predictForce('pending_start', 'active')).toBe('success');
+    expect(predictForce('pending_creatives', 'pending_start')).toBe('success');
+    expect(predictForce('completed', 'completed')).toBeUndefined();
+    expect(predictForce('paused', 'active')).toBeUndefined();
+    expect(predictForce('pending_start', 'completed')).toBeUndefined();
   });
 });
 
