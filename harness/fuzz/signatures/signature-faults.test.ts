@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { VERIFIER_FAULTS } from '../../../mocks/seller/signing/faults.js';
+import { openMockContext } from '../testing/mock-context.js';
+import { signatureMutations } from './signature-property.js';
+
+/** Verifier faults a single-defect mutation cannot show: the cap, unsigned calls, valid signatures refused. */
+const OUT_OF_REACH = new Set<string>([
+  VERIFIER_FAULTS.rateCapIgnored,
+  VERIFIER_FAULTS.unsignedAccepted,
+  VERIFIER_FAULTS.webhookAuthUnsigned,
+  VERIFIER_FAULTS.ed25519Refused,
+  VERIFIER_FAULTS.es256Refused,
+]);
+
+describe('fuzz.signatures.mutation-refused finds the verifier faults of the mock', () => {
+  it('kills every fault in reach; the shrunk mutation replays from seed and path', { timeout: 120_000 }, async () => {
+    const all = Object.values(VERIFIER_FAULTS);
+    const killed: string[] = [];
+    const missed: string[] = [];
+    const t0 = Date.now();
+    for (const fault of all) {
+      const m = await openMockContext({ faults: [fault] });
+      try {
+        const out = await signatureMutations.run(m.ctx, { seed: 1304, numRuns: 300 });
+        if (out.outcome !== 'violated') {
+          if (!OUT_OF_REACH.has(fault)) missed.push(`${fault} (${out.outcome}: ${out.message ?? ''})`);
+          continue;
+        }
+        killed.push(fault);
+        console.log(`${fault}: ${JSON.stringify(out.counterexample)} :: ${out.message}`);
+        const replay = await signatureMutations.run(m.ctx, { seed: out.seed, numRuns: 1, path: out.path! });
+        expect(replay.outcome, `${fault} replays`).toBe('violated');
+        expect(replay.counterexample).toEqual(out.counterexample);
+      } finally {
+        await m.close();
+      }
+    }
+    console.log(
+      `fuzz signature kill rate: ${killed.length}/${all.length} (${Date.now() - t0} ms); out of reach by design: ${[...OUT_OF_REACH].filter((f) => !killed.includes(f)).join(', ')}`,
+    );
+    expect(missed).toEqual([]);
+  });
+});
