@@ -101,7 +101,9 @@ describe('fuzz against the reference mock seller', () => {
       expect(failed.map((c) => c.check_id)).toEqual(tasks.map((t) => `${property.id}.${t}`));
       found.push(fault);
       // The shrunk counterexample, its seed and path, and the replay command are the evidence.
-      const fz = (failed[0].evidence?.actual as { fuzz: { seed: number; path: string; counterexample: unknown } }).fuzz;
+      const actual = failed[0].evidence?.actual as { fuzz: { seed: number; path: string; counterexample: unknown } } | undefined;
+      expect(actual).toBeDefined();
+      const fz = actual!.fuzz;
       expect(fz.seed).toBe(7);
       expect(fz.path).toMatch(/^\d+(:\d+)*$/);
       expect(fz.counterexample).toBeDefined();

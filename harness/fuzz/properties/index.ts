@@ -5,5 +5,7 @@
 import type { FuzzProperty } from '../property.js';
 import { nearValidRefused } from './near-valid-refused.js';
 import { validAccepted } from './valid-accepted.js';
+import { stateMachineModel } from '../model/media-buy-property.js';
+import { signatureMutations } from '../signatures/signature-property.js';
 
-export const FUZZ_PROPERTIES: readonly FuzzProperty[] = [nearValidRefused, validAccepted];
+export const FUZZ_PROPERTIES: readonly FuzzProperty[] = [nearValidRefused, validAccepted, stateMachineModel, signatureMutations];
