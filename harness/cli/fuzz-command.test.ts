@@ -164,6 +164,9 @@ describe('proto-comply fuzz against mock sellers', () => {
     expect(doc.checks.map((c: { check_id: string; outcome: string }) => `${c.check_id} ${c.outcome}`)).toEqual([
       'fuzz.errors.near-valid-refused.get_products pass',
       'fuzz.schemas.valid-accepted.get_products pass',
+      // properties without tasks are not narrowed by --task
+      'fuzz.model.media-buy pass',
+      'fuzz.signatures.mutation-refused pass',
     ]);
     expect(doc.command).toBe('npx proto-comply fuzz --transport mcp --task get_products --runs 30 --seed 3');
   }, 60_000);
