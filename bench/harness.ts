@@ -7,15 +7,12 @@
  * Blocks of calls alternate between the two contenders so machine noise hits both alike.
  */
 import { randomBytes } from 'node:crypto';
-import { request } from 'undici';
 import { startMockSeller } from '../mocks/seller/index.js';
 import { certify } from '../harness/certify.js';
-import { createRecorder, createTransport, resolveEndpoints, DEFAULT_TRANSPORT_LIMITS } from '../harness/transport/index.js';
 import { createSchemaValidator } from '../harness/schemas/validator.js';
 import { protocolIds } from '../harness/token.js';
 import type { BenchResult } from '../harness/signing/bench/bench.js';
-
-const ARGS = { buying_mode: 'brief', brief: 'Video campaign for a sports drink', brand: { domain: 'example.com' } };
+import { GET_PRODUCTS_ARGS, openMcpContenders } from './bare-mcp.js';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -28,31 +25,14 @@ export async function harnessBench(opts: { calls?: number; block?: number } = {}
   const authToken = randomBytes(18).toString('base64url');
   const seller = await startMockSeller({ allowPrivateWebhooks: true, authToken });
   const ids = protocolIds();
-  const transport = createTransport(
-    'mcp',
-    { agentUrl: seller.baseUrl, token: ids.token, authToken, ...DEFAULT_TRANSPORT_LIMITS, capture: createRecorder({ secrets: [authToken] }) },
-    resolveEndpoints(seller.baseUrl),
-  );
+  const { transport, bare } = await openMcpContenders(seller, authToken).catch(async (e: unknown) => {
+    await seller.close();
+    throw e;
+  });
   const schemas = createSchemaValidator({ token: ids.token });
   try {
-    const open = await transport.open();
-    if (open.failure) throw new Error(`cannot open the MCP session: ${open.failure.message}`);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${authToken}`,
-      ...(open.sessionId ? { 'mcp-session-id': open.sessionId } : {}),
-      ...(open.protocolVersion ? { 'mcp-protocol-version': open.protocolVersion } : {}),
-    };
-    let id = 1_000_000;
-    const bare = async () => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'get_products', arguments: ARGS } });
-      const res = await request(seller.mcpUrl, { method: 'POST', headers, body });
-      const text = await res.body.text();
-      if (res.statusCode !== 200 || !text.includes('products')) throw new Error(`bare call failed: HTTP ${res.statusCode}`);
-    };
     const harness = async () => {
-      const reply = await transport.call('get_products', ARGS);
+      const reply = await transport.call('get_products', GET_PRODUCTS_ARGS);
       if (!reply.ok || !schemas.validateTaskResponse('get_products', reply.payload).valid) throw new Error('harness call failed');
     };
     for (let i = 0; i < block; i++) {

@@ -1,0 +1,42 @@
+/**
+ * The two contenders the benchmarks compare on one MCP session of the mock seller: the harness
+ * transport, and bare undici get_products calls (send, read the body) reusing its session.
+ */
+import { request } from 'undici';
+import type { startMockSeller } from '../mocks/seller/index.js';
+import { createRecorder, createTransport, resolveEndpoints, DEFAULT_TRANSPORT_LIMITS } from '../harness/transport/index.js';
+import type { Transport } from '../harness/transport/types.js';
+import { protocolIds } from '../harness/token.js';
+
+export const GET_PRODUCTS_ARGS = { buying_mode: 'brief', brief: 'Video campaign for a sports drink', brand: { domain: 'example.com' } };
+
+type MockSeller = Awaited<ReturnType<typeof startMockSeller>>;
+
+/** Open the harness's MCP transport to the seller; `bare` makes one get_products call with bare undici on its session. */
+export async function openMcpContenders(seller: MockSeller, authToken: string): Promise<{ transport: Transport; bare: () => Promise<void> }> {
+  const transport = createTransport(
+    'mcp',
+    { agentUrl: seller.baseUrl, token: protocolIds().token, authToken, ...DEFAULT_TRANSPORT_LIMITS, capture: createRecorder({ secrets: [authToken] }) },
+    resolveEndpoints(seller.baseUrl),
+  );
+  const open = await transport.open();
+  if (open.failure) {
+    await transport.close();
+    throw new Error(`cannot open the MCP session: ${open.failure.message}`);
+  }
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${authToken}`,
+    ...(open.sessionId ? { 'mcp-session-id': open.sessionId } : {}),
+    ...(open.protocolVersion ? { 'mcp-protocol-version': open.protocolVersion } : {}),
+  };
+  let id = 1_000_000;
+  const bare = async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'get_products', arguments: GET_PRODUCTS_ARGS } });
+    const res = await request(seller.mcpUrl, { method: 'POST', headers, body });
+    const text = await res.body.text();
+    if (res.statusCode !== 200 || !text.includes('products')) throw new Error(`bare call failed: HTTP ${res.statusCode}`);
+  };
+  return { transport, bare };
+}
