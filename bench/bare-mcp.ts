@@ -13,7 +13,14 @@ export const GET_PRODUCTS_ARGS = { buying_mode: 'brief', brief: 'Video campaign 
 type MockSeller = Awaited<ReturnType<typeof startMockSeller>>;
 
 /** Open the harness's MCP transport to the seller; `bare` makes one get_products call with bare undici on its session. */
-export async function openMcpContenders(seller: MockSeller, authToken: string): Promise<{ transport: Transport; bare: () => Promise<void> }> {
+export async function openMcpContenders(
+  seller: MockSeller,
+  authToken: string,
+): Promise<{
+  transport: Transport;
+  bare: () => Promise<void>;
+  send: (task: string, args: Record<string, unknown>) => Promise<string>;
+}> {
   const transport = createTransport(
     'mcp',
     { agentUrl: seller.baseUrl, token: protocolIds().token, authToken, ...DEFAULT_TRANSPORT_LIMITS, capture: createRecorder({ secrets: [authToken] }) },
@@ -32,11 +39,16 @@ export async function openMcpContenders(seller: MockSeller, authToken: string): 
     ...(open.protocolVersion ? { 'mcp-protocol-version': open.protocolVersion } : {}),
   };
   let id = 1_000_000;
-  const bare = async () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'get_products', arguments: GET_PRODUCTS_ARGS } });
+  /** One tools/call, bare: send, read the whole body; the reply text. */
+  const send = async (task: string, args: Record<string, unknown>): Promise<string> => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: task, arguments: args } });
     const res = await request(seller.mcpUrl, { method: 'POST', headers, body });
     const text = await res.body.text();
-    if (res.statusCode !== 200 || !text.includes('products')) throw new Error(`bare call failed: HTTP ${res.statusCode}`);
+    if (res.statusCode !== 200) throw new Error(`bare ${task} call failed: HTTP ${res.statusCode}`);
+    return text;
   };
-  return { transport, bare };
+  const bare = async () => {
+    if (!(await send('get_products', GET_PRODUCTS_ARGS)).includes('products')) throw new Error('bare get_products call answered no products');
+  };
+  return { transport, bare, send };
 }

@@ -122,14 +122,24 @@ function pathOf(pointer: string): Set<string> {
   return new Set(parts.map((_, i) => `/${parts.slice(0, i + 1).join('/')}`));
 }
 
+/** A shallow copy of an object or array node. */
+function copyNode(node: unknown): Record<string, unknown> {
+  if (Array.isArray(node)) return [...node] as unknown as Record<string, unknown>;
+  return node !== null && typeof node === 'object' ? { ...(node as Record<string, unknown>) } : {};
+}
+
+/**
+ * The request with the defect applied. Only the nodes on the pointer's path are copied: the rest
+ * is shared with the generated value, which fast-check keeps for shrinking and must not change.
+ */
 function apply(request: unknown, pointer: string, value: unknown, remove: boolean): Record<string, unknown> {
-  const copy = structuredClone(request) as Record<string, unknown>;
+  const copy = copyNode(request);
   const parts = pointer.split('/').slice(1);
   const last = parts.pop()!;
   let node: Record<string, unknown> = copy;
   // The path exists (the request was generated with it); were a member dropped on the way, it is recreated.
   for (const p of parts) {
-    if (node[p] === null || typeof node[p] !== 'object') node[p] = {};
+    node[p] = copyNode(node[p]);
     node = node[p] as Record<string, unknown>;
   }
   if (remove) delete node[last];
@@ -153,8 +163,15 @@ export function nearValidArbitrary(
     arbitrary:
       site.values === 'delete' ? fc.constant({ site, value: undefined as unknown }) : fc.constantFrom(...site.values).map((value) => ({ site, value })),
   }));
+  // One valid-request arbitrary per defect pointer, built once (a schema walk compiles patterns).
+  const around = new Map<string, fc.Arbitrary<unknown>>();
+  const validAround = (pointer: string): fc.Arbitrary<unknown> => {
+    let arb = around.get(pointer);
+    if (!arb) around.set(pointer, (arb = validArbitrary(schema, bindings, schema, '', pathOf(pointer))));
+    return arb;
+  };
   return fc.oneof(...sites).chain(({ site, value }) =>
-    validArbitrary(schema, bindings, schema, '', pathOf(site.pointer)).map((valid) => {
+    validAround(site.pointer).map((valid) => {
       const base = finish(valid as Record<string, unknown>);
       const remove = site.values === 'delete';
       const defect: Defect = remove ? { kind: site.kind, pointer: site.pointer } : { kind: site.kind, pointer: site.pointer, value };

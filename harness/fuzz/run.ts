@@ -43,29 +43,53 @@ export interface FuzzOptions {
   reportFile: string;
   command: string;
   onCheck?: (c: CheckResult) => void;
+  /** Instrumentation (the benchmark): every task call the run makes, before it is sent. */
+  observe?: (task: string, args: Record<string, unknown>) => void;
+}
+
+/** The transport with every task call shown to `observe` first. */
+function observed(t: Transport, observe: FuzzOptions['observe']): Transport {
+  if (!observe) return t;
+  return {
+    kind: t.kind,
+    endpoint: t.endpoint,
+    open: (signal) => t.open(signal),
+    listTasks: (signal) => t.listTasks(signal),
+    call: (task, args, options) => {
+      observe(task, args);
+      return t.call(task, args, options);
+    },
+    getTask: (id, options) => t.getTask(id, options),
+    stats: () => t.stats(),
+    close: () => t.close(),
+  };
 }
 
 export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
   const startedAt = new Date();
   const redactor = new Redactor(o.authToken ? [o.authToken] : []);
-  const recorder = createRecorder({ token: o.token, secrets: o.authToken ? [o.authToken] : [], redactor });
+  // The evidence of a case is its reply's own exchanges: the recorder need not keep a run's thousands.
+  const recorder = createRecorder({ token: o.token, secrets: o.authToken ? [o.authToken] : [], redactor, maxExchanges: 16 });
   const endpoints = resolveEndpoints(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl });
   const timeoutMs = Math.round((o.timeoutS ?? 10) * 1000);
   const transports: Transport[] = o.transports.map((kind) =>
-    createTransport(
-      kind,
-      {
-        agentUrl: o.agentUrl,
-        token: o.token,
-        authToken: o.authToken,
-        connectTimeoutMs: DEFAULT_TRANSPORT_LIMITS.connectTimeoutMs,
-        totalTimeoutMs: timeoutMs,
-        maxResponseBytes: DEFAULT_TRANSPORT_LIMITS.maxResponseBytes,
-        capture: recorder,
-        addressPolicy: new AddressPolicy({}),
-        credentialOrigins: namedUrls(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl }),
-      },
-      endpoints,
+    observed(
+      createTransport(
+        kind,
+        {
+          agentUrl: o.agentUrl,
+          token: o.token,
+          authToken: o.authToken,
+          connectTimeoutMs: DEFAULT_TRANSPORT_LIMITS.connectTimeoutMs,
+          totalTimeoutMs: timeoutMs,
+          maxResponseBytes: DEFAULT_TRANSPORT_LIMITS.maxResponseBytes,
+          capture: recorder,
+          addressPolicy: new AddressPolicy({}),
+          credentialOrigins: namedUrls(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl }),
+        },
+        endpoints,
+      ),
+      o.observe,
     ),
   );
   const budget = new AbortController();

@@ -86,8 +86,11 @@ export function createRecorder(opts: RecorderOptions = {}): Recorder {
     return cut.truncated || alreadyTruncated ? { body: cut.body, body_truncated: true } : { body: cut.body };
   }
 
+  /** A deep copy (an exchange holds strings and numbers, and header maps one level down). */
   function clone(x: WireExchange): WireExchange {
-    return structuredClone(x);
+    const copy: WireExchange = { ...x, request: { ...x.request, headers: { ...x.request.headers } } };
+    if (x.response) copy.response = { ...x.response, headers: { ...x.response.headers } };
+    return copy;
   }
 
   return {

@@ -69,6 +69,8 @@ export interface HttpFailure extends HttpBase {
 export type HttpResult = HttpResponse | HttpFailure;
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+/** How long the rest of a body is read after the consumer had its answer, before the connection is dropped. */
+const DRAIN_AFTER_ANSWER_MS = 1_000;
 
 function errorCode(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
@@ -124,13 +126,22 @@ export function webhookCredentials(value: unknown, depth = 0, out: string[] = []
 }
 
 /** The origin of a URL (`https://host:port`), or undefined when it does not parse. */
+/** Origins of URLs seen lately: a run sends every call to the same few endpoints. */
+const origins = new Map<string, string | undefined>();
+const MAX_REMEMBERED_ORIGINS = 256;
+
 export function originOf(url: string): string | undefined {
+  if (origins.has(url)) return origins.get(url);
+  let origin: string | undefined;
   try {
     const o = new URL(url).origin;
-    return o === 'null' ? undefined : o;
+    origin = o === 'null' ? undefined : o;
   } catch {
-    return undefined;
+    origin = undefined;
   }
+  if (origins.size >= MAX_REMEMBERED_ORIGINS) origins.clear();
+  origins.set(url, origin);
+  return origin;
 }
 
 export class HttpClient {
@@ -222,7 +233,7 @@ export class HttpClient {
       method: req.method,
       url: req.url,
       headers: req.headers,
-      body: Buffer.from(req.body).toString('utf8'),
+      body: Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength).toString('utf8'),
     };
     const finish = (response: WireExchange['response'] | undefined, error: string | undefined): { exchange: WireExchange; durationMs: number } => {
       const durationMs = Math.round(performance.now() - t0);
@@ -294,6 +305,26 @@ export class HttpClient {
         res.body.on('error', () => {});
         res.body.destroy();
       };
+      /**
+       * The consumer has its answer before the server ended the body (an SSE stream): the rest is
+       * read in the background, bounded in bytes and time, so the connection stays reusable when
+       * the server ends the stream promptly, and is dropped when it keeps it open.
+       */
+      const drainRest = (read: number): void => {
+        let left = cap - read;
+        const late = setTimeout(drop, DRAIN_AFTER_ANSWER_MS);
+        late.unref();
+        res.body.on('data', (chunk: Buffer) => {
+          left -= chunk.length;
+          if (left < 0) {
+            clearTimeout(late);
+            drop();
+          }
+        });
+        res.body.on('error', () => clearTimeout(late));
+        res.body.once('close', () => clearTimeout(late));
+        res.body.resume();
+      };
 
       if (status >= 300 && status < 400) {
         drop();
@@ -320,7 +351,8 @@ export class HttpClient {
       let size = 0;
       let stoppedEarly = false;
       try {
-        for await (const raw of res.body) {
+        // destroyOnReturn false: stopping early leaves the rest to drainRest, not to a destroy.
+        for await (const raw of res.body.iterator({ destroyOnReturn: false })) {
           const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw as Uint8Array);
           if (size + chunk.length > cap) {
             chunks.push(chunk.subarray(0, cap - size));
@@ -336,7 +368,6 @@ export class HttpClient {
           size += chunk.length;
           if (sink?.(chunk)) {
             stoppedEarly = true;
-            drop();
             break;
           }
         }
@@ -347,6 +378,7 @@ export class HttpClient {
           body_truncated: true,
         });
       }
+      if (stoppedEarly) drainRest(size);
       const body = Buffer.concat(chunks);
       const text = body.toString('utf8');
       return { ok: true, status, headers, body, text, stoppedEarly, ...finish({ ...head, body: text }, undefined) };

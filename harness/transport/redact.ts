@@ -21,7 +21,22 @@ const PROCESS_KEY = randomBytes(32);
 const PROCESS_SECRETS = new Set<string>();
 const MAX_PROCESS_SECRETS = 10_000;
 
+/** Markers under the process key, remembered: the same bearer is redacted on every captured call. */
+const processMarkers = new Map<string, string>();
+const MAX_REMEMBERED_MARKERS = 1_024;
+
 export function redactionMarker(secret: string, key: Uint8Array = PROCESS_KEY): string {
+  if (key !== PROCESS_KEY) return hmacMarker(secret, key);
+  let marker = processMarkers.get(secret);
+  if (marker === undefined) {
+    if (processMarkers.size >= MAX_REMEMBERED_MARKERS) processMarkers.clear();
+    marker = hmacMarker(secret, key);
+    processMarkers.set(secret, marker);
+  }
+  return marker;
+}
+
+function hmacMarker(secret: string, key: Uint8Array): string {
   return `<redacted:${createHmac('sha256', key).update(secret, 'utf8').digest('hex').slice(0, 8)}>`;
 }
 
