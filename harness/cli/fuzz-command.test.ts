@@ -1,12 +1,13 @@
 /** `proto-comply fuzz` as a user runs it: a real process, exit codes, the report, and --replay of a shrunk counterexample. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMockSeller, type RunningMockSeller } from '../../mocks/seller/index.js';
 import { validateAgentCompliance } from '../../reports/json.js';
+import { startTrap } from '../net/testing/trap-server.js';
 
 const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));
 const AUTH = 'fuzz-cli-token-0123456789abcdef';
@@ -70,6 +71,20 @@ describe('proto-comply fuzz: unreachable agent and budget', () => {
     ]);
     expect(r.code, r.stderr + r.stdout).toBe(4);
     expect(r.stdout).toMatch(/run budget of 1\.5 s ran out/);
+  }, 30_000);
+
+  it('--deny-private refuses an agent on 127.0.0.1: exit 3, one line, nothing sent, no report', async () => {
+    const trap = await startTrap();
+    try {
+      const r = await cli(['fuzz', '--deny-private', '--agent', `${trap.origin}/mcp`, '--auth-token', 'secret-token-123456', '--out', join(out, 'd')]);
+      expect(r.code, r.stderr + r.stdout).toBe(3);
+      expect(r.stderr).toBe('proto-comply: refused: 127.0.0.1 is a reserved address (loopback); nothing was sent (pass --allow-host 127.0.0.1 to allow it)\n');
+      expect(r.stdout).toBe('');
+      expect(trap.connections).toBe(0);
+      expect(existsSync(join(out, 'd', 'agent-compliance.json'))).toBe(false);
+    } finally {
+      await trap.close();
+    }
   }, 30_000);
 });
 
@@ -165,6 +180,9 @@ describe('proto-comply fuzz against mock sellers', () => {
       'fuzz.errors.near-valid-refused.get_products pass',
       'fuzz.schemas.valid-accepted.get_products pass',
       // properties without tasks are not narrowed by --task
+      'fuzz.errors.unknown-task-refused pass',
+      'fuzz.errors.push-config-well-formed.get_products pass',
+      'fuzz.errors.auth-refused pass',
       'fuzz.model.media-buy pass',
       'fuzz.signatures.mutation-refused pass',
     ]);

@@ -4,12 +4,14 @@ import { join, resolve } from 'node:path';
 import { UsageError } from './usage.js';
 import { FUZZ_HELP } from './fuzz-usage.js';
 import { protocolIds, TokenError, DEFAULT_TOKEN } from '../token.js';
-import { exitCodeFor } from '../engine/summarize.js';
-import { resolveEndpoints, TransportConfigError, type TransportKind } from '../transport/index.js';
+import { EXIT, exitCodeFor } from '../engine/summarize.js';
+import { AddressPolicy } from '../net/address-policy.js';
+import { allowHostFlags, refusedHost } from './address-flags.js';
+import { namedUrls, resolveEndpoints, TransportConfigError, type TransportKind } from '../transport/index.js';
 import { FixturesError, loadFixtures, type Fixtures } from '../../suites/setup/fixtures.js';
 import { startBuiltinMocks } from './builtin-mocks.js';
 import { writeReportsSafely, type RunFrame } from './run-failure.js';
-import { renderSummary } from '../../reports/console.js';
+import { createProgress, renderSummary } from '../../reports/console.js';
 import { renderAgentComplianceJson, AGENT_COMPLIANCE_FILE } from '../../reports/json.js';
 import { readComplianceReport } from './read-report.js';
 import { runFuzz } from '../fuzz/run.js';
@@ -33,6 +35,8 @@ const OPTIONS = {
   out: { type: 'string', default: 'fuzz-report' },
   json: { type: 'boolean', default: false },
   replay: { type: 'string' },
+  'deny-private': { type: 'boolean', default: false },
+  'allow-host': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -56,6 +60,9 @@ export interface FuzzArgs {
   out: string;
   json: boolean;
   replay?: { report: string; checkId: string; transport?: TransportKind };
+  /** Refuse reserved addresses for every connection (`--deny-private`), but for `--allow-host`s. */
+  denyPrivate: boolean;
+  allowHosts: string[];
 }
 
 function positive(flag: string, raw: string | undefined, integer: boolean): number | undefined {
@@ -90,10 +97,12 @@ export function parseFuzzArgs(argv: string[], env: NodeJS.ProcessEnv = process.e
     seed = Number(v.seed);
   }
   const known = new Set(FUZZ_PROPERTIES.flatMap((p) => p.tasks ?? []));
+  // The capabilities task by its name on the wire too (get_<token>_capabilities).
   const tasks = v.task
     ?.split(',')
     .map((t) => t.trim())
-    .filter(Boolean);
+    .filter(Boolean)
+    .map((t) => (t === protocolIds(v.token).capabilitiesTask ? 'capabilities' : t));
   if (v.task !== undefined && !tasks?.length) throw new UsageError('fuzz: --task needs at least one task name');
   const unknown = tasks?.filter((t) => !known.has(t)) ?? [];
   if (unknown.length)
@@ -104,6 +113,7 @@ export function parseFuzzArgs(argv: string[], env: NodeJS.ProcessEnv = process.e
     if (!m) throw new UsageError(`fuzz: --replay must be REPORT#CHECK_ID[@mcp|@a2a], got ${JSON.stringify(v.replay)}`);
     replay = { report: m[1], checkId: m[2], transport: m[3] as TransportKind | undefined };
   }
+  const allowHosts = allowHostFlags('fuzz', v['allow-host']);
   if (v.agent) {
     try {
       resolveEndpoints(v.agent, { mcpUrl: v['mcp-url'], a2aUrl: v['a2a-url'] });
@@ -130,6 +140,8 @@ export function parseFuzzArgs(argv: string[], env: NodeJS.ProcessEnv = process.e
     out: v.out,
     json: v.json,
     replay,
+    denyPrivate: v['deny-private'],
+    allowHosts,
   };
 }
 
@@ -148,6 +160,8 @@ export function fuzzReproduceCommand(a: FuzzArgs): string {
   if (a.fixtures) parts.push(`--fixtures ${q(a.fixtures)}`);
   if (a.tasks) parts.push(`--task ${q(a.tasks.join(','))}`);
   if (a.budgetS !== undefined) parts.push(`--budget-s ${a.budgetS}`);
+  if (a.denyPrivate) parts.push('--deny-private');
+  for (const h of a.allowHosts) parts.push(`--allow-host ${q(h)}`);
   parts.push(`--runs ${a.runs}`, `--seed ${a.seed}`);
   return parts.join(' ');
 }
@@ -193,7 +207,14 @@ export async function fuzzCommand(argv: string[]): Promise<number> {
     agentUrl = mocks.agentUrl;
     authToken = mocks.authToken;
   }
+  // The built-in mock is on loopback, which the user did not name: the policy is for agents they did.
+  const addressPolicy = new AddressPolicy({ denyPrivate: args.denyPrivate && !stopMocks, allowHosts: args.allowHosts });
   try {
+    const refused = await refusedHost(addressPolicy, namedUrls(agentUrl, { mcpUrl: args.mcpUrl, a2aUrl: args.a2aUrl }));
+    if (refused) {
+      process.stderr.write(`proto-comply: ${refused}\n`);
+      return EXIT.unreachable;
+    }
     const out = resolve(args.out);
     const transports = target ? [target.transport] : args.transports;
     const seed = target?.seed ?? args.seed;
@@ -201,6 +222,8 @@ export async function fuzzCommand(argv: string[]): Promise<number> {
       ? `npx proto-comply fuzz --replay ${q(`${args.replay?.report}#${args.replay?.checkId}@${target.transport}`)}`
       : fuzzReproduceCommand(args);
     if (!args.seedGiven && !target) process.stderr.write(`proto-comply: fuzz seed ${seed}\n`);
+    const progressOut = args.json ? process.stderr : process.stdout;
+    let progress: ReturnType<typeof createProgress> | undefined;
     let run = await runFuzz({
       agentUrl,
       mcpUrl: args.mcpUrl,
@@ -218,7 +241,13 @@ export async function fuzzCommand(argv: string[]): Promise<number> {
       replay: target ? { checkId: args.replay?.checkId as string, path: target.path } : undefined,
       reportFile: join(out, AGENT_COMPLIANCE_FILE),
       command,
+      addressPolicy,
+      onPlanned: (total) => {
+        progress = createProgress({ out: progressOut, tty: Boolean((progressOut as NodeJS.WriteStream).isTTY), total });
+      },
+      onCheck: (c) => progress?.onCheck(c),
     });
+    progress?.done();
     const frame: RunFrame = {
       agentUrl,
       token: args.token,

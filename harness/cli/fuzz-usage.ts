@@ -2,9 +2,10 @@
 export const FUZZ_HELP = `Usage: proto-comply fuzz [options]
        proto-comply fuzz --replay REPORT#CHECK_ID[@mcp|@a2a] [--agent URL] [--auth-token T]
 
-Property-based fuzzing of an agent's task requests (fast-check): requests generated from the
-task request schemas (fixtures/schemas/<task>-request.json), valid ones and near-valid ones with
-exactly one defect the spec states. Without --agent it fuzzes the built-in mock seller. Results
+Property-based fuzzing of an agent (fast-check): requests generated from the task request schemas
+(fixtures/schemas/<task>-request.json), valid ones and near-valid ones with exactly one defect the
+spec states; unknown tasks; calls without valid credentials; media-buy command sequences against a
+model of the state machine and the replay cache; signed requests with one defect. Without --agent it fuzzes the built-in mock seller. Results
 are written as the "fuzz" suite of an agent-compliance report (JSON, JUnit, HTML, Allure).
 
   --agent URL         agent URL (as for run); default: the built-in mock seller
@@ -17,7 +18,10 @@ are written as the "fuzz" suite of an agent-compliance report (JSON, JUnit, HTML
   --runs N            cases per property and task (default 100)
   --budget-s N        stop after N seconds; unfinished checks are coverage gaps (exit 4)
   --timeout-s N       per-call timeout (default 10)
-  --task NAMES        comma-separated tasks (default: get_products,create_media_buy,update_media_buy,get_media_buys)
+  --task NAMES        comma-separated tasks (default: capabilities,get_products,create_media_buy,
+                      update_media_buy,get_media_buys; capabilities is get_<token>_capabilities)
+  --deny-private      refuse loopback, private and other reserved addresses (as for run)
+  --allow-host H      let this host, address or CIDR block through --deny-private (repeatable)
   --out DIR           report directory (default fuzz-report)
   --json              print the agent-compliance JSON on stdout
   --replay R#ID[@T]   run exactly the shrunk counterexample of check ID in report R again

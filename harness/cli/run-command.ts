@@ -6,7 +6,8 @@ import { protocolIds, TokenError, DEFAULT_TOKEN } from '../token.js';
 import { isValidSeed, newSeed } from '../engine/rng.js';
 import { compileCheckGlobs } from '../engine/glob.js';
 import { EXIT, exitCodeFor } from '../engine/summarize.js';
-import { AddressPolicy, AllowHostError, findAddressRefusal, parseAllowHosts, type LookupFunction } from '../net/address-policy.js';
+import { AddressPolicy, type LookupFunction } from '../net/address-policy.js';
+import { allowHostFlags, refusedHost } from './address-flags.js';
 import type { CheckResult, RunResult } from '../engine/result.js';
 import { Redactor } from '../transport/redact.js';
 import { boundRun } from '../engine/bound.js';
@@ -138,13 +139,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     .filter(Boolean);
   if (v.suite !== undefined && !suites?.length) throw new UsageError('run: --suite needs at least one suite id');
   if (v['allow-gaps'] && v['require-full-coverage']) throw new UsageError('run: --allow-gaps and --require-full-coverage exclude each other');
-  const allowHosts = v['allow-host'] ?? [];
-  try {
-    parseAllowHosts(allowHosts);
-  } catch (e) {
-    if (e instanceof AllowHostError) throw new UsageError(`run: --allow-host: ${e.message}`);
-    throw e;
-  }
+  const allowHosts = allowHostFlags('run', v['allow-host']);
   let receiver: ReceiverTarget | undefined;
   try {
     receiver = receiverFromFlags(v);
@@ -210,24 +205,6 @@ export function reproduceCommand(a: RunArgs): string {
 
 function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:,*?=@%+-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
-}
-
-/**
- * Under --deny-private, check every host the user named before anything is sent: a refused one
- * ends the run with exit 3 and one line. The policy keeps what it resolved for the run itself.
- */
-async function refusedHost(policy: AddressPolicy, urls: readonly string[]): Promise<string | undefined> {
-  if (!policy.denyPrivate) return undefined;
-  for (const url of urls) {
-    try {
-      await policy.checkUrl(url);
-    } catch (e) {
-      const refused = findAddressRefusal(e);
-      // Anything else (a name that does not resolve) is the run's to report as unreachable.
-      if (refused) return `${refused.message}; nothing was sent (pass --allow-host ${refused.address ?? refused.host} to allow it)`;
-    }
-  }
-  return undefined;
 }
 
 export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<number> {

@@ -1,4 +1,5 @@
 /** How a fuzzed call's reply is judged: the reply problems no request may cause, and documented refusals. */
+import { judgeErrorWellFormed } from '../engine/kinds/expect/reply-status.js';
 import type { TaskReply } from '../transport/types.js';
 
 /** Codes a seller refuses bad input with: interface spec 7 (INVALID_REQUEST; RATE_LIMITED, retry later) and digest 3.2 rule 1 (VALIDATION_ERROR). */
@@ -18,6 +19,12 @@ export function replyProblem(reply: TaskReply): string | undefined {
     default:
       return `transport error (${f.kind}): ${f.message}`;
   }
+}
+
+/** Why a refusal is not in the error format of interface spec 7 ({code, message}; on MCP the JSON text of content[0].text); undefined when it is. */
+export function refusalShapeProblem(reply: TaskReply): string | undefined {
+  const j = judgeErrorWellFormed(reply, true);
+  return j.ok ? undefined : (j.message ?? 'the error is not well-formed');
 }
 
 export function short(value: unknown, max = 300): string {

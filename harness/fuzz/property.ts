@@ -29,6 +29,8 @@ export interface FuzzContext {
   nonce?: string;
   /** Idempotency keys materialised so far in this run (harness/fuzz/requests.ts). */
   keyCounter?: number;
+  /** The run's --auth-token, for properties that send calls without it or with a wrong one (never recorded). */
+  authToken?: string;
 }
 
 /** One fast-check run of a property: the seed, and for a replay the path of the failing case. */
@@ -66,5 +68,7 @@ export interface FuzzProperty {
   spec: { doc: 'interface-spec' | 'digest'; section: string; rule: string; anchor?: string };
   /** The tasks it runs against, one check each; undefined: one check for the whole property. */
   tasks?: readonly string[];
+  /** Why the property does not apply to this agent or run (reported not applicable); undefined: it applies. */
+  appliesTo?(ctx: FuzzContext): string | undefined;
   run(ctx: FuzzContext, opts: FuzzRunOptions, task?: string): Promise<PropertyOutcome>;
 }

@@ -11,8 +11,15 @@ import type { FuzzContext } from './property.js';
 import { validArbitrary, type Bindings, type Schema } from './schema-arbitrary.js';
 import { nearValidArbitrary, type NearValid } from './defects.js';
 import { DEFAULT_BRIEF } from '../../suites/setup/fixtures.js';
+import { protocolIds } from '../token.js';
 
-export const FUZZ_TASKS = ['get_products', 'create_media_buy', 'update_media_buy', 'get_media_buys'] as const;
+/** The fuzzed tasks, by the name of their request schema; `capabilities` is the token's capabilities task (wireTask). */
+export const FUZZ_TASKS = ['capabilities', 'get_products', 'create_media_buy', 'update_media_buy', 'get_media_buys'] as const;
+
+/** The task name on the wire: `capabilities` is `get_<token>_capabilities`. */
+export function wireTask(task: string, token: string): string {
+  return task === 'capabilities' ? protocolIds(token).capabilitiesTask : task;
+}
 
 /** Valid idempotency keys are generated as shapes and materialised per call (never reused). */
 const KEY_MARK = '\u0000fuzz-key:';
@@ -20,15 +27,16 @@ const KEY_SHAPES = ['uuid', 'min', 'max'] as const;
 
 let schemaCache: Map<string, Schema> | undefined;
 
-export function requestSchema(task: string): Schema {
-  schemaCache ??= new Map(
-    loadSchemaDocuments('proto')
-      .filter((d) => d.name.endsWith('-request'))
-      .map((d) => [d.name.slice(0, -'-request'.length), d.schema]),
-  );
-  const s = schemaCache.get(task);
-  if (!s) throw new Error(`no request schema for ${task} (fixtures/schemas/${task}-request.json)`);
+/** A schema of fixtures/schemas by file name (`get_products-request`, `push-notification-config`). */
+export function schemaNamed(name: string): Schema {
+  schemaCache ??= new Map(loadSchemaDocuments('proto').map((d) => [d.name, d.schema]));
+  const s = schemaCache.get(name);
+  if (!s) throw new Error(`no schema fixtures/schemas/${name}.json`);
   return s;
+}
+
+export function requestSchema(task: string): Schema {
+  return schemaNamed(`${task}-request`);
 }
 
 /** What a task needs from the run before it can be fuzzed; undefined when it has it. */

@@ -18,7 +18,7 @@ import { Redactor } from '../transport/redact.js';
 import type { CheckResult, RunResult, TransportInfo } from '../engine/result.js';
 import type { Fixtures } from '../../suites/setup/fixtures.js';
 import type { FuzzContext, FuzzProperty, PropertyOutcome } from './property.js';
-import { missingState } from './requests.js';
+import { missingState, wireTask } from './requests.js';
 import { findFuzzState } from './setup.js';
 import { fuzzCheck, fuzzRunResult, type FuzzCheckInput } from './report.js';
 
@@ -43,8 +43,26 @@ export interface FuzzOptions {
   reportFile: string;
   command: string;
   onCheck?: (c: CheckResult) => void;
+  /** Called once before the first check with the number of checks the run will report. */
+  onPlanned?: (total: number) => void;
+  /** The address policy of every connection (--deny-private); default: none refused. */
+  addressPolicy?: AddressPolicy;
   /** Instrumentation (the benchmark): every task call the run makes, before it is sent. */
   observe?: (task: string, args: Record<string, unknown>) => void;
+}
+
+/** The checks of one transport: each property once per task it names (narrowed by --task), or once. */
+function plannedChecks(o: FuzzOptions): number {
+  let n = 0;
+  for (const p of o.properties) {
+    for (const task of p.tasks ?? [undefined]) {
+      const checkId = task ? `${p.id}.${task}` : p.id;
+      if (o.replay && o.replay.checkId !== checkId) continue;
+      if (task && o.tasks && !o.tasks.includes(task) && !o.tasks.includes(wireTask(task, o.token))) continue;
+      n++;
+    }
+  }
+  return n;
 }
 
 /** The transport with every task call shown to `observe` first. */
@@ -84,7 +102,7 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
           totalTimeoutMs: timeoutMs,
           maxResponseBytes: DEFAULT_TRANSPORT_LIMITS.maxResponseBytes,
           capture: recorder,
-          addressPolicy: new AddressPolicy({}),
+          addressPolicy: o.addressPolicy ?? new AddressPolicy({}),
           credentialOrigins: namedUrls(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl }),
         },
         endpoints,
@@ -98,6 +116,7 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
   const nonce = randomBytes(10).toString('hex');
   const checks: CheckResult[] = [];
   const info: TransportInfo[] = [];
+  o.onPlanned?.(o.transports.length * plannedChecks(o));
   try {
     for (const transport of transports) {
       const state = await findFuzzState(transport, o.fixtures ?? {}, nonce, budget.signal);
@@ -121,16 +140,20 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
         tasks: state.tasks,
         runSeed: o.seed,
         nonce,
+        authToken: o.authToken,
       };
       for (const property of o.properties) {
         for (const task of property.tasks ?? [undefined]) {
           const checkId = task ? `${property.id}.${task}` : property.id;
           if (o.replay && o.replay.checkId !== checkId) continue;
-          if (task && o.tasks && !o.tasks.includes(task)) continue;
+          const wire = task && wireTask(task, o.token);
+          if (task && o.tasks && !o.tasks.includes(task) && !o.tasks.includes(wire as string)) continue;
           const input: FuzzCheckInput = { property, task, transport: transport.kind, notes: state.notes, reportFile: o.reportFile };
           const started = Date.now();
           let outcome: PropertyOutcome | { outcome: 'not_applicable' | 'gap'; message: string; gap?: string; not_run?: boolean };
-          if (task && !state.tasks.includes(task)) outcome = { outcome: 'not_applicable', message: `the agent does not list ${task}` };
+          const notApplicable = property.appliesTo?.(ctx);
+          if (task && !state.tasks.includes(wire as string)) outcome = { outcome: 'not_applicable', message: `the agent does not list ${wire}` };
+          else if (notApplicable) outcome = { outcome: 'not_applicable', message: notApplicable };
           else if (!state.account)
             outcome = { outcome: 'gap', gap: 'buyer account (--fixtures account)', message: `no account the seller accepts: ${state.notes.join('; ')}` };
           else if (task && missingState(task, ctx)) outcome = { outcome: 'gap', gap: 'run state', message: missingState(task, ctx) as string };

@@ -17,6 +17,7 @@ const TOKENS = [DEFAULT_TOKEN, 'adcp'];
 /** The schema set the assignment lists (records, task responses, webhooks, declarations). */
 const EXPECTED_SCHEMAS = [
   // Request schemas of the fuzzed tasks (harness/fuzz/requests.ts).
+  'capabilities-request',
   'get_products-request',
   'create_media_buy-request',
   'update_media_buy-request',

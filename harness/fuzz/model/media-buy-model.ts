@@ -66,10 +66,14 @@ export interface ModelState {
   idempotency: boolean;
   /** The agent offers comply_test_controller with force_media_buy_status (digest 4.6). */
   controller: boolean;
+  /** The declared replay_ttl_seconds, when the test controller can also advance_clock past it. */
+  replayTtlS?: number;
+  /** The clock was moved past the replay window: the sequence ends (commands-expiry.ts). */
+  aged?: boolean;
 }
 
-export function newModel(accounts: Record<string, unknown>[], baseBudget: number, idempotency = true, controller = false): ModelState {
-  return { buys: [], cache: new Map(), sent: [], failedKeys: [], accounts, baseBudget, idempotency, controller };
+export function newModel(accounts: Record<string, unknown>[], baseBudget: number, idempotency = true, controller = false, replayTtlS?: number): ModelState {
+  return { buys: [], cache: new Map(), sent: [], failedKeys: [], accounts, baseBudget, idempotency, controller, ...(replayTtlS ? { replayTtlS } : {}) };
 }
 
 export function accountKey(account: Record<string, unknown>): string {

@@ -11,7 +11,8 @@ import type { FuzzContext, FuzzProperty, FuzzRunOptions, PropertyOutcome } from 
 import { ConflictCmd, CreateCmd, OtherAccountCmd, ParallelCreateCmd, ReplayCmd, UpdateCmd } from './commands-change.js';
 import { ForceCmd } from './commands-controller.js';
 import { ListCmd, ReadCmd, RefusedCmd } from './commands-probe.js';
-import type { KeyChoice } from './execute.js';
+import type { Cmd, KeyChoice } from './execute.js';
+import { beforeAging, ExpiryCmd } from './commands-expiry.js';
 import { newModel } from './media-buy-model.js';
 import { type RealRun, RunAborted, sequenceAccounts } from './run-state.js';
 import { joinPath, splitPath } from './run-path.js';
@@ -26,7 +27,11 @@ const keyChoice: fc.Arbitrary<KeyChoice> = fc.oneof(
 );
 const revision = fc.constantFrom(undefined, 'current' as const, 'stale' as const);
 
-function commandArbs() {
+function commandArbs(): fc.Arbitrary<Cmd>[] {
+  return [...changeAndProbeArbs().map((a) => a.map(beforeAging)), fc.nat(15).map((i) => new ExpiryCmd(i))];
+}
+
+function changeAndProbeArbs(): fc.Arbitrary<Cmd>[] {
   const transitions = fc
     .tuple(fc.constantFrom('pause' as const, 'resume' as const, 'cancel' as const), revision, fc.nat(3), keyChoice)
     .map(([kind, rev, buy, k]) => new UpdateCmd({ kind, ...(rev ? { revision: rev } : {}) }, buy, k));
@@ -92,6 +97,9 @@ export const stateMachineModel: FuzzProperty = {
     const idempotency = payload[ctx.token]?.idempotency?.supported === true || payload.idempotency?.supported === true;
     const scenarios = (caps.payload as { compliance_testing?: { scenarios?: unknown } } | undefined)?.compliance_testing?.scenarios;
     const controller = listed.includes('comply_test_controller') && Array.isArray(scenarios) && scenarios.includes('force_media_buy_status');
+    const ttl = (payload[ctx.token]?.idempotency ?? payload.idempotency) as { replay_ttl_seconds?: unknown } | undefined;
+    const canAge = listed.includes('comply_test_controller') && Array.isArray(scenarios) && scenarios.includes('advance_clock');
+    const replayTtlS = canAge && typeof ttl?.replay_ttl_seconds === 'number' && ttl.replay_ttl_seconds > 0 ? ttl.replay_ttl_seconds : undefined;
     const nonce = randomBytes(4).toString('hex');
     const seedTag = (opts.seed >>> 0).toString(36);
     const baseBudget = Math.max(5000, Math.ceil(ctx.product.min_budget ?? 0));
@@ -108,7 +116,7 @@ export const stateMachineModel: FuzzProperty = {
         const { accounts, private: privateAccounts } = sequenceAccounts(ctx, tag);
         // Every sequence starts from one created buy (the first command of its counterexample).
         const setup = async () => {
-          const model = newModel(accounts, baseBudget, idempotency, controller);
+          const model = newModel(accounts, baseBudget, idempotency, controller, replayTtlS);
           const real: RealRun = { ctx, prefix: `pcfz.${tag}`, counter: 0, privateAccounts };
           await new CreateCmd(0, { fresh: true }).run(model, real);
           return { model, real };

@@ -1,12 +1,13 @@
 /**
  * `fuzz.errors.near-valid-refused.<task>`: a request with exactly one defect the spec states
  * (harness/fuzz/defects.ts) is refused as a task error with a documented code (interface spec 7:
- * INVALID_REQUEST for bad input), never accepted, never a transport error, a 5xx, a non-JSON body
- * or a timeout.
+ * INVALID_REQUEST for bad input) in the error format of spec 7 ({code, message}; on MCP the JSON
+ * text of content[0].text), never accepted, never a transport error, a 5xx, a non-JSON body or a
+ * timeout.
  */
-import { REFUSAL_CODES, replyProblem, short } from '../judge.js';
+import { REFUSAL_CODES, refusalShapeProblem, replyProblem, short } from '../judge.js';
 import type { FuzzProperty } from '../property.js';
-import { FUZZ_TASKS, materializeKeys, nearValidRequests } from '../requests.js';
+import { FUZZ_TASKS, materializeKeys, nearValidRequests, wireTask } from '../requests.js';
 import { checkProperty } from '../run-property.js';
 
 export const nearValidRefused: FuzzProperty = {
@@ -25,7 +26,7 @@ export const nearValidRefused: FuzzProperty = {
       arbitrary: nearValidRequests(t, ctx),
       async predicate({ request, defect }) {
         const sent = materializeKeys(request, ctx);
-        const reply = await ctx.transport.call(t, sent, { signal: ctx.signal });
+        const reply = await ctx.transport.call(wireTask(t, ctx.token), sent, { signal: ctx.signal });
         const what = `${defect.kind} at ${defect.pointer}${'value' in defect ? ` (${short(defect.value, 60)})` : ''}`;
         const problem = replyProblem(reply);
         if (problem) return { violation: `${t} with ${what}: ${problem}`, exchanges: reply.exchanges };
@@ -37,6 +38,8 @@ export const nearValidRefused: FuzzProperty = {
             exchanges: reply.exchanges,
           };
         }
+        const shape = refusalShapeProblem(reply);
+        if (shape) return { violation: `${t} with ${what} was refused, but ${shape}`, exchanges: reply.exchanges };
         return {};
       },
     });

@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { createSchemaValidator } from '../../schemas/validator.js';
 import { replyProblem, short } from '../judge.js';
 import type { FuzzProperty } from '../property.js';
-import { FUZZ_TASKS, materializeKeys, validRequests, withStateChange } from '../requests.js';
+import { FUZZ_TASKS, materializeKeys, validRequests, wireTask, withStateChange } from '../requests.js';
 import { checkProperty } from '../run-property.js';
 
 export const validAccepted: FuzzProperty = {
@@ -27,18 +27,19 @@ export const validAccepted: FuzzProperty = {
       arbitrary: validRequests(t, ctx),
       async predicate(request) {
         const sent = materializeKeys(withStateChange(t, request, ctx), ctx);
-        const reply = await ctx.transport.call(t, sent, { signal: ctx.signal });
+        const wire = wireTask(t, ctx.token);
+        const reply = await ctx.transport.call(wire, sent, { signal: ctx.signal });
         const fail = (violation: string) => ({ violation: `${t}: ${violation}`, exchanges: reply.exchanges });
         const problem = replyProblem(reply);
         if (problem) return fail(problem);
         if (reply.isError) return fail(`a valid request was refused: ${reply.error?.code ?? '(no code)'} ${short(reply.error?.message ?? reply.payload, 200)}`);
         if (t === 'update_media_buy' && ctx.mediaBuy) ctx.mediaBuy.paused = sent.paused === true;
         const payload = reply.payload as Record<string, unknown> | undefined;
-        if (schemas.hasTaskSchema(t)) {
-          const verdict = schemas.validateTaskResponse(t, payload);
+        if (schemas.hasTaskSchema(wire)) {
+          const verdict = schemas.validateTaskResponse(wire, payload);
           if (!verdict.valid) {
             const errs = verdict.errors.slice(0, 3).map((e) => `${e.pointer || '/'} ${e.message}`);
-            return fail(`the answer is not valid against ${schemas.taskSchemaName(t)}: ${errs.join('; ')}`);
+            return fail(`the answer is not valid against ${schemas.taskSchemaName(wire)}: ${errs.join('; ')}`);
           }
         }
         // Compared as JSON (what went over the wire): generated objects may have another prototype.

@@ -1,5 +1,6 @@
 /** Expectations on how the agent answered: success, task error, refusal, crash. */
-import type { ExpectationKind } from '../types.js';
+import type { TaskReply } from '../../../transport/types.js';
+import type { ExpectationKind, Judgement } from '../types.js';
 import { describeReply } from '../types.js';
 import { OK, short } from './util.js';
 
@@ -97,32 +98,40 @@ export const errorWellFormed: ExpectationKind = {
   evaluate(exp, subject) {
     const r = subject.reply;
     if (!r) return { ok: false, message: 'no reply to judge' };
-    // The format is judged even when the agent forgot the error flag (is_error judges the flag).
-    const flagless = !r.error && !r.failure && r.payloadSource !== 'none' ? errorLike(r.payload) : undefined;
-    if (!r.error && !flagless) return { ok: false, message: `expected an error object {code, message}, got ${describeReply(r)}` };
-    const raw = (r.error ? r.error.raw : r.payload) as Record<string, unknown> | undefined;
-    const code = raw && typeof raw === 'object' ? raw.code : undefined;
-    const message = raw && typeof raw === 'object' ? raw.message : undefined;
-    if (typeof code !== 'string' || code.length < 1 || code.length > 64 || typeof message !== 'string') {
-      return {
-        ok: false,
-        message: 'the error is not a JSON object with string code (1-64 chars) and string message',
-        expected: { code: 'string', message: 'string' },
-        actual: raw,
-      };
-    }
-    if (exp.json_text && r.transport === 'mcp' && r.error && r.error.source !== 'is_error_text') {
-      return {
-        ok: false,
-        message: `the error object is not the JSON text of content[0].text (found in ${r.error.source})`,
-        expected: 'content[0].text = JSON {code, message}',
-        actual: r.error?.source,
-        pointer: '/result/content/0/text',
-      };
-    }
-    return OK;
+    return judgeErrorWellFormed(r, exp.json_text === true);
   },
 };
+
+/**
+ * The error object of a reply is `{code, message}` (string code of 1-64 characters, string
+ * message) and, with `jsonText` on MCP, the JSON text of content[0].text (interface spec 7). The
+ * format is judged even when the agent forgot the error flag (is_error judges the flag).
+ */
+export function judgeErrorWellFormed(r: TaskReply, jsonText: boolean): Judgement {
+  const flagless = !r.error && !r.failure && r.payloadSource !== 'none' ? errorLike(r.payload) : undefined;
+  if (!r.error && !flagless) return { ok: false, message: `expected an error object {code, message}, got ${describeReply(r)}` };
+  const raw = (r.error ? r.error.raw : r.payload) as Record<string, unknown> | undefined;
+  const code = raw && typeof raw === 'object' ? raw.code : undefined;
+  const message = raw && typeof raw === 'object' ? raw.message : undefined;
+  if (typeof code !== 'string' || code.length < 1 || code.length > 64 || typeof message !== 'string') {
+    return {
+      ok: false,
+      message: 'the error is not a JSON object with string code (1-64 chars) and string message',
+      expected: { code: 'string', message: 'string' },
+      actual: raw,
+    };
+  }
+  if (jsonText && r.transport === 'mcp' && r.error && r.error.source !== 'is_error_text') {
+    return {
+      ok: false,
+      message: `the error object is not the JSON text of content[0].text (found in ${r.error.source})`,
+      expected: 'content[0].text = JSON {code, message}',
+      actual: r.error?.source,
+      pointer: '/result/content/0/text',
+    };
+  }
+  return OK;
+}
 
 export const errorMessage: ExpectationKind = {
   name: 'error_message',
@@ -156,26 +165,30 @@ export const authRefused: ExpectationKind = {
   evaluate(exp, subject) {
     const r = subject.reply;
     if (!r) return { ok: false, message: 'no reply to judge' };
-    const codes = (exp.allowed_codes as string[] | undefined) ?? ['UNAUTHORIZED'];
-    const status = r.failure?.httpStatus;
-    if (r.failure?.kind === 'http_status' && (status === 401 || status === 403)) return OK;
-    if (r.error && codes.includes(r.error.code)) return OK;
-    if (r.ok && !r.isError) {
-      return {
-        ok: false,
-        message: 'the agent answered the call normally without valid credentials',
-        expected: `HTTP 401 or error ${codes.join('/')}`,
-        actual: { status: r.status },
-      };
-    }
-    return {
-      ok: false,
-      message: `expected HTTP 401 or error ${codes.join('/')}, got ${describeReply(r)}`,
-      expected: `HTTP 401 or error ${codes.join('/')}`,
-      actual: r.error?.raw ?? r.failure,
-    };
+    return judgeAuthRefused(r, (exp.allowed_codes as string[] | undefined) ?? ['UNAUTHORIZED']);
   },
 };
+
+/** A call without valid credentials is refused: HTTP 401 / 403, or a task error with one of `codes` (interface spec 5). */
+export function judgeAuthRefused(r: TaskReply, codes: readonly string[] = ['UNAUTHORIZED']): Judgement {
+  const status = r.failure?.httpStatus;
+  if (r.failure?.kind === 'http_status' && (status === 401 || status === 403)) return OK;
+  if (r.error && codes.includes(r.error.code)) return OK;
+  if (r.ok && !r.isError) {
+    return {
+      ok: false,
+      message: 'the agent answered the call normally without valid credentials',
+      expected: `HTTP 401 or error ${codes.join('/')}`,
+      actual: { status: r.status },
+    };
+  }
+  return {
+    ok: false,
+    message: `expected HTTP 401 or error ${codes.join('/')}, got ${describeReply(r)}`,
+    expected: `HTTP 401 or error ${codes.join('/')}`,
+    actual: r.error?.raw ?? r.failure,
+  };
+}
 
 export const wellFormed: ExpectationKind = {
   name: 'well_formed',
@@ -183,20 +196,25 @@ export const wellFormed: ExpectationKind = {
   evaluate(_exp, subject) {
     const r = subject.reply;
     if (!r) return { ok: false, message: 'no reply to judge' };
-    if (r.failure) return { ok: false, message: `expected a task result or a well-formed task error, got ${describeReply(r)}`, actual: r.failure };
-    // A2A: a failed task without a {code, message} object (e.g. an SDK's "Agent execution error"
-    // text after a crash) is not flagged isError by the transport, but it is no well-formed error.
-    if (r.isError || (r.transport === 'a2a' && r.status === 'failed')) {
-      const raw = r.error?.raw as Record<string, unknown> | undefined;
-      if (!raw || typeof raw.code !== 'string' || !raw.code || typeof raw.message !== 'string') {
-        return {
-          ok: false,
-          message: `the ${r.isError ? 'error reply' : 'failed task'} is not a well-formed {code, message} object`,
-          expected: { code: 'string', message: 'string' },
-          actual: r.error?.raw ?? r.payload ?? r.text,
-        };
-      }
-    }
-    return OK;
+    return judgeWellFormed(r);
   },
 };
+
+/** A task result or a well-formed task error; never a crash, a 5xx or a protocol error. */
+export function judgeWellFormed(r: TaskReply): Judgement {
+  if (r.failure) return { ok: false, message: `expected a task result or a well-formed task error, got ${describeReply(r)}`, actual: r.failure };
+  // A2A: a failed task without a {code, message} object (e.g. an SDK's "Agent execution error"
+  // text after a crash) is not flagged isError by the transport, but it is no well-formed error.
+  if (r.isError || (r.transport === 'a2a' && r.status === 'failed')) {
+    const raw = r.error?.raw as Record<string, unknown> | undefined;
+    if (!raw || typeof raw.code !== 'string' || !raw.code || typeof raw.message !== 'string') {
+      return {
+        ok: false,
+        message: `the ${r.isError ? 'error reply' : 'failed task'} is not a well-formed {code, message} object`,
+        expected: { code: 'string', message: 'string' },
+        actual: r.error?.raw ?? r.payload ?? r.text,
+      };
+    }
+  }
+  return OK;
+}
