@@ -184,6 +184,7 @@ describe('proto-comply fuzz against mock sellers', () => {
       'fuzz.errors.push-config-well-formed.get_products pass',
       'fuzz.errors.auth-refused pass',
       'fuzz.model.media-buy pass',
+      'fuzz.model.valid-actions pass',
       'fuzz.signatures.mutation-refused pass',
     ]);
     expect(doc.command).toBe('npx proto-comply fuzz --transport mcp --task get_products --runs 30 --seed 3');

@@ -116,6 +116,23 @@ export function defectSites(schema: Schema, root: Schema = schema, pointer = '')
   return out.filter((site) => site.values === 'delete' || site.values.length > 0);
 }
 
+/** Defects whose refusal the spec leaves open: at or under `pointer` (`*` for any), of `kinds` (default every kind). */
+export interface OpenDefect {
+  pointer: string;
+  kinds?: readonly string[];
+}
+
+function isOpen(site: Site, open: readonly OpenDefect[]): boolean {
+  return open.some(
+    (o) => (o.pointer === '*' || site.pointer === o.pointer || site.pointer.startsWith(`${o.pointer}/`)) && (!o.kinds || o.kinds.includes(site.kind)),
+  );
+}
+
+/** The defect sites of `schema` but the open ones (a refusal the spec leaves open). */
+export function statedSites(schema: Schema, open: readonly OpenDefect[] = []): Site[] {
+  return defectSites(schema).filter((site) => !isOpen(site, open));
+}
+
 /** `/packages/0/budget` → the pointers that must exist for it: `/packages`, `/packages/0`, `/packages/0/budget`. */
 function pathOf(pointer: string): Set<string> {
   const parts = pointer.split('/').slice(1);
@@ -156,9 +173,12 @@ export function nearValidArbitrary(
   schema: Schema,
   bindings: Bindings = {},
   finish: (request: Record<string, unknown>) => Record<string, unknown> = (r) => r,
+  open: readonly OpenDefect[] = [],
 ): fc.Arbitrary<NearValid> {
+  const stated = statedSites(schema, open);
+  if (stated.length === 0) throw new Error('the request schema states no defect whose refusal the spec requires');
   // Top-level members (the task's own arguments, the idempotency key) weigh more than nested ones.
-  const sites = defectSites(schema).map((site) => ({
+  const sites = stated.map((site) => ({
     weight: site.pointer.split('/').length === 2 ? 3 : 1,
     arbitrary:
       site.values === 'delete' ? fc.constant({ site, value: undefined as unknown }) : fc.constantFrom(...site.values).map((value) => ({ site, value })),

@@ -14,6 +14,8 @@ export interface FuzzContext {
   token: string;
   /** An account reference the agent accepts (interface spec 2.5a), fresh for this run. */
   account: Record<string, unknown>;
+  /** Another account of the same buyer (the fixtures' second_account), for the per-account key scope. */
+  secondAccount?: Record<string, unknown>;
   /** A product and pricing option the agent offers, for creates; absent when it offers none. */
   product?: { product_id: string; pricing_option_id: string; currency?: string; min_budget?: number };
   /** Aborts when the run's budget runs out; a property stops and reports what it has. */
@@ -31,6 +33,8 @@ export interface FuzzContext {
   keyCounter?: number;
   /** The run's --auth-token, for properties that send calls without it or with a wrong one (never recorded). */
   authToken?: string;
+  /** The fixtures' extra arguments per task, which the run's transport puts under every call of the task. */
+  taskArgs?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 /** One fast-check run of a property: the seed, and for a replay the path of the failing case. */

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { loadSchemaDocuments } from '../schemas/loader.js';
 import type { FuzzContext } from './property.js';
 import { validArbitrary, type Bindings, type Schema } from './schema-arbitrary.js';
-import { nearValidArbitrary, type NearValid } from './defects.js';
+import { nearValidArbitrary, type NearValid, type OpenDefect, statedSites } from './defects.js';
 import { DEFAULT_BRIEF } from '../../suites/setup/fixtures.js';
 import { protocolIds } from '../token.js';
 
@@ -52,6 +52,12 @@ export function taskBindings(task: string, ctx: FuzzContext): Bindings {
     '/idempotency_key': fc.constantFrom(...KEY_SHAPES).map((shape) => `${KEY_MARK}${shape}`),
   };
   if (ctx.brand) b['/brand'] = fc.constant(ctx.brand);
+  // Spec 4.3 names refine actions by example only (`more_like_this`): the vocabulary is the seller's, so the example is sent.
+  if (task === 'get_products') {
+    b['/refine/*/action'] = fc.constant('more_like_this');
+    // An `ask` is natural language (spec 4.3): whether an empty one means anything the spec leaves open.
+    b['/refine/*/ask'] = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 60 }).filter((t) => t.trim().length > 0);
+  }
   if (task === 'create_media_buy' && ctx.product) {
     b['/packages/*/product_id'] = fc.constant(ctx.product.product_id);
     b['/packages/*/pricing_option_id'] = fc.constant(ctx.product.pricing_option_id);
@@ -67,9 +73,31 @@ export function validRequests(task: string, ctx: FuzzContext): fc.Arbitrary<Reco
   return validArbitrary(requestSchema(task), taskBindings(task, ctx)).map((r) => consistent(task, r as Record<string, unknown>, ctx));
 }
 
+/**
+ * Defects the schema can express but whose refusal the spec leaves open, so they are never
+ * near-valid cases: a malformed `context` (spec 4.3 says the seller echoes it, not that it refuses
+ * a malformed one); the syntax of a host name (spec 4.3 names a `domain`, not the syntax a seller
+ * must refuse); a budget of zero or less (spec 4.3 says a number); and the key format on reads
+ * (digest 3.1: reads may omit the key; the format binds the mutating requests that require it, and
+ * refusing low-entropy keys is a SHOULD).
+ */
+const OPEN_DEFECTS: Record<string, readonly OpenDefect[]> = {
+  '*': [{ pointer: '/context' }, { pointer: '*', kinds: ['malformed-host'] }],
+  create_media_buy: [{ pointer: '/packages/0/budget', kinds: ['out-of-range'] }],
+  get_products: [{ pointer: '/idempotency_key' }],
+  get_media_buys: [{ pointer: '/idempotency_key' }],
+};
+
+function openDefects(task: string): OpenDefect[] {
+  return [...OPEN_DEFECTS['*'], ...(OPEN_DEFECTS[task] ?? [])];
+}
+
+/** The tasks with at least one defect whose refusal the spec requires (the capabilities task takes no parameters). */
+export const NEAR_VALID_TASKS = FUZZ_TASKS.filter((t) => statedSites(requestSchema(t), openDefects(t)).length > 0);
+
 /** Near-valid requests of a task: a valid one (validRequests) with one defect the schema states. */
 export function nearValidRequests(task: string, ctx: FuzzContext): fc.Arbitrary<NearValid> {
-  return nearValidArbitrary(requestSchema(task), taskBindings(task, ctx), (r) => consistent(task, r, ctx));
+  return nearValidArbitrary(requestSchema(task), taskBindings(task, ctx), (r) => consistent(task, r, ctx), openDefects(task));
 }
 
 /** An update must change something the state allows: pause an active buy, resume a paused one (digest 4.2). Set per call. */
@@ -78,20 +106,26 @@ export function withStateChange(task: string, request: Record<string, unknown>, 
 }
 
 /**
- * What the schema cannot say: a brief-mode request has a brief and a refine-mode one a
+ * What the schema cannot say: a request names its buying_mode, a brief-mode request has a brief and a refine-mode one a
  * refinement (spec 4.3), a product-scope refinement names a product (spec 4.3), a flight ends
  * after it starts.
  */
 function consistent(task: string, request: Record<string, unknown>, ctx: FuzzContext): Record<string, unknown> {
   if (task === 'get_products') {
     const r = { ...request };
+    // Spec 4.3 lists buying_mode with no word of it being optional: a valid request names one.
+    if (r.buying_mode === undefined) r.buying_mode = 'brief';
     if (r.buying_mode === 'brief' && (typeof r.brief !== 'string' || !r.brief.trim())) r.brief = DEFAULT_BRIEF;
+    if (typeof r.brief === 'string' && !r.brief.trim()) delete r.brief; // an empty brief in refine mode: open, so not sent
     if (r.buying_mode === 'refine' && !(Array.isArray(r.refine) && r.refine.length)) r.refine = [{ scope: 'request', ask: 'more like this' }];
     if (Array.isArray(r.refine) && r.refine.length === 0) delete r.refine;
     if (Array.isArray(r.refine)) {
+      // The spec's one action (`more_like_this`) is about a product: request-scope items carry only their ask.
       r.refine = r.refine.map((x: Record<string, unknown>) => {
-        const { product_id: _p, ...rest } = x;
-        return x.scope === 'product' && ctx.product ? { ...rest, product_id: ctx.product.product_id } : { ...rest, scope: 'request' };
+        const { product_id: _p, action: _a, ...rest } = x;
+        return x.scope === 'product' && ctx.product
+          ? { ...rest, product_id: ctx.product.product_id, ...(x.action !== undefined ? { action: x.action } : {}) }
+          : { ...rest, scope: 'request' };
       });
     }
     return r;

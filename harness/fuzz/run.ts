@@ -65,16 +65,22 @@ function plannedChecks(o: FuzzOptions): number {
   return n;
 }
 
-/** The transport with every task call shown to `observe` first. */
-function observed(t: Transport, observe: FuzzOptions['observe']): Transport {
-  if (!observe) return t;
+/**
+ * The transport as the run calls it: the fixtures' extra arguments of a task (`tasks:` in
+ * --fixtures, what a seller needs beyond the spec) under every call of it, as `run` sends them,
+ * and every call shown to `observe` first.
+ */
+function fuzzTransport(t: Transport, taskArgs: Fixtures['tasks'], observe: FuzzOptions['observe']): Transport {
+  if (!observe && !taskArgs) return t;
   return {
     kind: t.kind,
     endpoint: t.endpoint,
     open: (signal) => t.open(signal),
     listTasks: (signal) => t.listTasks(signal),
-    call: (task, args, options) => {
-      observe(task, args);
+    call: (task, given, options) => {
+      const extra = taskArgs?.[task];
+      const args = extra ? { ...extra, ...given } : given;
+      observe?.(task, args);
       return t.call(task, args, options);
     },
     getTask: (id, options) => t.getTask(id, options),
@@ -91,7 +97,7 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
   const endpoints = resolveEndpoints(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl });
   const timeoutMs = Math.round((o.timeoutS ?? 10) * 1000);
   const transports: Transport[] = o.transports.map((kind) =>
-    observed(
+    fuzzTransport(
       createTransport(
         kind,
         {
@@ -107,6 +113,7 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
         },
         endpoints,
       ),
+      o.fixtures?.tasks,
       o.observe,
     ),
   );
@@ -133,6 +140,7 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
         transport,
         token: o.token,
         account: state.account ?? {},
+        ...(o.fixtures?.second_account ? { secondAccount: o.fixtures.second_account as unknown as Record<string, unknown> } : {}),
         product: state.product,
         signal: budget.signal,
         brand: state.brand,
@@ -141,6 +149,7 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
         runSeed: o.seed,
         nonce,
         authToken: o.authToken,
+        ...(o.fixtures?.tasks ? { taskArgs: o.fixtures.tasks } : {}),
       };
       for (const property of o.properties) {
         for (const task of property.tasks ?? [undefined]) {

@@ -4,7 +4,9 @@
  * child processes on loopback. For each, the committed table beside this file lists every
  * non-pass with the spec line it rests on, and the run must match it exactly: no harness error,
  * get_products and create_media_buy pass in setup (so nothing is blocked by what we sent), and on
- * the hybrid seller MCP and A2A agree check by check.
+ * the hybrid seller MCP and A2A agree check by check. Then `proto-comply fuzz` with every
+ * property: its non-passes must be exactly those of the fuzz-*.md table beside this file, so the
+ * fuzzer reports on these sellers nothing the spec does not state.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,6 +14,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { certify } from '../../harness/certify.js';
+import { FUZZ_PROPERTIES } from '../../harness/fuzz/properties/index.js';
+import { runFuzz, type FuzzOptions } from '../../harness/fuzz/run.js';
 import type { RunResult } from '../../harness/engine/result.js';
 import { loadFixtures } from '../setup/fixtures.js';
 
@@ -125,9 +129,25 @@ function commonExpectations(run: () => RunResult, table: string, transports: str
   });
 }
 
+/** `proto-comply fuzz` with every property against the seller, after its `run` (the fuzzer books buys of its own). */
+function fuzzSeller(o: Pick<FuzzOptions, 'agentUrl' | 'a2aUrl' | 'transports' | 'authToken' | 'fixtures'>): Promise<RunResult> {
+  return runFuzz({ ...o, token: 'adcp', seed: 5, runs: 40, properties: FUZZ_PROPERTIES, reportFile: 'fuzz-report/agent-compliance.json', command: 'test' });
+}
+
+function fuzzExpectations(fuzz: () => RunResult, table: string) {
+  it(`fuzz: has exactly the non-passes listed in ${table}, each failure shrunk with its replay command`, () => {
+    expect(nonPasses(fuzz())).toEqual(tableRows(table));
+    for (const c of fuzz().checks.filter((x) => x.outcome === 'fail' || x.outcome === 'warn')) {
+      expect(c.evidence?.notes?.[0], `${c.transport} ${c.check_id}`).toMatch(/^replay: npx proto-comply fuzz --replay /);
+      expect((c.evidence?.actual as { fuzz?: { counterexample?: unknown } }).fuzz?.counterexample, c.check_id).toBeDefined();
+    }
+  });
+}
+
 describe('@adcp/sdk example: sales-non-guaranteed adapter with its mock upstream (MCP)', () => {
   let seller: Launched | undefined;
   let run: RunResult;
+  let fuzz: RunResult;
 
   beforeAll(async () => {
     seller = await launch('non-guaranteed.mjs');
@@ -139,16 +159,19 @@ describe('@adcp/sdk example: sales-non-guaranteed adapter with its mock upstream
       authToken: seller.facts.token,
       concurrency: 4,
     });
-  }, 150_000);
+    fuzz = await fuzzSeller({ agentUrl: seller.facts.mcp, transports: ['mcp'], authToken: seller.facts.token });
+  }, 210_000);
 
   afterAll(() => stop(seller));
 
   commonExpectations(() => run, 'non-guaranteed.md', ['mcp']);
+  fuzzExpectations(() => fuzz, 'fuzz-non-guaranteed.md');
 });
 
 describe('@adcp/sdk example: hybrid mock seller over MCP and A2A', () => {
   let seller: Launched | undefined;
   let run: RunResult;
+  let fuzz: RunResult;
 
   beforeAll(async () => {
     seller = await launch('hybrid.mjs');
@@ -161,11 +184,18 @@ describe('@adcp/sdk example: hybrid mock seller over MCP and A2A', () => {
       fixtures: loadFixtures(join(here, 'hybrid.fixtures.yaml')),
       concurrency: 4,
     });
-  }, 150_000);
+    fuzz = await fuzzSeller({
+      agentUrl: seller.facts.mcp,
+      a2aUrl: seller.facts.card,
+      transports: ['mcp', 'a2a'],
+      fixtures: loadFixtures(join(here, 'hybrid.fixtures.yaml')),
+    });
+  }, 210_000);
 
   afterAll(() => stop(seller));
 
   commonExpectations(() => run, 'hybrid.md', ['mcp', 'a2a']);
+  fuzzExpectations(() => fuzz, 'fuzz-hybrid.md');
 
   /** Where the seller itself differs between its transports (the table says how). */
   const SELLER_DIFFERS = new Set(['capabilities.tasks.listed']);

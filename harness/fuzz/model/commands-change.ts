@@ -160,7 +160,7 @@ export class ParallelCreateCmd implements Cmd {
     const body = fresh[0]!;
     const status = statusOf(what, body);
     if (typeof status !== 'string' || !CREATE_STATES.includes(status)) throw new ModelViolation(`${what}: a created buy is in ${JSON.stringify(status)}`);
-    expectBuy(what, body, status as BuyModel['status'], 1);
+    expectBuy(what, body, status as BuyModel['status'], 1, m);
     const pkg = (body.packages as Record<string, unknown>[] | undefined)?.[0]?.package_id;
     m.buys.push({
       id: ids[0] as string,

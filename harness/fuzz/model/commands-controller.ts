@@ -46,7 +46,7 @@ export class ForceCmd implements Cmd {
     const revision = found.revision;
     if (typeof revision !== 'number' || revision < b.revision)
       throw new ModelViolation(`${what}: revision ${JSON.stringify(revision)} after a forced move, it was ${b.revision}`);
-    expectBuy(what, found, this.target, revision);
+    expectBuy(what, found, this.target, revision, m);
     b.status = this.target;
     b.revision = revision;
   }

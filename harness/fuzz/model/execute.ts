@@ -104,7 +104,7 @@ export async function execute(m: ModelState, r: RealRun, what: string, task: str
     if (typeof status !== 'string' || !states.includes(status))
       throw new ModelViolation(`${what}: a created buy is in ${JSON.stringify(status)}, expected one of ${states.join(', ')}`);
     if (body.revision !== 1) throw new ModelViolation(`${what}: a created buy has revision ${JSON.stringify(body.revision)}, expected 1`);
-    expectBuy(what, body, status as BuyModel['status'], 1);
+    expectBuy(what, body, status as BuyModel['status'], 1, m);
     const pkg = (body.packages as Record<string, unknown>[] | undefined)?.[0]?.package_id;
     const budget = (args.packages as Record<string, unknown>[])[0]!.budget as number;
     m.buys.push({
@@ -129,7 +129,7 @@ export async function execute(m: ModelState, r: RealRun, what: string, task: str
   }
   const body = expectSuccess(what, reply);
   expectFresh(what, body);
-  expectBuy(what, body, expect.status, expect.revision);
+  expectBuy(what, body, expect.status, expect.revision, m);
   const buy = m.buys[buyIdx]!;
   buy.status = expect.status;
   buy.revision = expect.revision;

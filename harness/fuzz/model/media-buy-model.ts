@@ -70,6 +70,8 @@ export interface ModelState {
   replayTtlS?: number;
   /** The clock was moved past the replay window: the sequence ends (commands-expiry.ts). */
   aged?: boolean;
+  /** valid_actions is judged (fuzz.model.valid-actions, SHOULD); the MUST property leaves it out. */
+  validActions?: boolean;
 }
 
 export function newModel(accounts: Record<string, unknown>[], baseBudget: number, idempotency = true, controller = false, replayTtlS?: number): ModelState {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockContext, openMockContext } from '../testing/mock-context.js';
-import { stateMachineModel } from './media-buy-property.js';
+import { stateMachineModel, validActionsModel } from './media-buy-property.js';
 
 describe('fuzz.model.media-buy against the reference mock', () => {
   let m: MockContext;
@@ -22,6 +22,12 @@ describe('fuzz.model.media-buy against the reference mock', () => {
     );
     expect(out.outcome).toBe('pass');
     expect(out.runs).toBe(80);
+  });
+
+  it('fuzz.model.valid-actions passes with a fixed seed, every sequence judged to its end', async () => {
+    const out = await validActionsModel.run(m.ctx, { seed: 1303, numRuns: 60 });
+    expect(out.outcome, out.message).toBe('pass');
+    expect(out.message ?? '').not.toMatch(/ended at a disagreement/);
   });
 
   it('stops at the run budget without reporting a violation', async () => {

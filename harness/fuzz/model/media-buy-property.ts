@@ -14,10 +14,12 @@ import { ListCmd, ReadCmd, RefusedCmd } from './commands-probe.js';
 import type { Cmd, KeyChoice } from './execute.js';
 import { beforeAging, ExpiryCmd } from './commands-expiry.js';
 import { newModel } from './media-buy-model.js';
+import { ModelViolation, ValidActionsViolation } from './reply-checks.js';
 import { type RealRun, RunAborted, sequenceAccounts } from './run-state.js';
 import { joinPath, splitPath } from './run-path.js';
 
 export const MODEL_CHECK_ID = 'fuzz.model.media-buy';
+export const VALID_ACTIONS_CHECK_ID = 'fuzz.model.valid-actions';
 export const MAX_COMMANDS = 14;
 const REQUIRED_TASKS = ['create_media_buy', 'update_media_buy', 'get_media_buys'];
 
@@ -74,78 +76,118 @@ export function ranCommands(rendered: string): { commands: string[]; replayPath?
   return { commands: list ? list.split(',') : [], ...(m ? { replayPath: m[1] } : {}) };
 }
 
-export const stateMachineModel: FuzzProperty = {
-  id: MODEL_CHECK_ID,
-  title: 'media-buy state and replay cache agree with the model over random command sequences',
-  level: 'MUST',
-  spec: {
-    doc: 'digest',
-    section: '4',
-    rule: 'status, revision, valid_actions and refusals follow the state machine (digest 4.2-4.5); replays and conflicts follow idempotency (digest 3.2)',
+/**
+ * The model as a property. `validActions` off: the MUST rules (status, revision, refusals,
+ * replays). On: only valid_actions (SHOULD, digest 4.3) is judged; a sequence that breaks a MUST
+ * rule first ends there without a verdict, since that rule is the other property's to report.
+ */
+function modelProperty(
+  def: Pick<FuzzProperty, 'id' | 'title' | 'level' | 'spec'>,
+  validActions: boolean,
+): FuzzProperty & { run(ctx: FuzzContext, opts: FuzzRunOptions): Promise<PropertyOutcome> } {
+  return { ...def, run: (ctx, opts) => runModel(def.id, validActions, ctx, opts) };
+}
+
+export const stateMachineModel = modelProperty(
+  {
+    id: MODEL_CHECK_ID,
+    title: 'media-buy state and replay cache agree with the model over random command sequences',
+    level: 'MUST',
+    spec: {
+      doc: 'digest',
+      section: '4',
+      rule: 'status, revision and refusals follow the state machine (digest 4.2-4.5); replays and conflicts follow idempotency (digest 3.2)',
+    },
   },
-  async run(ctx: FuzzContext, opts: FuzzRunOptions): Promise<PropertyOutcome> {
-    const base = { check_id: MODEL_CHECK_ID, seed: opts.seed };
-    const gap = (message: string): PropertyOutcome => ({ ...base, outcome: 'gap', runs: 0, message });
-    if (!ctx.product) return gap('the agent offers no product with a pricing option to create a buy of');
-    const listed = (await ctx.transport.listTasks(ctx.signal)).names;
-    const missing = REQUIRED_TASKS.filter((t) => !listed.includes(t));
-    if (missing.length > 0) return gap(`the agent does not list ${missing.join(', ')}, which the media-buy model drives`);
-    const caps = await ctx.transport.call(protocolIds(ctx.token).capabilitiesTask, {}, { signal: ctx.signal });
-    // Digest 3.5: replay semantics are the seller's only with <token>.idempotency.supported: true
-    // (read at the top level too, as suites/idempotency does).
-    const payload = (caps.payload ?? {}) as Record<string, { idempotency?: { supported?: unknown } } | undefined> & { idempotency?: { supported?: unknown } };
-    const idempotency = payload[ctx.token]?.idempotency?.supported === true || payload.idempotency?.supported === true;
-    const scenarios = (caps.payload as { compliance_testing?: { scenarios?: unknown } } | undefined)?.compliance_testing?.scenarios;
-    const controller = listed.includes('comply_test_controller') && Array.isArray(scenarios) && scenarios.includes('force_media_buy_status');
-    const ttl = (payload[ctx.token]?.idempotency ?? payload.idempotency) as { replay_ttl_seconds?: unknown } | undefined;
-    const canAge = listed.includes('comply_test_controller') && Array.isArray(scenarios) && scenarios.includes('advance_clock');
-    const replayTtlS = canAge && typeof ttl?.replay_ttl_seconds === 'number' && ttl.replay_ttl_seconds > 0 ? ttl.replay_ttl_seconds : undefined;
-    const nonce = randomBytes(4).toString('hex');
-    const seedTag = (opts.seed >>> 0).toString(36);
-    const baseBudget = Math.max(5000, Math.ceil(ctx.product.min_budget ?? 0));
-    const { path, replayPath } = splitPath(opts.path);
-    let sequence = 0;
-    let runs = 0;
-    const property = fc.asyncProperty(
-      fc.commands(commandArbs(), { maxCommands: MAX_COMMANDS, size: '+1', ...(replayPath ? { replayPath } : {}) }),
-      async (cmds) => {
-        if (ctx.signal.aborted) return;
-        runs += 1;
-        sequence += 1;
-        const tag = `${seedTag}${nonce}s${sequence}`;
-        const { accounts, private: privateAccounts } = sequenceAccounts(ctx, tag);
-        // Every sequence starts from one created buy (the first command of its counterexample).
-        const setup = async () => {
-          const model = newModel(accounts, baseBudget, idempotency, controller, replayTtlS);
-          const real: RealRun = { ctx, prefix: `pcfz.${tag}`, counter: 0, privateAccounts };
-          await new CreateCmd(0, { fresh: true }).run(model, real);
-          return { model, real };
-        };
-        try {
-          await fc.asyncModelRun(setup, cmds);
-        } catch (e) {
-          if (!(e instanceof RunAborted)) throw e; // the budget ran out: not a counterexample
+  false,
+);
+
+export const validActionsModel = modelProperty(
+  {
+    id: VALID_ACTIONS_CHECK_ID,
+    title: 'valid_actions follows the model state over random command sequences',
+    level: 'SHOULD',
+    spec: {
+      doc: 'digest',
+      section: '4.3',
+      anchor: '43-which-actions-are-valid-in-which-state-should-level-valid_actions-on-getcreateupdate',
+      rule: 'valid_actions per state (SHOULD-level on get, create and update)',
+    },
+  },
+  true,
+);
+
+async function runModel(checkId: string, validActions: boolean, ctx: FuzzContext, opts: FuzzRunOptions): Promise<PropertyOutcome> {
+  const base = { check_id: checkId, seed: opts.seed };
+  const gap = (message: string): PropertyOutcome => ({ ...base, outcome: 'gap', runs: 0, message });
+  if (!ctx.product) return gap('the agent offers no product with a pricing option to create a buy of');
+  const listed = (await ctx.transport.listTasks(ctx.signal)).names;
+  const missing = REQUIRED_TASKS.filter((t) => !listed.includes(t));
+  if (missing.length > 0) return gap(`the agent does not list ${missing.join(', ')}, which the media-buy model drives`);
+  const caps = await ctx.transport.call(protocolIds(ctx.token).capabilitiesTask, {}, { signal: ctx.signal });
+  // Digest 3.5: replay semantics are the seller's only with <token>.idempotency.supported: true
+  // (read at the top level too, as suites/idempotency does).
+  const payload = (caps.payload ?? {}) as Record<string, { idempotency?: { supported?: unknown } } | undefined> & { idempotency?: { supported?: unknown } };
+  const idempotency = payload[ctx.token]?.idempotency?.supported === true || payload.idempotency?.supported === true;
+  const scenarios = (caps.payload as { compliance_testing?: { scenarios?: unknown } } | undefined)?.compliance_testing?.scenarios;
+  const controller = listed.includes('comply_test_controller') && Array.isArray(scenarios) && scenarios.includes('force_media_buy_status');
+  const ttl = (payload[ctx.token]?.idempotency ?? payload.idempotency) as { replay_ttl_seconds?: unknown } | undefined;
+  const canAge = listed.includes('comply_test_controller') && Array.isArray(scenarios) && scenarios.includes('advance_clock');
+  const replayTtlS = canAge && typeof ttl?.replay_ttl_seconds === 'number' && ttl.replay_ttl_seconds > 0 ? ttl.replay_ttl_seconds : undefined;
+  const nonce = randomBytes(4).toString('hex');
+  const seedTag = (opts.seed >>> 0).toString(36);
+  const baseBudget = Math.max(5000, Math.ceil(ctx.product.min_budget ?? 0));
+  const { path, replayPath } = splitPath(opts.path);
+  let sequence = 0;
+  let runs = 0;
+  let inconclusive = 0;
+  const property = fc.asyncProperty(
+    fc.commands(commandArbs(), { maxCommands: MAX_COMMANDS, size: '+1', ...(replayPath ? { replayPath } : {}) }),
+    async (cmds) => {
+      if (ctx.signal.aborted) return;
+      runs += 1;
+      sequence += 1;
+      const tag = `${seedTag}${nonce}s${sequence}`;
+      const { accounts, private: privateAccounts } = sequenceAccounts(ctx, tag);
+      // Every sequence starts from one created buy (the first command of its counterexample).
+      const setup = async () => {
+        const model = { ...newModel(accounts, baseBudget, idempotency, controller, replayTtlS), validActions };
+        const real: RealRun = { ctx, prefix: `pcfz.${tag}`, counter: 0, privateAccounts };
+        await new CreateCmd(0, { fresh: true }).run(model, real);
+        return { model, real };
+      };
+      try {
+        await fc.asyncModelRun(setup, cmds);
+      } catch (e) {
+        if (e instanceof RunAborted) return; // the budget ran out: not a counterexample
+        if (validActions && e instanceof ModelViolation && !(e instanceof ValidActionsViolation)) {
+          inconclusive += 1; // fuzz.model.media-buy reports it
+          return;
         }
-      },
-    );
-    const details = await fc.check(property, { seed: opts.seed, numRuns: opts.numRuns, ...(path ? { path } : {}), endOnFailure: false });
-    if (!details.failed) {
-      const note = idempotency ? '' : 'idempotency.supported is not declared true, so replays and key rules were not checked';
-      const stopped = ctx.signal.aborted ? `the run budget ran out after ${runs} of ${opts.numRuns} sequences` : '';
-      const message = [stopped, note].filter(Boolean).join('; ');
-      return { ...base, outcome: 'pass', runs: ctx.signal.aborted ? runs : details.numRuns, ...(message ? { message } : {}) };
-    }
-    const rendered = String(details.counterexample?.[0] ?? '');
-    const ran = ranCommands(rendered);
-    const error = details.errorInstance;
-    const message = error instanceof Error ? error.message : String(error);
-    return {
-      ...base,
-      outcome: 'violated',
-      runs: details.numRuns,
-      ...(details.counterexamplePath ? { path: joinPath(details.counterexamplePath, ran.replayPath) } : {}),
-      counterexample: ['create budget+0 key=fresh (setup)', ...ran.commands],
-      message: message.split('\n')[0]!.slice(0, 400),
-    };
-  },
-};
+        throw e;
+      }
+    },
+  );
+  const details = await fc.check(property, { seed: opts.seed, numRuns: opts.numRuns, ...(path ? { path } : {}), endOnFailure: false });
+  if (!details.failed) {
+    const note = idempotency ? '' : 'idempotency.supported is not declared true, so replays and key rules were not checked';
+    const stopped = ctx.signal.aborted ? `the run budget ran out after ${runs} of ${opts.numRuns} sequences` : '';
+    const early = inconclusive
+      ? `${inconclusive} sequence(s) ended at a disagreement of fuzz.model.media-buy before valid_actions could be judged further`
+      : '';
+    const message = [stopped, note, early].filter(Boolean).join('; ');
+    return { ...base, outcome: 'pass', runs: ctx.signal.aborted ? runs : details.numRuns, ...(message ? { message } : {}) };
+  }
+  const rendered = String(details.counterexample?.[0] ?? '');
+  const ran = ranCommands(rendered);
+  const error = details.errorInstance;
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    ...base,
+    outcome: 'violated',
+    runs: details.numRuns,
+    ...(details.counterexamplePath ? { path: joinPath(details.counterexamplePath, ran.replayPath) } : {}),
+    counterexample: ['create budget+0 key=fresh (setup)', ...ran.commands],
+    message: message.split('\n')[0]!.slice(0, 400),
+  };
+}

@@ -44,17 +44,33 @@ export function statusOf(what: string, body: Record<string, unknown>): unknown {
   return body.status ?? body.media_buy_status;
 }
 
-export function expectBuy(what: string, body: Record<string, unknown>, status: BuyStatus, revision: number): void {
+/** A disagreement on valid_actions, a SHOULD-level rule (digest 4.3): judged by fuzz.model.valid-actions only. */
+export class ValidActionsViolation extends ModelViolation {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ValidActionsViolation';
+  }
+}
+
+/**
+ * A buy as the model has it: status and revision; with `m.validActions` on, also valid_actions
+ * (SHOULD-level, digest 4.3: only checked when sent).
+ */
+export function expectBuy(what: string, body: Record<string, unknown>, status: BuyStatus, revision: number, m: { readonly validActions?: boolean }): void {
   const got = statusOf(what, body);
   if (got !== status) fail(what, `status ${JSON.stringify(got)}, the model says ${status}`);
   if (body.revision !== revision) fail(what, `revision ${JSON.stringify(body.revision)}, the model says ${revision}`);
   const actions = body.valid_actions;
-  if (actions === undefined) return; // SHOULD-level (digest 4.3): only checked when sent
-  if (!Array.isArray(actions)) throw new ModelViolation(`${what}: valid_actions is not an array: ${JSON.stringify(actions)}`);
+  if (!m.validActions || actions === undefined) return;
+  const wrong = (msg: string): never => {
+    throw new ValidActionsViolation(`${what}: ${msg}`);
+  };
+  if (!Array.isArray(actions)) wrong(`valid_actions is not an array: ${JSON.stringify(actions)}`);
+  const list = actions as unknown[];
   const table = VALID_ACTIONS[status];
-  if (table.exactly && actions.length !== table.exactly.length) fail(what, `valid_actions ${JSON.stringify(actions)} in ${status}, expected []`);
-  for (const a of table.include) if (!actions.includes(a)) fail(what, `valid_actions ${JSON.stringify(actions)} in ${status} lacks ${a}`);
-  for (const a of table.exclude ?? []) if (actions.includes(a)) fail(what, `valid_actions ${JSON.stringify(actions)} in ${status} lists ${a}`);
+  if (table.exactly && list.length !== table.exactly.length) wrong(`valid_actions ${JSON.stringify(list)} in ${status}, expected []`);
+  for (const a of table.include) if (!list.includes(a)) wrong(`valid_actions ${JSON.stringify(list)} in ${status} lacks ${a}`);
+  for (const a of table.exclude ?? []) if (list.includes(a)) wrong(`valid_actions ${JSON.stringify(list)} in ${status} lists ${a}`);
 }
 
 /** A fresh execution sends replayed false or omits it (digest 3.2 rule 4). */

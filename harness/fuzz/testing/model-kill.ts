@@ -1,7 +1,7 @@
 /** Test support: run fuzz.model.media-buy against the mock with one fault, and judge detection, shrinking and replay. */
 import { expect } from 'vitest';
 import type { FaultDef } from '../../../mocks/seller/faults.js';
-import { stateMachineModel } from '../model/media-buy-property.js';
+import { stateMachineModel, validActionsModel } from '../model/media-buy-property.js';
 import { openMockContext } from './mock-context.js';
 
 /** Faults of the model's two suites it cannot reach: the capability declaration (fuzz.schemas.valid-accepted.capabilities finds it). */
@@ -17,14 +17,20 @@ const RUNS: Record<string, number> = { 'concurrent-double-create': 8 };
 export async function modelFinds(fault: FaultDef): Promise<string | undefined> {
   const m = await openMockContext({ faults: [fault.name] });
   try {
-    const out = await stateMachineModel.run(m.ctx, { seed: 1302, numRuns: RUNS[fault.name] ?? 200 });
+    // The MUST rules first; valid_actions (SHOULD) is the other property's.
+    let property = stateMachineModel;
+    let out = await property.run(m.ctx, { seed: 1302, numRuns: RUNS[fault.name] ?? 200 });
+    if (out.outcome !== 'violated') {
+      property = validActionsModel;
+      out = await property.run(m.ctx, { seed: 1302, numRuns: RUNS[fault.name] ?? 200 });
+    }
     if (out.outcome !== 'violated') return undefined;
     const seq = out.counterexample as string[];
-    const replay = await stateMachineModel.run(m.ctx, { seed: out.seed, numRuns: 1, path: out.path! });
+    const replay = await property.run(m.ctx, { seed: out.seed, numRuns: 1, path: out.path! });
     expect(replay.outcome, `${fault.name} replays`).toBe('violated');
     expect(replay.counterexample).toEqual(seq);
     expect(seq.length - 1, `${fault.name} shrinks`).toBeLessThanOrEqual(4);
-    return `${seq.length} commands ${JSON.stringify(seq)} :: ${out.message}`;
+    return `${out.check_id}: ${seq.length} commands ${JSON.stringify(seq)} :: ${out.message}`;
   } finally {
     await m.close();
   }
