@@ -138,18 +138,36 @@ function consistent(task: string, request: Record<string, unknown>, ctx: FuzzCon
   return { ...request, end_time: new Date(start + 30 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z') };
 }
 
+const prefixes = new WeakMap<FuzzContext, string>();
+
+/** 52 hex digits of the run (seed, nonce, transport), computed once per context; the counter makes each key. */
+function keyPrefix(ctx: FuzzContext): string {
+  let p = prefixes.get(ctx);
+  if (!p) {
+    p = createHash('sha256')
+      .update(`${ctx.runSeed ?? 0}:${ctx.nonce ?? ''}:${ctx.transport.kind}`)
+      .digest('hex')
+      .slice(0, 52);
+    prefixes.set(ctx, p);
+  }
+  return p;
+}
+
 /** Replaces key shapes with fresh keys (seed, nonce, counter): UUID v4, or the 16 / 255 character bounds of digest 3.1. */
 export function materializeKeys(request: Record<string, unknown>, ctx: FuzzContext): Record<string, unknown> {
   const key = request.idempotency_key;
   if (typeof key !== 'string' || !key.startsWith(KEY_MARK)) return request;
   const shape = key.slice(KEY_MARK.length);
   ctx.keyCounter = (ctx.keyCounter ?? 0) + 1;
-  const hex = createHash('sha256')
-    .update(`${ctx.runSeed ?? 0}:${ctx.nonce ?? ''}:${ctx.transport.kind}:${ctx.keyCounter}`)
-    .digest('hex');
+  const run = keyPrefix(ctx);
+  const counter = ctx.keyCounter.toString(16).padStart(12, '0');
   let fresh: string;
-  if (shape === 'min') fresh = hex.slice(0, 16);
-  else if (shape === 'max') fresh = hex.repeat(4).slice(0, 255);
-  else fresh = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  // Every shape holds the counter (unique in the run) and enough of the run's digits (unique across runs).
+  if (shape === 'min') fresh = `${run.slice(0, 10)}${counter.slice(-6)}`;
+  else if (shape === 'max') fresh = `${run}${counter}`.repeat(4).slice(0, 255);
+  else {
+    const hex = `${run.slice(0, 20)}${counter}`;
+    fresh = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  }
   return { ...request, idempotency_key: fresh };
 }

@@ -9,8 +9,18 @@ export const MAX_JSON_DEPTH = 64;
 
 export type BoundedJson = { ok: true; value: unknown } | { ok: false; tooDeep?: number };
 
+/** True when `text` has at most `limit` opening brackets in all (strings included): it cannot nest deeper. */
+function fewOpeners(text: string, limit: number): boolean {
+  let n = 0;
+  for (const opener of ['{', '[']) {
+    for (let i = text.indexOf(opener); i !== -1; i = text.indexOf(opener, i + 1)) if (++n > limit) return false;
+  }
+  return true;
+}
+
 /** The first depth above `limit` reached in `text` (outside strings), or 0 when it stays within. */
 export function depthBeyond(text: string, limit = MAX_JSON_DEPTH): number {
+  if (fewOpeners(text, limit)) return 0;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

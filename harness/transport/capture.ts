@@ -42,6 +42,8 @@ export interface Recorder extends ExchangeRecorder {
 }
 
 function truncateUtf8(text: string, maxBytes: number): { body: string; truncated: boolean } {
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: a short text fits without being encoded.
+  if (text.length * 3 <= maxBytes) return { body: text, truncated: false };
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= maxBytes) return { body: text, truncated: false };
   // Drop a trailing partial multi-byte sequence instead of emitting U+FFFD.

@@ -146,6 +146,8 @@ export function originOf(url: string): string | undefined {
 
 export class HttpClient {
   private readonly agent: Agent;
+  /** Request URLs already found valid (a run sends every call to the same few endpoints). */
+  private readonly validUrls = new Set<string>();
   private readonly settings: HttpSettings;
   /** Origins the run's bearer token may go to; undefined: any (no transport leaves it unset). */
   private readonly tokenOrigins?: Set<string>;
@@ -226,14 +228,19 @@ export class HttpClient {
   async send(spec: HttpRequestSpec): Promise<HttpResult> {
     const req = await this.outgoing(spec);
     // A URL only `prepare` can break; the constructors validated the configured ones.
-    validateHttpUrl(req.url, 'request URL');
+    if (req.url !== spec.url || !this.validUrls.has(req.url)) {
+      validateHttpUrl(req.url, 'request URL');
+      if (req.url === spec.url && this.validUrls.size < 64) this.validUrls.add(req.url);
+    }
     const startedAt = new Date();
     const t0 = performance.now();
     const reqRecord = {
       method: req.method,
       url: req.url,
       headers: req.headers,
-      body: Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength).toString('utf8'),
+      // The caller's text when nothing rewrote the request (no decoding of what was just encoded).
+      body:
+        typeof spec.body === 'string' && !spec.prepare ? spec.body : Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength).toString('utf8'),
     };
     const finish = (response: WireExchange['response'] | undefined, error: string | undefined): { exchange: WireExchange; durationMs: number } => {
       const durationMs = Math.round(performance.now() - t0);
