@@ -51,18 +51,26 @@ export interface FuzzOptions {
   observe?: (task: string, args: Record<string, unknown>) => void;
 }
 
-/** The checks of one transport: each property once per task it names (narrowed by --task), or once. */
-function plannedChecks(o: FuzzOptions): number {
-  let n = 0;
-  for (const p of o.properties) {
-    for (const task of p.tasks ?? [undefined]) {
-      const checkId = task ? `${p.id}.${task}` : p.id;
+interface PlannedCheck {
+  property: FuzzProperty;
+  task?: string;
+  /** The task's name on the wire (wireTask). */
+  wire?: string;
+}
+
+/** The checks of one transport: each property once per task it names (narrowed by --task and --replay), or once. */
+function plannedChecks(o: FuzzOptions): PlannedCheck[] {
+  const out: PlannedCheck[] = [];
+  for (const property of o.properties) {
+    for (const task of property.tasks ?? [undefined]) {
+      const checkId = task ? `${property.id}.${task}` : property.id;
       if (o.replay && o.replay.checkId !== checkId) continue;
-      if (task && o.tasks && !o.tasks.includes(task) && !o.tasks.includes(wireTask(task, o.token))) continue;
-      n++;
+      const wire = task && wireTask(task, o.token);
+      if (task && wire && o.tasks && !o.tasks.includes(task) && !o.tasks.includes(wire)) continue;
+      out.push({ property, task, wire });
     }
   }
-  return n;
+  return out;
 }
 
 /**
@@ -123,7 +131,8 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
   const nonce = randomBytes(10).toString('hex');
   const checks: CheckResult[] = [];
   const info: TransportInfo[] = [];
-  o.onPlanned?.(o.transports.length * plannedChecks(o));
+  const planned = plannedChecks(o);
+  o.onPlanned?.(o.transports.length * planned.length);
   try {
     for (const transport of transports) {
       const state = await findFuzzState(transport, o.fixtures ?? {}, nonce, budget.signal);
@@ -151,33 +160,27 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
         authToken: o.authToken,
         ...(o.fixtures?.tasks ? { taskArgs: o.fixtures.tasks } : {}),
       };
-      for (const property of o.properties) {
-        for (const task of property.tasks ?? [undefined]) {
-          const checkId = task ? `${property.id}.${task}` : property.id;
-          if (o.replay && o.replay.checkId !== checkId) continue;
-          const wire = task && wireTask(task, o.token);
-          if (task && o.tasks && !o.tasks.includes(task) && !o.tasks.includes(wire as string)) continue;
-          const input: FuzzCheckInput = { property, task, transport: transport.kind, notes: state.notes, reportFile: o.reportFile };
-          const started = Date.now();
-          let outcome: PropertyOutcome | { outcome: 'not_applicable' | 'gap'; message: string; gap?: string; not_run?: boolean };
-          const notApplicable = property.appliesTo?.(ctx);
-          if (task && !state.tasks.includes(wire as string)) outcome = { outcome: 'not_applicable', message: `the agent does not list ${wire}` };
-          else if (notApplicable) outcome = { outcome: 'not_applicable', message: notApplicable };
-          else if (!state.account)
-            outcome = { outcome: 'gap', gap: 'buyer account (--fixtures account)', message: `no account the seller accepts: ${state.notes.join('; ')}` };
-          else if (task && missingState(task, ctx)) outcome = { outcome: 'gap', gap: 'run state', message: missingState(task, ctx) as string };
-          else if (budget.signal.aborted) outcome = { outcome: 'gap', gap: 'run budget', not_run: true, message: 'the run budget ran out before this check' };
-          else {
-            try {
-              outcome = await property.run(ctx, { seed: o.seed, numRuns: o.runs, path: o.replay?.path }, task);
-            } catch (e) {
-              outcome = { outcome: 'gap', gap: 'harness', message: `the property could not run: ${(e as Error).message}` };
-            }
+      for (const { property, task, wire } of planned) {
+        const input: FuzzCheckInput = { property, task, transport: transport.kind, notes: state.notes, reportFile: o.reportFile };
+        const started = Date.now();
+        let outcome: PropertyOutcome | { outcome: 'not_applicable' | 'gap'; message: string; gap?: string; not_run?: boolean };
+        const notApplicable = property.appliesTo?.(ctx);
+        if (task && wire && !state.tasks.includes(wire)) outcome = { outcome: 'not_applicable', message: `the agent does not list ${wire}` };
+        else if (notApplicable) outcome = { outcome: 'not_applicable', message: notApplicable };
+        else if (!state.account)
+          outcome = { outcome: 'gap', gap: 'buyer account (--fixtures account)', message: `no account the seller accepts: ${state.notes.join('; ')}` };
+        else if (task && missingState(task, ctx)) outcome = { outcome: 'gap', gap: 'run state', message: missingState(task, ctx) as string };
+        else if (budget.signal.aborted) outcome = { outcome: 'gap', gap: 'run budget', not_run: true, message: 'the run budget ran out before this check' };
+        else {
+          try {
+            outcome = await property.run(ctx, { seed: o.seed, numRuns: o.runs, path: o.replay?.path }, task);
+          } catch (e) {
+            outcome = { outcome: 'gap', gap: 'harness', message: `the property could not run: ${(e as Error).message}` };
           }
-          const check = fuzzCheck(input, outcome, Date.now() - started);
-          checks.push(check);
-          o.onCheck?.(redactor.value(check));
         }
+        const check = fuzzCheck(input, outcome, Date.now() - started);
+        checks.push(check);
+        o.onCheck?.(redactor.value(check));
       }
     }
   } finally {

@@ -2,7 +2,9 @@
  * fuzz.model.media-buy: random interleavings of create, pause, resume, cancel, budget updates,
  * reads, replays and conflicting reuses of keys, checked command by command against the model of
  * the media-buy state machine (interface spec 3.1, digest 4) and of idempotency (interface spec
- * 4.4, digest 3). fast-check shrinks a failing sequence; its seed and path replay it.
+ * 4.4, digest 3), and a replay past the replay window where the test controller can move the
+ * clock. fuzz.model.valid-actions runs the same sequences judging only valid_actions (a SHOULD).
+ * fast-check shrinks a failing sequence; its seed and path replay it.
  */
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
