@@ -205,7 +205,7 @@ export class HttpClient {
       this.settings.capture.addSecret(auth.token);
       headers.authorization = `Bearer ${auth.token}`;
     }
-    const body = typeof spec.body === 'string' ? new TextEncoder().encode(spec.body) : (spec.body ?? new Uint8Array());
+    const body = typeof spec.body === 'string' ? Buffer.from(spec.body, 'utf8') : (spec.body ?? new Uint8Array());
     let req: OutgoingRequest = { method: spec.method, url: spec.url, headers, body };
     if (spec.prepare) {
       req = await spec.prepare(req);

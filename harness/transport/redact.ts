@@ -19,6 +19,9 @@ const PROCESS_KEY = randomBytes(32);
  * own), so the final pass over a result also knows the HMAC secrets they registered. Bounded.
  */
 const PROCESS_SECRETS = new Set<string>();
+/** Texts up to this length have their redaction remembered (Redactor.text), at most this many per redactor. */
+const MAX_REMEMBERED_TEXT = 256;
+const MAX_REMEMBERED_TEXTS = 512;
 const MAX_PROCESS_SECRETS = 10_000;
 
 /** Markers under the process key, remembered: the same bearer is redacted on every captured call. */
@@ -83,6 +86,8 @@ export function secretSpellings(secret: string): string[] {
 export class Redactor {
   private readonly secrets = new Set<string>();
   private pairs: Array<[string, string]> = [];
+  /** Redacted forms of short texts, cleared whenever a secret is added. */
+  private readonly memo = new Map<string, string>();
   constructor(
     secrets: Iterable<string> = [],
     private readonly key: Uint8Array = PROCESS_KEY,
@@ -93,6 +98,7 @@ export class Redactor {
   add(secret: unknown): void {
     if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH || this.secrets.has(secret)) return;
     this.secrets.add(secret);
+    this.memo.clear();
     if (PROCESS_SECRETS.size < MAX_PROCESS_SECRETS) PROCESS_SECRETS.add(secret);
     const marker = redactionMarker(secret, this.key);
     for (const form of secretSpellings(secret)) this.pairs.push([form, marker]);
@@ -115,9 +121,19 @@ export class Redactor {
   }
 
   text(text: string): string {
+    // Short texts (header values, URLs) repeat from call to call: their redaction is remembered.
+    const short = text.length <= MAX_REMEMBERED_TEXT;
+    if (short) {
+      const known = this.memo.get(text);
+      if (known !== undefined) return known;
+    }
     let out = text;
     for (const [form, marker] of this.pairs) {
       if (out.includes(form)) out = out.split(form).join(marker);
+    }
+    if (short) {
+      if (this.memo.size >= MAX_REMEMBERED_TEXTS) this.memo.clear();
+      this.memo.set(text, out);
     }
     return out;
   }
