@@ -52,3 +52,9 @@ export async function openMcpContenders(
   };
   return { transport, bare, send };
 }
+
+/** The median of timings (the upper one of an even count). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}

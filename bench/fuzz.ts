@@ -13,12 +13,7 @@ import { runFuzz } from '../harness/fuzz/run.js';
 import { nearValidRefused } from '../harness/fuzz/properties/near-valid-refused.js';
 import { validAccepted } from '../harness/fuzz/properties/valid-accepted.js';
 import type { BenchResult } from '../harness/signing/bench/bench.js';
-import { openMcpContenders } from './bare-mcp.js';
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
+import { median, openMcpContenders } from './bare-mcp.js';
 
 /**
  * Rounds alternate between the two contenders so machine noise hits both alike: a block of bare

@@ -12,12 +12,7 @@ import { certify } from '../harness/certify.js';
 import { createSchemaValidator } from '../harness/schemas/validator.js';
 import { protocolIds } from '../harness/token.js';
 import type { BenchResult } from '../harness/signing/bench/bench.js';
-import { GET_PRODUCTS_ARGS, openMcpContenders } from './bare-mcp.js';
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
+import { GET_PRODUCTS_ARGS, median, openMcpContenders } from './bare-mcp.js';
 
 export async function harnessBench(opts: { calls?: number; block?: number } = {}): Promise<BenchResult[]> {
   const calls = opts.calls ?? 400;
