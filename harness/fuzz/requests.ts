@@ -46,17 +46,21 @@ export function missingState(task: string, ctx: FuzzContext): string | undefined
   return undefined;
 }
 
+/** A refinement's ask: natural language, never blank (built once: grapheme strings cost tables to build). */
+const ASK = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 60 }).filter((t) => t.trim().length > 0);
+const KEY = fc.constantFrom(...KEY_SHAPES).map((shape) => `${KEY_MARK}${shape}`);
+
 export function taskBindings(task: string, ctx: FuzzContext): Bindings {
   const b: Bindings = {
     '/account': fc.constant(ctx.account),
-    '/idempotency_key': fc.constantFrom(...KEY_SHAPES).map((shape) => `${KEY_MARK}${shape}`),
+    '/idempotency_key': KEY,
   };
   if (ctx.brand) b['/brand'] = fc.constant(ctx.brand);
   // Spec 4.3 names refine actions by example only (`more_like_this`): the vocabulary is the seller's, so the example is sent.
   if (task === 'get_products') {
     b['/refine/*/action'] = fc.constant('more_like_this');
     // An `ask` is natural language (spec 4.3): whether an empty one means anything the spec leaves open.
-    b['/refine/*/ask'] = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 60 }).filter((t) => t.trim().length > 0);
+    b['/refine/*/ask'] = ASK;
   }
   if (task === 'create_media_buy' && ctx.product) {
     b['/packages/*/product_id'] = fc.constant(ctx.product.product_id);

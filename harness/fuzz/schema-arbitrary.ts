@@ -45,7 +45,26 @@ export function bindingKey(pointer: string): string {
   return pointer.replace(/\/\d+(?=\/|$)/g, '/*');
 }
 
+/**
+ * Arbitraries are immutable: the ones built from the same few parameters over and over (every
+ * string field of every request schema, every run) are built once per process, which spares each
+ * run the grapheme tables fast-check computes for a `unit: 'grapheme'` string.
+ */
+const built = new Map<string, fc.Arbitrary<unknown>>();
+function once<T>(key: string, make: () => fc.Arbitrary<T>): fc.Arbitrary<T> {
+  let arb = built.get(key);
+  if (!arb) {
+    arb = make();
+    built.set(key, arb);
+  }
+  return arb as fc.Arbitrary<T>;
+}
+
 function textArb(min: number, max: number): fc.Arbitrary<string> {
+  return once(`text:${min}:${max}`, () => makeTextArb(min, max));
+}
+
+function makeTextArb(min: number, max: number): fc.Arbitrary<string> {
   const fits = (s: string) => s.length >= min && s.length <= max;
   return fc.oneof(
     { weight: 3, arbitrary: fc.string({ minLength: min, maxLength: Math.min(max, 40) }) },
@@ -57,6 +76,10 @@ function textArb(min: number, max: number): fc.Arbitrary<string> {
 }
 
 function dateTimeArb(): fc.Arbitrary<string> {
+  return once('date-time', () => makeDateTimeArb());
+}
+
+function makeDateTimeArb(): fc.Arbitrary<string> {
   return fc
     .date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2035-12-31T23:59:59Z'), noInvalidDate: true })
     .map((d) => d.toISOString().replace(/\.000Z$/, 'Z'));
@@ -68,8 +91,11 @@ function stringArb(s: Schema): fc.Arbitrary<string> {
   const min = typeof s.minLength === 'number' ? s.minLength : 0;
   const max = typeof s.maxLength === 'number' ? s.maxLength : MAX_STRING;
   if (s.format === 'date-time') return dateTimeArb();
-  if (s.format === 'hostname') return fc.domain().filter((d) => d.length <= 253 && HOST_RE.test(d));
-  if (typeof s.pattern === 'string') return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= min && v.length <= max);
+  if (s.format === 'hostname') return once('hostname', () => fc.domain().filter((d) => d.length <= 253 && HOST_RE.test(d)));
+  if (typeof s.pattern === 'string') {
+    const pattern = s.pattern;
+    return once(`pattern:${min}:${max}:${pattern}`, () => fc.stringMatching(new RegExp(pattern)).filter((v) => v.length >= min && v.length <= max));
+  }
   return textArb(min, max);
 }
 
@@ -95,6 +121,10 @@ function numberArb(s: Schema, integer: boolean): fc.Arbitrary<number> {
 
 /** A JSON object that survives a round trip unchanged (what `context` must come back as). */
 export function jsonObjectArb(): fc.Arbitrary<Record<string, unknown>> {
+  return once('json-object', makeJsonObjectArb);
+}
+
+function makeJsonObjectArb(): fc.Arbitrary<Record<string, unknown>> {
   const key = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom(...UNICODE_EDGES)).filter((k) => k !== '__proto__');
   const leaf = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 20 }), fc.constantFrom(...UNICODE_EDGES), fc.integer(), fc.boolean(), fc.constant(null));
   return fc.dictionary(key, fc.oneof({ weight: 4, arbitrary: leaf }, { weight: 1, arbitrary: fc.array(leaf, { maxLength: 3 }) }), { maxKeys: 4 });
