@@ -8,6 +8,7 @@ type Command = (argv: string[]) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run-command.js')).runCommand,
   fuzz: async () => (await import('./fuzz-command.js')).fuzzCommand,
+  proxy: async () => (await import('./proxy-command.js')).proxyCommand,
   vectors: async () => (await import('../signing/vectors/cli.js')).vectorsCommand,
   keys: async () => (await import('./keys-command.js')).keysCommand,
   mock: async () => mockCommand,

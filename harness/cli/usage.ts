@@ -6,6 +6,7 @@ export const MAIN_HELP = `proto-comply — conformance and compliance harness fo
 Usage:
   proto-comply run [--agent URL] [options]      certify an agent (default: the built-in mock seller and buyer)
   proto-comply fuzz [--agent URL] [options]     property-based fuzzing of task requests (fast-check)
+  proto-comply proxy --upstream URL [options]   reverse proxy in front of an agent: passive audit of live traffic
   proto-comply mock seller [--port N] [...]     run the reference mock seller
   proto-comply mock buyer --db FILE [...]       run the reference mock buyer (a durable webhook receiver)
   proto-comply vectors --kind K --dir DIR       run RFC 9421 signature vectors through the verifier

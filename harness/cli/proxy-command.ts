@@ -1,0 +1,130 @@
+/**
+ * `proto-comply proxy --upstream URL`: the auditing reverse proxy (harness/proxy). It runs until
+ * SIGINT or SIGTERM, then writes the agent-compliance report (and every `--report-every-s`
+ * seconds while it runs); a console line per finding and a periodic tally go to stderr, agent
+ * text made inert.
+ */
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { UsageError } from './usage.js';
+import { DEFAULT_TOKEN, protocolIds, TokenError } from '../token.js';
+import { exitCodeFor } from '../engine/summarize.js';
+import { writeReportsSafely, type RunFrame } from './run-failure.js';
+import { renderSummary } from '../../reports/console.js';
+import { oneLine } from '../../reports/text.js';
+import { startAuditingProxy } from '../proxy/session.js';
+import { auditedSuites } from '../proxy/report.js';
+import { AUDITED_CHECKS } from '../proxy/audit.js';
+
+export const PROXY_HELP = `usage: proto-comply proxy --upstream URL [--port N] [--host H] [--token T] [--out DIR] [--report-every-s N] [--rewrite-host]
+
+A reverse proxy in front of one agent: point the buyer at the proxy's URL instead of the agent's.
+Every exchange is passed through unchanged (SSE streams unbuffered) and audited passively under
+the check ids of \`run\`; rules the observed traffic never exercised are coverage gaps.
+
+  --upstream URL        the agent's base URL (its /mcp, /a2a and /.well-known/ paths are proxied)
+  --port N              port to listen on (default 0: any free port, printed at start)
+  --host H              address to listen on (default 127.0.0.1)
+  --token T             protocol token of the agent's task names (default ${DEFAULT_TOKEN})
+  --out DIR             report directory (default proxy-report)
+  --report-every-s N    also write the report every N seconds while running
+  --rewrite-host        send the upstream's Host instead of the client's (breaks request signatures)
+
+Writes the report on SIGINT/SIGTERM; exit code as for run (0 nothing broken, 1 a rule broken, 4 coverage incomplete).`;
+
+const OPTIONS = {
+  upstream: { type: 'string' },
+  port: { type: 'string', default: '0' },
+  host: { type: 'string', default: '127.0.0.1' },
+  token: { type: 'string', default: DEFAULT_TOKEN },
+  out: { type: 'string', default: 'proxy-report' },
+  'report-every-s': { type: 'string' },
+  'rewrite-host': { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+function parseUpstream(raw: string | undefined): string {
+  if (!raw) throw new UsageError('proxy: --upstream URL is required (the agent the proxy stands in front of)');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`proxy: --upstream ${JSON.stringify(raw)} is not an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`proxy: --upstream must be http or https, not ${url.protocol}`);
+  if (url.username || url.password) throw new UsageError('proxy: --upstream must not carry credentials in the URL');
+  return url.toString().replace(/\/$/, '');
+}
+
+function positiveInt(name: string, raw: string, min: number, max: number): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`proxy: ${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+export async function proxyCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false, strict: true });
+  if (values.help) {
+    process.stdout.write(`${PROXY_HELP}\n`);
+    return 0;
+  }
+  const upstream = parseUpstream(values.upstream);
+  const port = positiveInt('--port', values.port, 0, 65_535);
+  const every = values['report-every-s'] === undefined ? undefined : positiveInt('--report-every-s', values['report-every-s'], 1, 86_400);
+  try {
+    protocolIds(values.token);
+  } catch (e) {
+    if (e instanceof TokenError) throw new UsageError(`proxy: ${e.message}`);
+    throw e;
+  }
+  const out = resolve(values.out);
+  const err = (line: string) => process.stderr.write(`${line}\n`);
+  const proxy = await startAuditingProxy({
+    upstream,
+    token: values.token,
+    host: values.host,
+    port,
+    command: `proto-comply proxy ${argv.join(' ')}`,
+    rewriteHost: values['rewrite-host'],
+    onFinding: (v) => err(`finding: ${v.checkId}: ${oneLine(v.message, 240)}`),
+  }).catch((e: unknown) => {
+    throw new UsageError(`proxy: cannot listen on ${values.host}:${port}: ${(e as Error).message}`);
+  });
+  err(`proxy listening on ${proxy.url} -> ${upstream}`);
+  err(`point the buyer at ${proxy.url}; Ctrl-C writes the report to ${out}`);
+
+  const frame: RunFrame = {
+    agentUrl: upstream,
+    token: values.token,
+    transports: ['mcp', 'a2a'],
+    seed: '0',
+    command: `proto-comply proxy ${argv.join(' ')}`,
+    suites: auditedSuites(AUDITED_CHECKS).suites,
+    strict: false,
+    startedAt: new Date(),
+  };
+  const write = async () => {
+    const saved = await writeReportsSafely(proxy.result(), frame, { dir: out });
+    if (saved.writeError) err(`proto-comply: ${saved.writeError}`);
+    return saved;
+  };
+  const tally = setInterval(() => {
+    const s = proxy.stats();
+    err(`seen ${s.exchanges} exchanges, ${s.calls} task calls, ${s.verdicts} verdicts, ${s.findings} findings`);
+  }, 10_000);
+  tally.unref();
+  const periodic = every ? setInterval(() => void write(), every * 1000) : undefined;
+  periodic?.unref();
+
+  await new Promise<void>((done) => {
+    process.once('SIGINT', () => done());
+    process.once('SIGTERM', () => done());
+  });
+  clearInterval(tally);
+  if (periodic) clearInterval(periodic);
+  await proxy.close();
+  const saved = await write();
+  process.stdout.write(`${renderSummary(saved.run, { written: saved.written })}\n`);
+  return exitCodeFor(saved.run);
+}

@@ -1,0 +1,234 @@
+/**
+ * The passive audit: every rule that observed traffic alone can judge, under the check id `run`
+ * gives it, judged on the seller's answers only (a buyer may send anything; the seller must answer
+ * it right). A verdict is only given when the traffic proves it: a replay is judged only when the
+ * original answer had ended before the replay was sent, a terminal buy only after its terminal
+ * answer ended, and a controller call (clock moves, forced states) clears what the audit remembers.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import canonicalize from 'canonicalize';
+import { judgeErrorWellFormed } from '../engine/kinds/expect/reply-status.js';
+import { createSchemaValidator, type SchemaValidator } from '../schemas/validator.js';
+import { protocolIds, type ProtocolIds } from '../token.js';
+import type { WireExchange } from '../transport/types.js';
+import type { ObservedCall } from './observe.js';
+
+export interface Verdict {
+  checkId: string;
+  ok: boolean;
+  message: string;
+  exchanges: WireExchange[];
+  expected?: unknown;
+  actual?: unknown;
+}
+
+const MUTATING = new Set(['create_media_buy', 'update_media_buy']);
+const TERMINAL = new Set(['completed', 'canceled', 'rejected']);
+/** digest 3.1: the key format a mutating request must carry (fixtures/schemas `$defs/idempotencyKey`). */
+const KEY_FORMAT = /^[A-Za-z0-9_.:-]{16,255}$/;
+const CONTROLLER = 'comply_test_controller';
+/** What the audit remembers is bounded (a proxy may run for days): the oldest entries go first. */
+const MAX_REMEMBERED = 20_000;
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (map.size >= MAX_REMEMBERED) map.delete(map.keys().next().value as string);
+  map.set(key, value);
+}
+
+type ActionRow = { include?: string[]; exclude?: string[]; exactly?: string[] };
+
+interface KeyMemory {
+  task: string;
+  hash: string;
+  body: Record<string, unknown>;
+  tEnd: number;
+  exchange: WireExchange;
+}
+
+const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** A reply's body as a replay must repeat it: without `replayed` and `context` (digest 3.1: context is not part of the payload). */
+function comparable(payload: Record<string, unknown>): Record<string, unknown> {
+  const { replayed: _r, context: _c, ...rest } = payload;
+  return rest;
+}
+
+export class PassiveAudit {
+  private readonly ids: ProtocolIds;
+  private readonly schemas: SchemaValidator;
+  private readonly keys = new Map<string, KeyMemory>();
+  /** media_buy_id → when its terminal answer ended, and which. */
+  private readonly terminal = new Map<string, { status: string; tEnd: number; exchange: WireExchange }>();
+
+  constructor(
+    token: string,
+    private readonly validActions: Record<string, ActionRow>,
+  ) {
+    this.ids = protocolIds(token);
+    this.schemas = createSchemaValidator({ token });
+  }
+
+  /** Every verdict one observed call gives. */
+  judge(c: ObservedCall): Verdict[] {
+    const out: Verdict[] = [];
+    const r = c.reply;
+    const v = (checkId: string, ok: boolean, message: string, more: Partial<Verdict> = {}): void => {
+      out.push({ checkId, ok, message, exchanges: [c.exchange], ...more });
+    };
+    if (c.task === CONTROLLER) {
+      // The clock or a buy's state moved under the audit's feet: forget what it would compare against.
+      this.keys.clear();
+      return out;
+    }
+    if (r.failure && !r.error) return out; // no task answer to judge (transport trouble is the caller's to see)
+    const task = c.task === this.ids.capabilitiesTask ? 'capabilities' : c.task;
+    const payload = isObj(r.payload) ? r.payload : undefined;
+
+    if (r.isError) {
+      const j = judgeErrorWellFormed(r, true);
+      v('errors.error-text.json', j.ok, j.ok ? `${c.task}: well-formed error ${r.error?.code}` : `${c.task}: ${j.message}`, { actual: j.actual });
+    }
+    if (r.ok && payload) {
+      if (this.schemas.hasTaskSchema(c.task)) {
+        const verdict = this.schemas.validateTaskResponse(c.task, payload);
+        const errs = verdict.errors.slice(0, 3).map((e) => `${e.pointer || '/'} ${e.message}`);
+        v(`schemas.response.${task}`, verdict.valid, verdict.valid ? `${c.task}: answer valid` : `${c.task}: ${errs.join('; ')}`, {
+          actual: verdict.valid ? undefined : verdict.errors.slice(0, 5),
+        });
+      }
+      if ('context' in c.args) {
+        const same = isDeepStrictEqual(payload.context, c.args.context);
+        v('schemas.context.echoed', same, same ? `${c.task}: context echoed` : `${c.task}: context not echoed verbatim`, {
+          expected: c.args.context,
+          actual: payload.context,
+        });
+      }
+      if ('sandbox' in payload) {
+        const ok = typeof payload.sandbox === 'boolean';
+        v('schemas.sandbox.boolean', ok, ok ? `${c.task}: sandbox is a boolean` : `${c.task}: sandbox is ${JSON.stringify(payload.sandbox)}`);
+      }
+      for (const buy of this.buysIn(task, payload)) this.judgeBuy(c, buy, v);
+    }
+    if (MUTATING.has(task)) this.judgeIdempotency(c, payload, v);
+    return out;
+  }
+
+  private buysIn(task: string, payload: Record<string, unknown>): Record<string, unknown>[] {
+    if (task === 'get_media_buys') return Array.isArray(payload.media_buys) ? payload.media_buys.filter(isObj) : [];
+    return MUTATING.has(task) && typeof payload.media_buy_id === 'string' ? [payload] : [];
+  }
+
+  private judgeBuy(c: ObservedCall, buy: Record<string, unknown>, v: (id: string, ok: boolean, m: string, more?: Partial<Verdict>) => void): void {
+    const status = buy.status;
+    const id = buy.media_buy_id;
+    if (typeof status === 'string' && Array.isArray(buy.valid_actions)) {
+      const row = this.validActions[status];
+      const have = buy.valid_actions as unknown[];
+      if (row) {
+        const wrong =
+          (row.exactly && (row.exactly.length !== have.length || row.exactly.some((a) => !have.includes(a)))) ||
+          (row.include ?? []).some((a) => !have.includes(a)) ||
+          (row.exclude ?? []).some((a) => have.includes(a));
+        v(
+          'state-machine.valid-actions.match-state',
+          !wrong,
+          `${c.task}: valid_actions ${JSON.stringify(have)} for ${status}`,
+          wrong ? { expected: row, actual: have } : {},
+        );
+      }
+    }
+    if (typeof id !== 'string' || typeof status !== 'string') return;
+    const before = this.terminal.get(id);
+    if (c.task === 'update_media_buy' && before && before.tEnd < c.tStart && buy.replayed !== true) {
+      const which = c.args.paused === true ? 'pause' : c.args.paused === false ? 'resume' : 'update';
+      v(`state-machine.terminal.${which}-rejected`, false, `update_media_buy of ${id} was accepted after the buy was ${before.status}`, {
+        exchanges: [before.exchange, c.exchange],
+        expected: 'an error (the buy is terminal)',
+        actual: status,
+      });
+    }
+    if (TERMINAL.has(status) && !before) remember(this.terminal, id, { status, tEnd: c.tEnd, exchange: c.exchange });
+  }
+
+  private judgeIdempotency(
+    c: ObservedCall,
+    payload: Record<string, unknown> | undefined,
+    v: (id: string, ok: boolean, m: string, more?: Partial<Verdict>) => void,
+  ): void {
+    const key = c.args.idempotency_key;
+    const accepted = c.reply.ok && payload !== undefined;
+    if (key === undefined) {
+      v(
+        'idempotency.key.missing-rejected',
+        !accepted,
+        accepted ? `${c.task} without idempotency_key was accepted` : `${c.task} without idempotency_key refused`,
+      );
+      return;
+    }
+    if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
+      v(
+        'idempotency.key.malformed-rejected',
+        !accepted,
+        accepted ? `${c.task} with a malformed idempotency_key was accepted` : `${c.task} with a malformed idempotency_key refused`,
+        { actual: key },
+      );
+      return;
+    }
+    const { context: _c, idempotency_key: _k, ...rest } = c.args;
+    const hash = canonicalize(rest) ?? '';
+    const scope = `${canonicalize(c.args.account ?? null)}\u0000${key}`;
+    const seen = this.keys.get(scope);
+    if (!seen || seen.tEnd >= c.tStart) {
+      if (accepted && !seen && payload.replayed !== true)
+        this.keys.set(scope, { task: c.task, hash, body: comparable(payload), tEnd: c.tEnd, exchange: c.exchange });
+      return;
+    }
+    const both = [seen.exchange, c.exchange];
+    if (seen.task !== c.task || seen.hash !== hash) {
+      const id = seen.task !== c.task ? 'idempotency.conflict.other-task' : 'idempotency.conflict.changed-payload';
+      if (accepted)
+        v(id, false, `${c.task} reused the key of an earlier ${seen.task} with another payload and was accepted`, {
+          exchanges: both,
+          expected: 'IDEMPOTENCY_CONFLICT',
+        });
+      else if (c.reply.error?.code === 'IDEMPOTENCY_CONFLICT') v(id, true, `${c.task}: changed payload refused with IDEMPOTENCY_CONFLICT`, { exchanges: both });
+      return;
+    }
+    if (!accepted) return; // an expired or in-flight key may be refused; the audit cannot tell which from traffic alone
+    v('idempotency.replay.flagged', payload.replayed === true, `${c.task}: replay answered with replayed=${JSON.stringify(payload.replayed)}`, {
+      exchanges: both,
+    });
+    const same = isDeepStrictEqual(comparable(payload), seen.body);
+    v(
+      'idempotency.replay.identical-body',
+      same,
+      same ? `${c.task}: replay repeats the original answer` : `${c.task}: replay differs from the original answer`,
+      {
+        exchanges: both,
+        ...(same ? {} : { expected: seen.body, actual: comparable(payload) }),
+      },
+    );
+  }
+}
+
+/** The check ids the passive audit can give a verdict on (the report lists each, a gap when traffic never exercised it). */
+export const AUDITED_CHECKS: readonly string[] = [
+  'errors.error-text.json',
+  'schemas.response.capabilities',
+  'schemas.response.get_products',
+  'schemas.response.create_media_buy',
+  'schemas.response.update_media_buy',
+  'schemas.response.get_media_buys',
+  'schemas.context.echoed',
+  'schemas.sandbox.boolean',
+  'idempotency.key.missing-rejected',
+  'idempotency.key.malformed-rejected',
+  'idempotency.replay.flagged',
+  'idempotency.replay.identical-body',
+  'idempotency.conflict.changed-payload',
+  'idempotency.conflict.other-task',
+  'state-machine.valid-actions.match-state',
+  'state-machine.terminal.pause-rejected',
+  'state-machine.terminal.resume-rejected',
+  'state-machine.terminal.update-rejected',
+];

@@ -1,0 +1,123 @@
+/**
+ * What a proxied exchange says at the protocol level: an MCP `tools/call` or an A2A
+ * `message/send` of a task, with its arguments and the agent's reply decoded by the very
+ * decoders the transports use (so the audit reads a reply exactly as `run` would).
+ */
+import { createSsePicker } from '../transport/sse.js';
+import { isObject, pickResponse, tryParseJson, jsonRpcErrorOf, type JsonRpcResponse } from '../transport/jsonrpc.js';
+import { decodeToolResult } from '../transport/mcp-payload.js';
+import { decodeA2aResult } from '../transport/a2a-payload.js';
+import { failure } from '../transport/errors.js';
+import { failureReply, makeReply, type ReplyContext } from '../transport/reply.js';
+import type { TaskReply, TransportKind, WireExchange } from '../transport/types.js';
+import type { ProxiedExchange } from './reverse.js';
+
+export interface ObservedCall {
+  seq: number;
+  transport: TransportKind;
+  task: string;
+  args: Record<string, unknown>;
+  reply: TaskReply;
+  /** When the request reached the proxy and when its answer ended (ms since the proxy started). */
+  tStart: number;
+  tEnd: number;
+  exchange: WireExchange;
+}
+
+/** The exchange in the report's wire form. */
+export function wireExchange(x: ProxiedExchange, transport: TransportKind | 'http'): WireExchange {
+  return {
+    seq: x.seq,
+    transport,
+    purpose: 'observed through the proxy',
+    started_at: x.started_at,
+    duration_ms: Math.round(x.t_end - x.t_start),
+    request: {
+      method: x.request.method,
+      url: x.request.path,
+      headers: x.request.headers,
+      body: x.request.body,
+      ...(x.request.body_truncated ? { body_truncated: true } : {}),
+    },
+    ...(x.response
+      ? {
+          response: {
+            status: x.response.status,
+            headers: x.response.headers,
+            body: x.response.body,
+            ...(x.response.body_truncated ? { body_truncated: true } : {}),
+          },
+        }
+      : {}),
+    ...(x.error ? { error: x.error } : {}),
+  };
+}
+
+/** The JSON-RPC response to `id` in a reply body (JSON or SSE). */
+function rpcResponse(x: ProxiedExchange, id: number | string): JsonRpcResponse | undefined {
+  const res = x.response;
+  if (!res) return undefined;
+  if ((res.headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream')) {
+    const picker = createSsePicker(id);
+    picker.feed(Buffer.from(res.body, 'utf8'));
+    picker.end();
+    return picker.found();
+  }
+  const parsed = tryParseJson(res.body);
+  return parsed.ok ? pickResponse(parsed.value, id) : undefined;
+}
+
+/**
+ * The task call an exchange carries, or undefined (session set-up, listings, cards, notifications).
+ * `exchange` is the exchange as the report keeps it (secrets redacted); the bodies are read from `x`.
+ */
+export function observeCall(x: ProxiedExchange, exchange: WireExchange, errorMember: string): ObservedCall | undefined {
+  if (x.request.method !== 'POST' || x.request.body_truncated) return undefined;
+  const parsed = tryParseJson(x.request.body);
+  if (!parsed.ok || !isObject(parsed.value)) return undefined;
+  const msg = parsed.value;
+  const id = msg.id;
+  if (typeof id !== 'number' && typeof id !== 'string') return undefined;
+  const params = isObject(msg.params) ? msg.params : {};
+  let transport: TransportKind;
+  let task: string;
+  let args: Record<string, unknown>;
+  if (msg.method === 'tools/call' && typeof params.name === 'string') {
+    transport = 'mcp';
+    task = params.name;
+    args = isObject(params.arguments) ? params.arguments : {};
+  } else if (msg.method === 'message/send' && isObject(params.message) && Array.isArray(params.message.parts)) {
+    const data = params.message.parts.find((p) => isObject(p) && isObject(p.data) && typeof p.data.skill === 'string') as
+      | { data: { skill: string; parameters?: unknown } }
+      | undefined;
+    if (!data) return undefined;
+    transport = 'a2a';
+    task = data.data.skill;
+    args = isObject(data.data.parameters) ? data.data.parameters : {};
+  } else return undefined;
+
+  exchange.transport = transport;
+  const ctx: ReplyContext = { transport, task, t0: performance.now() - (x.t_end - x.t_start), exchanges: [exchange], notes: [] };
+  if (x.response) ctx.httpStatus = x.response.status;
+  const base = { seq: x.seq, transport, task, args, tStart: x.t_start, tEnd: x.t_end, exchange };
+  if (x.error || !x.response) return { ...base, reply: failureReply(ctx, failure('network', x.error ?? 'no answer'), errorMember) };
+  if (x.response.status < 200 || x.response.status >= 300)
+    return { ...base, reply: failureReply(ctx, failure('http_status', `HTTP ${x.response.status}`, { httpStatus: x.response.status }), errorMember) };
+  const response = rpcResponse(x, id);
+  if (!response) return { ...base, reply: failureReply(ctx, failure('protocol', `no JSON-RPC response to id ${String(id)}`), errorMember) };
+  const rpcError = jsonRpcErrorOf(response);
+  if (rpcError)
+    return {
+      ...base,
+      reply: failureReply(ctx, failure('protocol', `JSON-RPC error ${rpcError.code}: ${rpcError.message}`, { jsonRpcError: rpcError }), errorMember),
+    };
+  if (transport === 'mcp') {
+    const decoded = decodeToolResult(response.result, errorMember);
+    ctx.notes.push(...decoded.notes);
+    return { ...base, reply: makeReply(ctx, decoded) };
+  }
+  const decoded = decodeA2aResult(response.result, errorMember);
+  if (!decoded) return { ...base, reply: failureReply(ctx, failure('protocol', 'message/send result is neither a Task nor a Message'), errorMember) };
+  ctx.notes.push(...decoded.notes);
+  return { ...base, reply: makeReply(ctx, decoded) };
+}

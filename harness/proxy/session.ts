@@ -1,0 +1,98 @@
+/**
+ * One auditing proxy: the reverse proxy in front of the agent, each finished exchange decoded
+ * (observe.ts) and judged (audit.ts), the verdicts tallied for the report (report.ts).
+ */
+import { builtinSuites } from '../../suites/index.js';
+import { protocolIds } from '../token.js';
+import type { RunResult } from '../engine/result.js';
+import { AUDITED_CHECKS, PassiveAudit, type Verdict } from './audit.js';
+import { observeCall, wireExchange } from './observe.js';
+import { createRecorder } from '../transport/capture.js';
+import { webhookCredentials } from '../transport/http-client.js';
+import { tryParseJson } from '../transport/jsonrpc.js';
+import { Redactor } from '../transport/redact.js';
+import { AuditTally, auditRunResult } from './report.js';
+import { startReverseProxy, type ProxiedExchange } from './reverse.js';
+
+export interface AuditingProxyOptions {
+  upstream: string;
+  token: string;
+  host?: string;
+  port?: number;
+  command?: string;
+  /** Send the upstream's own Host (see reverse.ts). */
+  rewriteHost?: boolean;
+  /** Called for every failing verdict as it happens (the live console line). */
+  onFinding?: (v: Verdict) => void;
+}
+
+export interface AuditingProxy {
+  /** The proxy's URL: give it to the buyer in place of the agent's. */
+  url: string;
+  stats(): { exchanges: number; calls: number; verdicts: number; findings: number };
+  /** The report as it stands (may be called any number of times). */
+  result(): RunResult;
+  close(): Promise<void>;
+}
+
+type ActionRow = { include?: string[]; exclude?: string[]; exactly?: string[] };
+
+/** The valid_actions table, read from the state-machine suite (one table for `run` and the audit). */
+export function validActionsTable(): Record<string, ActionRow> {
+  for (const suite of builtinSuites().suites)
+    for (const check of suite.checks)
+      for (const step of check.steps)
+        for (const e of Array.isArray(step.expect) ? (step.expect as Array<{ kind?: unknown; table?: unknown }>) : [])
+          if (e.kind === 'valid_actions' && e.table) return e.table as Record<string, ActionRow>;
+  throw new Error('no valid_actions table in the built-in suites');
+}
+
+export async function startAuditingProxy(o: AuditingProxyOptions): Promise<AuditingProxy> {
+  const errorMember = protocolIds(o.token).errorMember;
+  const audit = new PassiveAudit(o.token, validActionsTable());
+  const tally = new AuditTally();
+  const startedAt = new Date();
+  let exchanges = 0;
+  let calls = 0;
+  // The buyer's credentials pass through the proxy: each is learnt before its exchange is kept, so
+  // no header, body, message or report holds one (the recorder keeps nothing itself: maxExchanges 1).
+  const redactor = new Redactor();
+  const recorder = createRecorder({ token: o.token, redactor, maxExchanges: 1 });
+  const learnSecrets = (x: ProxiedExchange): void => {
+    for (const name of ['authorization', 'proxy-authorization']) {
+      const value = x.request.headers[name];
+      const m = value === undefined ? null : /^\s*\S+\s+(.+)$/.exec(value);
+      if (m) redactor.add(m[1].trim());
+    }
+    const body = tryParseJson(x.request.body);
+    if (body.ok) for (const secret of webhookCredentials(body.value)) redactor.add(secret);
+  };
+  const onExchange = (x: ProxiedExchange): void => {
+    exchanges++;
+    learnSecrets(x);
+    const call = observeCall(x, recorder.record(wireExchange(x, 'http')), errorMember);
+    if (!call) return;
+    calls++;
+    const verdicts = audit.judge(call);
+    tally.add(call.transport, verdicts);
+    if (o.onFinding) for (const v of verdicts) if (!v.ok) o.onFinding({ ...v, message: redactor.cutText(v.message) });
+  };
+  const proxy = await startReverseProxy({ upstream: o.upstream, host: o.host, port: o.port, rewriteHost: o.rewriteHost, onExchange });
+  return {
+    url: proxy.url,
+    stats: () => ({ exchanges, calls, verdicts: tally.judged, findings: tally.findings }),
+    result: () =>
+      redactor.addProcessSecrets().value(
+        auditRunResult({
+          upstream: o.upstream,
+          token: o.token,
+          ids: AUDITED_CHECKS,
+          tally,
+          exchanges,
+          startedAt,
+          command: o.command ?? 'proto-comply proxy',
+        }),
+      ),
+    close: () => proxy.close(),
+  };
+}
