@@ -22,7 +22,23 @@ export interface Verdict {
   actual?: unknown;
 }
 
-const MUTATING = new Set(['create_media_buy', 'update_media_buy']);
+/**
+ * The mutating tasks: those whose arguments name `idempotency_key` in interface spec 4.3 (the
+ * read get_media_buys aside), and update_media_buy (4.4 rule 1: every mutating request).
+ */
+const MUTATING = new Set([
+  'create_media_buy',
+  'update_media_buy',
+  'sync_accounts',
+  'build_creative',
+  'sync_creatives',
+  'sync_audiences',
+  'activate_signal',
+  'log_event',
+  'provide_performance_feedback',
+  'sync_catalogs',
+]);
+const MEDIA_BUY_TASKS = new Set(['create_media_buy', 'update_media_buy']);
 const TERMINAL = new Set(['completed', 'canceled', 'rejected']);
 /** digest 3.1: the key format a mutating request must carry (fixtures/schemas `$defs/idempotencyKey`). */
 const KEY_FORMAT = /^[A-Za-z0-9_.:-]{16,255}$/;
@@ -88,14 +104,23 @@ export class PassiveAudit {
       const j = judgeErrorWellFormed(r, true);
       v('errors.error-text.json', j.ok, j.ok ? `${c.task}: well-formed error ${r.error?.code}` : `${c.task}: ${j.message}`, { actual: j.actual });
     }
-    if (r.ok && payload) {
-      if (this.schemas.hasTaskSchema(c.task)) {
-        const verdict = this.schemas.validateTaskResponse(c.task, payload);
+    if (!r.failure && this.schemas.hasTaskSchema(c.task)) {
+      // As the schemas suite grades every task reply: an error object against the error
+      // schema, anything else against the task's response schema.
+      const verdict = r.isError
+        ? r.error?.raw !== undefined
+          ? this.schemas.validate('error', r.error.raw)
+          : undefined
+        : this.schemas.validateTaskResponse(c.task, r.payload);
+      if (verdict) {
+        const what = r.isError ? `${c.task} error object` : `${c.task} answer`;
         const errs = verdict.errors.slice(0, 3).map((e) => `${e.pointer || '/'} ${e.message}`);
-        v(`schemas.response.${task}`, verdict.valid, verdict.valid ? `${c.task}: answer valid` : `${c.task}: ${errs.join('; ')}`, {
+        v(`schemas.response.${task}`, verdict.valid, verdict.valid ? `${what} valid` : `${what}: ${errs.join('; ')}`, {
           actual: verdict.valid ? undefined : verdict.errors.slice(0, 5),
         });
       }
+    }
+    if (r.ok && payload) {
       if ('context' in c.args) {
         const same = isDeepStrictEqual(payload.context, c.args.context);
         v('schemas.context.echoed', same, same ? `${c.task}: context echoed` : `${c.task}: context not echoed verbatim`, {
@@ -115,7 +140,7 @@ export class PassiveAudit {
 
   private buysIn(task: string, payload: Record<string, unknown>): Record<string, unknown>[] {
     if (task === 'get_media_buys') return Array.isArray(payload.media_buys) ? payload.media_buys.filter(isObj) : [];
-    return MUTATING.has(task) && typeof payload.media_buy_id === 'string' ? [payload] : [];
+    return MEDIA_BUY_TASKS.has(task) && typeof payload.media_buy_id === 'string' ? [payload] : [];
   }
 
   private judgeBuy(c: ObservedCall, buy: Record<string, unknown>, v: (id: string, ok: boolean, m: string, more?: Partial<Verdict>) => void): void {
