@@ -13,6 +13,7 @@ import { formatBenchResults, signingBench, type BenchResult } from '../harness/s
 import { harnessBench } from './harness.js';
 import { webhookReceiverBench } from '../mocks/buyer/bench.js';
 import { fuzzBench } from './fuzz.js';
+import { proxyBench } from './proxy.js';
 
 interface Section {
   id: string;
@@ -29,6 +30,7 @@ const SECTIONS: Section[] = [
     run: () => webhookReceiverBench(),
   },
   { id: 'fuzz', title: 'proto-comply fuzz cases per second vs bare undici calls per second to the same mock', run: () => fuzzBench() },
+  { id: 'proxy', title: 'calls through the auditing proxy vs the same calls straight to the mock', run: () => proxyBench() },
 ];
 
 const SECTION_FLAG = '--section';

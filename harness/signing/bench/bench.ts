@@ -52,6 +52,8 @@ export interface BenchResult {
   clock?: 'cpu' | 'wall';
   /** Minimum acceptable ratio, when there is a target. */
   target_ratio?: number;
+  /** Further figures of the same measurement, printed after the line (e.g. added latency). */
+  note?: string;
 }
 
 export interface SigningBenchOptions {
@@ -261,6 +263,7 @@ export function formatBenchResults(results: readonly BenchResult[]): string[] {
       line += ` vs ${r.baseline}`;
     }
     if (r.target_ratio !== undefined) line += r.ratio! >= r.target_ratio ? `  [target >= ${r.target_ratio}: met]` : `  [target >= ${r.target_ratio}: MISSED]`;
+    if (r.note) line += `\n${' '.repeat(4)}${r.note}`;
     return line;
   });
 }
