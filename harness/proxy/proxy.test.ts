@@ -107,6 +107,17 @@ describe('the reverse proxy', () => {
   let release: () => void = () => {};
   beforeAll(async () => {
     upstream = createServer((req, res) => {
+      if (req.url === '/headers') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.headers));
+        return;
+      }
+      if (req.url === '/big' || req.url === '/.well-known/brand.json') {
+        const { port } = upstream.address() as AddressInfo;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(`{"url":"http://127.0.0.1:${port}/a2a","pad":"`);
+        res.end(`${'x'.repeat(3 * 1024 * 1024)}"}`);
+        return;
+      }
       if (req.url === '/.well-known/agent-card.json') {
         const { port } = upstream.address() as AddressInfo;
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: `http://127.0.0.1:${port}/a2a` }));
@@ -152,6 +163,46 @@ describe('the reverse proxy', () => {
     try {
       const card = (await (await request(`${proxy.url}/.well-known/agent-card.json`)).body.json()) as { url: string };
       expect(card.url).toBe(`${proxy.url}/a2a`);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('passes a body above the audit cap whole to the client, the audit keeping the cap (a large discovery document unchanged)', async () => {
+    const { port } = upstream.address() as AddressInfo;
+    const seen: Array<{ length: number; truncated?: true }> = [];
+    const proxy = await startReverseProxy({
+      upstream: `http://127.0.0.1:${port}`,
+      maxAuditBytes: 64 * 1024,
+      onExchange: (x) => seen.push({ length: x.response?.body.length ?? 0, truncated: x.response?.body_truncated }),
+    });
+    try {
+      for (const path of ['/big', '/.well-known/brand.json']) {
+        const text = await (await request(`${proxy.url}${path}`)).body.text();
+        expect(text.length).toBeGreaterThan(3 * 1024 * 1024);
+        expect(text).toContain(`http://127.0.0.1:${port}/a2a`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+      expect(seen).toEqual([
+        { length: 64 * 1024, truncated: true },
+        { length: 64 * 1024, truncated: true },
+      ]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('forwards the client headers but asks the agent for an unencoded answer, and keeps the client Host', async () => {
+    const { port } = upstream.address() as AddressInfo;
+    const proxy = await startReverseProxy({ upstream: `http://127.0.0.1:${port}`, onExchange: () => {} });
+    try {
+      const headers = (await (await request(`${proxy.url}/headers`, { headers: { 'accept-encoding': 'gzip', 'x-trace': 'abc' } })).body.json()) as Record<
+        string,
+        string
+      >;
+      expect(headers['x-trace']).toBe('abc');
+      expect(headers['accept-encoding']).toBeUndefined();
+      expect(headers.host).toBe(new URL(proxy.url).host);
     } finally {
       await proxy.close();
     }

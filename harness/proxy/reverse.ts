@@ -57,6 +57,8 @@ const HOP = new Set([
   'upgrade',
   'host',
   'content-length',
+  // The agent is asked for identity encoding, so the audit reads the bytes the client gets.
+  'accept-encoding',
 ]);
 /** Discovery documents (agent card, brand.json, adagents.json): they name the agent's URLs. */
 const DISCOVERY_PATH = /^\/\.well-known\/[A-Za-z0-9._-]+\.json(\?.*)?$/;
@@ -93,6 +95,22 @@ class AuditCopy {
   text(): string {
     return Buffer.concat(this.chunks).toString('utf8');
   }
+}
+
+/** One chunk to the client (waiting while its socket is full) and into the audit copy. */
+async function pass(res: ServerResponse, copy: AuditCopy, chunk: Buffer): Promise<void> {
+  copy.add(chunk);
+  if (res.write(chunk) || res.destroyed) return;
+  await new Promise<void>((resolve) => {
+    const go = (): void => {
+      res.off('drain', go);
+      res.off('close', go);
+      resolve();
+    };
+    res.once('drain', go);
+    res.once('close', go);
+  });
+  if (res.destroyed) throw new Error('the client went away');
 }
 
 export async function startReverseProxy(o: ReverseProxyOptions): Promise<RunningReverseProxy> {
@@ -168,21 +186,32 @@ export async function startReverseProxy(o: ReverseProxyOptions): Promise<Running
         ...(error ? { error } : {}),
       });
     try {
+      const body = upstreamRes.body[Symbol.asyncIterator]();
       if (DISCOVERY_PATH.test(req.url ?? '') && status === 200) {
-        // A discovery document is small and read whole: its URLs on the upstream origin now name the proxy.
-        const text = await upstreamRes.body.text();
-        resCopy.add(Buffer.from(text));
-        const rewritten = text.split(upstream.origin).join(proxyOrigin);
-        res.writeHead(status, forwardable(resHeaders)).end(rewritten);
-        done();
-        return;
+        // A discovery document is read whole (up to the audit cap) and its URLs on the upstream
+        // origin name the proxy; a larger one passes unchanged.
+        const head: Buffer[] = [];
+        let size = 0;
+        let next = await body.next();
+        while (!next.done && size <= maxAudit) {
+          head.push(next.value as Buffer);
+          size += (next.value as Buffer).length;
+          next = await body.next();
+        }
+        if (next.done) {
+          const text = Buffer.concat(head).toString('utf8');
+          resCopy.add(Buffer.from(text));
+          res.writeHead(status, forwardable(resHeaders)).end(text.split(upstream.origin).join(proxyOrigin));
+          done();
+          return;
+        }
+        res.writeHead(status, forwardable(resHeaders));
+        for (const chunk of [...head, next.value as Buffer]) await pass(res, resCopy, chunk);
+      } else {
+        res.writeHead(status, forwardable(resHeaders));
+        res.flushHeaders();
       }
-      res.writeHead(status, forwardable(resHeaders));
-      res.flushHeaders();
-      for await (const chunk of upstreamRes.body) {
-        resCopy.add(chunk as Buffer);
-        res.write(chunk);
-      }
+      for (let next = await body.next(); !next.done; next = await body.next()) await pass(res, resCopy, next.value as Buffer);
       res.end();
       done();
     } catch (err) {
