@@ -28,6 +28,9 @@ describe('proto-comply proxy: usage errors exit 2 with one line', () => {
     [['--upstream', 'http://u:p@example.com'], /must not carry credentials/],
     [['--upstream', 'http://127.0.0.1:1', '--port', '70000'], /--port must be an integer/],
     [['--upstream', 'http://127.0.0.1:1', '--report-every-s', '0'], /--report-every-s must be an integer/],
+    [['--upstream', 'http://127.0.0.1:1', '--inject', 'call:explode'], /unknown rule/],
+    [['--upstream', 'http://127.0.0.1:1', '--inject', 'webhook:duplicate'], /webhook faults need the webhook relay/],
+    [['--upstream', 'http://127.0.0.1:1', '--inject', 'call:reset', '--seed', 'x1'], /--seed must be an integer/],
   ])('%j', async (args, message) => {
     const r = await cli(['proxy', ...args]);
     expect(r.code, r.stderr).toBe(2);

@@ -15,8 +15,10 @@ import { oneLine } from '../../reports/text.js';
 import { startAuditingProxy } from '../proxy/session.js';
 import { auditedSuites } from '../proxy/report.js';
 import { AUDITED_CHECKS } from '../proxy/audit.js';
+import { Injector, InjectRuleError, parseInjectRules } from '../proxy/inject.js';
+import { isValidSeed, newSeed } from '../engine/rng.js';
 
-export const PROXY_HELP = `usage: proto-comply proxy --upstream URL [--port N] [--host H] [--token T] [--out DIR] [--report-every-s N] [--rewrite-host]
+export const PROXY_HELP = `usage: proto-comply proxy --upstream URL [--port N] [--host H] [--token T] [--out DIR] [--report-every-s N] [--rewrite-host] [--inject RULES]... [--seed N]
 
 A reverse proxy in front of one agent: point the buyer at the proxy's URL instead of the agent's.
 Every exchange is passed through unchanged (SSE streams unbuffered) and audited passively under
@@ -29,6 +31,11 @@ the check ids of \`run\`; rules the observed traffic never exercised are coverag
   --out DIR             report directory (default proxy-report)
   --report-every-s N    also write the report every N seconds while running
   --rewrite-host        send the upstream's Host instead of the client's (breaks request signatures)
+  --inject RULES        faults for testing the caller, comma-separated or repeated, each firing with
+                        probability P (default 1), decided by --seed and the exchange's number:
+                          call:delay:500ms[:P]  call:reset[:P]  call:status:503[:P]
+                        every fault injected is listed in the report's "injected"
+  --seed N              seed of the injection draws (default: random, printed and kept in the report)
 
 Writes the report on SIGINT/SIGTERM; exit code as for run (0 nothing broken, 1 a rule broken, 4 coverage incomplete).`;
 
@@ -40,6 +47,8 @@ const OPTIONS = {
   out: { type: 'string', default: 'proxy-report' },
   'report-every-s': { type: 'string' },
   'rewrite-host': { type: 'boolean', default: false },
+  inject: { type: 'string', multiple: true },
+  seed: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -78,6 +87,20 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     if (e instanceof TokenError) throw new UsageError(`proxy: ${e.message}`);
     throw e;
   }
+  let rules;
+  try {
+    rules = parseInjectRules(values.inject ?? []);
+  } catch (e) {
+    if (e instanceof InjectRuleError) throw new UsageError(`proxy: ${e.message}`);
+    throw e;
+  }
+  const webhookRule = rules.find((r) => r.on === 'webhook');
+  if (webhookRule)
+    throw new UsageError(`proxy: --inject ${webhookRule.text}: webhook faults need the webhook relay (--webhooks-to), which this version does not have yet`);
+  if (values.seed !== undefined && !isValidSeed(values.seed))
+    throw new UsageError(`proxy: --seed must be an integer of up to 16 digits, got ${JSON.stringify(values.seed)}`);
+  const seed = values.seed ?? newSeed();
+  const inject = rules.length ? new Injector(rules, seed) : undefined;
   const out = resolve(values.out);
   const err = (line: string) => process.stderr.write(`${line}\n`);
   const proxy = await startAuditingProxy({
@@ -87,18 +110,20 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     port,
     command: `proto-comply proxy ${argv.join(' ')}`,
     rewriteHost: values['rewrite-host'],
+    inject,
     onFinding: (v) => err(`finding: ${v.checkId}: ${oneLine(v.message, 240)}`),
   }).catch((e: unknown) => {
     throw new UsageError(`proxy: cannot listen on ${values.host}:${port}: ${(e as Error).message}`);
   });
   err(`proxy listening on ${proxy.url} -> ${upstream}`);
   err(`point the buyer at ${proxy.url}; Ctrl-C writes the report to ${out}`);
+  if (inject) err(`injecting ${rules.map((r) => r.text).join(', ')} (seed ${seed})`);
 
   const frame: RunFrame = {
     agentUrl: upstream,
     token: values.token,
     transports: ['mcp', 'a2a'],
-    seed: '0',
+    seed: inject ? seed : '0',
     command: `proto-comply proxy ${argv.join(' ')}`,
     suites: auditedSuites(AUDITED_CHECKS).suites,
     strict: false,
@@ -111,7 +136,9 @@ export async function proxyCommand(argv: string[]): Promise<number> {
   };
   const tally = setInterval(() => {
     const s = proxy.stats();
-    err(`seen ${s.exchanges} exchanges, ${s.calls} task calls, ${s.verdicts} verdicts, ${s.findings} findings`);
+    err(
+      `seen ${s.exchanges} exchanges, ${s.calls} task calls, ${s.verdicts} verdicts, ${s.findings} findings${inject ? `, ${s.injected} faults injected` : ''}`,
+    );
   }, 10_000);
   tally.unref();
   const periodic = every ? setInterval(() => void write(), every * 1000) : undefined;

@@ -158,6 +158,17 @@ export interface RunResult {
   baseline?: BaselineSummary;
   /** The harness itself broke mid-run (status `error`): the cause, one line. The checks finished before are kept. */
   harness_error?: string;
+  /** A proxy report with `--inject`: the faults the proxy injected (harness/proxy/inject.ts). */
+  injected?: InjectionSummary;
+}
+
+export interface InjectionSummary {
+  seed: string;
+  rules: string[];
+  total: number;
+  by_rule: Record<string, number>;
+  /** The first 1,000 faults in detail. */
+  faults: Array<{ seq: number; at: string; rule: string; what: string }>;
 }
 
 /** How much of what applies to the agent was verified, per transport and level. */

@@ -72,7 +72,7 @@ function rpcResponse(x: ProxiedExchange, id: number | string): JsonRpcResponse |
  * `exchange` is the exchange as the report keeps it (secrets redacted); the bodies are read from `x`.
  */
 export function observeCall(x: ProxiedExchange, exchange: WireExchange, errorMember: string): ObservedCall | undefined {
-  if (x.request.method !== 'POST' || x.request.body_truncated) return undefined;
+  if (x.request.method !== 'POST' || x.request.body_truncated || x.injected_answer) return undefined;
   const parsed = tryParseJson(x.request.body);
   if (!parsed.ok || !isObject(parsed.value)) return undefined;
   const msg = parsed.value;

@@ -7,7 +7,7 @@
 import { builtinSuites } from '../../suites/index.js';
 import { boundRun } from '../engine/bound.js';
 import type { CheckDef, SuiteDef } from '../engine/model.js';
-import type { CheckResult, Level, Outcome, RunResult } from '../engine/result.js';
+import type { CheckResult, InjectionSummary, Level, Outcome, RunResult } from '../engine/result.js';
 import { countOutcomes, coverageOf, summarizeSuites } from '../engine/summarize.js';
 import type { TransportKind } from '../transport/types.js';
 import { HARNESS_VERSION } from '../version.js';
@@ -74,6 +74,7 @@ export function auditRunResult(o: {
   exchanges: number;
   startedAt: Date;
   command: string;
+  injected?: InjectionSummary;
 }): RunResult {
   const transports: TransportKind[] = ['mcp', 'a2a'];
   const { suites, checks: defs } = auditedSuites(o.ids);
@@ -128,7 +129,7 @@ export function auditRunResult(o: {
     coverage,
     lifecycle_stage: 'production',
     headline,
-    seed: '0',
+    seed: o.injected?.seed ?? '0',
     started_at: o.startedAt.toISOString(),
     finished_at: new Date().toISOString(),
     duration_ms: Date.now() - o.startedAt.getTime(),
@@ -137,5 +138,6 @@ export function auditRunResult(o: {
     counts: countOutcomes(checks),
     suites: summarizeSuites(suites, checks, transports, false),
     checks,
+    ...(o.injected ? { injected: o.injected } : {}),
   });
 }

@@ -8,7 +8,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
+import { type Injector, isTaskCall } from './inject.js';
 
 export interface ProxiedExchange {
   seq: number;
@@ -20,6 +22,8 @@ export interface ProxiedExchange {
   response?: { status: number; headers: Record<string, string>; body: string; body_truncated?: true };
   /** Why the exchange did not complete (upstream unreachable, timeout, client gone). */
   error?: string;
+  /** The proxy answered itself (an injected status): the response is not the agent's. */
+  injected_answer?: true;
 }
 
 export interface ReverseProxyOptions {
@@ -36,6 +40,8 @@ export interface ReverseProxyOptions {
   upstreamTimeoutMs?: number;
   /** Send the upstream's own Host instead of the client's (name-based virtual hosting upstream; signatures then fail). */
   rewriteHost?: boolean;
+  /** Faults to inject into task calls (inject.ts). */
+  inject?: Injector;
   onExchange: (exchange: ProxiedExchange) => void;
 }
 
@@ -155,6 +161,23 @@ export async function startReverseProxy(o: ReverseProxyOptions): Promise<Running
       reqCopy.add(chunk as Buffer);
     }
     const body = Buffer.concat(chunks);
+    const faults = o.inject && isTaskCall(req.method ?? 'GET', reqCopy.text()) ? o.inject.firing('call', n) : [];
+    for (const f of faults) {
+      if (f.kind === 'status') {
+        o.inject?.record(n, f, `answered HTTP ${f.status} without forwarding ${req.method} ${req.url}`);
+        const text = `injected by proto-comply proxy (${f.text})\n`;
+        res.writeHead(f.status, { 'content-type': 'text/plain', 'retry-after': '1' }).end(text);
+        o.onExchange({ ...exchange(), response: { status: f.status, headers: { 'content-type': 'text/plain' }, body: text }, injected_answer: true });
+        return;
+      }
+    }
+    for (const f of faults) {
+      if (f.kind === 'delay') {
+        o.inject?.record(n, f, `held ${req.method} ${req.url} for ${f.ms} ms`);
+        await sleep(f.ms);
+      }
+    }
+    const reset = faults.find((f) => f.kind === 'reset');
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort(new Error('the client went away'));
@@ -179,6 +202,29 @@ export async function startReverseProxy(o: ReverseProxyOptions): Promise<Running
     const status = upstreamRes.statusCode;
     const resHeaders = flatHeaders(upstreamRes.headers as Record<string, string | string[] | undefined>);
     const resCopy = new AuditCopy(maxAudit);
+    if (reset) {
+      // The agent answers, the client never learns how: the ambiguous outcome a retry must survive.
+      // What the agent answered is read first (up to the audit cap, for at most 30 s) and audited.
+      const stop = setTimeout(() => abort.abort(new Error('reset: stopped reading the answer')), 30_000);
+      try {
+        for await (const chunk of upstreamRes.body) {
+          resCopy.add(chunk as Buffer);
+          if (resCopy.truncated) break;
+        }
+      } catch {
+        // the answer broke off: what arrived is audited
+      } finally {
+        clearTimeout(stop);
+        upstreamRes.body.destroy();
+      }
+      req.socket.destroy();
+      o.inject?.record(n, reset, `forwarded ${req.method} ${req.url}, then reset the client's connection instead of answering`);
+      o.onExchange({
+        ...exchange(),
+        response: { status, headers: resHeaders, body: resCopy.text(), ...(resCopy.truncated ? { body_truncated: true as const } : {}) },
+      });
+      return;
+    }
     const done = (error?: string): void =>
       o.onExchange({
         ...exchange(),

@@ -13,6 +13,7 @@ import { tryParseJson } from '../transport/jsonrpc.js';
 import { Redactor } from '../transport/redact.js';
 import { AuditTally, auditRunResult } from './report.js';
 import { startReverseProxy, type ProxiedExchange } from './reverse.js';
+import type { Injector } from './inject.js';
 
 export interface AuditingProxyOptions {
   upstream: string;
@@ -22,6 +23,8 @@ export interface AuditingProxyOptions {
   command?: string;
   /** Send the upstream's own Host (see reverse.ts). */
   rewriteHost?: boolean;
+  /** Faults to inject (inject.ts); recorded in the report's `injected`. */
+  inject?: Injector;
   /** Called for every failing verdict as it happens (the live console line). */
   onFinding?: (v: Verdict) => void;
 }
@@ -29,7 +32,7 @@ export interface AuditingProxyOptions {
 export interface AuditingProxy {
   /** The proxy's URL: give it to the buyer in place of the agent's. */
   url: string;
-  stats(): { exchanges: number; calls: number; verdicts: number; findings: number };
+  stats(): { exchanges: number; calls: number; verdicts: number; findings: number; injected: number };
   /** The report as it stands (may be called any number of times). */
   result(): RunResult;
   close(): Promise<void>;
@@ -77,10 +80,10 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
     tally.add(call.transport, verdicts);
     if (o.onFinding) for (const v of verdicts) if (!v.ok) o.onFinding({ ...v, message: redactor.cutText(v.message) });
   };
-  const proxy = await startReverseProxy({ upstream: o.upstream, host: o.host, port: o.port, rewriteHost: o.rewriteHost, onExchange });
+  const proxy = await startReverseProxy({ upstream: o.upstream, host: o.host, port: o.port, rewriteHost: o.rewriteHost, inject: o.inject, onExchange });
   return {
     url: proxy.url,
-    stats: () => ({ exchanges, calls, verdicts: tally.judged, findings: tally.findings }),
+    stats: () => ({ exchanges, calls, verdicts: tally.judged, findings: tally.findings, injected: o.inject?.summary().total ?? 0 }),
     result: () =>
       redactor.addProcessSecrets().value(
         auditRunResult({
@@ -91,6 +94,7 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
           exchanges,
           startedAt,
           command: o.command ?? 'proto-comply proxy',
+          injected: o.inject?.summary(),
         }),
       ),
     close: () => proxy.close(),
