@@ -75,6 +75,8 @@ export function auditRunResult(o: {
   startedAt: Date;
   command: string;
   injected?: InjectionSummary;
+  /** Exchanges the audit failed on (a harness bug): named in the headline and coverage. */
+  unaudited?: number;
 }): RunResult {
   const transports: TransportKind[] = ['mcp', 'a2a'];
   const { suites, checks: defs } = auditedSuites(o.ids);
@@ -113,6 +115,10 @@ export function auditRunResult(o: {
     }
   }
   const coverage = coverageOf(checks, transports);
+  if (o.unaudited) {
+    coverage.complete = false;
+    coverage.reasons.push(`${o.unaudited} exchange(s) could not be audited (a harness error; the traffic passed unchanged)`);
+  }
   const failing = checks.filter((c) => c.outcome === 'fail');
   const status: RunResult['overall_status'] = failing.length ? 'failing' : coverage.complete ? 'passing' : 'partial';
   const headline = failing.length

@@ -32,7 +32,7 @@ export interface AuditingProxyOptions {
 export interface AuditingProxy {
   /** The proxy's URL: give it to the buyer in place of the agent's. */
   url: string;
-  stats(): { exchanges: number; calls: number; verdicts: number; findings: number; injected: number };
+  stats(): { exchanges: number; calls: number; verdicts: number; findings: number; injected: number; unaudited: number };
   /** The report as it stands (may be called any number of times). */
   result(): RunResult;
   close(): Promise<void>;
@@ -70,20 +70,26 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
     const body = tryParseJson(x.request.body);
     if (body.ok) for (const secret of webhookCredentials(body.value)) redactor.add(secret);
   };
+  let unaudited = 0;
   const onExchange = (x: ProxiedExchange): void => {
     exchanges++;
-    learnSecrets(x);
-    const call = observeCall(x, recorder.record(wireExchange(x, 'http')), errorMember);
-    if (!call) return;
-    calls++;
-    const verdicts = audit.judge(call);
-    tally.add(call.transport, verdicts);
-    if (o.onFinding) for (const v of verdicts) if (!v.ok) o.onFinding({ ...v, message: redactor.cutText(v.message) });
+    // The traffic never depends on the audit: an exchange the audit chokes on is counted, not fatal.
+    try {
+      learnSecrets(x);
+      const call = observeCall(x, recorder.record(wireExchange(x, 'http')), errorMember);
+      if (!call) return;
+      calls++;
+      const verdicts = audit.judge(call);
+      tally.add(call.transport, verdicts);
+      if (o.onFinding) for (const v of verdicts) if (!v.ok) o.onFinding({ ...v, message: redactor.cutText(v.message) });
+    } catch {
+      unaudited++;
+    }
   };
   const proxy = await startReverseProxy({ upstream: o.upstream, host: o.host, port: o.port, rewriteHost: o.rewriteHost, inject: o.inject, onExchange });
   return {
     url: proxy.url,
-    stats: () => ({ exchanges, calls, verdicts: tally.judged, findings: tally.findings, injected: o.inject?.summary().total ?? 0 }),
+    stats: () => ({ exchanges, calls, verdicts: tally.judged, findings: tally.findings, injected: o.inject?.summary().total ?? 0, unaudited }),
     result: () =>
       redactor.addProcessSecrets().value(
         auditRunResult({
@@ -95,6 +101,7 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
           startedAt,
           command: o.command ?? 'proto-comply proxy',
           injected: o.inject?.summary(),
+          unaudited,
         }),
       ),
     close: () => proxy.close(),
