@@ -21,8 +21,9 @@ import { isValidSeed, newSeed } from '../engine/rng.js';
 export const PROXY_HELP = `usage: proto-comply proxy --upstream URL [--port N] [--host H] [--token T] [--out DIR] [--report-every-s N] [--rewrite-host] [--inject RULES]... [--seed N]
 
 A reverse proxy in front of one agent: point the buyer at the proxy's URL instead of the agent's.
-Every exchange is passed through unchanged (SSE streams unbuffered) and audited passively under
-the check ids of \`run\`; rules the observed traffic never exercised are coverage gaps.
+Every exchange is passed through as it streams (discovery documents under /.well-known/ point at
+the proxy) and audited passively under the check ids of \`run\`; rules the observed traffic never
+exercised are coverage gaps.
 
   --upstream URL        the agent's base URL (its /mcp, /a2a and /.well-known/ paths are proxied)
   --port N              port to listen on (default 0: any free port, printed at start)
