@@ -134,6 +134,7 @@ export class PassiveAudit {
       }
       for (const buy of this.buysIn(task, payload)) this.judgeBuy(c, buy, v);
     }
+    if (task === 'update_media_buy') this.judgeTerminalRefusal(c, v);
     if (MUTATING.has(task)) this.judgeIdempotency(c, payload, v);
     return out;
   }
@@ -164,7 +165,8 @@ export class PassiveAudit {
     }
     if (typeof id !== 'string' || typeof status !== 'string') return;
     const before = this.terminal.get(id);
-    if (c.task === 'update_media_buy' && before && before.tEnd < c.tStart && buy.replayed !== true) {
+    // A cancel of a terminal buy is the cancel rule's (NOT_CANCELLABLE, digest 4.4), not audited here.
+    if (c.task === 'update_media_buy' && c.args.canceled !== true && before && before.tEnd < c.tStart && buy.replayed !== true) {
       const which = c.args.paused === true ? 'pause' : c.args.paused === false ? 'resume' : 'update';
       v(`state-machine.terminal.${which}-rejected`, false, `update_media_buy of ${id} was accepted after the buy was ${before.status}`, {
         exchanges: [before.exchange, c.exchange],
@@ -173,6 +175,17 @@ export class PassiveAudit {
       });
     }
     if (TERMINAL.has(status) && !before) remember(this.terminal, id, { status, tEnd: c.tEnd, exchange: c.exchange });
+  }
+
+  /** An update of a buy seen terminal before the update was sent, refused with INVALID_STATE (digest 4.4): the rule holding. */
+  private judgeTerminalRefusal(c: ObservedCall, v: (id: string, ok: boolean, m: string, more?: Partial<Verdict>) => void): void {
+    const id = c.args.media_buy_id;
+    const before = typeof id === 'string' ? this.terminal.get(id) : undefined;
+    if (!before || before.tEnd >= c.tStart || c.args.canceled === true || c.reply.error?.code !== 'INVALID_STATE') return;
+    const which = c.args.paused === true ? 'pause' : c.args.paused === false ? 'resume' : 'update';
+    v(`state-machine.terminal.${which}-rejected`, true, `update_media_buy of ${String(id)} (${before.status}) refused with INVALID_STATE`, {
+      exchanges: [before.exchange, c.exchange],
+    });
   }
 
   private judgeIdempotency(
@@ -205,7 +218,7 @@ export class PassiveAudit {
     const seen = this.keys.get(scope);
     if (!seen || seen.tEnd >= c.tStart) {
       if (accepted && !seen && payload.replayed !== true)
-        this.keys.set(scope, { task: c.task, hash, body: comparable(payload), tEnd: c.tEnd, exchange: c.exchange });
+        remember(this.keys, scope, { task: c.task, hash, body: comparable(payload), tEnd: c.tEnd, exchange: c.exchange });
       return;
     }
     const both = [seen.exchange, c.exchange];

@@ -67,6 +67,9 @@ describe('the proxy between run and the reference mock seller', () => {
         'idempotency.conflict.changed-payload',
         'idempotency.key.missing-rejected',
         'state-machine.valid-actions.match-state',
+        'state-machine.terminal.pause-rejected',
+        'state-machine.terminal.resume-rejected',
+        'state-machine.terminal.update-rejected',
       ])
         expect(passed).toContain(`${t} ${id}`);
     // What the traffic did not exercise is a gap, never a pass.
@@ -100,6 +103,14 @@ describe('the passive audit on faulty sellers', () => {
     },
     120_000,
   );
+});
+
+describe('the passive audit on a fault of a rule it does not judge', () => {
+  it('flags nothing when a cancel of a canceled buy is accepted (the cancel rule is not audited)', async () => {
+    const { run, audit } = await throughProxy(['cancel-canceled-accepted']);
+    expect(broken(run)).toContain('mcp state-machine.cancel.twice-not-cancellable');
+    expect(broken(audit)).toEqual([]);
+  }, 120_000);
 });
 
 describe('the reverse proxy', () => {
