@@ -11,6 +11,7 @@ import { judgeErrorWellFormed } from '../engine/kinds/expect/reply-status.js';
 import { createSchemaValidator, type SchemaValidator } from '../schemas/validator.js';
 import { protocolIds, type ProtocolIds } from '../token.js';
 import type { WireExchange } from '../transport/types.js';
+import { isObject } from '../transport/jsonrpc.js';
 import type { ObservedCall } from './observe.js';
 
 export interface Verdict {
@@ -61,8 +62,6 @@ interface KeyMemory {
   exchange: WireExchange;
 }
 
-const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
-
 /** A reply's body as a replay must repeat it: without `replayed` and `context` (digest 3.1: context is not part of the payload). */
 function comparable(payload: Record<string, unknown>): Record<string, unknown> {
   const { replayed: _r, context: _c, ...rest } = payload;
@@ -98,7 +97,7 @@ export class PassiveAudit {
     }
     if (r.failure && !r.error) return out; // no task answer to judge (transport trouble is the caller's to see)
     const task = c.task === this.ids.capabilitiesTask ? 'capabilities' : c.task;
-    const payload = isObj(r.payload) ? r.payload : undefined;
+    const payload = isObject(r.payload) ? r.payload : undefined;
 
     if (r.isError) {
       const j = judgeErrorWellFormed(r, true);
@@ -140,7 +139,7 @@ export class PassiveAudit {
   }
 
   private buysIn(task: string, payload: Record<string, unknown>): Record<string, unknown>[] {
-    if (task === 'get_media_buys') return Array.isArray(payload.media_buys) ? payload.media_buys.filter(isObj) : [];
+    if (task === 'get_media_buys') return Array.isArray(payload.media_buys) ? payload.media_buys.filter(isObject) : [];
     return MEDIA_BUY_TASKS.has(task) && typeof payload.media_buy_id === 'string' ? [payload] : [];
   }
 

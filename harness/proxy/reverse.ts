@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
+import { normalizeHeaders } from '../transport/http-client.js';
 import { type Injector, isTaskCall } from './inject.js';
 
 export interface ProxiedExchange {
@@ -69,12 +70,6 @@ const HOP = new Set([
 /** Discovery documents (agent card, brand.json, adagents.json): they name the agent's URLs. */
 const DISCOVERY_PATH = /^\/\.well-known\/[A-Za-z0-9._-]+\.json(\?.*)?$/;
 
-function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
-}
-
 function forwardable(h: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) if (!HOP.has(k)) out[k] = v;
@@ -133,7 +128,7 @@ export async function startReverseProxy(o: ReverseProxyOptions): Promise<Running
     const n = ++seq;
     const started = new Date().toISOString();
     const tStart = performance.now() - t0;
-    const reqHeaders = flatHeaders(req.headers);
+    const reqHeaders = normalizeHeaders(req.headers);
     const reqCopy = new AuditCopy(maxAudit);
     const exchange = (): ProxiedExchange => ({
       seq: n,
@@ -200,7 +195,7 @@ export async function startReverseProxy(o: ReverseProxyOptions): Promise<Running
       return;
     }
     const status = upstreamRes.statusCode;
-    const resHeaders = flatHeaders(upstreamRes.headers as Record<string, string | string[] | undefined>);
+    const resHeaders = normalizeHeaders(upstreamRes.headers as Record<string, string | string[] | undefined>);
     const resCopy = new AuditCopy(maxAudit);
     if (reset) {
       // The agent answers, the client never learns how: the ambiguous outcome a retry must survive.
@@ -275,7 +270,7 @@ export async function startReverseProxy(o: ReverseProxyOptions): Promise<Running
         started_at: new Date().toISOString(),
         t_start: performance.now() - t0,
         t_end: performance.now() - t0,
-        request: { method: req.method ?? 'GET', path: req.url ?? '/', headers: flatHeaders(req.headers), body: '' },
+        request: { method: req.method ?? 'GET', path: req.url ?? '/', headers: normalizeHeaders(req.headers), body: '' },
         error: `proxy error: ${(err as Error).message}`,
       });
     });
