@@ -1,5 +1,8 @@
 /** `proto-comply proxy` as a user runs it: a real process, a buyer call through it, SIGTERM, the report. */
 import { spawn, execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +32,9 @@ describe('proto-comply proxy: usage errors exit 2 with one line', () => {
     [['--upstream', 'http://127.0.0.1:1', '--port', '70000'], /--port must be an integer/],
     [['--upstream', 'http://127.0.0.1:1', '--report-every-s', '0'], /--report-every-s must be an integer/],
     [['--upstream', 'http://127.0.0.1:1', '--inject', 'call:explode'], /unknown rule/],
-    [['--upstream', 'http://127.0.0.1:1', '--inject', 'webhook:duplicate'], /webhook faults need the webhook relay/],
+    [['--upstream', 'http://127.0.0.1:1', '--inject', 'webhook:duplicate'], /webhook faults act on relayed webhooks; give --webhooks-to/],
+    [['--upstream', 'http://127.0.0.1:1', '--webhooks-to', 'http://127.0.0.1:9/hooks'], /--webhooks-to must be an origin/],
+    [['--upstream', 'http://127.0.0.1:1', '--webhooks-to', 'http://127.0.0.1:9', '--webhook-port', '70000'], /--webhook-port must be an integer/],
     [['--upstream', 'http://127.0.0.1:1', '--inject', 'call:reset', '--seed', 'x1'], /--seed must be an integer/],
   ])('%j', async (args, message) => {
     const r = await cli(['proxy', ...args]);
@@ -51,9 +56,20 @@ describe('proto-comply proxy in front of the mock seller', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('audits a buyer call, prints the finding, and writes the report on SIGTERM', async () => {
+  it('audits a buyer call, relays a webhook, prints the finding, and writes the report on SIGTERM', async () => {
     const out = join(dir, 'report');
-    const child = spawn(process.execPath, [BIN, 'proxy', '--upstream', seller.baseUrl, '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const hooks: string[] = [];
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        hooks.push(req.url ?? '');
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    const receiverOrigin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const args = ['proxy', '--upstream', seller.baseUrl, '--out', out, '--webhooks-to', receiverOrigin, '--inject', 'webhook:duplicate', '--seed', '5'];
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => {
       stderr += d;
@@ -83,6 +99,11 @@ describe('proto-comply proxy in front of the mock seller', () => {
       });
       await transport.close();
       expect(reply.ok).toBe(true);
+      const relay = /webhook relay on (\S+)/.exec(stderr)?.[1];
+      const hook = await request(`${relay}/hooks/x`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"task_id":"t"}' });
+      await hook.body.text();
+      expect(hook.statusCode).toBe(200);
+      expect(hooks).toEqual(['/hooks/x', '/hooks/x']);
       // The finding line comes as the exchange ends; then SIGTERM.
       for (let i = 0; i < 50 && !stderr.includes('finding:'); i++) await new Promise((r) => setTimeout(r, 100));
       child.kill('SIGTERM');
@@ -96,8 +117,10 @@ describe('proto-comply proxy in front of the mock seller', () => {
       const check = report.checks.find((c: { check_id: string; transport: string }) => c.check_id === 'schemas.context.echoed' && c.transport === 'mcp');
       expect(check.outcome).toBe('fail');
       expect(JSON.stringify(report)).not.toContain(AUTH);
+      expect(report.injected).toMatchObject({ seed: '5', total: 1, by_rule: { 'webhook:duplicate': 1 } });
     } finally {
       child.kill('SIGKILL');
+      await new Promise<void>((r) => receiver.close(() => r()));
     }
   }, 60_000);
 });

@@ -18,7 +18,8 @@ import { AUDITED_CHECKS } from '../proxy/audit.js';
 import { Injector, InjectRuleError, parseInjectRules } from '../proxy/inject.js';
 import { isValidSeed, newSeed } from '../engine/rng.js';
 
-export const PROXY_HELP = `usage: proto-comply proxy --upstream URL [--port N] [--host H] [--token T] [--out DIR] [--report-every-s N] [--rewrite-host] [--inject RULES]... [--seed N]
+export const PROXY_HELP = `usage: proto-comply proxy --upstream URL [--port N] [--host H] [--token T] [--out DIR] [--report-every-s N] [--rewrite-host]
+                         [--webhooks-to ORIGIN [--webhook-port N]] [--inject RULES]... [--seed N]
 
 A reverse proxy in front of one agent: point the buyer at the proxy's URL instead of the agent's.
 Every exchange is passed through as it streams (discovery documents under /.well-known/ point at
@@ -32,9 +33,16 @@ exercised are coverage gaps.
   --out DIR             report directory (default proxy-report)
   --report-every-s N    also write the report every N seconds while running
   --rewrite-host        send the upstream's Host instead of the client's (breaks request signatures)
+  --webhooks-to ORIGIN  also relay webhooks: the buyer registers its receiver URLs with the relay's
+                        origin (printed at start) in place of the receiver's, same path; each webhook
+                        is passed on to ORIGIN with its path and Host, so RFC 9421 signatures verify
+  --webhook-port N      port of the webhook relay (default 0: any free port)
   --inject RULES        faults for testing the caller, comma-separated or repeated, each firing with
                         probability P (default 1), decided by --seed and the exchange's number:
                           call:delay:500ms[:P]  call:reset[:P]  call:status:503[:P]
+                          webhook:duplicate[:P]  webhook:reorder[:P]  webhook:corrupt-signature[:P]
+                        (webhook rules need --webhooks-to; a reordered webhook is answered 200 at once
+                        and delivered after the next one to its path, or alone after 5 s)
                         every fault injected is listed in the report's "injected"
   --seed N              seed of the injection draws (default: random, printed and kept in the report)
 
@@ -48,6 +56,8 @@ const OPTIONS = {
   out: { type: 'string', default: 'proxy-report' },
   'report-every-s': { type: 'string' },
   'rewrite-host': { type: 'boolean', default: false },
+  'webhooks-to': { type: 'string' },
+  'webhook-port': { type: 'string', default: '0' },
   inject: { type: 'string', multiple: true },
   seed: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
@@ -64,6 +74,21 @@ function parseUpstream(raw: string | undefined): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`proxy: --upstream must be http or https, not ${url.protocol}`);
   if (url.username || url.password) throw new UsageError('proxy: --upstream must not carry credentials in the URL');
   return url.toString().replace(/\/$/, '');
+}
+
+/** A receiver origin: webhooks keep their own path, so a path here would break every signature. */
+function parseOrigin(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`proxy: ${name} ${JSON.stringify(raw)} is not an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`proxy: ${name} must be http or https, not ${url.protocol}`);
+  if (url.username || url.password) throw new UsageError(`proxy: ${name} must not carry credentials in the URL`);
+  if (url.pathname !== '/' || url.search || url.hash)
+    throw new UsageError(`proxy: ${name} must be an origin (scheme, host, port) without a path: each webhook keeps the path it was sent to`);
+  return url.origin;
 }
 
 function positiveInt(name: string, raw: string, min: number, max: number): number {
@@ -95,9 +120,11 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     if (e instanceof InjectRuleError) throw new UsageError(`proxy: ${e.message}`);
     throw e;
   }
+  const webhooksTo = values['webhooks-to'] === undefined ? undefined : parseOrigin('--webhooks-to', values['webhooks-to']);
+  const webhookPort = positiveInt('--webhook-port', values['webhook-port'], 0, 65_535);
   const webhookRule = rules.find((r) => r.on === 'webhook');
-  if (webhookRule)
-    throw new UsageError(`proxy: --inject ${webhookRule.text}: webhook faults need the webhook relay (--webhooks-to), which this version does not have yet`);
+  if (webhookRule && !webhooksTo)
+    throw new UsageError(`proxy: --inject ${webhookRule.text}: webhook faults act on relayed webhooks; give --webhooks-to ORIGIN (the buyer's receiver)`);
   if (values.seed !== undefined && !isValidSeed(values.seed))
     throw new UsageError(`proxy: --seed must be an integer of up to 16 digits, got ${JSON.stringify(values.seed)}`);
   const seed = values.seed ?? newSeed();
@@ -111,12 +138,15 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     port,
     command: `proto-comply proxy ${argv.join(' ')}`,
     rewriteHost: values['rewrite-host'],
+    webhooksTo,
+    webhookPort,
     inject,
     onFinding: (v) => err(`finding: ${v.checkId}: ${oneLine(v.message, 240)}`),
   }).catch((e: unknown) => {
     throw new UsageError(`proxy: cannot listen on ${values.host}:${port}: ${(e as Error).message}`);
   });
   err(`proxy listening on ${proxy.url} -> ${upstream}`);
+  if (proxy.webhookUrl) err(`webhook relay on ${proxy.webhookUrl} -> ${webhooksTo} (register receiver URLs with this origin, same path)`);
   err(`point the buyer at ${proxy.url}; Ctrl-C writes the report to ${out}`);
   if (inject) err(`injecting ${rules.map((r) => r.text).join(', ')} (seed ${seed})`);
 
@@ -138,7 +168,7 @@ export async function proxyCommand(argv: string[]): Promise<number> {
   const tally = setInterval(() => {
     const s = proxy.stats();
     err(
-      `seen ${s.exchanges} exchanges, ${s.calls} task calls, ${s.verdicts} verdicts, ${s.findings} findings${inject ? `, ${s.injected} faults injected` : ''}`,
+      `seen ${s.exchanges} exchanges, ${s.calls} task calls${webhooksTo ? `, ${s.webhooks} webhooks` : ''}, ${s.verdicts} verdicts, ${s.findings} findings${inject ? `, ${s.injected} faults injected` : ''}`,
     );
   }, 10_000);
   tally.unref();

@@ -7,31 +7,26 @@
  * would call the agent directly (A2A card url) or not find it in its own declaration (brand.json).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { normalizeHeaders } from '../transport/http-client.js';
-import { type Injector, isTaskCall } from './inject.js';
+import { isTaskCall } from './inject.js';
+import {
+  AuditCopy,
+  forwardable,
+  handlerFailed,
+  type ListenerOptions,
+  listenOrigin,
+  newExchangeClock,
+  type ProxiedExchange,
+  type RunningListener,
+} from './http-parts.js';
 
-export interface ProxiedExchange {
-  seq: number;
-  started_at: string;
-  /** Milliseconds since the proxy started, when the request arrived and when its answer ended. */
-  t_start: number;
-  t_end: number;
-  request: { method: string; path: string; headers: Record<string, string>; body: string; body_truncated?: true };
-  response?: { status: number; headers: Record<string, string>; body: string; body_truncated?: true };
-  /** Why the exchange did not complete (upstream unreachable, timeout, client gone). */
-  error?: string;
-  /** The proxy answered itself (an injected status): the response is not the agent's. */
-  injected_answer?: true;
-}
+export type { ProxiedExchange } from './http-parts.js';
 
-export interface ReverseProxyOptions {
+export interface ReverseProxyOptions extends ListenerOptions {
   /** The agent's base URL; request paths are appended to its origin. */
   upstream: string;
-  host?: string;
-  port?: number;
   /** Bytes of each body kept for the audit (the client still gets all of it). Default 1 MiB. */
   maxAuditBytes?: number;
   /** Largest request body accepted from a client. Default 8 MiB. */
@@ -41,62 +36,12 @@ export interface ReverseProxyOptions {
   upstreamTimeoutMs?: number;
   /** Send the upstream's own Host instead of the client's (name-based virtual hosting upstream; signatures then fail). */
   rewriteHost?: boolean;
-  /** Faults to inject into task calls (inject.ts). */
-  inject?: Injector;
-  onExchange: (exchange: ProxiedExchange) => void;
 }
 
-export interface RunningReverseProxy {
-  url: string;
-  close(): Promise<void>;
-}
+export type RunningReverseProxy = RunningListener;
 
-// Hop-by-hop headers (RFC 9110 7.6.1) never cross the proxy; host and length are the proxy's own.
-const HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'content-length',
-  // The agent is asked for identity encoding, so the audit reads the bytes the client gets.
-  'accept-encoding',
-]);
 /** Discovery documents (agent card, brand.json, adagents.json): they name the agent's URLs. */
 const DISCOVERY_PATH = /^\/\.well-known\/[A-Za-z0-9._-]+\.json(\?.*)?$/;
-
-function forwardable(h: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (!HOP.has(k)) out[k] = v;
-  return out;
-}
-
-/** Collects up to `cap` bytes of a body for the audit. */
-class AuditCopy {
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-  truncated = false;
-  constructor(private readonly cap: number) {}
-  add(chunk: Buffer): void {
-    if (this.size >= this.cap) {
-      this.truncated = true;
-      return;
-    }
-    const room = this.cap - this.size;
-    if (chunk.length > room) this.truncated = true;
-    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    this.chunks.push(kept);
-    this.size += kept.length;
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
-  }
-}
 
 /** One chunk to the client (waiting while its socket is full) and into the audit copy. */
 async function pass(res: ServerResponse, copy: AuditCopy, chunk: Buffer): Promise<void> {
@@ -120,27 +65,25 @@ export async function startReverseProxy(o: ReverseProxyOptions): Promise<Running
   const maxRequest = o.maxRequestBytes ?? 8 * 1024 * 1024;
   const timeout = o.upstreamTimeoutMs ?? 60_000;
   const agent = new Agent({ headersTimeout: timeout, bodyTimeout: 0, connect: { timeout: Math.min(timeout, 10_000) } });
-  const t0 = performance.now();
-  let seq = 0;
+  const clock = o.clock ?? newExchangeClock();
   let proxyOrigin = '';
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const n = ++seq;
+    const n = clock.next();
     const started = new Date().toISOString();
-    const tStart = performance.now() - t0;
+    const tStart = clock.now();
     const reqHeaders = normalizeHeaders(req.headers);
     const reqCopy = new AuditCopy(maxAudit);
     const exchange = (): ProxiedExchange => ({
       seq: n,
       started_at: started,
       t_start: tStart,
-      t_end: performance.now() - t0,
+      t_end: clock.now(),
       request: {
         method: req.method ?? 'GET',
         path: req.url ?? '/',
         headers: reqHeaders,
-        body: reqCopy.text(),
-        ...(reqCopy.truncated ? { body_truncated: true as const } : {}),
+        ...reqCopy.record(),
       },
     });
     const chunks: Buffer[] = [];
@@ -216,14 +159,14 @@ export async function startReverseProxy(o: ReverseProxyOptions): Promise<Running
       o.inject?.record(n, reset, `forwarded ${req.method} ${req.url}, then reset the client's connection instead of answering`);
       o.onExchange({
         ...exchange(),
-        response: { status, headers: resHeaders, body: resCopy.text(), ...(resCopy.truncated ? { body_truncated: true as const } : {}) },
+        response: { status, headers: resHeaders, ...resCopy.record() },
       });
       return;
     }
     const done = (error?: string): void =>
       o.onExchange({
         ...exchange(),
-        response: { status, headers: resHeaders, body: resCopy.text(), ...(resCopy.truncated ? { body_truncated: true as const } : {}) },
+        response: { status, headers: resHeaders, ...resCopy.record() },
         ...(error ? { error } : {}),
       });
     try {
@@ -262,27 +205,10 @@ export async function startReverseProxy(o: ReverseProxyOptions): Promise<Running
   };
 
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) res.writeHead(500).end();
-      else res.destroy();
-      o.onExchange({
-        seq: ++seq,
-        started_at: new Date().toISOString(),
-        t_start: performance.now() - t0,
-        t_end: performance.now() - t0,
-        request: { method: req.method ?? 'GET', path: req.url ?? '/', headers: normalizeHeaders(req.headers), body: '' },
-        error: `proxy error: ${(err as Error).message}`,
-      });
-    });
+    handle(req, res).catch((err: unknown) => handlerFailed({ ...o, clock }, req, res, err, {}));
   });
   server.on('connection', (s) => s.setNoDelay(true));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  proxyOrigin = `http://${host}:${addr.port}`;
+  proxyOrigin = await listenOrigin(server, o.host ?? '127.0.0.1', o.port ?? 0);
   return {
     url: `${proxyOrigin}${upstream.pathname === '/' ? '' : upstream.pathname.replace(/\/$/, '')}`,
     async close() {

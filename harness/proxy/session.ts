@@ -12,7 +12,9 @@ import { webhookCredentials } from '../transport/http-client.js';
 import { tryParseJson } from '../transport/jsonrpc.js';
 import { Redactor } from '../transport/redact.js';
 import { AuditTally, auditRunResult } from './report.js';
-import { startReverseProxy, type ProxiedExchange } from './reverse.js';
+import { startReverseProxy } from './reverse.js';
+import { newExchangeClock, type ProxiedExchange } from './http-parts.js';
+import { startWebhookRelay, type RunningWebhookRelay } from './webhook-relay.js';
 import type { Injector } from './inject.js';
 
 export interface AuditingProxyOptions {
@@ -23,6 +25,12 @@ export interface AuditingProxyOptions {
   command?: string;
   /** Send the upstream's own Host (see reverse.ts). */
   rewriteHost?: boolean;
+  /** The buyer's webhook receiver origin: webhooks posted to the relay are passed on there. */
+  webhooksTo?: string;
+  /** Port of the webhook relay (default: any free port). */
+  webhookPort?: number;
+  /** Longest a reordered webhook is held (default 5 s). */
+  webhookHoldMs?: number;
   /** Faults to inject (inject.ts); recorded in the report's `injected`. */
   inject?: Injector;
   /** Called for every failing verdict as it happens (the live console line). */
@@ -32,7 +40,9 @@ export interface AuditingProxyOptions {
 export interface AuditingProxy {
   /** The proxy's URL: give it to the buyer in place of the agent's. */
   url: string;
-  stats(): { exchanges: number; calls: number; verdicts: number; findings: number; injected: number; unaudited: number };
+  /** The webhook relay's origin (with `webhooksTo`): the buyer registers its receiver URLs with this origin. */
+  webhookUrl?: string;
+  stats(): { exchanges: number; calls: number; webhooks: number; verdicts: number; findings: number; injected: number; unaudited: number };
   /** The report as it stands (may be called any number of times). */
   result(): RunResult;
   close(): Promise<void>;
@@ -57,6 +67,7 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
   const startedAt = new Date();
   let exchanges = 0;
   let calls = 0;
+  let webhooks = 0;
   // The buyer's credentials pass through the proxy: each is learnt before its exchange is kept, so
   // no header, body, message or report holds one (the recorder keeps nothing itself: maxExchanges 1).
   const redactor = new Redactor();
@@ -76,6 +87,10 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
     // The traffic never depends on the audit: an exchange the audit chokes on is counted, not fatal.
     try {
       learnSecrets(x);
+      if (x.channel === 'webhook') {
+        if (!x.injected_copy) webhooks++;
+        return;
+      }
       const call = observeCall(x, recorder.record(wireExchange(x, 'http')), errorMember);
       if (!call) return;
       calls++;
@@ -86,10 +101,21 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
       unaudited++;
     }
   };
-  const proxy = await startReverseProxy({ upstream: o.upstream, host: o.host, port: o.port, rewriteHost: o.rewriteHost, inject: o.inject, onExchange });
+  const clock = newExchangeClock();
+  const proxy = await startReverseProxy({ upstream: o.upstream, host: o.host, port: o.port, rewriteHost: o.rewriteHost, inject: o.inject, clock, onExchange });
+  let relay: RunningWebhookRelay | undefined;
+  if (o.webhooksTo) {
+    try {
+      relay = await startWebhookRelay({ to: o.webhooksTo, host: o.host, port: o.webhookPort, holdMs: o.webhookHoldMs, inject: o.inject, clock, onExchange });
+    } catch (e) {
+      await proxy.close();
+      throw e;
+    }
+  }
   return {
     url: proxy.url,
-    stats: () => ({ exchanges, calls, verdicts: tally.judged, findings: tally.findings, injected: o.inject?.summary().total ?? 0, unaudited }),
+    ...(relay ? { webhookUrl: relay.url } : {}),
+    stats: () => ({ exchanges, calls, webhooks, verdicts: tally.judged, findings: tally.findings, injected: o.inject?.summary().total ?? 0, unaudited }),
     result: () =>
       redactor.addProcessSecrets().value(
         auditRunResult({
@@ -104,6 +130,9 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
           unaudited,
         }),
       ),
-    close: () => proxy.close(),
+    async close() {
+      await proxy.close();
+      await relay?.close();
+    },
   };
 }
