@@ -36,6 +36,7 @@ describe('proto-comply proxy: usage errors exit 2 with one line', () => {
     [['--upstream', 'http://127.0.0.1:1', '--webhooks-to', 'http://127.0.0.1:9/hooks'], /--webhooks-to must be an origin/],
     [['--upstream', 'http://127.0.0.1:1', '--webhooks-to', 'http://127.0.0.1:9', '--webhook-port', '70000'], /--webhook-port must be an integer/],
     [['--upstream', 'http://127.0.0.1:1', '--inject', 'call:reset', '--seed', 'x1'], /--seed must be an integer/],
+    [['--upstream', 'http://127.0.0.1:1', '--allow-host', 'not a host!'], /proxy: --allow-host: /],
   ])('%j', async (args, message) => {
     const r = await cli(['proxy', ...args]);
     expect(r.code, r.stderr).toBe(2);

@@ -14,12 +14,14 @@ import { renderSummary } from '../../reports/console.js';
 import { oneLine } from '../../reports/text.js';
 import { startAuditingProxy } from '../proxy/session.js';
 import { auditedSuites } from '../proxy/report.js';
-import { AUDITED_CHECKS } from '../proxy/audit.js';
 import { Injector, InjectRuleError, parseInjectRules } from '../proxy/inject.js';
 import { isValidSeed, newSeed } from '../engine/rng.js';
+import { AddressPolicy } from '../net/address-policy.js';
+import { allowHostFlags } from './address-flags.js';
 
 export const PROXY_HELP = `usage: proto-comply proxy --upstream URL [--port N] [--host H] [--token T] [--out DIR] [--report-every-s N] [--rewrite-host]
-                         [--webhooks-to ORIGIN [--webhook-port N]] [--inject RULES]... [--seed N]
+                         [--webhooks-to ORIGIN [--webhook-port N]] [--deny-private] [--allow-host H]...
+                         [--inject RULES]... [--seed N]
 
 A reverse proxy in front of one agent: point the buyer at the proxy's URL instead of the agent's.
 Every exchange is passed through as it streams (discovery documents under /.well-known/ point at
@@ -35,8 +37,12 @@ exercised are coverage gaps.
   --rewrite-host        send the upstream's Host instead of the client's (breaks request signatures)
   --webhooks-to ORIGIN  also relay webhooks: the buyer registers its receiver URLs with the relay's
                         origin (printed at start) in place of the receiver's, same path; each webhook
-                        is passed on to ORIGIN with its path and Host, so RFC 9421 signatures verify
+                        is passed on to ORIGIN with its path and Host, so RFC 9421 signatures verify,
+                        and audited under the webhooks suite's ids (signatures against the agent's keys)
   --webhook-port N      port of the webhook relay (default 0: any free port)
+  --deny-private        refuse private and reserved addresses when fetching the agent's keys
+                        (its brand.json and JWKS, to verify webhook signatures)
+  --allow-host H        let this host, address or CIDR block through under --deny-private (repeatable)
   --inject RULES        faults for testing the caller, comma-separated or repeated, each firing with
                         probability P (default 1), decided by --seed and the exchange's number:
                           call:delay:500ms[:P]  call:reset[:P]  call:status:503[:P]
@@ -58,6 +64,8 @@ const OPTIONS = {
   'rewrite-host': { type: 'boolean', default: false },
   'webhooks-to': { type: 'string' },
   'webhook-port': { type: 'string', default: '0' },
+  'deny-private': { type: 'boolean', default: false },
+  'allow-host': { type: 'string', multiple: true },
   inject: { type: 'string', multiple: true },
   seed: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
@@ -127,6 +135,7 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     throw new UsageError(`proxy: --inject ${webhookRule.text}: webhook faults act on relayed webhooks; give --webhooks-to ORIGIN (the buyer's receiver)`);
   if (values.seed !== undefined && !isValidSeed(values.seed))
     throw new UsageError(`proxy: --seed must be an integer of up to 16 digits, got ${JSON.stringify(values.seed)}`);
+  const addressPolicy = new AddressPolicy({ denyPrivate: values['deny-private'], allowHosts: allowHostFlags('proxy', values['allow-host']) });
   const seed = values.seed ?? newSeed();
   const inject = rules.length ? new Injector(rules, seed) : undefined;
   const out = resolve(values.out);
@@ -140,6 +149,7 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     rewriteHost: values['rewrite-host'],
     webhooksTo,
     webhookPort,
+    addressPolicy,
     inject,
     onFinding: (v) => err(`finding: ${v.checkId}: ${oneLine(v.message, 240)}`),
   }).catch((e: unknown) => {
@@ -156,11 +166,12 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     transports: ['mcp', 'a2a'],
     seed: inject ? seed : '0',
     command: `proto-comply proxy ${argv.join(' ')}`,
-    suites: auditedSuites(AUDITED_CHECKS).suites,
+    suites: auditedSuites(proxy.checkIds).suites,
     strict: false,
     startedAt: new Date(),
   };
   const write = async () => {
+    await proxy.settle();
     const saved = await writeReportsSafely(proxy.result(), frame, { dir: out });
     if (saved.writeError) err(`proto-comply: ${saved.writeError}`);
     return saved;

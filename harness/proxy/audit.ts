@@ -47,7 +47,7 @@ const CONTROLLER = 'comply_test_controller';
 /** What the audit remembers is bounded (a proxy may run for days): the oldest entries go first. */
 const MAX_REMEMBERED = 20_000;
 
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
+export function remember<V>(map: Map<string, V>, key: string, value: V): void {
   if (map.size >= MAX_REMEMBERED) map.delete(map.keys().next().value as string);
   map.set(key, value);
 }

@@ -17,6 +17,8 @@ export interface ObservedCall {
   transport: TransportKind;
   task: string;
   args: Record<string, unknown>;
+  /** An A2A-native push registration (message/send `configuration.pushNotificationConfig`). */
+  a2aPush?: Record<string, unknown>;
   reply: TaskReply;
   /** When the request reached the proxy and when its answer ended (ms since the proxy started). */
   tStart: number;
@@ -99,7 +101,9 @@ export function observeCall(x: ProxiedExchange, exchange: WireExchange, errorMem
   exchange.transport = transport;
   const ctx: ReplyContext = { transport, task, t0: performance.now() - (x.t_end - x.t_start), exchanges: [exchange], notes: [] };
   if (x.response) ctx.httpStatus = x.response.status;
-  const base = { seq: x.seq, transport, task, args, tStart: x.t_start, tEnd: x.t_end, exchange };
+  const configuration = isObject(params.configuration) ? params.configuration : undefined;
+  const a2aPush = transport === 'a2a' && isObject(configuration?.pushNotificationConfig) ? configuration.pushNotificationConfig : undefined;
+  const base = { seq: x.seq, transport, task, args, ...(a2aPush ? { a2aPush } : {}), tStart: x.t_start, tEnd: x.t_end, exchange };
   if (x.error || !x.response) return { ...base, reply: failureReply(ctx, failure('network', x.error ?? 'no answer'), errorMember) };
   if (x.response.status < 200 || x.response.status >= 300)
     return { ...base, reply: failureReply(ctx, failure('http_status', `HTTP ${x.response.status}`, { httpStatus: x.response.status }), errorMember) };

@@ -1,7 +1,8 @@
 /**
- * The auditing proxy between `run` and the reference mock seller: the run's verdicts do not
- * change, the audit finds nothing on the clean mock and flags the targeted check on faulty ones,
- * and an SSE answer reaches the client before the upstream ends it.
+ * The auditing proxy between `run` and the reference mock seller (the run's webhook receiver
+ * behind its relay): the run's verdicts do not change, the audit finds nothing on the clean mock
+ * and flags the targeted check on faulty ones, and an SSE answer reaches the client before the
+ * upstream ends it.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -12,28 +13,15 @@ import { certify } from '../certify.js';
 import type { RunResult } from '../engine/result.js';
 import { startMockSeller } from '../../mocks/seller/index.js';
 import { findings } from '../../suites/testing/mock-run.js';
-import { startAuditingProxy } from './session.js';
+import { broken, throughProxy } from './testing/through-proxy.js';
+import { WEBHOOK_AUDITED_CHECKS } from './webhook-audit.js';
 import { startReverseProxy } from './reverse.js';
 
 const AUTH = randomBytes(18).toString('base64url');
 const verdicts = (run: RunResult) => run.checks.map((c) => `${c.transport} ${c.check_id} ${c.outcome}`);
-const broken = (run: RunResult) => run.checks.filter((c) => c.outcome === 'fail' || c.outcome === 'warn').map((c) => `${c.transport} ${c.check_id}`);
-
-async function throughProxy(faults: string[] = []): Promise<{ run: RunResult; audit: RunResult }> {
-  const seller = await startMockSeller({ allowPrivateWebhooks: true, authToken: AUTH, faults });
-  const proxy = await startAuditingProxy({ upstream: seller.baseUrl, token: 'proto' });
-  try {
-    const run = await certify({
-      agentUrl: proxy.url,
-      authToken: AUTH,
-      suites: faults.length ? ['setup', 'capabilities', 'errors', 'state-machine', 'idempotency', 'schemas'] : undefined,
-    });
-    return { run, audit: proxy.result() };
-  } finally {
-    await proxy.close();
-    await seller.close();
-  }
-}
+const CALL_SUITES = ['setup', 'capabilities', 'errors', 'state-machine', 'idempotency', 'schemas'];
+// The clean run is the full run, its webhook receiver behind the proxy's relay; fault runs drive the call suites.
+const through = (faults: string[] = []) => throughProxy({ authToken: AUTH, faults, suites: faults.length ? CALL_SUITES : undefined, relay: !faults.length });
 
 describe('the proxy between run and the reference mock seller', () => {
   let direct: RunResult;
@@ -45,7 +33,7 @@ describe('the proxy between run and the reference mock seller', () => {
     } finally {
       await seller.close();
     }
-    via = await throughProxy();
+    via = await through();
   }, 120_000);
 
   it('leaves every verdict of the run as it is without the proxy', () => {
@@ -70,6 +58,8 @@ describe('the proxy between run and the reference mock seller', () => {
         'state-machine.terminal.pause-rejected',
         'state-machine.terminal.resume-rejected',
         'state-machine.terminal.update-rejected',
+        // Every webhook rule the audit judges: the run's webhooks suite exercises each through the relay.
+        ...WEBHOOK_AUDITED_CHECKS,
       ])
         expect(passed).toContain(`${t} ${id}`);
     // What the traffic did not exercise is a gap, never a pass.
@@ -93,7 +83,7 @@ describe('the passive audit on faulty sellers', () => {
   ] as const)(
     'flags %s under %s, from traffic alone',
     async (fault, checkId, transports) => {
-      const { run, audit } = await throughProxy([fault]);
+      const { run, audit } = await through([fault]);
       // The audit flags exactly where the run itself fails the check, and nothing the run does not fail.
       expect(broken(audit).filter((x) => !broken(run).includes(x))).toEqual([]);
       expect(broken(audit).filter((x) => x.endsWith(` ${checkId}`))).toEqual(transports.map((t) => `${t} ${checkId}`));
@@ -107,7 +97,7 @@ describe('the passive audit on faulty sellers', () => {
 
 describe('the passive audit on a fault of a rule it does not judge', () => {
   it('flags nothing when a cancel of a canceled buy is accepted (the cancel rule is not audited)', async () => {
-    const { run, audit } = await throughProxy(['cancel-canceled-accepted']);
+    const { run, audit } = await through(['cancel-canceled-accepted']);
     expect(broken(run)).toContain('mcp state-machine.cancel.twice-not-cancellable');
     expect(broken(audit)).toEqual([]);
   }, 120_000);

@@ -16,6 +16,13 @@ import { startReverseProxy } from './reverse.js';
 import { newExchangeClock, type ProxiedExchange } from './http-parts.js';
 import { startWebhookRelay, type RunningWebhookRelay } from './webhook-relay.js';
 import type { Injector } from './inject.js';
+import { WEBHOOK_AUDITED_CHECKS, WebhookAudit, type AgentKeys } from './webhook-audit.js';
+import type { TransportKind } from '../transport/types.js';
+import type { AddressPolicy } from '../net/address-policy.js';
+import { createSafeFetcher } from '../net/safe-fetch.js';
+import { BrandJwksResolver } from '../signing/keys/jwks-resolver.js';
+import { isLoopbackHost } from '../webhooks/emission/config.js';
+import { AgentKeyResolver, brandJsonUrlFor } from '../webhooks/emission/keys.js';
 
 export interface AuditingProxyOptions {
   upstream: string;
@@ -31,6 +38,8 @@ export interface AuditingProxyOptions {
   webhookPort?: number;
   /** Longest a reordered webhook is held (default 5 s). */
   webhookHoldMs?: number;
+  /** Address policy of the proxy's own fetches (the agent's keys); default: private addresses allowed. */
+  addressPolicy?: AddressPolicy;
   /** Faults to inject (inject.ts); recorded in the report's `injected`. */
   inject?: Injector;
   /** Called for every failing verdict as it happens (the live console line). */
@@ -43,7 +52,11 @@ export interface AuditingProxy {
   /** The webhook relay's origin (with `webhooksTo`): the buyer registers its receiver URLs with this origin. */
   webhookUrl?: string;
   stats(): { exchanges: number; calls: number; webhooks: number; verdicts: number; findings: number; injected: number; unaudited: number };
-  /** The report as it stands (may be called any number of times). */
+  /** The check ids judged: the call rules, and the webhook rules when the relay runs. */
+  checkIds: readonly string[];
+  /** Resolves once every exchange seen so far has been judged (webhook verification fetches keys). */
+  settle(): Promise<void>;
+  /** The report as it stands (may be called any number of times; `settle` first for the latest). */
   result(): RunResult;
   close(): Promise<void>;
 }
@@ -60,9 +73,30 @@ export function validActionsTable(): Record<string, ActionRow> {
   throw new Error('no valid_actions table in the built-in suites');
 }
 
+/**
+ * The agent's published webhook keys, found as `run` finds them (harness/webhooks/emission/keys.ts):
+ * its brand declaration, the agents[] entry of the endpoint that registered the webhook (or any
+ * single entry holding the kid), and that entry's jwks_uri; fetched SSRF-safe under the proxy's
+ * address policy, http and loopback only when the agent itself is on loopback.
+ */
+function agentKeys(upstream: string, endpoint: string | undefined, capabilities: Record<string, unknown> | undefined, policy?: AddressPolicy): AgentKeys {
+  const brandJsonUrl = brandJsonUrlFor(upstream, capabilities);
+  const local = isLoopbackHost(new URL(upstream).hostname) && isLoopbackHost(new URL(brandJsonUrl).hostname);
+  const fetchDocument = createSafeFetcher({ allowInsecureLoopback: local, policy });
+  const make = (agentUrl?: string) => new BrandJwksResolver({ brandJsonUrl, agentUrl, fetchDocument, cacheTtlSeconds: 300 });
+  return { resolver: endpoint ? new AgentKeyResolver(make(endpoint), make()) : make() };
+}
+
 export async function startAuditingProxy(o: AuditingProxyOptions): Promise<AuditingProxy> {
   const errorMember = protocolIds(o.token).errorMember;
   const audit = new PassiveAudit(o.token, validActionsTable());
+  const webhookAudit = new WebhookAudit({
+    token: o.token,
+    upstream: o.upstream,
+    keys: (endpoint, caps) => agentKeys(o.upstream, endpoint, caps, o.addressPolicy),
+  });
+  const checkIds = o.webhooksTo ? [...AUDITED_CHECKS, ...WEBHOOK_AUDITED_CHECKS] : [...AUDITED_CHECKS];
+  let judging: Promise<void> = Promise.resolve();
   const tally = new AuditTally();
   const startedAt = new Date();
   let exchanges = 0;
@@ -82,21 +116,33 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
     if (body.ok) for (const secret of webhookCredentials(body.value)) redactor.add(secret);
   };
   let unaudited = 0;
+  const report = (transport: TransportKind, verdicts: Verdict[]): void => {
+    tally.add(transport, verdicts);
+    if (o.onFinding) for (const v of verdicts) if (!v.ok) o.onFinding({ ...v, message: redactor.cutText(v.message) });
+  };
   const onExchange = (x: ProxiedExchange): void => {
     exchanges++;
     // The traffic never depends on the audit: an exchange the audit chokes on is counted, not fatal.
     try {
       learnSecrets(x);
       if (x.channel === 'webhook') {
-        if (!x.injected_copy) webhooks++;
+        if (x.injected_copy) return;
+        webhooks++;
+        const exchange = recorder.record(wireExchange(x, 'http'));
+        // In arrival order, one at a time: keys, nonces and retries are judged against what came before.
+        judging = judging
+          .then(() => webhookAudit.judge(x, exchange))
+          .then(({ transport, verdicts }) => report(transport, verdicts))
+          .catch(() => {
+            unaudited++;
+          });
         return;
       }
       const call = observeCall(x, recorder.record(wireExchange(x, 'http')), errorMember);
       if (!call) return;
       calls++;
-      const verdicts = audit.judge(call);
-      tally.add(call.transport, verdicts);
-      if (o.onFinding) for (const v of verdicts) if (!v.ok) o.onFinding({ ...v, message: redactor.cutText(v.message) });
+      webhookAudit.noteCall(call);
+      report(call.transport, audit.judge(call));
     } catch {
       unaudited++;
     }
@@ -115,13 +161,21 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
   return {
     url: proxy.url,
     ...(relay ? { webhookUrl: relay.url } : {}),
+    checkIds,
+    settle: async () => {
+      // A webhook judged may have queued behind another: wait until the chain stops growing.
+      for (let last: Promise<void> | undefined; last !== judging; ) {
+        last = judging;
+        await last;
+      }
+    },
     stats: () => ({ exchanges, calls, webhooks, verdicts: tally.judged, findings: tally.findings, injected: o.inject?.summary().total ?? 0, unaudited }),
     result: () =>
       redactor.addProcessSecrets().value(
         auditRunResult({
           upstream: o.upstream,
           token: o.token,
-          ids: AUDITED_CHECKS,
+          ids: checkIds,
           tally,
           exchanges,
           startedAt,

@@ -186,6 +186,7 @@ async function buyerThroughProxy(buyerFaults: string[]) {
       }
     }
     await proxy.close();
+    await proxy.settle();
     await buyer.whenIdle(10_000);
     return { buys: buys.map((id) => ({ id, ...buyer.task(id) })), report: proxy.result(), summary: inject.summary(), stats: proxy.stats() };
   } finally {
@@ -228,6 +229,9 @@ describe('the mock buyer behind the proxy, with webhook:duplicate and webhook:re
     expect(report.injected).toMatchObject({ seed: '14', total: 8, by_rule: { 'webhook:duplicate': 4, 'webhook:reorder': 4 } });
     expect(report.injected?.faults.map((f) => f.rule).sort()).toEqual([...Array(4).fill('webhook:duplicate'), ...Array(4).fill('webhook:reorder')]);
     expect(validateAgentCompliance(JSON.parse(renderAgentComplianceJson(report))).errors).toEqual([]);
+    // The seller's own webhooks are audited (the relay's copies are not): the clean mock breaks nothing.
+    expect(report.checks.filter((c) => c.outcome === 'fail' || c.outcome === 'warn')).toEqual([]);
+    expect(report.checks.find((c) => c.check_id === 'webhooks.signature.verifies' && c.transport === 'mcp')?.outcome).toBe('pass');
   }, 60_000);
 
   it('holds when the copies get past the replay cache: the durable dedup takes them', async () => {

@@ -55,7 +55,8 @@ export function envelopeKey(body: unknown): string | undefined {
   return typeof k === 'string' ? k : undefined;
 }
 
-function view(d: Delivery): DeliveryView {
+/** One delivery as the grading rules read it. */
+export function deliveryView(d: Delivery): DeliveryView {
   const v = d.verification;
   const body = v?.json ?? null;
   const headers: Record<string, string> = {};
@@ -87,13 +88,17 @@ function view(d: Delivery): DeliveryView {
 
 /** The first `upto` deliveries of the capture (default all). */
 export function snapshot(capture: Capture, upto = capture.deliveries.length): CaptureSnapshot {
-  const deliveries = capture.deliveries.slice(0, upto).map(view);
+  return snapshotOf(capture.id, capture.url, capture.spec.mode, capture.deliveries.slice(0, upto).map(deliveryView));
+}
+
+/** A snapshot of deliveries viewed elsewhere (the proxy's audit grades one delivery at a time). */
+export function snapshotOf(capture: string, url: string, mode: string, deliveries: DeliveryView[]): CaptureSnapshot {
   const keys: string[] = [];
   for (const d of deliveries) if (d.idempotency_key !== undefined && !keys.includes(d.idempotency_key)) keys.push(d.idempotency_key);
   return {
-    capture: capture.id,
-    url: capture.url,
-    mode: capture.spec.mode,
+    capture,
+    url,
+    mode,
     count: deliveries.length,
     keys,
     deliveries,

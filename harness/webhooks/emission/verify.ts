@@ -32,7 +32,8 @@ function header(d: Delivery, name: string): string | undefined {
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
-async function verifyOne(d: Delivery, mode: CaptureMode, secret: string | undefined, env: VerifyEnv): Promise<DeliveryVerification> {
+/** One delivery: its JSON body, signature parameters, and the registered mode's verification. */
+export async function verifyDelivery(d: Delivery, mode: CaptureMode, secret: string | undefined, env: VerifyEnv): Promise<DeliveryVerification> {
   const out: DeliveryVerification = { mode, verdict: { ok: false, detail: 'not verified' } };
   if (d.tooLarge) {
     out.jsonError = 'body above 1 MB (answered 413)';
@@ -87,7 +88,7 @@ export function verifyCapture(capture: Capture, env: VerifyEnv): Promise<void> {
   capture.verifying = capture.verifying.then(async () => {
     for (const d of capture.deliveries) {
       if (d.verification) continue;
-      d.verification = await verifyOne(d, capture.spec.mode, capture.spec.secret, env);
+      d.verification = await verifyDelivery(d, capture.spec.mode, capture.spec.secret, env);
     }
   });
   return capture.verifying;

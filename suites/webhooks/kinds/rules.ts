@@ -26,7 +26,10 @@ export interface RuleParams {
 /** How many fires after a config change may still reach the old URL (spec 6.5 rule 11 "a few"; suites/webhooks/README.md). */
 export const MAX_FIRES_TO_OLD_URL = 2;
 
-type Rule = (snap: CaptureSnapshot, p: RuleParams, ctx: CheckContext) => Judgement;
+/** What a rule reads of the check's context: the protocol ids, and the agent's profile (buy_announced). */
+export type RuleContext = Pick<CheckContext, 'ids'> & Partial<Pick<CheckContext, 'profile'>>;
+
+type Rule = (snap: CaptureSnapshot, p: RuleParams, ctx: RuleContext) => Judgement;
 
 const OK: Judgement = { ok: true };
 /** The covered components of the webhook profile (interface spec 5.1 rule 1). */
@@ -277,7 +280,7 @@ export const RULES: Record<string, Rule> = {
         actual: snap.deliveries.map((d) => d.body),
       });
     }
-    const signs = lookupCapability(ctx.profile.capabilities, '/webhook_signing/supported', ctx.ids);
+    const signs = lookupCapability(ctx.profile?.capabilities, '/webhook_signing/supported', ctx.ids);
     if (!(signs.found && signs.value === true) || snap.mode !== 'signature') return OK;
     if (naming.some((d) => d.verified)) return OK;
     const d = naming[0]!;

@@ -1,0 +1,80 @@
+/**
+ * `run` against the reference mock seller with the auditing proxy in between: the run's verdicts
+ * and the proxy's own audit of the same traffic. With `relay`, the run's webhook receiver sits
+ * behind the proxy's webhook relay (its listen port and public URL set as a user would, through
+ * the environment), so every webhook the seller posts crosses the relay too.
+ */
+import { createServer, type AddressInfo } from 'node:net';
+import { certify } from '../../certify.js';
+import type { RunResult } from '../../engine/result.js';
+import { startMockSeller } from '../../../mocks/seller/index.js';
+import { protocolIds } from '../../token.js';
+import { LISTEN_ENV } from '../../webhooks/emission/config.js';
+import { startAuditingProxy } from '../session.js';
+
+export const broken = (run: RunResult): string[] =>
+  run.checks.filter((c) => c.outcome === 'fail' || c.outcome === 'warn').map((c) => `${c.transport} ${c.check_id}`);
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+export async function throughProxy(o: {
+  authToken: string;
+  faults?: string[];
+  suites?: string[];
+  relay?: boolean;
+}): Promise<{ run: RunResult; audit: RunResult }> {
+  const seller = await startMockSeller({ allowPrivateWebhooks: true, authToken: o.authToken, faults: o.faults ?? [] });
+  const port = o.relay ? await freePort() : 0;
+  const proxy = await startAuditingProxy({ upstream: seller.baseUrl, token: 'proto', ...(o.relay ? { webhooksTo: `http://127.0.0.1:${port}` } : {}) });
+  const baseEnv = protocolIds('proto').runnerWebhookEnv;
+  const before = { listen: process.env[LISTEN_ENV], base: process.env[baseEnv] };
+  if (o.relay) {
+    process.env[LISTEN_ENV] = `127.0.0.1:${port}`;
+    process.env[baseEnv] = proxy.webhookUrl;
+  }
+  try {
+    const run = await certify({ agentUrl: proxy.url, authToken: o.authToken, suites: o.suites });
+    await proxy.settle();
+    return { run, audit: proxy.result() };
+  } finally {
+    for (const [name, value] of [
+      [LISTEN_ENV, before.listen],
+      [baseEnv, before.base],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    await proxy.close();
+    await seller.close();
+  }
+}
+
+/**
+ * Each fault behind the proxy while `run` drives the seller: the targets the audit must flag (on
+ * the fault's transports) that it missed, and what it flagged that the run did not fail.
+ */
+export async function passiveKillRate(
+  faults: ReadonlyArray<{ name: string; targets: readonly string[]; transports?: readonly string[] }>,
+  audited: ReadonlySet<string>,
+  o: { authToken: string; suites: string[]; relay: boolean },
+): Promise<{ caught: number; missed: string[]; extra: string[] }> {
+  const missed: string[] = [];
+  const extra: string[] = [];
+  for (const fault of faults) {
+    const { run, audit } = await throughProxy({ ...o, faults: [fault.name] });
+    const found = broken(audit);
+    const expected = fault.targets.filter((t) => audited.has(t)).flatMap((t) => (fault.transports ?? ['mcp', 'a2a']).map((tr) => `${tr} ${t}`));
+    const miss = expected.filter((e) => !found.includes(e));
+    if (miss.length) missed.push(`${fault.name}: ${miss.join(', ')}`);
+    const runBroken = broken(run);
+    const beyond = found.filter((x) => !runBroken.includes(x));
+    if (beyond.length) extra.push(`${fault.name}: ${beyond.join(', ')}`);
+  }
+  return { caught: faults.length - missed.length, missed, extra };
+}
