@@ -4,6 +4,7 @@
  * seconds while it runs); a console line per finding and a periodic tally go to stderr, agent
  * text made inert.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { UsageError } from './usage.js';
@@ -22,6 +23,7 @@ import { allowHostFlags } from './address-flags.js';
 export const PROXY_HELP = `usage: proto-comply proxy --upstream URL [--port N] [--host H] [--token T] [--out DIR] [--report-every-s N] [--rewrite-host]
                          [--webhooks-to ORIGIN [--webhook-port N]] [--deny-private] [--allow-host H]...
                          [--inject RULES]... [--seed N]
+       proto-comply proxy --mitm --ca-dir DIR --upstream URL [--port N] [--host H] [--upstream-ca FILE] [...]
 
 A reverse proxy in front of one agent: point the buyer at the proxy's URL instead of the agent's.
 Every exchange is passed through as it streams (discovery documents under /.well-known/ point at
@@ -35,6 +37,12 @@ exercised are coverage gaps.
   --out DIR             report directory (default proxy-report)
   --report-every-s N    also write the report every N seconds while running
   --rewrite-host        send the upstream's Host instead of the client's (breaks request signatures)
+  --mitm                a forward proxy instead: the buyer sets it as its HTTP(S) proxy and trusts the
+                        CA it keeps in --ca-dir (created when absent: certs/ca.pem is what clients trust,
+                        keys/ is private); HTTPS to --upstream's origin is opened and audited, a webhook
+                        envelope posted to any other origin is audited as a webhook, the rest passes
+  --ca-dir DIR          the forward proxy's CA directory (required with --mitm)
+  --upstream-ca FILE    with --mitm: also trust this CA (PEM) for the agent's certificate
   --webhooks-to ORIGIN  also relay webhooks: the buyer registers its receiver URLs with the relay's
                         origin (printed at start) in place of the receiver's, same path; each webhook
                         is passed on to ORIGIN with its path and Host, so RFC 9421 signatures verify,
@@ -65,6 +73,9 @@ const OPTIONS = {
   'webhooks-to': { type: 'string' },
   'webhook-port': { type: 'string', default: '0' },
   'deny-private': { type: 'boolean', default: false },
+  mitm: { type: 'boolean', default: false },
+  'ca-dir': { type: 'string' },
+  'upstream-ca': { type: 'string' },
   'allow-host': { type: 'string', multiple: true },
   inject: { type: 'string', multiple: true },
   seed: { type: 'string' },
@@ -82,6 +93,31 @@ function parseUpstream(raw: string | undefined): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`proxy: --upstream must be http or https, not ${url.protocol}`);
   if (url.username || url.password) throw new UsageError('proxy: --upstream must not carry credentials in the URL');
   return url.toString().replace(/\/$/, '');
+}
+
+/** `--mitm` and what goes with it: the CA directory, an extra CA for the agent, no reverse-proxy-only flags. */
+function mitmFlags(
+  v: { mitm: boolean; 'ca-dir'?: string; 'upstream-ca'?: string; 'rewrite-host': boolean },
+  callFaults: boolean,
+): { caDir: string; upstreamCa?: string } | undefined {
+  if (!v.mitm) {
+    for (const flag of ['ca-dir', 'upstream-ca'] as const) if (v[flag] !== undefined) throw new UsageError(`proxy: --${flag} goes with --mitm`);
+    return undefined;
+  }
+  if (!v['ca-dir']) throw new UsageError('proxy: --mitm needs --ca-dir DIR (where its CA is kept; clients trust DIR/certs/ca.pem)');
+  if (v['rewrite-host']) throw new UsageError('proxy: --rewrite-host is for the reverse proxy; a forward proxy sends what the client addressed');
+  if (callFaults) throw new UsageError('proxy: call faults (--inject call:...) work with the reverse proxy only, not with --mitm');
+  let upstreamCa: string | undefined;
+  if (v['upstream-ca'] !== undefined) {
+    try {
+      upstreamCa = readFileSync(v['upstream-ca'], 'utf8');
+    } catch (e) {
+      throw new UsageError(`proxy: --upstream-ca ${JSON.stringify(v['upstream-ca'])}: ${(e as Error).message}`);
+    }
+    if (!upstreamCa.includes('-----BEGIN CERTIFICATE-----'))
+      throw new UsageError(`proxy: --upstream-ca ${JSON.stringify(v['upstream-ca'])} is not a PEM certificate`);
+  }
+  return { caDir: resolve(v['ca-dir']), ...(upstreamCa ? { upstreamCa } : {}) };
 }
 
 /** A receiver origin: webhooks keep their own path, so a path here would break every signature. */
@@ -135,6 +171,10 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     throw new UsageError(`proxy: --inject ${webhookRule.text}: webhook faults act on relayed webhooks; give --webhooks-to ORIGIN (the buyer's receiver)`);
   if (values.seed !== undefined && !isValidSeed(values.seed))
     throw new UsageError(`proxy: --seed must be an integer of up to 16 digits, got ${JSON.stringify(values.seed)}`);
+  const mitm = mitmFlags(
+    values,
+    rules.some((r) => r.on === 'call'),
+  );
   const addressPolicy = new AddressPolicy({ denyPrivate: values['deny-private'], allowHosts: allowHostFlags('proxy', values['allow-host']) });
   const seed = values.seed ?? newSeed();
   const inject = rules.length ? new Injector(rules, seed) : undefined;
@@ -150,12 +190,17 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     webhooksTo,
     webhookPort,
     addressPolicy,
+    ...(mitm ? { mitm } : {}),
     inject,
     onFinding: (v) => err(`finding: ${v.checkId}: ${oneLine(v.message, 240)}`),
   }).catch((e: unknown) => {
     throw new UsageError(`proxy: cannot listen on ${values.host}:${port}: ${(e as Error).message}`);
   });
-  err(`proxy listening on ${proxy.url} -> ${upstream}`);
+  if (proxy.caCertPath) {
+    err(`forward proxy listening on ${proxy.url}, auditing ${upstream}`);
+    err(`set it as the buyer's HTTPS proxy (HTTPS_PROXY=${proxy.url}) and trust ${proxy.caCertPath}`);
+    err(`(Node: NODE_EXTRA_CA_CERTS=${proxy.caCertPath}; curl: --proxy ${proxy.url} --cacert ${proxy.caCertPath})`);
+  } else err(`proxy listening on ${proxy.url} -> ${upstream}`);
   if (proxy.webhookUrl) err(`webhook relay on ${proxy.webhookUrl} -> ${webhooksTo} (register receiver URLs with this origin, same path)`);
   err(`point the buyer at ${proxy.url}; Ctrl-C writes the report to ${out}`);
   if (inject) err(`injecting ${rules.map((r) => r.text).join(', ')} (seed ${seed})`);

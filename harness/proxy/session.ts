@@ -13,7 +13,8 @@ import { tryParseJson } from '../transport/jsonrpc.js';
 import { Redactor } from '../transport/redact.js';
 import { AuditTally, auditRunResult } from './report.js';
 import { startReverseProxy } from './reverse.js';
-import { newExchangeClock, type ProxiedExchange } from './http-parts.js';
+import { newExchangeClock, type ProxiedExchange, type RunningListener } from './http-parts.js';
+import { startMitmProxy } from './mitm.js';
 import { startWebhookRelay, type RunningWebhookRelay } from './webhook-relay.js';
 import type { Injector } from './inject.js';
 import { WEBHOOK_AUDITED_CHECKS, WebhookAudit, type AgentKeys } from './webhook-audit.js';
@@ -32,6 +33,8 @@ export interface AuditingProxyOptions {
   command?: string;
   /** Send the upstream's own Host (see reverse.ts). */
   rewriteHost?: boolean;
+  /** Forward proxy instead of the reverse one (mitm.ts): the buyer's HTTP(S) proxy, with a CA kept in `caDir`. */
+  mitm?: { caDir: string; upstreamCa?: string };
   /** The buyer's webhook receiver origin: webhooks posted to the relay are passed on there. */
   webhooksTo?: string;
   /** Port of the webhook relay (default: any free port). */
@@ -47,8 +50,10 @@ export interface AuditingProxyOptions {
 }
 
 export interface AuditingProxy {
-  /** The proxy's URL: give it to the buyer in place of the agent's. */
+  /** The proxy's URL: give it to the buyer in place of the agent's (with `mitm`: the buyer's HTTP(S) proxy). */
   url: string;
+  /** With `mitm`: the CA certificate the buyer must trust. */
+  caCertPath?: string;
   /** The webhook relay's origin (with `webhooksTo`): the buyer registers its receiver URLs with this origin. */
   webhookUrl?: string;
   stats(): { exchanges: number; calls: number; webhooks: number; verdicts: number; findings: number; injected: number; unaudited: number };
@@ -95,7 +100,7 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
     upstream: o.upstream,
     keys: (endpoint, caps) => agentKeys(o.upstream, endpoint, caps, o.addressPolicy),
   });
-  const checkIds = o.webhooksTo ? [...AUDITED_CHECKS, ...WEBHOOK_AUDITED_CHECKS] : [...AUDITED_CHECKS];
+  const checkIds = o.webhooksTo || o.mitm ? [...AUDITED_CHECKS, ...WEBHOOK_AUDITED_CHECKS] : [...AUDITED_CHECKS];
   let judging: Promise<void> = Promise.resolve();
   const tally = new AuditTally();
   const startedAt = new Date();
@@ -148,7 +153,9 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
     }
   };
   const clock = newExchangeClock();
-  const proxy = await startReverseProxy({ upstream: o.upstream, host: o.host, port: o.port, rewriteHost: o.rewriteHost, inject: o.inject, clock, onExchange });
+  const proxy: RunningListener & { caCertPath?: string } = o.mitm
+    ? await startMitmProxy({ upstream: o.upstream, host: o.host, port: o.port, caDir: o.mitm.caDir, upstreamCa: o.mitm.upstreamCa, clock, onExchange })
+    : await startReverseProxy({ upstream: o.upstream, host: o.host, port: o.port, rewriteHost: o.rewriteHost, inject: o.inject, clock, onExchange });
   let relay: RunningWebhookRelay | undefined;
   if (o.webhooksTo) {
     try {
@@ -160,6 +167,7 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
   }
   return {
     url: proxy.url,
+    ...(proxy.caCertPath ? { caCertPath: proxy.caCertPath } : {}),
     ...(relay ? { webhookUrl: relay.url } : {}),
     checkIds,
     settle: async () => {
