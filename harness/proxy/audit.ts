@@ -11,7 +11,7 @@ import { judgeErrorWellFormed } from '../engine/kinds/expect/reply-status.js';
 import { createSchemaValidator, type SchemaValidator } from '../schemas/validator.js';
 import { protocolIds, type ProtocolIds } from '../token.js';
 import type { WireExchange } from '../transport/types.js';
-import { isObject } from '../transport/jsonrpc.js';
+import { isObject, tryParseJson } from '../transport/jsonrpc.js';
 import type { ObservedCall } from './observe.js';
 
 export interface Verdict {
@@ -54,12 +54,46 @@ export function remember<V>(map: Map<string, V>, key: string, value: V): void {
 
 type ActionRow = { include?: string[]; exclude?: string[]; exactly?: string[] };
 
+interface RevisionSeen {
+  account: string;
+  revision: number;
+  status: string;
+  tStart: number;
+  tEnd: number;
+  exchange: WireExchange;
+}
+
+/** The status an update leads to from `before` is the one it asks for: nothing else moved the buy meanwhile. */
+function movedAsAsked(args: Record<string, unknown>, before: string, after: string): boolean {
+  // A terminal buy does not move (an update accepted anyway is the terminal rules' finding).
+  if (TERMINAL.has(before)) return false;
+  if (args.canceled === true) return after === 'canceled';
+  if (args.paused === true) return after === 'paused';
+  if (args.paused === false) return before === 'paused' && after !== 'paused';
+  return before === after;
+}
+
 interface KeyMemory {
+  /** The account it was sent for (accountOf). */
+  account: string;
   task: string;
   hash: string;
   body: Record<string, unknown>;
   tEnd: number;
   exchange: WireExchange;
+}
+
+/** An account as the controller and the buyer's calls both name it (the controller's carries `sandbox: true`). */
+function accountOf(account: unknown): string {
+  if (!isObject(account)) return canonicalize(account ?? null) ?? '';
+  const { sandbox: _s, ...rest } = account;
+  return canonicalize(rest) ?? '';
+}
+
+/** A request's payload as idempotency compares it: all but its context and key. */
+function requestHash(args: Record<string, unknown>): string {
+  const { context: _c, idempotency_key: _k, ...rest } = args;
+  return canonicalize(rest) ?? '';
 }
 
 /** A reply's body as a replay must repeat it: without `replayed` and `context` (digest 3.1: context is not part of the payload). */
@@ -74,6 +108,14 @@ export class PassiveAudit {
   private readonly keys = new Map<string, KeyMemory>();
   /** media_buy_id → when its terminal answer ended, and which. */
   private readonly terminal = new Map<string, { status: string; tEnd: number; exchange: WireExchange }>();
+  /** media_buy_id → the revision and status of its latest answer, and a replay seen since. */
+  private readonly revisions = new Map<string, RevisionSeen>();
+  /** media_buy_id → the latest replayed request naming it (create or update) and when its answer ended. */
+  private readonly replays = new Map<string, { tEnd: number; exchange: WireExchange }>();
+  /** Media-buy requests in flight: seq → task, the buy it names (updates), its account, start. */
+  private readonly inFlight = new Map<number, { task: string; buy?: string; account: string; tStart: number }>();
+  /** media_buy_id → accepted, not replayed updates (their request start and answer end), newest last. */
+  private readonly updates = new Map<string, Array<{ seq: number; tStart: number; tEnd: number }>>();
 
   constructor(
     token: string,
@@ -81,6 +123,52 @@ export class PassiveAudit {
   ) {
     this.ids = protocolIds(token);
     this.schemas = createSchemaValidator({ token });
+  }
+
+  /**
+   * A test-controller call moved things under the audit's feet (a forced state, the clock, a
+   * completed task): what it could have changed is forgotten, the named buy or else everything
+   * of its account, so nothing is compared across it.
+   */
+  private forget(c: ObservedCall): void {
+    const params = isObject(c.args.params) ? c.args.params : {};
+    const buy = typeof params.media_buy_id === 'string' ? params.media_buy_id : undefined;
+    if (buy) {
+      this.revisions.delete(buy);
+      this.replays.delete(buy);
+      return;
+    }
+    const account = accountOf(c.args.account);
+    for (const [k, m] of this.keys) if (m.account === account) this.keys.delete(k);
+    for (const [id, r] of this.revisions)
+      if (r.account === account) {
+        this.revisions.delete(id);
+        this.replays.delete(id);
+      }
+  }
+
+  /** A request reached the proxy: an update of a buy is in flight until its exchange ends. */
+  requestStarted(seq: number, tStart: number, body: string): void {
+    const msg = tryParseJson(body);
+    if (!msg.ok || !isObject(msg.value) || !isObject(msg.value.params)) return;
+    const params = msg.value.params;
+    let task: unknown;
+    let args: unknown;
+    if (msg.value.method === 'tools/call') [task, args] = [params.name, params.arguments];
+    else if (msg.value.method === 'message/send' && isObject(params.message) && Array.isArray(params.message.parts)) {
+      const part = params.message.parts.find((p) => isObject(p) && isObject(p.data) && typeof p.data.skill === 'string');
+      if (isObject(part) && isObject(part.data)) [task, args] = [part.data.skill, part.data.parameters];
+    }
+    if (typeof task === 'string' && MEDIA_BUY_TASKS.has(task) && isObject(args)) {
+      if (this.inFlight.size >= MAX_REMEMBERED) this.inFlight.delete(this.inFlight.keys().next().value as number);
+      const buy = typeof args.media_buy_id === 'string' ? args.media_buy_id : undefined;
+      this.inFlight.set(seq, { task, ...(buy ? { buy } : {}), account: canonicalize(args.account ?? null) ?? '', tStart });
+    }
+  }
+
+  /** The exchange of request `seq` ended (whatever it was). */
+  requestEnded(seq: number): void {
+    this.inFlight.delete(seq);
   }
 
   /** Every verdict one observed call gives. */
@@ -92,7 +180,7 @@ export class PassiveAudit {
     };
     if (c.task === CONTROLLER) {
       // The clock or a buy's state moved under the audit's feet: forget what it would compare against.
-      this.keys.clear();
+      this.forget(c);
       return out;
     }
     if (r.failure && !r.error) return out; // no task answer to judge (transport trouble is the caller's to see)
@@ -174,6 +262,84 @@ export class PassiveAudit {
       });
     }
     if (TERMINAL.has(status) && !before) remember(this.terminal, id, { status, tEnd: c.tEnd, exchange: c.exchange });
+    if (Number.isInteger(buy.revision)) this.judgeRevision(c, id, status, buy.revision as number, buy.replayed === true, v);
+  }
+
+  /** The call repeats an earlier accepted request (same key, task and payload, after its answer ended): a replay. */
+  private repeatsKnownRequest(c: ObservedCall): boolean {
+    const key = c.args.idempotency_key;
+    if (typeof key !== 'string') return false;
+    const seen = this.keys.get(`${canonicalize(c.args.account ?? null)}\u0000${key}`);
+    return !!seen && seen.tEnd < c.tStart && seen.task === c.task && seen.hash === requestHash(c.args);
+  }
+
+  /**
+   * Something else may have moved `buy` during (from, to): another update of it in flight or
+   * accepted then, or a create for its account still in flight (a replay of the buy's own create
+   * whose answer has not come yet).
+   */
+  private updatedDuring(buy: string, account: unknown, from: number, to: number, seq: number): boolean {
+    const acct = canonicalize(account ?? null) ?? '';
+    for (const u of this.inFlight.values()) if (u.tStart < to && (u.buy === buy || (u.task === 'create_media_buy' && u.account === acct))) return true;
+    return (this.updates.get(buy) ?? []).some((u) => u.seq !== seq && u.tStart < to && u.tEnd > from);
+  }
+
+  /**
+   * revision (digest 4.5, spec 3.1): 1 on a created buy; +1 on each update that changed the buy
+   * (judged only when nothing else could have moved it: the previous answer ended before the update
+   * started, no other update of the buy overlapped, and the status moved as the update says); the
+   * same on a read as on the answer before it when no update came between and the status is the
+   * same, and the same after a replayed update (the replay itself is not a change).
+   */
+  private judgeRevision(
+    c: ObservedCall,
+    id: string,
+    status: string,
+    revision: number,
+    replayed: boolean,
+    v: (id: string, ok: boolean, m: string, more?: Partial<Verdict>) => void,
+  ): void {
+    const prev = this.revisions.get(id);
+    const known = prev && prev.tEnd < c.tStart ? prev : undefined;
+    const both = known ? [known.exchange, c.exchange] : [c.exchange];
+    // A replay, flagged or not (the replay rules judge the flag), changes nothing: a later read must show the same revision.
+    if (c.task !== 'get_media_buys' && (replayed || this.repeatsKnownRequest(c))) {
+      remember(this.replays, id, { tEnd: c.tEnd, exchange: c.exchange });
+      return;
+    }
+    if (c.task === 'create_media_buy') {
+      const ok = revision === 1 && status in this.validActions;
+      v(
+        'state-machine.create.initial-state',
+        ok,
+        `create_media_buy: ${id} created ${status} with revision ${revision}`,
+        ok ? {} : { expected: { revision: 1 } },
+      );
+    } else if (c.task === 'update_media_buy') {
+      const list = this.updates.get(id) ?? [];
+      list.push({ seq: c.seq, tStart: c.tStart, tEnd: c.tEnd });
+      if (list.length > 20) list.shift();
+      remember(this.updates, id, list);
+      if (known && !this.updatedDuring(id, c.args.account, known.tEnd, c.tEnd, c.seq) && movedAsAsked(c.args, known.status, status)) {
+        const ok = revision === known.revision + 1;
+        v('state-machine.revision.increments', ok, `update_media_buy of ${id}: revision ${known.revision} -> ${revision}`, {
+          exchanges: both,
+          ...(ok ? {} : { expected: known.revision + 1, actual: revision }),
+        });
+      }
+    } else if (c.task === 'get_media_buys' && known && known.status === status && !this.updatedDuring(id, c.args.account, known.tEnd, c.tEnd, c.seq)) {
+      const ok = revision === known.revision;
+      // A replay the seller may have handled after the known answer (its answer ended after that request started).
+      const replay = this.replays.get(id);
+      const since = replay && replay.tEnd > known.tStart ? replay.exchange : undefined;
+      const checkId = since ? 'state-machine.revision.not-on-replay' : 'state-machine.revision.read-stable';
+      const why = since ? 'after a replayed request' : 'on a read';
+      v(checkId, ok, `get_media_buys: ${id} revision ${known.revision} -> ${revision} ${why}`, {
+        exchanges: since ? [known.exchange, since, c.exchange] : both,
+        ...(ok ? {} : { expected: known.revision, actual: revision }),
+      });
+    }
+    remember(this.revisions, id, { account: accountOf(c.args.account), revision, status, tStart: c.tStart, tEnd: c.tEnd, exchange: c.exchange });
   }
 
   /** An update of a buy seen terminal before the update was sent, refused with INVALID_STATE (digest 4.4): the rule holding. */
@@ -211,13 +377,12 @@ export class PassiveAudit {
       );
       return;
     }
-    const { context: _c, idempotency_key: _k, ...rest } = c.args;
-    const hash = canonicalize(rest) ?? '';
+    const hash = requestHash(c.args);
     const scope = `${canonicalize(c.args.account ?? null)}\u0000${key}`;
     const seen = this.keys.get(scope);
     if (!seen || seen.tEnd >= c.tStart) {
       if (accepted && !seen && payload.replayed !== true)
-        remember(this.keys, scope, { task: c.task, hash, body: comparable(payload), tEnd: c.tEnd, exchange: c.exchange });
+        remember(this.keys, scope, { account: accountOf(c.args.account), task: c.task, hash, body: comparable(payload), tEnd: c.tEnd, exchange: c.exchange });
       return;
     }
     const both = [seen.exchange, c.exchange];
@@ -265,6 +430,10 @@ export const AUDITED_CHECKS: readonly string[] = [
   'idempotency.conflict.changed-payload',
   'idempotency.conflict.other-task',
   'state-machine.valid-actions.match-state',
+  'state-machine.create.initial-state',
+  'state-machine.revision.increments',
+  'state-machine.revision.read-stable',
+  'state-machine.revision.not-on-replay',
   'state-machine.terminal.pause-rejected',
   'state-machine.terminal.resume-rejected',
   'state-machine.terminal.update-rejected',

@@ -35,6 +35,8 @@ export interface ListenerOptions {
   /** Numbering and clock shared by both listeners (default: the listener's own). */
   clock?: ExchangeClock;
   onExchange: (exchange: ProxiedExchange) => void;
+  /** A request's body has arrived and is about to be forwarded (what is in flight, for the audit). */
+  onRequest?: (seq: number, tStart: number, body: string) => void;
 }
 
 export interface RunningListener {

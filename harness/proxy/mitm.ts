@@ -119,6 +119,10 @@ export async function startMitmProxy(o: MitmProxyOptions): Promise<RunningMitmPr
       reqCopy.add(chunk);
       cb(null, chunk);
     });
+    ctx.onRequestEnd((_c, cb) => {
+      if (toAgent) o.onRequest?.(seq, tStart, reqCopy.text());
+      cb();
+    });
     ctx.onResponse((c, cb) => {
       status = c.serverToProxyResponse?.statusCode ?? 0;
       resHeaders = normalizeHeaders(c.serverToProxyResponse?.headers ?? {});

@@ -58,6 +58,10 @@ describe('the proxy between run and the reference mock seller', () => {
         'state-machine.terminal.pause-rejected',
         'state-machine.terminal.resume-rejected',
         'state-machine.terminal.update-rejected',
+        'state-machine.create.initial-state',
+        'state-machine.revision.increments',
+        'state-machine.revision.read-stable',
+        'state-machine.revision.not-on-replay',
         // Every webhook rule the audit judges: the run's webhooks suite exercises each through the relay.
         ...WEBHOOK_AUDITED_CHECKS,
       ])

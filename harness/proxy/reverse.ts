@@ -99,6 +99,7 @@ export async function startReverseProxy(o: ReverseProxyOptions): Promise<Running
       reqCopy.add(chunk as Buffer);
     }
     const body = Buffer.concat(chunks);
+    o.onRequest?.(n, tStart, reqCopy.text());
     const faults = o.inject && isTaskCall(req.method ?? 'GET', reqCopy.text()) ? o.inject.firing('call', n) : [];
     for (const f of faults) {
       if (f.kind === 'status') {

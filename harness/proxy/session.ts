@@ -125,11 +125,19 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
     tally.add(transport, verdicts);
     if (o.onFinding) for (const v of verdicts) if (!v.ok) o.onFinding({ ...v, message: redactor.cutText(v.message) });
   };
+  const onRequest = (seq: number, tStart: number, body: string): void => {
+    try {
+      audit.requestStarted(seq, tStart, body);
+    } catch {
+      // what is in flight only narrows verdicts; a request the audit cannot read is judged when it ends
+    }
+  };
   const onExchange = (x: ProxiedExchange): void => {
     exchanges++;
     // The traffic never depends on the audit: an exchange the audit chokes on is counted, not fatal.
     try {
       learnSecrets(x);
+      if (x.channel !== 'webhook') audit.requestEnded(x.seq);
       if (x.channel === 'webhook') {
         if (x.injected_copy) return;
         webhooks++;
@@ -154,8 +162,17 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
   };
   const clock = newExchangeClock();
   const proxy: RunningListener & { caCertPath?: string } = o.mitm
-    ? await startMitmProxy({ upstream: o.upstream, host: o.host, port: o.port, caDir: o.mitm.caDir, upstreamCa: o.mitm.upstreamCa, clock, onExchange })
-    : await startReverseProxy({ upstream: o.upstream, host: o.host, port: o.port, rewriteHost: o.rewriteHost, inject: o.inject, clock, onExchange });
+    ? await startMitmProxy({
+        upstream: o.upstream,
+        host: o.host,
+        port: o.port,
+        caDir: o.mitm.caDir,
+        upstreamCa: o.mitm.upstreamCa,
+        clock,
+        onExchange,
+        onRequest,
+      })
+    : await startReverseProxy({ upstream: o.upstream, host: o.host, port: o.port, rewriteHost: o.rewriteHost, inject: o.inject, clock, onExchange, onRequest });
   let relay: RunningWebhookRelay | undefined;
   if (o.webhooksTo) {
     try {
