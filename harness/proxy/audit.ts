@@ -184,6 +184,8 @@ export class PassiveAudit {
       return out;
     }
     if (r.failure && !r.error) return out; // no task answer to judge (transport trouble is the caller's to see)
+    // A polled A2A task (tasks/get) is judged on its final answer only: the reply rules, not the request's.
+    if (c.poll && r.status !== 'completed' && r.status !== 'failed') return out;
     const task = c.task === this.ids.capabilitiesTask ? 'capabilities' : c.task;
     const payload = isObject(r.payload) ? r.payload : undefined;
 
@@ -208,7 +210,8 @@ export class PassiveAudit {
       }
     }
     if (r.ok && payload) {
-      if ('context' in c.args) {
+      // A polled task's result is not the answer to the request that carried the context.
+      if ('context' in c.args && !c.poll) {
         const same = isDeepStrictEqual(payload.context, c.args.context);
         v('schemas.context.echoed', same, same ? `${c.task}: context echoed` : `${c.task}: context not echoed verbatim`, {
           expected: c.args.context,
@@ -221,6 +224,7 @@ export class PassiveAudit {
       }
       for (const buy of this.buysIn(task, payload)) this.judgeBuy(c, buy, v);
     }
+    if (c.poll) return out;
     if (task === 'update_media_buy') this.judgeTerminalRefusal(c, v);
     if (MUTATING.has(task)) this.judgeIdempotency(c, payload, v);
     return out;
@@ -250,7 +254,7 @@ export class PassiveAudit {
         );
       }
     }
-    if (typeof id !== 'string' || typeof status !== 'string') return;
+    if (typeof id !== 'string' || typeof status !== 'string' || c.poll) return;
     const before = this.terminal.get(id);
     // A cancel of a terminal buy is the cancel rule's (NOT_CANCELLABLE, digest 4.4), not audited here.
     if (c.task === 'update_media_buy' && c.args.canceled !== true && before && before.tEnd < c.tStart && buy.replayed !== true) {

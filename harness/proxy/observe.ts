@@ -17,6 +17,8 @@ export interface ObservedCall {
   transport: TransportKind;
   task: string;
   args: Record<string, unknown>;
+  /** An A2A `tasks/get` of a task a message/send started: `task` and `args` are that call's. */
+  poll?: true;
   /** An A2A-native push registration (message/send `configuration.pushNotificationConfig`). */
   a2aPush?: Record<string, unknown>;
   reply: TaskReply;
@@ -73,7 +75,20 @@ function rpcResponse(x: ProxiedExchange, id: number | string): JsonRpcResponse |
  * The task call an exchange carries, or undefined (session set-up, listings, cards, notifications).
  * `exchange` is the exchange as the report keeps it (secrets redacted); the bodies are read from `x`.
  */
-export function observeCall(x: ProxiedExchange, exchange: WireExchange, errorMember: string): ObservedCall | undefined {
+/** A2A tasks started by message/send (task id → task and arguments), so a later tasks/get can be read as that task's answer. */
+export class A2aTaskMemory {
+  private readonly tasks = new Map<string, { task: string; args: Record<string, unknown> }>();
+  note(c: ObservedCall): void {
+    if (c.transport !== 'a2a' || c.poll || !c.reply.taskId || c.reply.failure) return;
+    if (this.tasks.size >= 10_000) this.tasks.delete(this.tasks.keys().next().value as string);
+    this.tasks.set(c.reply.taskId, { task: c.task, args: c.args });
+  }
+  get(id: unknown): { task: string; args: Record<string, unknown> } | undefined {
+    return typeof id === 'string' ? this.tasks.get(id) : undefined;
+  }
+}
+
+export function observeCall(x: ProxiedExchange, exchange: WireExchange, errorMember: string, a2aTasks?: A2aTaskMemory): ObservedCall | undefined {
   if (x.request.method !== 'POST' || x.request.body_truncated || x.injected_answer) return undefined;
   const parsed = tryParseJson(x.request.body);
   if (!parsed.ok || !isObject(parsed.value)) return undefined;
@@ -84,7 +99,11 @@ export function observeCall(x: ProxiedExchange, exchange: WireExchange, errorMem
   let transport: TransportKind;
   let task: string;
   let args: Record<string, unknown>;
-  if (msg.method === 'tools/call' && typeof params.name === 'string') {
+  let poll = false;
+  const polled = msg.method === 'tasks/get' ? a2aTasks?.get(params.id) : undefined;
+  if (polled) {
+    [transport, task, args, poll] = ['a2a', polled.task, polled.args, true];
+  } else if (msg.method === 'tools/call' && typeof params.name === 'string') {
     transport = 'mcp';
     task = params.name;
     args = isObject(params.arguments) ? params.arguments : {};
@@ -103,7 +122,17 @@ export function observeCall(x: ProxiedExchange, exchange: WireExchange, errorMem
   if (x.response) ctx.httpStatus = x.response.status;
   const configuration = isObject(params.configuration) ? params.configuration : undefined;
   const a2aPush = transport === 'a2a' && isObject(configuration?.pushNotificationConfig) ? configuration.pushNotificationConfig : undefined;
-  const base = { seq: x.seq, transport, task, args, ...(a2aPush ? { a2aPush } : {}), tStart: x.t_start, tEnd: x.t_end, exchange };
+  const base = {
+    seq: x.seq,
+    transport,
+    task,
+    args,
+    ...(a2aPush ? { a2aPush } : {}),
+    ...(poll ? { poll: true as const } : {}),
+    tStart: x.t_start,
+    tEnd: x.t_end,
+    exchange,
+  };
   if (x.error || !x.response) return { ...base, reply: failureReply(ctx, failure('network', x.error ?? 'no answer'), errorMember) };
   if (x.response.status < 200 || x.response.status >= 300)
     return { ...base, reply: failureReply(ctx, failure('http_status', `HTTP ${x.response.status}`, { httpStatus: x.response.status }), errorMember) };
@@ -121,7 +150,7 @@ export function observeCall(x: ProxiedExchange, exchange: WireExchange, errorMem
     return { ...base, reply: makeReply(ctx, decoded) };
   }
   const decoded = decodeA2aResult(response.result, errorMember);
-  if (!decoded) return { ...base, reply: failureReply(ctx, failure('protocol', 'message/send result is neither a Task nor a Message'), errorMember) };
+  if (!decoded) return { ...base, reply: failureReply(ctx, failure('protocol', `${String(msg.method)} result is neither a Task nor a Message`), errorMember) };
   ctx.notes.push(...decoded.notes);
   return { ...base, reply: makeReply(ctx, decoded) };
 }

@@ -6,7 +6,7 @@ import { builtinSuites } from '../../suites/index.js';
 import { protocolIds } from '../token.js';
 import type { RunResult } from '../engine/result.js';
 import { AUDITED_CHECKS, PassiveAudit, type Verdict } from './audit.js';
-import { observeCall, wireExchange } from './observe.js';
+import { A2aTaskMemory, observeCall, wireExchange } from './observe.js';
 import { createRecorder } from '../transport/capture.js';
 import { webhookCredentials } from '../transport/http-client.js';
 import { tryParseJson } from '../transport/jsonrpc.js';
@@ -102,6 +102,7 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
   });
   const checkIds = o.webhooksTo || o.mitm ? [...AUDITED_CHECKS, ...WEBHOOK_AUDITED_CHECKS] : [...AUDITED_CHECKS];
   let judging: Promise<void> = Promise.resolve();
+  const a2aTasks = new A2aTaskMemory();
   const tally = new AuditTally();
   const startedAt = new Date();
   let exchanges = 0;
@@ -151,9 +152,10 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
           });
         return;
       }
-      const call = observeCall(x, recorder.record(wireExchange(x, 'http')), errorMember);
+      const call = observeCall(x, recorder.record(wireExchange(x, 'http')), errorMember, a2aTasks);
       if (!call) return;
       calls++;
+      a2aTasks.note(call);
       webhookAudit.noteCall(call);
       report(call.transport, audit.judge(call));
     } catch {
