@@ -15,6 +15,7 @@ import { startMockSeller } from '../../mocks/seller/index.js';
 import { findings } from '../../suites/testing/mock-run.js';
 import { broken, throughProxy } from './testing/through-proxy.js';
 import { WEBHOOK_AUDITED_CHECKS } from './webhook-audit.js';
+import { SIGNATURE_AUDITED_CHECKS } from './signature-audit.js';
 import { startReverseProxy } from './reverse.js';
 
 const AUTH = randomBytes(18).toString('base64url');
@@ -64,6 +65,9 @@ describe('the proxy between run and the reference mock seller', () => {
         'state-machine.revision.not-on-replay',
         // Every webhook rule the audit judges: the run's webhooks suite exercises each through the relay.
         ...WEBHOOK_AUDITED_CHECKS,
+        // Every verifier rule it judges: the run's signatures suite sends each defect through the proxy.
+        // (the mock does not declare covers_content_digest forbidden: that check is not applicable to it)
+        ...SIGNATURE_AUDITED_CHECKS.filter((id) => id !== 'signatures.digest.forbidden-enforced'),
       ])
         expect(passed).toContain(`${t} ${id}`);
     // What the traffic did not exercise is a gap, never a pass.

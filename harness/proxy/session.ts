@@ -9,7 +9,7 @@ import { AUDITED_CHECKS, PassiveAudit, type Verdict } from './audit.js';
 import { A2aTaskMemory, observeCall, wireExchange } from './observe.js';
 import { createRecorder } from '../transport/capture.js';
 import { webhookCredentials } from '../transport/http-client.js';
-import { tryParseJson } from '../transport/jsonrpc.js';
+import { isObject, tryParseJson } from '../transport/jsonrpc.js';
 import { Redactor } from '../transport/redact.js';
 import { AuditTally, auditRunResult } from './report.js';
 import { startReverseProxy } from './reverse.js';
@@ -18,6 +18,7 @@ import { startMitmProxy } from './mitm.js';
 import { startWebhookRelay, type RunningWebhookRelay } from './webhook-relay.js';
 import type { Injector } from './inject.js';
 import { WEBHOOK_AUDITED_CHECKS, WebhookAudit, type AgentKeys } from './webhook-audit.js';
+import { SIGNATURE_AUDITED_CHECKS, SignatureAudit } from './signature-audit.js';
 import type { TransportKind } from '../transport/types.js';
 import type { AddressPolicy } from '../net/address-policy.js';
 import { createSafeFetcher } from '../net/safe-fetch.js';
@@ -100,7 +101,9 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
     upstream: o.upstream,
     keys: (endpoint, caps) => agentKeys(o.upstream, endpoint, caps, o.addressPolicy),
   });
-  const checkIds = o.webhooksTo || o.mitm ? [...AUDITED_CHECKS, ...WEBHOOK_AUDITED_CHECKS] : [...AUDITED_CHECKS];
+  const signatureAudit = new SignatureAudit(protocolIds(o.token));
+  const callChecks = [...AUDITED_CHECKS, ...SIGNATURE_AUDITED_CHECKS];
+  const checkIds = o.webhooksTo || o.mitm ? [...callChecks, ...WEBHOOK_AUDITED_CHECKS] : callChecks;
   let judging: Promise<void> = Promise.resolve();
   const a2aTasks = new A2aTaskMemory();
   const tally = new AuditTally();
@@ -158,6 +161,16 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
       a2aTasks.note(call);
       webhookAudit.noteCall(call);
       report(call.transport, audit.judge(call));
+      const capabilities = webhookAudit.agentCapabilities;
+      // The agent's verifier, when it declares one (unsigned requests too: some operations require a signature).
+      if (isObject(capabilities?.request_signing) && capabilities.request_signing.supported === true) {
+        judging = judging
+          .then(() => signatureAudit.judge(call, x, capabilities))
+          .then((verdicts) => report(call.transport, verdicts))
+          .catch(() => {
+            unaudited++;
+          });
+      }
     } catch {
       unaudited++;
     }

@@ -125,6 +125,11 @@ export class WebhookAudit {
     this.schemas = createSchemaValidator({ token: o.token });
   }
 
+  /** The agent's capabilities as last seen in the traffic. */
+  get agentCapabilities(): Record<string, unknown> | undefined {
+    return this.capabilities;
+  }
+
   private keysFor(endpoint: string | undefined): AgentKeys {
     const id = endpoint ?? '';
     let k = this.keys.get(id);

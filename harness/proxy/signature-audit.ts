@@ -1,0 +1,206 @@
+/**
+ * The passive audit of the agent's request-signature verifier (digest 1.9), under the signatures
+ * suite's check ids: every signed request the buyer sends through the proxy is run through our
+ * verifier as far as it goes without the buyer's keys (pre-checks and steps 1-6: header, the six
+ * parameters, tag, algorithm, window, covered components), and checked for what any acceptance
+ * rules out whatever the keys (a content-digest that does not match the body, a (keyid, nonce)
+ * already accepted, a body repeating a JSON key). The agent must refuse such a request with 401
+ * and exactly the checklist's code; accepting it is a finding. Judged only when the agent's
+ * capabilities seen in the traffic declare request_signing.supported.
+ */
+import { scanDuplicateKeys } from '../signing/parse/duplicate-keys.js';
+import { contentDigestMatches, parseContentDigest } from '../signing/parse/content-digest.js';
+import { parseSignatureHeaders, type ParsedSignature } from '../signing/parse/signature-headers.js';
+import type { KeyLookup, KeyResolver } from '../signing/keys/key-resolver.js';
+import type { RequestSigningCapability } from '../signing/verify/precheck.js';
+import { InMemoryReplayCache, REQUEST_PER_KEYID_CAP } from '../signing/verify/replay-cache.js';
+import { verifyRequestSignature } from '../signing/verify/verifier.js';
+import { MAX_CLOCK_SKEW_SECONDS, MAX_WINDOW_SECONDS } from '../signing/verify/checklist.js';
+import type { ProtocolIds } from '../token.js';
+import { isObject, tryParseJson } from '../transport/jsonrpc.js';
+import { remember, type Verdict } from './audit.js';
+import type { ProxiedExchange } from './http-parts.js';
+import type { ObservedCall } from './observe.js';
+
+/** The signatures suite's checks the buyer's own signed traffic can judge. */
+export const SIGNATURE_AUDITED_CHECKS = [
+  'signatures.precheck.unsigned-required',
+  'signatures.precheck.unsigned-webhook-auth',
+  'signatures.params.missing-created',
+  'signatures.params.missing-expires',
+  'signatures.params.missing-nonce',
+  'signatures.params.missing-keyid',
+  'signatures.params.missing-alg',
+  'signatures.params.missing-tag',
+  'signatures.tag.wrong-tag',
+  'signatures.alg.not-allowed',
+  'signatures.window.expired',
+  'signatures.window.too-long',
+  'signatures.window.expires-equals-created',
+  'signatures.window.created-in-future',
+  'signatures.components.method-not-covered',
+  'signatures.components.target-uri-not-covered',
+  'signatures.components.authority-not-covered',
+  'signatures.components.content-type-not-covered',
+  'signatures.digest.required-enforced',
+  'signatures.digest.forbidden-enforced',
+  'signatures.digest.mismatch',
+  'signatures.replay.replayed-nonce',
+  'signatures.body.duplicate-json-key',
+] as const;
+
+/** The proxy holds none of the buyer's keys: the checklist stops at the key lookup (step 7). */
+const NO_KEYS: KeyResolver = {
+  resolve: (): KeyLookup => ({ ok: false, reason: 'key_unknown', detail: "the proxy does not hold the caller's keys" }),
+};
+
+const PARAMS = ['created', 'expires', 'nonce', 'keyid', 'alg', 'tag'] as const;
+const COMPONENTS: Array<[string, string]> = [
+  ['@method', 'method'],
+  ['@target-uri', 'target-uri'],
+  ['@authority', 'authority'],
+  ['content-type', 'content-type'],
+];
+
+function header(x: ProxiedExchange, name: string): string | undefined {
+  return x.request.headers[name];
+}
+
+/** The code in `WWW-Authenticate: Signature error="<code>"`, if any. */
+function refusalCode(x: ProxiedExchange): string | undefined {
+  const m = /Signature\s+error="([^"]*)"/i.exec(x.response?.headers['www-authenticate'] ?? '');
+  return m?.[1];
+}
+
+/** Which of the suite's checks a checklist failure of steps P-6 is, read from the request itself. */
+function checkFor(reason: string, sig: ParsedSignature | undefined, now: number, policy: string, args: Record<string, unknown>): string | undefined {
+  if (reason === 'required') {
+    const push = args.push_notification_config;
+    return isObject(push) && push.authentication !== undefined ? 'signatures.precheck.unsigned-webhook-auth' : 'signatures.precheck.unsigned-required';
+  }
+  if (!sig) return undefined;
+  const p = sig.params;
+  if (reason === 'params_incomplete') {
+    const missing = PARAMS.filter((k) => p[k] === undefined);
+    return missing.length === 1 ? `signatures.params.missing-${missing[0]}` : undefined;
+  }
+  if (reason === 'tag_invalid') return 'signatures.tag.wrong-tag';
+  if (reason === 'alg_not_allowed') return 'signatures.alg.not-allowed';
+  if (reason === 'window_invalid' && p.created !== undefined && p.expires !== undefined) {
+    if (p.expires === p.created) return 'signatures.window.expires-equals-created';
+    if (p.expires < p.created) return undefined;
+    if (p.created > now + MAX_CLOCK_SKEW_SECONDS) return 'signatures.window.created-in-future';
+    if (p.expires < now - MAX_CLOCK_SKEW_SECONDS) return 'signatures.window.expired';
+    if (p.expires - p.created > MAX_WINDOW_SECONDS) return 'signatures.window.too-long';
+    return undefined;
+  }
+  if (reason === 'components_incomplete') {
+    const missing = COMPONENTS.filter(([c]) => !sig.components.includes(c));
+    if (missing.length === 1) return `signatures.components.${missing[0][1]}-not-covered`;
+    if (missing.length === 0 && policy === 'required' && !sig.components.includes('content-digest')) return 'signatures.digest.required-enforced';
+    return undefined;
+  }
+  if (reason === 'components_unexpected' && policy === 'forbidden') return 'signatures.digest.forbidden-enforced';
+  return undefined;
+}
+
+export class SignatureAudit {
+  /** (keyid, nonce) of signed requests the agent accepted → the exchange. */
+  private readonly accepted = new Map<string, ProxiedExchange['seq']>();
+  private readonly replayCache = new InMemoryReplayCache({ perKeyidCap: REQUEST_PER_KEYID_CAP });
+
+  constructor(private readonly ids: ProtocolIds) {}
+
+  async judge(c: ObservedCall, x: ProxiedExchange, capabilities: Record<string, unknown> | undefined): Promise<Verdict[]> {
+    const capability = isObject(capabilities?.request_signing) ? (capabilities.request_signing as unknown as RequestSigningCapability) : undefined;
+    if (capability?.supported !== true || !x.response || x.request.body_truncated) return [];
+    const out: Verdict[] = [];
+    const got = refusalCode(x);
+    const now = Math.floor(Date.parse(x.started_at) / 1000);
+    const policy = capability.covers_content_digest ?? 'either';
+    const input = header(x, 'signature-input');
+    const signature = header(x, 'signature');
+    let sig: ParsedSignature | undefined;
+    if (input !== undefined && signature !== undefined) {
+      try {
+        sig = parseSignatureHeaders(input, signature, 'legacy');
+      } catch {
+        sig = undefined;
+      }
+    }
+    // Anything but a 401 naming a Signature error got past the agent's verifier (an answer, or a
+    // refusal further on): for every rule here, that is the verifier accepting the request.
+    const refused = x.response.status === 401 && got !== undefined;
+    const v = (checkId: string, expected: string, strict: boolean): void => {
+      if (refused && got === expected) {
+        out.push({ checkId, ok: true, message: `${c.task}: refused with 401 ${expected}`, exchanges: [c.exchange] });
+      } else if (!refused) {
+        out.push({
+          checkId,
+          ok: false,
+          message: `${c.task}: the agent's verifier let through a signed request it must refuse with ${expected} (answered HTTP ${x.response?.status})`,
+          exchanges: [c.exchange],
+          expected,
+        });
+      } else if (strict) {
+        out.push({ checkId, ok: false, message: `${c.task}: refused with 401 ${got}, expected ${expected}`, exchanges: [c.exchange], expected, actual: got });
+      }
+    };
+    if (input === undefined && signature === undefined && c.transport === 'a2a') {
+      // The checklist reads MCP arguments; over A2A a legacy webhook credential sits in the skill's
+      // parameters or the native configuration, and still needs a signature (P1).
+      const auth = (cfg: unknown) => isObject(cfg) && cfg.authentication !== undefined && cfg.authentication !== null;
+      if (auth(c.args.push_notification_config) || auth(c.a2aPush)) {
+        v('signatures.precheck.unsigned-webhook-auth', 'request_signature_required', true);
+        return out;
+      }
+    }
+    const msg = tryParseJson(x.request.body);
+    const method = msg.ok && isObject(msg.value) && typeof msg.value.method === 'string' ? msg.value.method : undefined;
+    const r = await verifyRequestSignature(
+      { method: x.request.method, url: `http://${header(x, 'host') ?? 'unknown-host'}${x.request.path}`, headers: x.request.headers, body: x.request.body },
+      {
+        profile: 'request',
+        ids: this.ids,
+        encoding: 'legacy',
+        capability,
+        digestPolicy: policy,
+        // Where the call sits in the capability lists: the task for tools/call and for an A2A skill.
+        operation: c.task,
+        ...(method && method !== 'message/send' ? { jsonRpcMethod: method } : {}),
+        now: () => now,
+        // A bearer (or other credential) went with it: the agent may accept an unsigned call on it (digest 1.10).
+        fallbackAuthenticated: header(x, 'authorization') !== undefined,
+        keys: NO_KEYS,
+        replayCache: this.replayCache,
+        checkBody: false,
+      },
+    );
+    if (!r.ok && r.reason !== 'key_unknown') {
+      // Steps P-6 failed: every earlier step held, so the code is the checklist's for this request.
+      const id = checkFor(r.reason, sig, now, policy, c.args);
+      if (id) v(id, r.code, true);
+      return out;
+    }
+    if (!sig || r.ok) return out;
+    // Past step 6: what no acceptance can survive, whatever the keys say (a refusal for another,
+    // earlier reason is possible, so only the exact code counts as the rule holding).
+    const digest = header(x, 'content-digest');
+    if (sig.components.includes('content-digest') && digest !== undefined) {
+      let digests: Map<string, Buffer> | undefined;
+      try {
+        digests = parseContentDigest(digest, 'legacy');
+      } catch {
+        digests = undefined; // a malformed header is the checklist's, judged by the agent's own steps
+      }
+      if (digests && !contentDigestMatches(digests, Buffer.from(x.request.body, 'utf8')))
+        v('signatures.digest.mismatch', 'request_signature_digest_mismatch', false);
+    }
+    const key = `${sig.params.keyid}\u0000${sig.params.nonce}`;
+    const before = this.accepted.get(key);
+    if (before !== undefined && before !== x.seq) v('signatures.replay.replayed-nonce', 'request_signature_replayed', false);
+    else if (!refused) remember(this.accepted, key, x.seq);
+    if (scanDuplicateKeys(x.request.body).kind === 'duplicate') v('signatures.body.duplicate-json-key', 'request_body_malformed', false);
+    return out;
+  }
+}
