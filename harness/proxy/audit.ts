@@ -120,6 +120,8 @@ export class PassiveAudit {
   constructor(
     token: string,
     private readonly validActions: Record<string, ActionRow>,
+    /** Tasks whose replies one check grades together (the schemas suite's `observed_schema` with `tasks`): task → check id. */
+    private readonly responseChecks: ReadonlyMap<string, string> = new Map(),
   ) {
     this.ids = protocolIds(token);
     this.schemas = createSchemaValidator({ token });
@@ -204,7 +206,7 @@ export class PassiveAudit {
       if (verdict) {
         const what = r.isError ? `${c.task} error object` : `${c.task} answer`;
         const errs = verdict.errors.slice(0, 3).map((e) => `${e.pointer || '/'} ${e.message}`);
-        v(`schemas.response.${task}`, verdict.valid, verdict.valid ? `${what} valid` : `${what}: ${errs.join('; ')}`, {
+        v(this.responseChecks.get(task) ?? `schemas.response.${task}`, verdict.valid, verdict.valid ? `${what} valid` : `${what}: ${errs.join('; ')}`, {
           actual: verdict.valid ? undefined : verdict.errors.slice(0, 5),
         });
       }
@@ -425,6 +427,12 @@ export const AUDITED_CHECKS: readonly string[] = [
   'schemas.response.create_media_buy',
   'schemas.response.update_media_buy',
   'schemas.response.get_media_buys',
+  'schemas.response.get_media_buy_delivery',
+  'schemas.response.list_creative_formats',
+  'schemas.response.list_accounts',
+  'schemas.response.get_signals',
+  'schemas.response.get_brand_identity',
+  'schemas.response.mutations',
   'schemas.context.echoed',
   'schemas.sandbox.boolean',
   'idempotency.key.missing-rejected',

@@ -93,9 +93,21 @@ function agentKeys(upstream: string, endpoint: string | undefined, capabilities:
   return { resolver: endpoint ? new AgentKeyResolver(make(endpoint), make()) : make() };
 }
 
+/** Tasks graded together by one check (an `observed_schema` step listing `tasks`), read from the built-in suites: task → check id. */
+export function groupedResponseChecks(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const suite of builtinSuites().suites)
+    for (const check of suite.checks)
+      for (const step of check.steps) {
+        const s = step as { kind?: unknown; tasks?: unknown };
+        if (s.kind === 'observed_schema' && Array.isArray(s.tasks)) for (const t of s.tasks) if (typeof t === 'string') out.set(t, check.id);
+      }
+  return out;
+}
+
 export async function startAuditingProxy(o: AuditingProxyOptions): Promise<AuditingProxy> {
   const errorMember = protocolIds(o.token).errorMember;
-  const audit = new PassiveAudit(o.token, validActionsTable());
+  const audit = new PassiveAudit(o.token, validActionsTable(), groupedResponseChecks());
   const webhookAudit = new WebhookAudit({
     token: o.token,
     upstream: o.upstream,

@@ -27,6 +27,8 @@ export async function throughProxy(o: {
   authToken: string;
   faults?: string[];
   suites?: string[];
+  /** Only these checks (and what they build on), as `run --check`. */
+  checkGlob?: string;
   relay?: boolean;
 }): Promise<{ run: RunResult; audit: RunResult }> {
   const seller = await startMockSeller({ allowPrivateWebhooks: true, authToken: o.authToken, faults: o.faults ?? [] });
@@ -39,7 +41,7 @@ export async function throughProxy(o: {
     process.env[baseEnv] = proxy.webhookUrl;
   }
   try {
-    const run = await certify({ agentUrl: proxy.url, authToken: o.authToken, suites: o.suites });
+    const run = await certify({ agentUrl: proxy.url, authToken: o.authToken, suites: o.suites, checkGlob: o.checkGlob });
     await proxy.settle();
     return { run, audit: proxy.result() };
   } finally {
@@ -57,7 +59,10 @@ export async function throughProxy(o: {
 
 /**
  * Each fault behind the proxy while `run` drives the seller: the targets the audit must flag (on
- * the fault's transports) that it missed, and what it flagged that the run did not fail.
+ * the fault's transports) that it missed, and what it flagged that the run did not fail. The run
+ * drives the fault's targets and the set-up they build on; when that traffic is not enough for the
+ * run itself to fail every target, the targets' whole suites, then every suite given. "Not failed
+ * by the run" is counted only for checks the run executed.
  */
 export async function passiveKillRate(
   faults: ReadonlyArray<{ name: string; targets: readonly string[]; transports?: readonly string[] }>,
@@ -67,13 +72,21 @@ export async function passiveKillRate(
   const missed: string[] = [];
   const extra: string[] = [];
   for (const fault of faults) {
-    const { run, audit } = await throughProxy({ ...o, faults: [fault.name] });
-    const found = broken(audit);
     const expected = fault.targets.filter((t) => audited.has(t)).flatMap((t) => (fault.transports ?? ['mcp', 'a2a']).map((tr) => `${tr} ${t}`));
+    const narrow = ['setup.*', ...fault.targets].join(',');
+    const wide = ['setup.*', ...new Set(fault.targets.map((t) => `${t.split('.')[0]}.*`))].join(',');
+    // Narrowest traffic first; wider until the run itself fails every target (the suites of the targets, then all of `o.suites`).
+    let r = await throughProxy({ ...o, faults: [fault.name], checkGlob: narrow });
+    for (const checkGlob of [wide, undefined]) {
+      if (expected.every((e) => broken(r.run).includes(e))) break;
+      r = await throughProxy({ ...o, faults: [fault.name], checkGlob });
+    }
+    const found = broken(r.audit);
     const miss = expected.filter((e) => !found.includes(e));
     if (miss.length) missed.push(`${fault.name}: ${miss.join(', ')}`);
-    const runBroken = broken(run);
-    const beyond = found.filter((x) => !runBroken.includes(x));
+    const ran = new Set(r.run.checks.map((c) => `${c.transport} ${c.check_id}`));
+    const runBroken = broken(r.run);
+    const beyond = found.filter((x) => ran.has(x) && !runBroken.includes(x));
     if (beyond.length) extra.push(`${fault.name}: ${beyond.join(', ')}`);
   }
   return { caught: faults.length - missed.length, missed, extra };
