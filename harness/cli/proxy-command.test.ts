@@ -3,7 +3,7 @@ import { spawn, execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockSeller, type RunningMockSeller } from '../../mocks/seller/index.js';
 import { validateAgentCompliance } from '../../reports/json.js';
 import { createRecorder, createTransport, DEFAULT_TRANSPORT_LIMITS, resolveEndpoints } from '../transport/index.js';
+import { counterpartyKeys } from '../signing/keys/counterparty.js';
+import { protocolIds } from '../token.js';
 
 const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));
 const AUTH = 'proxy-cli-token-0123456789abcdef';
@@ -46,6 +48,28 @@ describe('proto-comply proxy: usage errors exit 2 with one line', () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(message);
+  });
+});
+
+describe('proto-comply proxy --caller-jwks: refused before listening when unusable', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'proxy-jwks-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  it.each([
+    ['not-json.json', 'nope', /is not JSON/],
+    ['no-keys.json', '{"keys": []}', /is not a JWKS/],
+    ['private.json', '{"keys": [{"kty": "OKP", "crv": "Ed25519", "kid": "k1", "x": "AA", "d": "AA"}]}', /key "k1" carries private material/],
+    ['dup.json', '{"keys": [{"kty": "OKP", "crv": "Ed25519", "kid": "k1", "x": "AA"}, {"kty": "OKP", "crv": "Ed25519", "kid": "k1", "x": "AB"}]}', /k1/],
+  ])('%s', async (name, text, message) => {
+    writeFileSync(join(dir, name), text);
+    const r = await cli(['proxy', '--upstream', 'http://127.0.0.1:1', '--caller-jwks', join(dir, name)]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(message);
+  });
+  it('a missing file', async () => {
+    const r = await cli(['proxy', '--upstream', 'http://127.0.0.1:1', '--caller-jwks', join(dir, 'absent.json')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--caller-jwks .*ENOENT/);
   });
 });
 
@@ -104,7 +128,23 @@ describe('proto-comply proxy in front of the mock seller', () => {
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
     const receiverOrigin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-    const args = ['proxy', '--upstream', seller.baseUrl, '--out', out, '--webhooks-to', receiverOrigin, '--inject', 'webhook:duplicate', '--seed', '5'];
+    const jwks = join(dir, 'caller-jwks.json');
+    writeFileSync(jwks, JSON.stringify(counterpartyKeys(protocolIds('proto')).jwks));
+    const args = [
+      'proxy',
+      '--upstream',
+      seller.baseUrl,
+      '--out',
+      out,
+      '--webhooks-to',
+      receiverOrigin,
+      '--inject',
+      'webhook:duplicate',
+      '--seed',
+      '5',
+      '--caller-jwks',
+      jwks,
+    ];
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => {
@@ -154,6 +194,8 @@ describe('proto-comply proxy in front of the mock seller', () => {
       expect(check.outcome).toBe('fail');
       expect(JSON.stringify(report)).not.toContain(AUTH);
       expect(report.injected).toMatchObject({ seed: '5', total: 1, by_rule: { 'webhook:duplicate': 1 } });
+      // With the caller's keys, the keyed verifier rules are in the report (gaps here: no signed call was made).
+      expect(report.checks.some((c: { check_id: string }) => c.check_id === 'signatures.crypto.bad-signature')).toBe(true);
     } finally {
       child.kill('SIGKILL');
       await new Promise<void>((r) => receiver.close(() => r()));

@@ -19,9 +19,10 @@ import { Injector, InjectRuleError, parseInjectRules } from '../proxy/inject.js'
 import { isValidSeed, newSeed } from '../engine/rng.js';
 import { AddressPolicy } from '../net/address-policy.js';
 import { allowHostFlags } from './address-flags.js';
+import { CallerKeysError, loadCallerKeys } from '../proxy/caller-keys.js';
 
 export const PROXY_HELP = `usage: proto-comply proxy --upstream URL [--port N] [--host H] [--token T] [--out DIR] [--report-every-s N] [--rewrite-host]
-                         [--webhooks-to ORIGIN [--webhook-port N]] [--deny-private] [--allow-host H]...
+                         [--webhooks-to ORIGIN [--webhook-port N]] [--caller-jwks FILE|URL] [--deny-private] [--allow-host H]...
                          [--inject RULES]... [--seed N]
        proto-comply proxy --mitm --ca-dir DIR --upstream URL [--port N] [--host H] [--upstream-ca FILE] [...]
 
@@ -48,6 +49,9 @@ exercised are coverage gaps.
                         is passed on to ORIGIN with its path and Host, so RFC 9421 signatures verify,
                         and audited under the webhooks suite's ids (signatures against the agent's keys)
   --webhook-port N      port of the webhook relay (default 0: any free port)
+  --caller-jwks F|URL   the buyer's public request-signing keys (a JWKS file or URL): its signed
+                        requests are then checked through the whole verifier checklist (key lookup,
+                        key purpose, crypto), not only up to the key lookup
   --deny-private        refuse private and reserved addresses when fetching the agent's keys
                         (its brand.json and JWKS, to verify webhook signatures)
   --allow-host H        let this host, address or CIDR block through under --deny-private (repeatable)
@@ -73,6 +77,7 @@ const OPTIONS = {
   'webhooks-to': { type: 'string' },
   'webhook-port': { type: 'string', default: '0' },
   'deny-private': { type: 'boolean', default: false },
+  'caller-jwks': { type: 'string' },
   mitm: { type: 'boolean', default: false },
   'ca-dir': { type: 'string' },
   'upstream-ca': { type: 'string' },
@@ -176,6 +181,15 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     rules.some((r) => r.on === 'call'),
   );
   const addressPolicy = new AddressPolicy({ denyPrivate: values['deny-private'], allowHosts: allowHostFlags('proxy', values['allow-host']) });
+  let callerKeys;
+  if (values['caller-jwks'] !== undefined) {
+    try {
+      callerKeys = await loadCallerKeys(values['caller-jwks'], addressPolicy);
+    } catch (e) {
+      if (e instanceof CallerKeysError) throw new UsageError(`proxy: ${e.message}`);
+      throw e;
+    }
+  }
   const seed = values.seed ?? newSeed();
   const inject = rules.length ? new Injector(rules, seed) : undefined;
   const out = resolve(values.out);
@@ -190,6 +204,7 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     webhooksTo,
     webhookPort,
     addressPolicy,
+    ...(callerKeys ? { callerKeys } : {}),
     ...(mitm ? { mitm } : {}),
     inject,
     onFinding: (v) => err(`finding: ${v.checkId}: ${oneLine(v.message, 240)}`),

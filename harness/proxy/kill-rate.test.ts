@@ -8,16 +8,16 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { listFaults } from '../../mocks/seller/faults.js';
 import { AUDITED_CHECKS } from './audit.js';
-import { SIGNATURE_AUDITED_CHECKS } from './signature-audit.js';
+import { KEYED_SIGNATURE_CHECKS, SIGNATURE_AUDITED_CHECKS } from './signature-audit.js';
 import { passiveKillRate } from './testing/through-proxy.js';
 
-const audited = new Set<string>([...AUDITED_CHECKS, ...SIGNATURE_AUDITED_CHECKS]);
+const audited = new Set<string>([...AUDITED_CHECKS, ...SIGNATURE_AUDITED_CHECKS, ...KEYED_SIGNATURE_CHECKS]);
 const observable = listFaults().filter((f) => f.targets.some((t) => audited.has(t)));
 
 describe('the passive audit against every fault of a call rule', () => {
   it('flags each targeted audited check from traffic alone', async () => {
     const suites = ['setup', 'capabilities', 'errors', 'state-machine', 'idempotency', 'schemas', 'signatures'];
-    const r = await passiveKillRate(observable, audited, { authToken: randomBytes(18).toString('base64url'), suites, relay: false });
+    const r = await passiveKillRate(observable, audited, { authToken: randomBytes(18).toString('base64url'), suites, relay: false, callerKeys: true });
     console.log(`passive kill rate (calls): ${r.caught}/${observable.length} faults observable in call traffic flagged by the proxy's audit alone`);
     expect({ missed: r.missed, extra: r.extra }).toEqual({ missed: [], extra: [] });
   }, 600_000);

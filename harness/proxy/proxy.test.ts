@@ -15,7 +15,7 @@ import { startMockSeller } from '../../mocks/seller/index.js';
 import { findings } from '../../suites/testing/mock-run.js';
 import { broken, throughProxy } from './testing/through-proxy.js';
 import { WEBHOOK_AUDITED_CHECKS } from './webhook-audit.js';
-import { SIGNATURE_AUDITED_CHECKS } from './signature-audit.js';
+import { KEYED_SIGNATURE_CHECKS, SIGNATURE_AUDITED_CHECKS } from './signature-audit.js';
 import { startReverseProxy } from './reverse.js';
 
 const AUTH = randomBytes(18).toString('base64url');
@@ -23,7 +23,7 @@ const verdicts = (run: RunResult) => run.checks.map((c) => `${c.transport} ${c.c
 const CALL_SUITES = ['setup', 'capabilities', 'errors', 'state-machine', 'idempotency', 'schemas'];
 // The clean run is the full run, its webhook receiver behind the proxy's relay; fault runs drive the call suites.
 const through = (faults: string[] = [], checkGlob?: string) =>
-  throughProxy({ authToken: AUTH, faults, suites: faults.length ? CALL_SUITES : undefined, checkGlob, relay: !faults.length });
+  throughProxy({ authToken: AUTH, faults, suites: faults.length ? CALL_SUITES : undefined, checkGlob, relay: !faults.length, callerKeys: true });
 
 describe('the proxy between run and the reference mock seller', () => {
   let direct: RunResult;
@@ -69,6 +69,8 @@ describe('the proxy between run and the reference mock seller', () => {
         // Every verifier rule it judges: the run's signatures suite sends each defect through the proxy.
         // (the mock does not declare covers_content_digest forbidden: that check is not applicable to it)
         ...SIGNATURE_AUDITED_CHECKS.filter((id) => id !== 'signatures.digest.forbidden-enforced'),
+        // and, with the caller's keys given, the steps from the key lookup to the crypto.
+        ...KEYED_SIGNATURE_CHECKS,
       ])
         expect(passed).toContain(`${t} ${id}`);
     // What the traffic did not exercise is a gap, never a pass.

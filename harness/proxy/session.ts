@@ -18,7 +18,8 @@ import { startMitmProxy } from './mitm.js';
 import { startWebhookRelay, type RunningWebhookRelay } from './webhook-relay.js';
 import type { Injector } from './inject.js';
 import { WEBHOOK_AUDITED_CHECKS, WebhookAudit, type AgentKeys } from './webhook-audit.js';
-import { SIGNATURE_AUDITED_CHECKS, SignatureAudit } from './signature-audit.js';
+import { KEYED_SIGNATURE_CHECKS, SIGNATURE_AUDITED_CHECKS, SignatureAudit } from './signature-audit.js';
+import type { KeyResolver } from '../signing/keys/key-resolver.js';
 import type { TransportKind } from '../transport/types.js';
 import type { AddressPolicy } from '../net/address-policy.js';
 import { createSafeFetcher } from '../net/safe-fetch.js';
@@ -42,6 +43,8 @@ export interface AuditingProxyOptions {
   webhookPort?: number;
   /** Longest a reordered webhook is held (default 5 s). */
   webhookHoldMs?: number;
+  /** The caller's published request-signing keys: its signed requests are then verified through the whole checklist. */
+  callerKeys?: KeyResolver;
   /** Address policy of the proxy's own fetches (the agent's keys); default: private addresses allowed. */
   addressPolicy?: AddressPolicy;
   /** Faults to inject (inject.ts); recorded in the report's `injected`. */
@@ -113,8 +116,8 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
     upstream: o.upstream,
     keys: (endpoint, caps) => agentKeys(o.upstream, endpoint, caps, o.addressPolicy),
   });
-  const signatureAudit = new SignatureAudit(protocolIds(o.token));
-  const callChecks = [...AUDITED_CHECKS, ...SIGNATURE_AUDITED_CHECKS];
+  const signatureAudit = new SignatureAudit(protocolIds(o.token), o.callerKeys);
+  const callChecks = [...AUDITED_CHECKS, ...SIGNATURE_AUDITED_CHECKS, ...(o.callerKeys ? KEYED_SIGNATURE_CHECKS : [])];
   const checkIds = o.webhooksTo || o.mitm ? [...callChecks, ...WEBHOOK_AUDITED_CHECKS] : callChecks;
   let judging: Promise<void> = Promise.resolve();
   const a2aTasks = new A2aTaskMemory();

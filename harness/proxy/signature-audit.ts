@@ -12,6 +12,7 @@ import { scanDuplicateKeys } from '../signing/parse/duplicate-keys.js';
 import { contentDigestMatches, parseContentDigest } from '../signing/parse/content-digest.js';
 import { parseSignatureHeaders, type ParsedSignature } from '../signing/parse/signature-headers.js';
 import type { KeyLookup, KeyResolver } from '../signing/keys/key-resolver.js';
+import type { Jwk } from '../signing/keys/keys.js';
 import type { RequestSigningCapability } from '../signing/verify/precheck.js';
 import { InMemoryReplayCache, REQUEST_PER_KEYID_CAP } from '../signing/verify/replay-cache.js';
 import { verifyRequestSignature } from '../signing/verify/verifier.js';
@@ -47,6 +48,17 @@ export const SIGNATURE_AUDITED_CHECKS = [
   'signatures.digest.mismatch',
   'signatures.replay.replayed-nonce',
   'signatures.body.duplicate-json-key',
+] as const;
+
+/** What the buyer's published keys (`--caller-jwks`) add: the steps from the key lookup to the crypto. */
+export const KEYED_SIGNATURE_CHECKS = [
+  'signatures.key.unknown-keyid',
+  'signatures.key.governance-purpose',
+  'signatures.key.verify-not-allowed',
+  'signatures.key.use-not-sig',
+  'signatures.key.alg-mismatch',
+  'signatures.crypto.bad-signature',
+  'signatures.target.malformed-authority',
 ] as const;
 
 /** The proxy holds none of the buyer's keys: the checklist stops at the key lookup (step 7). */
@@ -104,12 +116,43 @@ function checkFor(reason: string, sig: ParsedSignature | undefined, now: number,
   return undefined;
 }
 
+/** Which key rule a failure of steps 7-10 is, from the key the caller published. */
+function keyCheckFor(reason: string, sig: ParsedSignature, jwk: Jwk | undefined, ids: ProtocolIds): string | undefined {
+  if (reason === 'key_unknown') return 'signatures.key.unknown-keyid';
+  if (reason === 'target_uri_malformed') return 'signatures.target.malformed-authority';
+  const algMismatch = jwk !== undefined && typeof jwk.alg === 'string' && sig.params.alg !== undefined && !sameAlg(jwk.alg, sig.params.alg);
+  if (reason === 'invalid') return algMismatch ? 'signatures.key.alg-mismatch' : 'signatures.crypto.bad-signature';
+  if (reason !== 'key_purpose_invalid' || !jwk) return undefined;
+  const use = (jwk as Record<string, unknown>)[ids.keyUseMember];
+  if (use !== undefined && use !== 'request-signing') return 'signatures.key.governance-purpose';
+  if (Array.isArray(jwk.key_ops) && !jwk.key_ops.includes('verify')) return 'signatures.key.verify-not-allowed';
+  if (jwk.use !== undefined && jwk.use !== 'sig') return 'signatures.key.use-not-sig';
+  return algMismatch ? 'signatures.key.alg-mismatch' : undefined;
+}
+
+/** A JWK `alg` and a Signature-Input `alg` naming the same algorithm. */
+function sameAlg(jwkAlg: string, sigAlg: string): boolean {
+  const of = (a: string) => ({ EdDSA: 'ed25519', Ed25519: 'ed25519', ES256: 'ecdsa-p256-sha256' })[a] ?? a.toLowerCase();
+  return of(jwkAlg) === of(sigAlg);
+}
+
+/** What a failure after step 6 is, when the caller's keys are known. */
+const POST_KEY: Record<string, string> = {
+  digest_mismatch: 'signatures.digest.mismatch',
+  replayed: 'signatures.replay.replayed-nonce',
+  body_malformed: 'signatures.body.duplicate-json-key',
+};
+
 export class SignatureAudit {
-  /** (keyid, nonce) of signed requests the agent accepted → the exchange. */
+  /** (keyid, nonce) of signed requests that got past the agent's verifier → their exchange. */
   private readonly accepted = new Map<string, ProxiedExchange['seq']>();
   private readonly replayCache = new InMemoryReplayCache({ perKeyidCap: REQUEST_PER_KEYID_CAP });
 
-  constructor(private readonly ids: ProtocolIds) {}
+  /** `keys`: the caller's published keys (`--caller-jwks`); without them the checklist stops at the key lookup. */
+  constructor(
+    private readonly ids: ProtocolIds,
+    private readonly keys?: KeyResolver,
+  ) {}
 
   async judge(c: ObservedCall, x: ProxiedExchange, capabilities: Record<string, unknown> | undefined): Promise<Verdict[]> {
     const capability = isObject(capabilities?.request_signing) ? (capabilities.request_signing as unknown as RequestSigningCapability) : undefined;
@@ -128,22 +171,29 @@ export class SignatureAudit {
         sig = undefined;
       }
     }
-    // Anything but a 401 naming a Signature error got past the agent's verifier (an answer, or a
-    // refusal further on): for every rule here, that is the verifier accepting the request.
-    const refused = x.response.status === 401 && got !== undefined;
+    // Anything but a 401 got past the agent's verifier (an answer, or a refusal further on): for
+    // every rule here, that is the verifier letting the request through.
+    const passed = x.response.status !== 401;
     const v = (checkId: string, expected: string, strict: boolean): void => {
-      if (refused && got === expected) {
+      if (!passed && got === expected) {
         out.push({ checkId, ok: true, message: `${c.task}: refused with 401 ${expected}`, exchanges: [c.exchange] });
-      } else if (!refused) {
+      } else if (passed) {
         out.push({
           checkId,
           ok: false,
-          message: `${c.task}: the agent's verifier let through a signed request it must refuse with ${expected} (answered HTTP ${x.response?.status})`,
+          message: `${c.task}: the agent's verifier let through a request it must refuse with 401 ${expected} (answered HTTP ${x.response?.status})`,
           exchanges: [c.exchange],
           expected,
         });
       } else if (strict) {
-        out.push({ checkId, ok: false, message: `${c.task}: refused with 401 ${got}, expected ${expected}`, exchanges: [c.exchange], expected, actual: got });
+        out.push({
+          checkId,
+          ok: false,
+          message: `${c.task}: refused with 401 ${got ?? 'without a Signature error'}, expected ${expected}`,
+          exchanges: [c.exchange],
+          expected,
+          actual: got ?? null,
+        });
       }
     };
     if (input === undefined && signature === undefined && c.transport === 'a2a') {
@@ -171,11 +221,30 @@ export class SignatureAudit {
         now: () => now,
         // A bearer (or other credential) went with it: the agent may accept an unsigned call on it (digest 1.10).
         fallbackAuthenticated: header(x, 'authorization') !== undefined,
-        keys: NO_KEYS,
+        keys: this.keys ?? NO_KEYS,
         replayCache: this.replayCache,
-        checkBody: false,
+        checkBody: this.keys !== undefined,
       },
     );
+    if (this.keys) {
+      // The whole checklist ran, in order: a failure's code is exactly the one the agent owes.
+      if (r.ok || !sig) {
+        if (!r.ok) {
+          const id = checkFor(r.reason, sig, now, policy, c.args);
+          if (id) v(id, r.code, true);
+        }
+        return out;
+      }
+      let id: string | undefined = checkFor(r.reason, sig, now, policy, c.args) ?? POST_KEY[r.reason];
+      if (!id && sig.params.keyid !== undefined) {
+        const lookup = await this.keys.resolve(sig.params.keyid);
+        id = keyCheckFor(r.reason, sig, lookup.ok ? lookup.key.jwk : undefined, this.ids);
+      }
+      // An alg that differs from the key's may also surface as a signature that does not verify (digest 1.3).
+      if (id === 'signatures.key.alg-mismatch' && got === 'request_signature_invalid' && !passed) v(id, got, true);
+      else if (id) v(id, r.code, true);
+      return out;
+    }
     if (!r.ok && r.reason !== 'key_unknown') {
       // Steps P-6 failed: every earlier step held, so the code is the checklist's for this request.
       const id = checkFor(r.reason, sig, now, policy, c.args);
@@ -199,7 +268,7 @@ export class SignatureAudit {
     const key = `${sig.params.keyid}\u0000${sig.params.nonce}`;
     const before = this.accepted.get(key);
     if (before !== undefined && before !== x.seq) v('signatures.replay.replayed-nonce', 'request_signature_replayed', false);
-    else if (!refused) remember(this.accepted, key, x.seq);
+    else if (passed) remember(this.accepted, key, x.seq);
     if (scanDuplicateKeys(x.request.body).kind === 'duplicate') v('signatures.body.duplicate-json-key', 'request_body_malformed', false);
     return out;
   }

@@ -11,6 +11,8 @@ import { startMockSeller } from '../../../mocks/seller/index.js';
 import { protocolIds } from '../../token.js';
 import { LISTEN_ENV } from '../../webhooks/emission/config.js';
 import { startAuditingProxy } from '../session.js';
+import { counterpartyKeys } from '../../signing/keys/counterparty.js';
+import { StaticKeyResolver } from '../../signing/keys/key-resolver.js';
 
 export const broken = (run: RunResult): string[] =>
   run.checks.filter((c) => c.outcome === 'fail' || c.outcome === 'warn').map((c) => `${c.transport} ${c.check_id}`);
@@ -30,10 +32,17 @@ export async function throughProxy(o: {
   /** Only these checks (and what they build on), as `run --check`. */
   checkGlob?: string;
   relay?: boolean;
+  /** Give the proxy the public keys of the run's test counterparty (what `--caller-jwks` does). */
+  callerKeys?: boolean;
 }): Promise<{ run: RunResult; audit: RunResult }> {
   const seller = await startMockSeller({ allowPrivateWebhooks: true, authToken: o.authToken, faults: o.faults ?? [] });
   const port = o.relay ? await freePort() : 0;
-  const proxy = await startAuditingProxy({ upstream: seller.baseUrl, token: 'proto', ...(o.relay ? { webhooksTo: `http://127.0.0.1:${port}` } : {}) });
+  const proxy = await startAuditingProxy({
+    upstream: seller.baseUrl,
+    token: 'proto',
+    ...(o.relay ? { webhooksTo: `http://127.0.0.1:${port}` } : {}),
+    ...(o.callerKeys ? { callerKeys: new StaticKeyResolver(counterpartyKeys(protocolIds('proto')).jwks.keys) } : {}),
+  });
   const baseEnv = protocolIds('proto').runnerWebhookEnv;
   const before = { listen: process.env[LISTEN_ENV], base: process.env[baseEnv] };
   if (o.relay) {
@@ -67,7 +76,7 @@ export async function throughProxy(o: {
 export async function passiveKillRate(
   faults: ReadonlyArray<{ name: string; targets: readonly string[]; transports?: readonly string[] }>,
   audited: ReadonlySet<string>,
-  o: { authToken: string; suites: string[]; relay: boolean },
+  o: { authToken: string; suites: string[]; relay: boolean; callerKeys?: boolean },
 ): Promise<{ caught: number; missed: string[]; extra: string[] }> {
   const missed: string[] = [];
   const extra: string[] = [];
