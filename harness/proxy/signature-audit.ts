@@ -27,6 +27,9 @@ import type { ObservedCall } from './observe.js';
 export const SIGNATURE_AUDITED_CHECKS = [
   'signatures.precheck.unsigned-required',
   'signatures.precheck.unsigned-webhook-auth',
+  'signatures.precheck.signature-without-input',
+  'signatures.precheck.input-without-signature',
+  'signatures.header.covered-header-absent',
   'signatures.params.missing-created',
   'signatures.params.missing-expires',
   'signatures.params.missing-nonce',
@@ -85,7 +88,23 @@ function refusalCode(x: ProxiedExchange): string | undefined {
 }
 
 /** Which of the suite's checks a checklist failure of steps P-6 is, read from the request itself. */
-function checkFor(reason: string, sig: ParsedSignature | undefined, now: number, policy: string, args: Record<string, unknown>): string | undefined {
+function checkFor(
+  reason: string,
+  sig: ParsedSignature | undefined,
+  now: number,
+  policy: string,
+  args: Record<string, unknown>,
+  headers: Record<string, string>,
+): string | undefined {
+  if (reason === 'header_malformed') {
+    // Only the malformations the request itself names unambiguously; the parser's own (labels,
+    // alphabets, nonces, multi-valued fields) are left unjudged rather than guessed.
+    const [hasInput, hasSig] = [headers['signature-input'] !== undefined, headers.signature !== undefined];
+    if (hasSig && !hasInput) return 'signatures.precheck.signature-without-input';
+    if (hasInput && !hasSig) return 'signatures.precheck.input-without-signature';
+    if (sig && sig.components.some((c) => !c.startsWith('@') && headers[c] === undefined)) return 'signatures.header.covered-header-absent';
+    return undefined;
+  }
   if (reason === 'required') {
     const push = args.push_notification_config;
     return isObject(push) && push.authentication !== undefined ? 'signatures.precheck.unsigned-webhook-auth' : 'signatures.precheck.unsigned-required';
@@ -230,12 +249,12 @@ export class SignatureAudit {
       // The whole checklist ran, in order: a failure's code is exactly the one the agent owes.
       if (r.ok || !sig) {
         if (!r.ok) {
-          const id = checkFor(r.reason, sig, now, policy, c.args);
+          const id = checkFor(r.reason, sig, now, policy, c.args, x.request.headers);
           if (id) v(id, r.code, true);
         }
         return out;
       }
-      let id: string | undefined = checkFor(r.reason, sig, now, policy, c.args) ?? POST_KEY[r.reason];
+      let id: string | undefined = checkFor(r.reason, sig, now, policy, c.args, x.request.headers) ?? POST_KEY[r.reason];
       if (!id && sig.params.keyid !== undefined) {
         const lookup = await this.keys.resolve(sig.params.keyid);
         id = keyCheckFor(r.reason, sig, lookup.ok ? lookup.key.jwk : undefined, this.ids);
@@ -247,7 +266,7 @@ export class SignatureAudit {
     }
     if (!r.ok && r.reason !== 'key_unknown') {
       // Steps P-6 failed: every earlier step held, so the code is the checklist's for this request.
-      const id = checkFor(r.reason, sig, now, policy, c.args);
+      const id = checkFor(r.reason, sig, now, policy, c.args, x.request.headers);
       if (id) v(id, r.code, true);
       return out;
     }
