@@ -11,8 +11,10 @@ import { judgeErrorWellFormed } from '../engine/kinds/expect/reply-status.js';
 import { createSchemaValidator, type SchemaValidator } from '../schemas/validator.js';
 import { protocolIds, type ProtocolIds } from '../token.js';
 import type { WireExchange } from '../transport/types.js';
-import { isObject, tryParseJson } from '../transport/jsonrpc.js';
+import { isObject } from '../transport/jsonrpc.js';
 import type { ObservedCall } from './observe.js';
+import { RevisionAudit } from './revision-audit.js';
+import { accountOf, type ActionRow, MEDIA_BUY_TASKS, remember, TERMINAL } from './audit-shared.js';
 
 export interface Verdict {
   checkId: string;
@@ -39,39 +41,9 @@ const MUTATING = new Set([
   'provide_performance_feedback',
   'sync_catalogs',
 ]);
-const MEDIA_BUY_TASKS = new Set(['create_media_buy', 'update_media_buy']);
-const TERMINAL = new Set(['completed', 'canceled', 'rejected']);
 /** digest 3.1: the key format a mutating request must carry (fixtures/schemas `$defs/idempotencyKey`). */
 const KEY_FORMAT = /^[A-Za-z0-9_.:-]{16,255}$/;
 const CONTROLLER = 'comply_test_controller';
-/** What the audit remembers is bounded (a proxy may run for days): the oldest entries go first. */
-const MAX_REMEMBERED = 20_000;
-
-export function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  if (map.size >= MAX_REMEMBERED) map.delete(map.keys().next().value as string);
-  map.set(key, value);
-}
-
-type ActionRow = { include?: string[]; exclude?: string[]; exactly?: string[] };
-
-interface RevisionSeen {
-  account: string;
-  revision: number;
-  status: string;
-  tStart: number;
-  tEnd: number;
-  exchange: WireExchange;
-}
-
-/** The status an update leads to from `before` is the one it asks for: nothing else moved the buy meanwhile. */
-function movedAsAsked(args: Record<string, unknown>, before: string, after: string): boolean {
-  // A terminal buy does not move (an update accepted anyway is the terminal rules' finding).
-  if (TERMINAL.has(before)) return false;
-  if (args.canceled === true) return after === 'canceled';
-  if (args.paused === true) return after === 'paused';
-  if (args.paused === false) return before === 'paused' && after !== 'paused';
-  return before === after;
-}
 
 interface KeyMemory {
   /** The account it was sent for (accountOf). */
@@ -81,13 +53,6 @@ interface KeyMemory {
   body: Record<string, unknown>;
   tEnd: number;
   exchange: WireExchange;
-}
-
-/** An account as the controller and the buyer's calls both name it (the controller's carries `sandbox: true`). */
-function accountOf(account: unknown): string {
-  if (!isObject(account)) return canonicalize(account ?? null) ?? '';
-  const { sandbox: _s, ...rest } = account;
-  return canonicalize(rest) ?? '';
 }
 
 /** A request's payload as idempotency compares it: all but its context and key. */
@@ -108,14 +73,7 @@ export class PassiveAudit {
   private readonly keys = new Map<string, KeyMemory>();
   /** media_buy_id → when its terminal answer ended, and which. */
   private readonly terminal = new Map<string, { status: string; tEnd: number; exchange: WireExchange }>();
-  /** media_buy_id → the revision and status of its latest answer, and a replay seen since. */
-  private readonly revisions = new Map<string, RevisionSeen>();
-  /** media_buy_id → the latest replayed request naming it (create or update) and when its answer ended. */
-  private readonly replays = new Map<string, { tEnd: number; exchange: WireExchange }>();
-  /** Media-buy requests in flight: seq → task, the buy it names (updates), its account, start. */
-  private readonly inFlight = new Map<number, { task: string; buy?: string; account: string; tStart: number }>();
-  /** media_buy_id → accepted, not replayed updates (their request start and answer end), newest last. */
-  private readonly updates = new Map<string, Array<{ seq: number; tStart: number; tEnd: number }>>();
+  private readonly revisions: RevisionAudit;
 
   constructor(
     token: string,
@@ -125,6 +83,7 @@ export class PassiveAudit {
   ) {
     this.ids = protocolIds(token);
     this.schemas = createSchemaValidator({ token });
+    this.revisions = new RevisionAudit(validActions);
   }
 
   /**
@@ -136,41 +95,22 @@ export class PassiveAudit {
     const params = isObject(c.args.params) ? c.args.params : {};
     const buy = typeof params.media_buy_id === 'string' ? params.media_buy_id : undefined;
     if (buy) {
-      this.revisions.delete(buy);
-      this.replays.delete(buy);
+      this.revisions.forgetBuy(buy);
       return;
     }
     const account = accountOf(c.args.account);
     for (const [k, m] of this.keys) if (m.account === account) this.keys.delete(k);
-    for (const [id, r] of this.revisions)
-      if (r.account === account) {
-        this.revisions.delete(id);
-        this.replays.delete(id);
-      }
+    this.revisions.forgetAccount(account);
   }
 
-  /** A request reached the proxy: an update of a buy is in flight until its exchange ends. */
+  /** A request reached the proxy (what is in flight narrows the revision rules). */
   requestStarted(seq: number, tStart: number, body: string): void {
-    const msg = tryParseJson(body);
-    if (!msg.ok || !isObject(msg.value) || !isObject(msg.value.params)) return;
-    const params = msg.value.params;
-    let task: unknown;
-    let args: unknown;
-    if (msg.value.method === 'tools/call') [task, args] = [params.name, params.arguments];
-    else if (msg.value.method === 'message/send' && isObject(params.message) && Array.isArray(params.message.parts)) {
-      const part = params.message.parts.find((p) => isObject(p) && isObject(p.data) && typeof p.data.skill === 'string');
-      if (isObject(part) && isObject(part.data)) [task, args] = [part.data.skill, part.data.parameters];
-    }
-    if (typeof task === 'string' && MEDIA_BUY_TASKS.has(task) && isObject(args)) {
-      if (this.inFlight.size >= MAX_REMEMBERED) this.inFlight.delete(this.inFlight.keys().next().value as number);
-      const buy = typeof args.media_buy_id === 'string' ? args.media_buy_id : undefined;
-      this.inFlight.set(seq, { task, ...(buy ? { buy } : {}), account: canonicalize(args.account ?? null) ?? '', tStart });
-    }
+    this.revisions.requestStarted(seq, tStart, body);
   }
 
   /** The exchange of request `seq` ended (whatever it was). */
   requestEnded(seq: number): void {
-    this.inFlight.delete(seq);
+    this.revisions.requestEnded(seq);
   }
 
   /** Every verdict one observed call gives. */
@@ -268,7 +208,7 @@ export class PassiveAudit {
       });
     }
     if (TERMINAL.has(status) && !before) remember(this.terminal, id, { status, tEnd: c.tEnd, exchange: c.exchange });
-    if (Number.isInteger(buy.revision)) this.judgeRevision(c, id, status, buy.revision as number, buy.replayed === true, v);
+    if (Number.isInteger(buy.revision)) this.revisions.judge(c, id, status, buy.revision as number, buy.replayed === true || this.repeatsKnownRequest(c), v);
   }
 
   /** The call repeats an earlier accepted request (same key, task and payload, after its answer ended): a replay. */
@@ -277,75 +217,6 @@ export class PassiveAudit {
     if (typeof key !== 'string') return false;
     const seen = this.keys.get(`${canonicalize(c.args.account ?? null)}\u0000${key}`);
     return !!seen && seen.tEnd < c.tStart && seen.task === c.task && seen.hash === requestHash(c.args);
-  }
-
-  /**
-   * Something else may have moved `buy` during (from, to): another update of it in flight or
-   * accepted then, or a create for its account still in flight (a replay of the buy's own create
-   * whose answer has not come yet).
-   */
-  private updatedDuring(buy: string, account: unknown, from: number, to: number, seq: number): boolean {
-    const acct = canonicalize(account ?? null) ?? '';
-    for (const u of this.inFlight.values()) if (u.tStart < to && (u.buy === buy || (u.task === 'create_media_buy' && u.account === acct))) return true;
-    return (this.updates.get(buy) ?? []).some((u) => u.seq !== seq && u.tStart < to && u.tEnd > from);
-  }
-
-  /**
-   * revision (digest 4.5, spec 3.1): 1 on a created buy; +1 on each update that changed the buy
-   * (judged only when nothing else could have moved it: the previous answer ended before the update
-   * started, no other update of the buy overlapped, and the status moved as the update says); the
-   * same on a read as on the answer before it when no update came between and the status is the
-   * same, and the same after a replayed update (the replay itself is not a change).
-   */
-  private judgeRevision(
-    c: ObservedCall,
-    id: string,
-    status: string,
-    revision: number,
-    replayed: boolean,
-    v: (id: string, ok: boolean, m: string, more?: Partial<Verdict>) => void,
-  ): void {
-    const prev = this.revisions.get(id);
-    const known = prev && prev.tEnd < c.tStart ? prev : undefined;
-    const both = known ? [known.exchange, c.exchange] : [c.exchange];
-    // A replay, flagged or not (the replay rules judge the flag), changes nothing: a later read must show the same revision.
-    if (c.task !== 'get_media_buys' && (replayed || this.repeatsKnownRequest(c))) {
-      remember(this.replays, id, { tEnd: c.tEnd, exchange: c.exchange });
-      return;
-    }
-    if (c.task === 'create_media_buy') {
-      const ok = revision === 1 && status in this.validActions;
-      v(
-        'state-machine.create.initial-state',
-        ok,
-        `create_media_buy: ${id} created ${status} with revision ${revision}`,
-        ok ? {} : { expected: { revision: 1 } },
-      );
-    } else if (c.task === 'update_media_buy') {
-      const list = this.updates.get(id) ?? [];
-      list.push({ seq: c.seq, tStart: c.tStart, tEnd: c.tEnd });
-      if (list.length > 20) list.shift();
-      remember(this.updates, id, list);
-      if (known && !this.updatedDuring(id, c.args.account, known.tEnd, c.tEnd, c.seq) && movedAsAsked(c.args, known.status, status)) {
-        const ok = revision === known.revision + 1;
-        v('state-machine.revision.increments', ok, `update_media_buy of ${id}: revision ${known.revision} -> ${revision}`, {
-          exchanges: both,
-          ...(ok ? {} : { expected: known.revision + 1, actual: revision }),
-        });
-      }
-    } else if (c.task === 'get_media_buys' && known && known.status === status && !this.updatedDuring(id, c.args.account, known.tEnd, c.tEnd, c.seq)) {
-      const ok = revision === known.revision;
-      // A replay the seller may have handled after the known answer (its answer ended after that request started).
-      const replay = this.replays.get(id);
-      const since = replay && replay.tEnd > known.tStart ? replay.exchange : undefined;
-      const checkId = since ? 'state-machine.revision.not-on-replay' : 'state-machine.revision.read-stable';
-      const why = since ? 'after a replayed request' : 'on a read';
-      v(checkId, ok, `get_media_buys: ${id} revision ${known.revision} -> ${revision} ${why}`, {
-        exchanges: since ? [known.exchange, since, c.exchange] : both,
-        ...(ok ? {} : { expected: known.revision, actual: revision }),
-      });
-    }
-    remember(this.revisions, id, { account: accountOf(c.args.account), revision, status, tStart: c.tStart, tEnd: c.tEnd, exchange: c.exchange });
   }
 
   /** An update of a buy seen terminal before the update was sent, refused with INVALID_STATE (digest 4.4): the rule holding. */

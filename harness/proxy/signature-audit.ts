@@ -19,7 +19,8 @@ import { verifyRequestSignature } from '../signing/verify/verifier.js';
 import { MAX_CLOCK_SKEW_SECONDS, MAX_WINDOW_SECONDS } from '../signing/verify/checklist.js';
 import type { ProtocolIds } from '../token.js';
 import { isObject, tryParseJson } from '../transport/jsonrpc.js';
-import { remember, type Verdict } from './audit.js';
+import type { Verdict } from './audit.js';
+import { remember } from './audit-shared.js';
 import type { ProxiedExchange } from './http-parts.js';
 import type { ObservedCall } from './observe.js';
 
@@ -102,7 +103,7 @@ function checkFor(
     const [hasInput, hasSig] = [headers['signature-input'] !== undefined, headers.signature !== undefined];
     if (hasSig && !hasInput) return 'signatures.precheck.signature-without-input';
     if (hasInput && !hasSig) return 'signatures.precheck.input-without-signature';
-    if (sig && sig.components.some((c) => !c.startsWith('@') && headers[c] === undefined)) return 'signatures.header.covered-header-absent';
+    if (sig?.components.some((c) => !c.startsWith('@') && headers[c] === undefined)) return 'signatures.header.covered-header-absent';
     return undefined;
   }
   if (reason === 'required') {

@@ -24,7 +24,8 @@ import type { TransportKind, WireExchange } from '../transport/types.js';
 import type { CaptureMode, Delivery } from '../webhooks/emission/delivery.js';
 import { deliveryView, envelopeKey, snapshotOf } from '../webhooks/emission/snapshot.js';
 import { verifyDelivery } from '../webhooks/emission/verify.js';
-import { remember, type Verdict } from './audit.js';
+import type { Verdict } from './audit.js';
+import { remember } from './audit-shared.js';
 import type { ProxiedExchange } from './http-parts.js';
 import type { ObservedCall } from './observe.js';
 

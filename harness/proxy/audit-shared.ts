@@ -1,0 +1,24 @@
+/** What the passive audit's rule sets share: bounded memory, media-buy task and status sets, accounts. */
+import canonicalize from 'canonicalize';
+import { isObject } from '../transport/jsonrpc.js';
+
+export const MEDIA_BUY_TASKS = new Set(['create_media_buy', 'update_media_buy']);
+
+export const TERMINAL = new Set(['completed', 'canceled', 'rejected']);
+
+/** What the audit remembers is bounded (a proxy may run for days): the oldest entries go first. */
+export const MAX_REMEMBERED = 20_000;
+
+export function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (map.size >= MAX_REMEMBERED) map.delete(map.keys().next().value as string);
+  map.set(key, value);
+}
+
+export type ActionRow = { include?: string[]; exclude?: string[]; exactly?: string[] };
+
+/** An account as the controller and the buyer's calls both name it (the controller's carries `sandbox: true`). */
+export function accountOf(account: unknown): string {
+  if (!isObject(account)) return canonicalize(account ?? null) ?? '';
+  const { sandbox: _s, ...rest } = account;
+  return canonicalize(rest) ?? '';
+}
