@@ -1,6 +1,7 @@
 /** What the passive audit's rule sets share: bounded memory, media-buy task and status sets, accounts. */
 import canonicalize from 'canonicalize';
 import { isObject } from '../transport/jsonrpc.js';
+import type { WireExchange } from '../transport/types.js';
 
 export const MEDIA_BUY_TASKS = new Set(['create_media_buy', 'update_media_buy']);
 
@@ -21,4 +22,14 @@ export function accountOf(account: unknown): string {
   if (!isObject(account)) return canonicalize(account ?? null) ?? '';
   const { sandbox: _s, ...rest } = account;
   return canonicalize(rest) ?? '';
+}
+
+/** One judgement of one rule on observed traffic, with the exchanges that show it. */
+export interface Verdict {
+  checkId: string;
+  ok: boolean;
+  message: string;
+  exchanges: WireExchange[];
+  expected?: unknown;
+  actual?: unknown;
 }

@@ -14,16 +14,9 @@ import type { WireExchange } from '../transport/types.js';
 import { isObject } from '../transport/jsonrpc.js';
 import type { ObservedCall } from './observe.js';
 import { RevisionAudit } from './revision-audit.js';
-import { accountOf, type ActionRow, MEDIA_BUY_TASKS, remember, TERMINAL } from './audit-shared.js';
+import { accountOf, type ActionRow, MEDIA_BUY_TASKS, remember, TERMINAL, type Verdict } from './audit-shared.js';
 
-export interface Verdict {
-  checkId: string;
-  ok: boolean;
-  message: string;
-  exchanges: WireExchange[];
-  expected?: unknown;
-  actual?: unknown;
-}
+export type { Verdict } from './audit-shared.js';
 
 /**
  * The mutating tasks: those whose arguments name `idempotency_key` in interface spec 4.3 (the

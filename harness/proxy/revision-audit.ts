@@ -9,8 +9,7 @@
 import canonicalize from 'canonicalize';
 import type { WireExchange } from '../transport/types.js';
 import { isObject, tryParseJson } from '../transport/jsonrpc.js';
-import type { Verdict } from './audit.js';
-import { accountOf, type ActionRow, MAX_REMEMBERED, MEDIA_BUY_TASKS, remember, TERMINAL } from './audit-shared.js';
+import { accountOf, type ActionRow, MAX_REMEMBERED, MEDIA_BUY_TASKS, remember, TERMINAL, type Verdict } from './audit-shared.js';
 import type { ObservedCall } from './observe.js';
 
 type Judge = (id: string, ok: boolean, m: string, more?: Partial<Verdict>) => void;
