@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CA } from 'http-mitm-proxy/dist/lib/ca.js';
-import { getGlobalDispatcher, ProxyAgent, setGlobalDispatcher } from 'undici';
+import { getGlobalDispatcher, ProxyAgent, request, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockSeller, type RunningMockSeller } from '../../mocks/seller/index.js';
 import { McpTestClient } from '../../mocks/seller/testing/wire-client.js';
@@ -87,6 +87,45 @@ describe('proxy --mitm', () => {
     } finally {
       setGlobalDispatcher(before);
       await proxy.close();
+    }
+  }, 60_000);
+
+  it('passes an event stream through as it comes, event by event', async () => {
+    const { cert, key } = await new Promise<{ cert: string; key: string }>((resolve, reject) => {
+      CA.create(join(dir, 'agent-ca'), (err: Error | null, ca: CA) => {
+        if (err) return reject(err);
+        ca.generateServerCertificateKeys(['127.0.0.1'], (c: string, k: string) => resolve({ cert: c, key: k }));
+      });
+    });
+    let release: () => void = () => {};
+    const second = new Promise<void>((r) => {
+      release = r;
+    });
+    const sse = createHttpsServer({ cert, key }, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n');
+      void second.then(() => res.end('data: two\n\n'));
+    });
+    await new Promise<void>((r) => sse.listen(0, '127.0.0.1', () => r()));
+    const origin = `https://127.0.0.1:${(sse.address() as AddressInfo).port}`;
+    const proxy = await startAuditingProxy({ upstream: origin, token: 'proto', mitm: { caDir: join(dir, 'proxy-ca'), upstreamCa: agentCa } });
+    const dispatcher = new ProxyAgent({ uri: proxy.url, requestTls: { ca: readFileSync(proxy.caCertPath ?? '', 'utf8') } });
+    try {
+      const res = await request(`${origin}/events`, { dispatcher });
+      const reader = res.body[Symbol.asyncIterator]();
+      // The first event arrives while the agent still holds the second back.
+      const first = await reader.next();
+      expect(String(first.value)).toContain('data: one');
+      release();
+      let rest = '';
+      for (let n = await reader.next(); !n.done; n = await reader.next()) rest += String(n.value);
+      expect(rest).toContain('data: two');
+    } finally {
+      release();
+      await dispatcher.close();
+      await proxy.close();
+      sse.closeAllConnections();
+      await new Promise<void>((r) => sse.close(() => r()));
     }
   }, 60_000);
 
