@@ -17,15 +17,12 @@ import { newExchangeClock, type ProxiedExchange, type RunningListener } from './
 import { startMitmProxy } from './mitm.js';
 import { startWebhookRelay, type RunningWebhookRelay } from './webhook-relay.js';
 import type { Injector } from './inject.js';
-import { WEBHOOK_AUDITED_CHECKS, WebhookAudit, type AgentKeys } from './webhook-audit.js';
+import { WEBHOOK_AUDITED_CHECKS, WebhookAudit } from './webhook-audit.js';
 import { KEYED_SIGNATURE_CHECKS, SIGNATURE_AUDITED_CHECKS, SignatureAudit } from './signature-audit.js';
 import type { KeyResolver } from '../signing/keys/key-resolver.js';
 import type { TransportKind } from '../transport/types.js';
 import type { AddressPolicy } from '../net/address-policy.js';
-import { createSafeFetcher } from '../net/safe-fetch.js';
-import { BrandJwksResolver } from '../signing/keys/jwks-resolver.js';
-import { isLoopbackHost } from '../webhooks/emission/config.js';
-import { AgentKeyResolver, brandJsonUrlFor } from '../webhooks/emission/keys.js';
+import { brandJsonUrlFor, publishedKeyResolver } from '../webhooks/emission/keys.js';
 
 export interface AuditingProxyOptions {
   upstream: string;
@@ -82,20 +79,6 @@ export function validActionsTable(): Record<string, ActionRow> {
   throw new Error('no valid_actions table in the built-in suites');
 }
 
-/**
- * The agent's published webhook keys, found as `run` finds them (harness/webhooks/emission/keys.ts):
- * its brand declaration, the agents[] entry of the endpoint that registered the webhook (or any
- * single entry holding the kid), and that entry's jwks_uri; fetched SSRF-safe under the proxy's
- * address policy, http and loopback only when the agent itself is on loopback.
- */
-function agentKeys(upstream: string, endpoint: string | undefined, capabilities: Record<string, unknown> | undefined, policy?: AddressPolicy): AgentKeys {
-  const brandJsonUrl = brandJsonUrlFor(upstream, capabilities);
-  const local = isLoopbackHost(new URL(upstream).hostname) && isLoopbackHost(new URL(brandJsonUrl).hostname);
-  const fetchDocument = createSafeFetcher({ allowInsecureLoopback: local, policy });
-  const make = (agentUrl?: string) => new BrandJwksResolver({ brandJsonUrl, agentUrl, fetchDocument, cacheTtlSeconds: 300 });
-  return { resolver: endpoint ? new AgentKeyResolver(make(endpoint), make()) : make() };
-}
-
 /** Tasks graded together by one check (an `observed_schema` step listing `tasks`), read from the built-in suites: task → check id. */
 export function groupedResponseChecks(): Map<string, string> {
   const out = new Map<string, string>();
@@ -114,7 +97,10 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
   const webhookAudit = new WebhookAudit({
     token: o.token,
     upstream: o.upstream,
-    keys: (endpoint, caps) => agentKeys(o.upstream, endpoint, caps, o.addressPolicy),
+    // The agent's published keys, found as `run` finds them (harness/webhooks/emission/keys.ts).
+    keys: (endpoint, caps) => ({
+      resolver: publishedKeyResolver({ agentUrl: o.upstream, brandJsonUrl: brandJsonUrlFor(o.upstream, caps), endpoint, policy: o.addressPolicy }),
+    }),
   });
   const signatureAudit = new SignatureAudit(protocolIds(o.token), o.callerKeys);
   const callChecks = [...AUDITED_CHECKS, ...SIGNATURE_AUDITED_CHECKS, ...(o.callerKeys ? KEYED_SIGNATURE_CHECKS : [])];

@@ -12,7 +12,8 @@ import { scanDuplicateKeys } from '../signing/parse/duplicate-keys.js';
 import { contentDigestMatches, parseContentDigest } from '../signing/parse/content-digest.js';
 import { parseSignatureHeaders, type ParsedSignature } from '../signing/parse/signature-headers.js';
 import type { KeyLookup, KeyResolver } from '../signing/keys/key-resolver.js';
-import type { Jwk } from '../signing/keys/keys.js';
+import { type Jwk, sigAlgOfJwk } from '../signing/keys/keys.js';
+import { parseWwwAuthenticate } from '../signing/parse/www-authenticate.js';
 import type { RequestSigningCapability } from '../signing/verify/precheck.js';
 import { InMemoryReplayCache, REQUEST_PER_KEYID_CAP } from '../signing/verify/replay-cache.js';
 import { verifyRequestSignature } from '../signing/verify/verifier.js';
@@ -82,12 +83,6 @@ function header(x: ProxiedExchange, name: string): string | undefined {
   return x.request.headers[name];
 }
 
-/** The code in `WWW-Authenticate: Signature error="<code>"`, if any. */
-function refusalCode(x: ProxiedExchange): string | undefined {
-  const m = /Signature\s+error="([^"]*)"/i.exec(x.response?.headers['www-authenticate'] ?? '');
-  return m?.[1];
-}
-
 /** Which of the suite's checks a checklist failure of steps P-6 is, read from the request itself. */
 function checkFor(
   reason: string,
@@ -140,7 +135,8 @@ function checkFor(
 function keyCheckFor(reason: string, sig: ParsedSignature, jwk: Jwk | undefined, ids: ProtocolIds): string | undefined {
   if (reason === 'key_unknown') return 'signatures.key.unknown-keyid';
   if (reason === 'target_uri_malformed') return 'signatures.target.malformed-authority';
-  const algMismatch = jwk !== undefined && typeof jwk.alg === 'string' && sig.params.alg !== undefined && !sameAlg(jwk.alg, sig.params.alg);
+  const keyAlg = jwk ? sigAlgOfJwk(jwk) : undefined;
+  const algMismatch = keyAlg !== undefined && sig.params.alg !== undefined && keyAlg !== sig.params.alg;
   if (reason === 'invalid') return algMismatch ? 'signatures.key.alg-mismatch' : 'signatures.crypto.bad-signature';
   if (reason !== 'key_purpose_invalid' || !jwk) return undefined;
   const use = (jwk as Record<string, unknown>)[ids.keyUseMember];
@@ -148,12 +144,6 @@ function keyCheckFor(reason: string, sig: ParsedSignature, jwk: Jwk | undefined,
   if (Array.isArray(jwk.key_ops) && !jwk.key_ops.includes('verify')) return 'signatures.key.verify-not-allowed';
   if (jwk.use !== undefined && jwk.use !== 'sig') return 'signatures.key.use-not-sig';
   return algMismatch ? 'signatures.key.alg-mismatch' : undefined;
-}
-
-/** A JWK `alg` and a Signature-Input `alg` naming the same algorithm. */
-function sameAlg(jwkAlg: string, sigAlg: string): boolean {
-  const of = (a: string) => ({ EdDSA: 'ed25519', Ed25519: 'ed25519', ES256: 'ecdsa-p256-sha256' })[a] ?? a.toLowerCase();
-  return of(jwkAlg) === of(sigAlg);
 }
 
 /** What a failure after step 6 is, when the caller's keys are known. */
@@ -178,7 +168,7 @@ export class SignatureAudit {
     const capability = isObject(capabilities?.request_signing) ? (capabilities.request_signing as unknown as RequestSigningCapability) : undefined;
     if (capability?.supported !== true || !x.response || x.request.body_truncated) return [];
     const out: Verdict[] = [];
-    const got = refusalCode(x);
+    const got = parseWwwAuthenticate(x.response.headers['www-authenticate']);
     const now = Math.floor(Date.parse(x.started_at) / 1000);
     const policy = capability.covers_content_digest ?? 'either';
     const input = header(x, 'signature-input');

@@ -14,6 +14,7 @@ import { BrandJwksResolver } from '../../signing/keys/jwks-resolver.js';
 import type { KeyLookup, KeyResolver } from '../../signing/keys/key-resolver.js';
 import { InMemoryReplayCache, WEBHOOK_PER_KEYID_CAP, type ReplayCache } from '../../signing/verify/replay-cache.js';
 import { isLoopbackHost } from './config.js';
+import type { AddressPolicy } from '../../net/address-policy.js';
 
 export class AgentKeyResolver implements KeyResolver {
   constructor(
@@ -40,16 +41,26 @@ export function brandJsonUrlFor(endpoint: string, capabilities: Record<string, u
   return new URL('/.well-known/brand.json', endpoint).href;
 }
 
+/**
+ * The keys an agent publishes in `brandJsonUrl`, looked up for `endpoint` (or, without one, in any
+ * single agents[] entry holding the kid). Fetched SSRF-safe under `policy`; http and loopback only
+ * when the agent (`agentUrl`) and its brand.json are both on loopback.
+ */
+export function publishedKeyResolver(o: { agentUrl: string; brandJsonUrl: string; endpoint?: string; policy?: AddressPolicy }): KeyResolver {
+  const local = isLoopbackHost(new URL(o.agentUrl).hostname) && isLoopbackHost(new URL(o.brandJsonUrl).hostname);
+  const fetchDocument = createSafeFetcher({ allowInsecureLoopback: local, policy: o.policy });
+  const make = (agentUrl?: string) => new BrandJwksResolver({ brandJsonUrl: o.brandJsonUrl, agentUrl, fetchDocument, cacheTtlSeconds: 300 });
+  return o.endpoint ? new AgentKeyResolver(make(o.endpoint), make()) : make();
+}
+
 /** One resolver per (brand.json, endpoint) for the whole run, so keys are fetched once. */
 export function sellerKeys(ctx: CheckContext): Promise<SellerKeys> {
   const endpoint = ctx.transport.endpoint;
   const brandJsonUrl = brandJsonUrlFor(endpoint, ctx.profile.capabilities);
-  const local = isLoopbackHost(new URL(endpoint).hostname) && isLoopbackHost(new URL(brandJsonUrl).hostname);
-  return ctx.resources.get(`webhooks.emission.keys\u0000${brandJsonUrl}\u0000${endpoint}`, async () => {
-    const fetchDocument = createSafeFetcher({ allowInsecureLoopback: local, policy: ctx.run.addressPolicy });
-    const make = (agentUrl?: string) => new BrandJwksResolver({ brandJsonUrl, agentUrl, fetchDocument, cacheTtlSeconds: 300 });
-    return { value: { brandJsonUrl, resolver: new AgentKeyResolver(make(endpoint), make()) }, close: async () => {} };
-  });
+  return ctx.resources.get(`webhooks.emission.keys\u0000${brandJsonUrl}\u0000${endpoint}`, async () => ({
+    value: { brandJsonUrl, resolver: publishedKeyResolver({ agentUrl: endpoint, brandJsonUrl, endpoint, policy: ctx.run.addressPolicy }) },
+    close: async () => {},
+  }));
 }
 
 /** One (keyid, nonce) store per run, shared by every delivery and retry (digest 2.7). */
