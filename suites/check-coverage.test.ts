@@ -1,6 +1,6 @@
 /**
  * Every check is proven able to fail: targeted by a fault profile of a mock (seller, verifier,
- * webhook emission, buyer) or named in suites/testing/failing-tests.ts with a unit test that fails
+ * webhook emission, buyer, calling buyer) or named in suites/testing/failing-tests.ts with a unit test that fails
  * it. Lists the checks with neither, map entries whose test does not exist, and fault targets or
  * map entries that are no check id.
  */
@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { listBuyerFaults } from '../mocks/buyer/faults.js';
+import { listCallingFaults } from '../mocks/buyer/calls/faults.js';
 import { listFaults } from '../mocks/seller/faults.js';
 import '../mocks/seller/index.js'; // registers the verifier and webhook faults
 import { builtinCheckIds } from './index.js';
@@ -15,7 +16,7 @@ import { FAILING_TESTS } from './testing/failing-tests.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const checkIds = builtinCheckIds();
-const faults = [...listFaults(), ...listBuyerFaults()];
+const faults = [...listFaults(), ...listBuyerFaults(), ...listCallingFaults()];
 const targeted = new Set(faults.flatMap((f) => f.targets));
 
 function escapeRegExp(s: string): string {

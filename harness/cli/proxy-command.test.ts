@@ -147,8 +147,12 @@ describe('proto-comply proxy in front of the mock seller', () => {
     ];
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
+    let stdout = '';
     child.stderr.on('data', (d) => {
       stderr += d;
+    });
+    child.stdout.on('data', (d) => {
+      stdout += d;
     });
     const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
     try {
@@ -196,6 +200,13 @@ describe('proto-comply proxy in front of the mock seller', () => {
       expect(report.injected).toMatchObject({ seed: '5', total: 1, by_rule: { 'webhook:duplicate': 1 } });
       // With the caller's keys, the keyed verifier rules are in the report (gaps here: no signed call was made).
       expect(report.checks.some((c: { check_id: string }) => c.check_id === 'signatures.crypto.bad-signature')).toBe(true);
+      // The buyer's report beside it: its get_products arguments judged, the rest gaps; no buyer rule on the agent's report.
+      const buyer = JSON.parse(readFileSync(join(out, 'caller', 'agent-compliance.json'), 'utf8'));
+      expect(validateAgentCompliance(buyer).valid).toBe(true);
+      const schema = buyer.checks.find((c: { check_id: string; transport: string }) => c.check_id === 'caller.request.schema' && c.transport === 'mcp');
+      expect(schema.outcome).toBe('pass');
+      expect(report.checks.some((c: { check_id: string }) => c.check_id.startsWith('caller.'))).toBe(false);
+      expect(stdout).toMatch(/the buyer's requests \(caller report\)/);
     } finally {
       child.kill('SIGKILL');
       await new Promise<void>((r) => receiver.close(() => r()));

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { UsageError } from './usage.js';
 import { DEFAULT_TOKEN, protocolIds, TokenError } from '../token.js';
 import { exitCodeFor } from '../engine/summarize.js';
@@ -29,13 +29,14 @@ export const PROXY_HELP = `usage: proto-comply proxy --upstream URL [--port N] [
 A reverse proxy in front of one agent: point the buyer at the proxy's URL instead of the agent's.
 Every exchange is passed through as it streams (discovery documents under /.well-known/ point at
 the proxy) and audited passively under the check ids of \`run\`; rules the observed traffic never
-exercised are coverage gaps.
+exercised are coverage gaps. The buyer's own requests are judged too (the caller suite: arguments,
+idempotency keys, retries, signatures), into a second report under <out>/caller.
 
   --upstream URL        the agent's base URL (its /mcp, /a2a and /.well-known/ paths are proxied)
   --port N              port to listen on (default 0: any free port, printed at start)
   --host H              address to listen on (default 127.0.0.1)
   --token T             protocol token of the agent's task names (default ${DEFAULT_TOKEN})
-  --out DIR             report directory (default proxy-report)
+  --out DIR             report directory (default proxy-report; the buyer's report in DIR/caller)
   --report-every-s N    also write the report every N seconds while running
   --rewrite-host        send the upstream's Host instead of the client's (breaks request signatures)
   --mitm                a forward proxy instead: the buyer sets it as its HTTP(S) proxy and trusts the
@@ -64,7 +65,8 @@ exercised are coverage gaps.
                         every fault injected is listed in the report's "injected"
   --seed N              seed of the injection draws (default: random, printed and kept in the report)
 
-Writes the report on SIGINT/SIGTERM; exit code as for run (0 nothing broken, 1 a rule broken, 4 coverage incomplete).`;
+Writes both reports on SIGINT/SIGTERM; exit code as for run, from the agent's report, then the
+buyer's (0 nothing broken, 1 a rule broken by either, 4 coverage incomplete).`;
 
 const OPTIONS = {
   upstream: { type: 'string' },
@@ -207,7 +209,7 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     ...(callerKeys ? { callerKeys } : {}),
     ...(mitm ? { mitm } : {}),
     inject,
-    onFinding: (v) => err(`finding: ${v.checkId}: ${oneLine(v.message, 240)}`),
+    onFinding: (v) => err(`${v.checkId.startsWith('caller.') ? 'buyer finding' : 'finding'}: ${v.checkId}: ${oneLine(v.message, 240)}`),
   }).catch((e: unknown) => {
     throw new UsageError(`proxy: cannot listen on ${values.host}:${port}: ${(e as Error).message}`);
   });
@@ -217,7 +219,8 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     err(`(Node: NODE_EXTRA_CA_CERTS=${proxy.caCertPath}; curl: --proxy ${proxy.url} --cacert ${proxy.caCertPath})`);
   } else err(`proxy listening on ${proxy.url} -> ${upstream}`);
   if (proxy.webhookUrl) err(`webhook relay on ${proxy.webhookUrl} -> ${webhooksTo} (register receiver URLs with this origin, same path)`);
-  err(`point the buyer at ${proxy.url}; Ctrl-C writes the report to ${out}`);
+  const callerOut = join(out, 'caller');
+  err(`point the buyer at ${proxy.url}; Ctrl-C writes the agent's report to ${out} and the buyer's to ${callerOut}`);
   if (inject) err(`injecting ${rules.map((r) => r.text).join(', ')} (seed ${seed})`);
 
   const frame: RunFrame = {
@@ -230,16 +233,19 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     strict: false,
     startedAt: new Date(),
   };
+  const callerFrame: RunFrame = { ...frame, suites: auditedSuites(proxy.callerCheckIds).suites };
   const write = async () => {
     await proxy.settle();
     const saved = await writeReportsSafely(proxy.result(), frame, { dir: out });
     if (saved.writeError) err(`proto-comply: ${saved.writeError}`);
-    return saved;
+    const buyer = await writeReportsSafely(proxy.callerResult(), callerFrame, { dir: callerOut });
+    if (buyer.writeError) err(`proto-comply: ${buyer.writeError}`);
+    return { saved, buyer };
   };
   const tally = setInterval(() => {
     const s = proxy.stats();
     err(
-      `seen ${s.exchanges} exchanges, ${s.calls} task calls${webhooksTo ? `, ${s.webhooks} webhooks` : ''}, ${s.verdicts} verdicts, ${s.findings} findings${inject ? `, ${s.injected} faults injected` : ''}`,
+      `seen ${s.exchanges} exchanges, ${s.calls} task calls${webhooksTo ? `, ${s.webhooks} webhooks` : ''}, ${s.verdicts} verdicts, ${s.findings} findings, ${s.callerFindings} buyer findings${inject ? `, ${s.injected} faults injected` : ''}`,
     );
   }, 10_000);
   tally.unref();
@@ -253,7 +259,10 @@ export async function proxyCommand(argv: string[]): Promise<number> {
   clearInterval(tally);
   if (periodic) clearInterval(periodic);
   await proxy.close();
-  const saved = await write();
+  const { saved, buyer } = await write();
   process.stdout.write(`${renderSummary(saved.run, { written: saved.written })}\n`);
-  return exitCodeFor(saved.run);
+  process.stdout.write(`\nthe buyer's requests (caller report):\n${renderSummary(buyer.run, { written: buyer.written })}\n`);
+  // The agent's verdict first (unreachable, error, failed); a clean agent with a failing buyer still fails.
+  const code = exitCodeFor(saved.run);
+  return code !== 0 ? code : exitCodeFor(buyer.run);
 }

@@ -5,6 +5,22 @@ import type { WireExchange } from '../transport/types.js';
 
 export const MEDIA_BUY_TASKS = new Set(['create_media_buy', 'update_media_buy']);
 
+/**
+ * The mutating tasks: those whose arguments name `idempotency_key` in interface spec 4.3 (the
+ * read get_media_buys aside), and update_media_buy (4.4 rule 1: every mutating request).
+ */
+export const MUTATING = new Set([
+  'create_media_buy',
+  'update_media_buy',
+  'sync_accounts',
+  'build_creative',
+  'sync_creatives',
+  'sync_audiences',
+  'activate_signal',
+  'log_event',
+  'provide_performance_feedback',
+  'sync_catalogs',
+]);
 export const TERMINAL = new Set(['completed', 'canceled', 'rejected']);
 
 /** What the audit remembers is bounded (a proxy may run for days): the oldest entries go first. */
@@ -32,4 +48,10 @@ export interface Verdict {
   exchanges: WireExchange[];
   expected?: unknown;
   actual?: unknown;
+}
+
+/** A request's payload as idempotency compares it: all but its context and key. */
+export function requestHash(args: Record<string, unknown>): string {
+  const { context: _c, idempotency_key: _k, ...rest } = args;
+  return canonicalize(rest) ?? '';
 }

@@ -14,26 +14,10 @@ import type { WireExchange } from '../transport/types.js';
 import { isObject } from '../transport/jsonrpc.js';
 import type { ObservedCall } from './observe.js';
 import { RevisionAudit } from './revision-audit.js';
-import { accountOf, type ActionRow, MEDIA_BUY_TASKS, remember, TERMINAL, type Verdict } from './audit-shared.js';
+import { accountOf, type ActionRow, MEDIA_BUY_TASKS, MUTATING, remember, requestHash, TERMINAL, type Verdict } from './audit-shared.js';
 
 export type { Verdict } from './audit-shared.js';
 
-/**
- * The mutating tasks: those whose arguments name `idempotency_key` in interface spec 4.3 (the
- * read get_media_buys aside), and update_media_buy (4.4 rule 1: every mutating request).
- */
-const MUTATING = new Set([
-  'create_media_buy',
-  'update_media_buy',
-  'sync_accounts',
-  'build_creative',
-  'sync_creatives',
-  'sync_audiences',
-  'activate_signal',
-  'log_event',
-  'provide_performance_feedback',
-  'sync_catalogs',
-]);
 /** digest 3.1: the key format a mutating request must carry (fixtures/schemas `$defs/idempotencyKey`). */
 const KEY_FORMAT = /^[A-Za-z0-9_.:-]{16,255}$/;
 const CONTROLLER = 'comply_test_controller';
@@ -46,12 +30,6 @@ interface KeyMemory {
   body: Record<string, unknown>;
   tEnd: number;
   exchange: WireExchange;
-}
-
-/** A request's payload as idempotency compares it: all but its context and key. */
-function requestHash(args: Record<string, unknown>): string {
-  const { context: _c, idempotency_key: _k, ...rest } = args;
-  return canonicalize(rest) ?? '';
 }
 
 /** A reply's body as a replay must repeat it: without `replayed` and `context` (digest 3.1: context is not part of the payload). */

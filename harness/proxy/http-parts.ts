@@ -22,6 +22,8 @@ export interface ProxiedExchange {
   error?: string;
   /** The proxy answered itself (an injected status, a webhook held back): the response is not the peer's. */
   injected_answer?: true;
+  /** The agent answered (the response kept is its answer) but the proxy reset the client's connection instead of passing it on. */
+  injected_reset?: true;
   /** The proxy sent this request itself (a duplicated or late-delivered webhook): not the sender's act. */
   injected_copy?: true;
 }

@@ -71,10 +71,6 @@ function rpcResponse(x: ProxiedExchange, id: number | string): JsonRpcResponse |
   return parsed.ok ? pickResponse(parsed.value, id) : undefined;
 }
 
-/**
- * The task call an exchange carries, or undefined (session set-up, listings, cards, notifications).
- * `exchange` is the exchange as the report keeps it (secrets redacted); the bodies are read from `x`.
- */
 /** A2A tasks started by message/send (task id → task and arguments), so a later tasks/get can be read as that task's answer. */
 export class A2aTaskMemory {
   private readonly tasks = new Map<string, { task: string; args: Record<string, unknown> }>();
@@ -88,40 +84,67 @@ export class A2aTaskMemory {
   }
 }
 
-export function observeCall(x: ProxiedExchange, exchange: WireExchange, errorMember: string, a2aTasks?: A2aTaskMemory): ObservedCall | undefined {
-  if (x.request.method !== 'POST' || x.request.body_truncated || x.injected_answer) return undefined;
+/** What a request says at the protocol level: the task it calls (or polls) and its arguments. */
+export interface ObservedRequest {
+  transport: TransportKind;
+  task: string;
+  args: Record<string, unknown>;
+  /** The JSON-RPC id the answer carries. */
+  rpcId: number | string;
+  /** The JSON-RPC method (tools/call, message/send, tasks/get). */
+  method: string;
+  poll?: true;
+  a2aPush?: Record<string, unknown>;
+}
+
+/** The task call (or A2A poll of one) a request carries, or undefined (session set-up, listings, cards, notifications). */
+export function observeRequest(x: ProxiedExchange, a2aTasks?: A2aTaskMemory): ObservedRequest | undefined {
+  if (x.request.method !== 'POST' || x.request.body_truncated) return undefined;
   const parsed = tryParseJson(x.request.body);
   if (!parsed.ok || !isObject(parsed.value)) return undefined;
   const msg = parsed.value;
   const id = msg.id;
   if (typeof id !== 'number' && typeof id !== 'string') return undefined;
   const params = isObject(msg.params) ? msg.params : {};
-  let transport: TransportKind;
-  let task: string;
-  let args: Record<string, unknown>;
-  let poll = false;
+  const method = String(msg.method);
   const polled = msg.method === 'tasks/get' ? a2aTasks?.get(params.id) : undefined;
-  if (polled) {
-    [transport, task, args, poll] = ['a2a', polled.task, polled.args, true];
-  } else if (msg.method === 'tools/call' && typeof params.name === 'string') {
-    transport = 'mcp';
-    task = params.name;
-    args = isObject(params.arguments) ? params.arguments : {};
-  } else if (msg.method === 'message/send' && isObject(params.message) && Array.isArray(params.message.parts)) {
-    const data = params.message.parts.find((p) => isObject(p) && isObject(p.data) && typeof p.data.skill === 'string') as
-      | { data: { skill: string; parameters?: unknown } }
-      | undefined;
-    if (!data) return undefined;
-    transport = 'a2a';
-    task = data.data.skill;
-    args = isObject(data.data.parameters) ? data.data.parameters : {};
-  } else return undefined;
+  if (polled) return { transport: 'a2a', task: polled.task, args: polled.args, rpcId: id, method, poll: true };
+  if (msg.method === 'tools/call' && typeof params.name === 'string')
+    return { transport: 'mcp', task: params.name, args: isObject(params.arguments) ? params.arguments : {}, rpcId: id, method };
+  if (msg.method !== 'message/send' || !isObject(params.message) || !Array.isArray(params.message.parts)) return undefined;
+  const data = params.message.parts.find((p) => isObject(p) && isObject(p.data) && typeof p.data.skill === 'string') as
+    | { data: { skill: string; parameters?: unknown } }
+    | undefined;
+  if (!data) return undefined;
+  const configuration = isObject(params.configuration) ? params.configuration : undefined;
+  const a2aPush = isObject(configuration?.pushNotificationConfig) ? configuration.pushNotificationConfig : undefined;
+  return {
+    transport: 'a2a',
+    task: data.data.skill,
+    args: isObject(data.data.parameters) ? data.data.parameters : {},
+    rpcId: id,
+    method,
+    ...(a2aPush ? { a2aPush } : {}),
+  };
+}
 
+/**
+ * The task call an exchange carries with the agent's answer decoded, or undefined (not a task
+ * call, or an answer the proxy injected: the agent never saw that request).
+ * `exchange` is the exchange as the report keeps it (secrets redacted); the bodies are read from `x`.
+ */
+export function observeCall(
+  x: ProxiedExchange,
+  exchange: WireExchange,
+  errorMember: string,
+  a2aTasks?: A2aTaskMemory,
+  request = observeRequest(x, a2aTasks),
+): ObservedCall | undefined {
+  if (!request || x.injected_answer) return undefined;
+  const { transport, task, args, rpcId: id, poll, a2aPush } = request;
   exchange.transport = transport;
   const ctx: ReplyContext = { transport, task, t0: performance.now() - (x.t_end - x.t_start), exchanges: [exchange], notes: [] };
   if (x.response) ctx.httpStatus = x.response.status;
-  const configuration = isObject(params.configuration) ? params.configuration : undefined;
-  const a2aPush = transport === 'a2a' && isObject(configuration?.pushNotificationConfig) ? configuration.pushNotificationConfig : undefined;
   const base = {
     seq: x.seq,
     transport,
@@ -150,7 +173,7 @@ export function observeCall(x: ProxiedExchange, exchange: WireExchange, errorMem
     return { ...base, reply: makeReply(ctx, decoded) };
   }
   const decoded = decodeA2aResult(response.result, errorMember);
-  if (!decoded) return { ...base, reply: failureReply(ctx, failure('protocol', `${String(msg.method)} result is neither a Task nor a Message`), errorMember) };
+  if (!decoded) return { ...base, reply: failureReply(ctx, failure('protocol', `${request.method} result is neither a Task nor a Message`), errorMember) };
   ctx.notes.push(...decoded.notes);
   return { ...base, reply: makeReply(ctx, decoded) };
 }

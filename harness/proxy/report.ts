@@ -77,7 +77,11 @@ export function auditRunResult(o: {
   injected?: InjectionSummary;
   /** Exchanges the audit failed on (a harness bug): named in the headline and coverage. */
   unaudited?: number;
+  /** `caller`: the report on the buyer's requests (the caller suite), not on the agent. */
+  subject?: 'agent' | 'caller';
 }): RunResult {
+  const caller = o.subject === 'caller';
+  const seen = caller ? 'request(s)' : 'answer(s)';
   const transports: TransportKind[] = ['mcp', 'a2a'];
   const { suites, checks: defs } = auditedSuites(o.ids);
   const checks: CheckResult[] = [];
@@ -91,20 +95,20 @@ export function auditRunResult(o: {
           ...base,
           outcome: 'gap',
           gap: 'observed traffic',
-          message: `no ${transport} exchange seen through the proxy exercised this rule`,
+          message: `no ${transport} ${caller ? 'request' : 'exchange'} seen through the proxy exercised this rule`,
           evidence: { exchanges: [], notes: ['a passive audit judges only what the buyer happened to send'] },
         });
         continue;
       }
       if (t.failed === 0) {
-        checks.push({ ...base, outcome: 'pass', message: `${t.judged} observed answer(s), none breaking the rule; last: ${t.lastPass?.message ?? ''}` });
+        checks.push({ ...base, outcome: 'pass', message: `${t.judged} observed ${seen}, none breaking the rule; last: ${t.lastPass?.message ?? ''}` });
         continue;
       }
       const first = t.failures[0];
       checks.push({
         ...base,
         outcome: FAILING[def.level],
-        message: `${t.failed} of ${t.judged} observed answer(s) break the rule; first: ${first.message}`,
+        message: `${t.failed} of ${t.judged} observed ${seen} break the rule; first: ${first.message}`,
         evidence: {
           expected: first.expected ?? def.spec.rule,
           actual: first.actual,
@@ -121,9 +125,10 @@ export function auditRunResult(o: {
   }
   const failing = checks.filter((c) => c.outcome === 'fail');
   const status: RunResult['overall_status'] = failing.length ? 'failing' : coverage.complete ? 'passing' : 'partial';
+  const what = caller ? 'buyer rule(s) broken by the requests sent to the agent' : 'rule(s) broken in observed traffic';
   const headline = failing.length
-    ? `${failing.length} rule(s) broken in observed traffic, first: ${failing[0].check_id} (${failing[0].transport})`
-    : `no rule broken in ${o.exchanges} observed exchange(s) (${o.tally.judged} verdicts)`;
+    ? `${failing.length} ${what}, first: ${failing[0].check_id} (${failing[0].transport})`
+    : `no ${caller ? 'buyer ' : ''}rule broken in ${o.exchanges} observed exchange(s) (${o.tally.judged} verdicts)`;
   return boundRun({
     schema_version: '1.1',
     harness: { name: 'proto-comply', version: HARNESS_VERSION },

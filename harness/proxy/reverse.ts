@@ -161,6 +161,7 @@ export async function startReverseProxy(o: ReverseProxyOptions): Promise<Running
       o.onExchange({
         ...exchange(),
         response: { status, headers: resHeaders, ...resCopy.record() },
+        injected_reset: true,
       });
       return;
     }

@@ -6,7 +6,8 @@ import { builtinSuites } from '../../suites/index.js';
 import { protocolIds } from '../token.js';
 import type { RunResult } from '../engine/result.js';
 import { AUDITED_CHECKS, PassiveAudit, type Verdict } from './audit.js';
-import { A2aTaskMemory, observeCall, wireExchange } from './observe.js';
+import { A2aTaskMemory, observeCall, observeRequest, wireExchange } from './observe.js';
+import { CALLER_AUDITED_CHECKS, CallerAudit } from './caller-audit.js';
 import { createRecorder } from '../transport/capture.js';
 import { webhookCredentials } from '../transport/http-client.js';
 import { isObject, tryParseJson } from '../transport/jsonrpc.js';
@@ -57,13 +58,26 @@ export interface AuditingProxy {
   caCertPath?: string;
   /** The webhook relay's origin (with `webhooksTo`): the buyer registers its receiver URLs with this origin. */
   webhookUrl?: string;
-  stats(): { exchanges: number; calls: number; webhooks: number; verdicts: number; findings: number; injected: number; unaudited: number };
-  /** The check ids judged: the call rules, and the webhook rules when the relay runs. */
+  stats(): {
+    exchanges: number;
+    calls: number;
+    webhooks: number;
+    verdicts: number;
+    findings: number;
+    callerFindings: number;
+    injected: number;
+    unaudited: number;
+  };
+  /** The check ids judged on the agent: the call rules, and the webhook rules when the relay runs. */
   checkIds: readonly string[];
+  /** The check ids judged on the buyer (the `caller` suite). */
+  callerCheckIds: readonly string[];
   /** Resolves once every exchange seen so far has been judged (webhook verification fetches keys). */
   settle(): Promise<void>;
-  /** The report as it stands (may be called any number of times; `settle` first for the latest). */
+  /** The agent's report as it stands (may be called any number of times; `settle` first for the latest). */
   result(): RunResult;
+  /** The buyer's report (the `caller` suite's rules on the requests seen), likewise. */
+  callerResult(): RunResult;
   close(): Promise<void>;
 }
 
@@ -103,11 +117,14 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
     }),
   });
   const signatureAudit = new SignatureAudit(protocolIds(o.token), o.callerKeys);
+  const callerAudit = new CallerAudit(o.token);
+  const callerCheckIds = [...CALLER_AUDITED_CHECKS, 'caller.signature.verifies'];
   const callChecks = [...AUDITED_CHECKS, ...SIGNATURE_AUDITED_CHECKS, ...(o.callerKeys ? KEYED_SIGNATURE_CHECKS : [])];
   const checkIds = o.webhooksTo || o.mitm ? [...callChecks, ...WEBHOOK_AUDITED_CHECKS] : callChecks;
   let judging: Promise<void> = Promise.resolve();
   const a2aTasks = new A2aTaskMemory();
   const tally = new AuditTally();
+  const callerTally = new AuditTally();
   const startedAt = new Date();
   let exchanges = 0;
   let calls = 0;
@@ -127,7 +144,15 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
   };
   let unaudited = 0;
   const report = (transport: TransportKind, verdicts: Verdict[]): void => {
-    tally.add(transport, verdicts);
+    // The buyer's rules go to its own report: a buyer's mistake is no finding against the agent.
+    tally.add(
+      transport,
+      verdicts.filter((v) => !v.checkId.startsWith('caller.')),
+    );
+    callerTally.add(
+      transport,
+      verdicts.filter((v) => v.checkId.startsWith('caller.')),
+    );
     if (o.onFinding) for (const v of verdicts) if (!v.ok) o.onFinding({ ...v, message: redactor.cutText(v.message) });
   };
   const onRequest = (seq: number, tStart: number, body: string): void => {
@@ -156,7 +181,12 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
           });
         return;
       }
-      const call = observeCall(x, recorder.record(wireExchange(x, 'http')), errorMember, a2aTasks);
+      const exchange = recorder.record(wireExchange(x, 'http'));
+      const request = observeRequest(x, a2aTasks);
+      if (!request) return;
+      exchange.transport = request.transport;
+      const call = observeCall(x, exchange, errorMember, a2aTasks, request);
+      report(request.transport, callerAudit.judge(request, x, exchange, call?.reply));
       if (!call) return;
       calls++;
       a2aTasks.note(call);
@@ -203,6 +233,7 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
     ...(proxy.caCertPath ? { caCertPath: proxy.caCertPath } : {}),
     ...(relay ? { webhookUrl: relay.url } : {}),
     checkIds,
+    callerCheckIds,
     settle: async () => {
       // A webhook judged may have queued behind another: wait until the chain stops growing.
       for (let last: Promise<void> | undefined; last !== judging; ) {
@@ -210,7 +241,16 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
         await last;
       }
     },
-    stats: () => ({ exchanges, calls, webhooks, verdicts: tally.judged, findings: tally.findings, injected: o.inject?.summary().total ?? 0, unaudited }),
+    stats: () => ({
+      exchanges,
+      calls,
+      webhooks,
+      verdicts: tally.judged,
+      findings: tally.findings,
+      callerFindings: callerTally.findings,
+      injected: o.inject?.summary().total ?? 0,
+      unaudited,
+    }),
     result: () =>
       redactor.addProcessSecrets().value(
         auditRunResult({
@@ -223,6 +263,21 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
           command: o.command ?? 'proto-comply proxy',
           injected: o.inject?.summary(),
           unaudited,
+        }),
+      ),
+    callerResult: () =>
+      redactor.addProcessSecrets().value(
+        auditRunResult({
+          upstream: o.upstream,
+          token: o.token,
+          ids: callerCheckIds,
+          tally: callerTally,
+          exchanges,
+          startedAt,
+          command: o.command ?? 'proto-comply proxy',
+          injected: o.inject?.summary(),
+          unaudited,
+          subject: 'caller',
         }),
       ),
     async close() {

@@ -164,6 +164,34 @@ export class SignatureAudit {
     private readonly keys?: KeyResolver,
   ) {}
 
+  /**
+   * caller.signature.verifies: the buyer's own signature through our checklist. Without its keys
+   * the checklist stops at the key lookup; the digest and the body are then checked here.
+   */
+  private callerVerdict(c: ObservedCall, x: ProxiedExchange, r: Awaited<ReturnType<typeof verifyRequestSignature>>): Verdict {
+    const verdict = (ok: boolean, message: string): Verdict => ({
+      checkId: 'caller.signature.verifies',
+      ok,
+      message: `${c.task}: ${message}`,
+      exchanges: [c.exchange],
+      ...(ok ? {} : { actual: r.ok ? undefined : r.code }),
+    });
+    if (r.ok) return verdict(true, 'the signature passes every step of the checklist');
+    if (this.keys || r.reason !== 'key_unknown') return verdict(false, `the signature fails the checklist: ${r.code}${r.detail ? ` (${r.detail})` : ''}`);
+    const digest = header(x, 'content-digest');
+    if (digest !== undefined && /"content-digest"/i.test(header(x, 'signature-input') ?? '')) {
+      let digests: Map<string, Buffer> | undefined;
+      try {
+        digests = parseContentDigest(digest, 'legacy');
+      } catch {
+        return verdict(false, 'the signature covers a malformed Content-Digest');
+      }
+      if (!contentDigestMatches(digests, Buffer.from(x.request.body, 'utf8'))) return verdict(false, 'the Content-Digest does not match the body sent');
+    }
+    if (scanDuplicateKeys(x.request.body).kind === 'duplicate') return verdict(false, 'the signed body repeats a JSON member name');
+    return verdict(true, "the signature passes the checklist up to the key lookup (the proxy does not hold the buyer's keys)");
+  }
+
   async judge(c: ObservedCall, x: ProxiedExchange, capabilities: Record<string, unknown> | undefined): Promise<Verdict[]> {
     const capability = isObject(capabilities?.request_signing) ? (capabilities.request_signing as unknown as RequestSigningCapability) : undefined;
     if (capability?.supported !== true || !x.response || x.request.body_truncated) return [];
@@ -236,6 +264,7 @@ export class SignatureAudit {
         checkBody: this.keys !== undefined,
       },
     );
+    if (input !== undefined || signature !== undefined) out.push(this.callerVerdict(c, x, r));
     if (this.keys) {
       // The whole checklist ran, in order: a failure's code is exactly the one the agent owes.
       if (r.ok || !sig) {
