@@ -14,7 +14,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import canonicalize from 'canonicalize';
-import { RULES, type RuleContext } from '../../suites/webhooks/kinds/rules.js';
+import { RULES, type RuleContext, TERMINAL_TASK_STATUSES, taskStatusOf } from '../../suites/webhooks/kinds/rules.js';
 import type { KeyResolver } from '../signing/keys/key-resolver.js';
 import { InMemoryReplayCache, WEBHOOK_PER_KEYID_CAP } from '../signing/verify/replay-cache.js';
 import { createSchemaValidator, detectWebhookFormat, type SchemaValidator } from '../schemas/validator.js';
@@ -49,7 +49,11 @@ export const WEBHOOK_AUDITED_CHECKS = [
   'webhooks.retry.same-payload',
   'webhooks.report.sequence',
   'webhooks.report.silent-after-final',
+  'webhooks.task.silent-after-terminal',
 ] as const;
+
+/** A first answer with one of these statuses makes the call an asynchronous task (interface spec 3.2 rule 2). */
+const ASYNC_STATUSES = new Set(['submitted', 'working', 'input-required']);
 
 /** digest 5.2 and spec 6.1, as the suite's checks state them. */
 const KEY_FORMAT = /^[A-Za-z0-9_.:-]{16,255}$/;
@@ -111,6 +115,10 @@ export class WebhookAudit {
   private readonly byKey = new Map<string, SeenDelivery>();
   /** Events (eventOf) of deliveries the agent was refused: a retry of one must keep its key. */
   private readonly refused = new Map<string, { key: string; seq: number }>();
+  /** Task ids an answer gave as asynchronous (submitted, working, input-required): their webhooks are task-status webhooks. */
+  private readonly asyncTasks = new Map<string, true>();
+  /** task id → the terminal status posted for it first. */
+  private readonly ended = new Map<string, { status: string; exchange: WireExchange }>();
   /** media_buy_id → key of its final report. */
   private readonly finals = new Map<string, string>();
   /** media_buy_id → sequence_number → key and cumulative impressions. */
@@ -145,6 +153,10 @@ export class WebhookAudit {
   noteCall(c: ObservedCall): void {
     if (!c.reply.ok || c.reply.isError) return;
     if (c.task === this.ids.capabilitiesTask && isObject(c.reply.payload)) this.capabilities = c.reply.payload;
+    if (ASYNC_STATUSES.has(c.reply.status)) {
+      const payloadTask = isObject(c.reply.payload) ? c.reply.payload.task_id : undefined;
+      for (const id of [c.reply.taskId, payloadTask]) if (typeof id === 'string') remember(this.asyncTasks, id, true);
+    }
     for (const reg of [c.args.push_notification_config, c.args.reporting_webhook, c.a2aPush]) {
       if (!isObject(reg) || typeof reg.url !== 'string' || !URL.canParse(reg.url)) continue;
       const auth = isObject(reg.authentication) ? reg.authentication : undefined;
@@ -236,7 +248,33 @@ export class WebhookAudit {
     const key = envelopeKey(body);
     if (key !== undefined) this.judgeKeys(x, key, body, view.signature?.nonce, v);
     if (isObject(body) && body.task_type === 'media_buy_delivery' && isObject(body.result)) this.judgeReport(key, eventOf(body), body.result, body.task_id, v);
+    const status = taskStatusOf(body);
+    if (status && this.asyncTasks.has(status.task)) this.judgeTaskStatus(status, exchange, v);
     return { transport, verdicts: out };
+  }
+
+  /** Nothing but the same status for a task once its terminal status was posted (the suite's silent_after_terminal). */
+  private judgeTaskStatus(
+    t: { task: string; status: string },
+    exchange: WireExchange,
+    v: (id: string, ok: boolean, m: string, more?: Partial<Verdict>) => void,
+  ): void {
+    const end = this.ended.get(t.task);
+    if (end && t.status !== end.status) {
+      v(
+        'webhooks.task.silent-after-terminal',
+        false,
+        `task ${t.task} posted ${JSON.stringify(t.status)} after its terminal status ${JSON.stringify(end.status)}`,
+        {
+          exchanges: [end.exchange, exchange],
+          expected: `nothing after ${end.status}`,
+          actual: t.status,
+        },
+      );
+    } else if (!end && TERMINAL_TASK_STATUSES.has(t.status)) {
+      remember(this.ended, t.task, { status: t.status, exchange });
+      v('webhooks.task.silent-after-terminal', true, `task ${t.task} ${t.status}; nothing else posted for it after`);
+    }
   }
 
   private judgeEnvelope(

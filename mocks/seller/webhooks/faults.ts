@@ -13,6 +13,11 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     targets: ['webhooks.task.terminal-silent'],
   },
   {
+    name: 'webhook-progress-after-terminal',
+    rule: 'nothing is posted for a task after its terminal status (interface spec 3.2 rules 2-3); a stale "working" progress webhook follows the terminal one',
+    targets: ['webhooks.task.silent-after-terminal'],
+  },
+  {
     name: 'webhook-operation-id-from-url',
     rule: 'operation_id is echoed verbatim from the registration and never derived from the URL (interface spec 6.1 rule 1); the last URL path segment is sent instead',
     targets: ['webhooks.envelope.operation-id'],

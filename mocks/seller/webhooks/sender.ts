@@ -56,6 +56,8 @@ export interface OutboundEvent {
   mediaBuyId?: string;
   reg: WebhookRegistration;
   envelope: Envelope;
+  /** Queued once this event's first attempt got its answer (an event that must arrive after it). */
+  followedBy?: OutboundEvent;
 }
 
 export interface SenderDeps {
@@ -176,6 +178,7 @@ export class WebhookSender {
       signal: this.shutdown.signal,
     });
     if (this.shutdown.signal.aborted) return;
+    if (event.followedBy && p.attempt === 1) this.send(event.followedBy);
     const key = keyOf(event.envelope);
     // The buggy seller records only the attempts that got through.
     const unrecorded = outcome.status !== 'success' && this.deps.faults.has('webhook-activity-not-recorded');

@@ -15,7 +15,7 @@
  * the next fire.
  */
 import type { ProtocolIds } from '../../../harness/token.js';
-import type { AsyncTaskRecord } from '../domain/async-task-record.js';
+import { type AsyncTaskRecord, NON_TERMINAL_TASK_STATUSES } from '../domain/async-task-record.js';
 import type { DeliverySimulated, MediaBuyStatusChanged, SellerEvents, TaskStatusChanged } from '../domain/events.js';
 import { type MediaBuyRecord, isTerminal } from '../domain/media-buy-record.js';
 import type { MediaBuyService } from '../domain/media-buys.js';
@@ -141,7 +141,14 @@ export class WebhookService {
     const mediaBuyId = isPlainObject(result) && typeof result.media_buy_id === 'string' ? result.media_buy_id : undefined;
     const out = { principal: task.principal, ...(mediaBuyId ? { mediaBuyId } : {}) };
     // Both channels registered: both fire (spec 6.2), unless a fault drops the protocol's own.
-    if (reg && !(native && faults.has('webhook-a2a-one-channel'))) this.sender.send({ ...out, reg, envelope: taskEnvelope(task, e.status, e.at, reg, faults) });
+    if (reg && !(native && faults.has('webhook-a2a-one-channel'))) {
+      // Fault: a progress update that lost the race is still posted, after the terminal status.
+      const stale =
+        faults.has('webhook-progress-after-terminal') && !NON_TERMINAL_TASK_STATUSES.has(e.status as AsyncTaskRecord['status'])
+          ? { ...out, reg, envelope: taskEnvelope(task, 'working', e.at, reg, faults) }
+          : undefined;
+      this.sender.send({ ...out, reg, envelope: taskEnvelope(task, e.status, e.at, reg, faults), ...(stale ? { followedBy: stale } : {}) });
+    }
     if (native && task.a2a_push) {
       const envelope = faults.has('webhook-a2a-native-as-mcp')
         ? taskEnvelope(task, e.status, e.at, native, faults)

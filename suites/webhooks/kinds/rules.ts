@@ -115,7 +115,38 @@ const seqOf = (d: DeliveryView): number | undefined => {
   return Number.isInteger(v) ? (v as number) : undefined;
 };
 
+/** Terminal task statuses (interface spec 3.2): nothing changes after one. */
+export const TERMINAL_TASK_STATUSES = new Set(['completed', 'failed', 'canceled', 'rejected']);
+
+/** The task and status a task-status webhook names: MCP envelope `task_id`/`status`; A2A Task `id`/`status.state` or status-update `taskId`. */
+export function taskStatusOf(body: unknown): { task: string; status: string } | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const b = body as Record<string, unknown>;
+  if (typeof b.task_id === 'string' && typeof b.status === 'string') return { task: b.task_id, status: b.status };
+  const state = b.status !== null && typeof b.status === 'object' ? (b.status as Record<string, unknown>).state : undefined;
+  const task = typeof b.taskId === 'string' ? b.taskId : typeof b.id === 'string' ? b.id : undefined;
+  return task !== undefined && typeof state === 'string' ? { task, status: state } : undefined;
+}
+
 export const RULES: Record<string, Rule> = {
+  /** Once a task's terminal status was posted, no delivery for it names another status (a retry or re-emission of the same status is not a change). */
+  silent_after_terminal: (snap) => {
+    const empty = nonEmpty(snap);
+    if (empty) return empty;
+    const ended = new Map<string, { status: string; n: number }>();
+    for (const d of snap.deliveries) {
+      const t = taskStatusOf(d.body);
+      if (!t) continue;
+      const end = ended.get(t.task);
+      if (end && t.status !== end.status)
+        return fail(d, `task ${t.task} posted ${JSON.stringify(t.status)} after its terminal status ${JSON.stringify(end.status)} (delivery ${end.n})`, {
+          expected: `nothing after ${end.status}`,
+          actual: t.status,
+        });
+      if (!end && TERMINAL_TASK_STATUSES.has(t.status)) ended.set(t.task, { status: t.status, n: d.n });
+    }
+    return OK;
+  },
   signed: (snap, _p, ctx) =>
     every(snap, (d) => {
       for (const h of ['signature-input', 'signature', 'content-digest'])
