@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   baseline: async () => (await import('./baseline-command.js')).baselineCommand,
   summary: async () => (await import('./summary-command.js')).summaryCommand,
   rules: async () => (await import('./rules-command.js')).rulesCommand,
+  registry: async () => (await import('./registry-command.js')).registryCommand,
 };
 
 async function mockCommand(argv: string[]): Promise<number> {

@@ -7,6 +7,7 @@ Usage:
   proto-comply run [--agent URL] [options]      certify an agent (default: the built-in mock seller and buyer)
   proto-comply fuzz [--agent URL] [options]     property-based fuzzing of task requests (fast-check)
   proto-comply proxy --upstream URL [options]   reverse proxy in front of an agent: passive audit of live traffic
+  proto-comply registry serve|probe [...]       the registry's Agent Compliance backend: probe a fleet on a schedule, or once
   proto-comply mock seller [--port N] [...]     run the reference mock seller
   proto-comply mock buyer --db FILE [...]       run the reference mock buyer (a durable webhook receiver)
   proto-comply vectors --kind K --dir DIR       run RFC 9421 signature vectors through the verifier

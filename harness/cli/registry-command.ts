@@ -1,0 +1,265 @@
+/**
+ * `proto-comply registry serve|probe`: the registry's Agent Compliance backend (harness/registry/).
+ * `serve` keeps a fleet of agents probed on a schedule behind a REST API (SQLite by default);
+ * `probe` certifies a list of agents once and writes one report per agent and an index.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { RunResult } from '../engine/result.js';
+import { registryStatus } from '../../reports/compliance-detail.js';
+import { oneLine } from '../../reports/text.js';
+import { AgentListError, probeFleet, readAgentList } from '../registry/fleet-probe.js';
+import { DEFAULT_PROBE_BUDGET_S, type ProbeSettings } from '../registry/probe.js';
+import { failingChecksOf } from '../registry/run-summary.js';
+import { DEFAULT_INTERVAL_MS } from '../registry/scheduler.js';
+import { startRegistryService } from '../registry/service.js';
+import { SqliteRegistryStore } from '../registry/sqlite-store.js';
+import { allowHostFlags } from './address-flags.js';
+import { FlagError, parsePortFlag, waitForStop } from '../cli-kit/serve.js';
+import { writeReportsSafely } from './run-failure.js';
+import { pickSuites } from '../certify.js';
+import { UsageError } from './usage.js';
+
+export const REGISTRY_HELP = `usage: proto-comply registry serve [--port N] [--host H] [--db FILE] [--workers N] [--per-host K]
+                               [--interval-s N] [--budget-s N] [--api-key K]... [--allow-host H]... [--suite S]...
+       proto-comply registry probe --agents FILE [--concurrency N] [--per-host K] [--out DIR]
+                               [--budget-s N] [--allow-host H]... [--suite S]...
+
+serve   the Agent Compliance backend: a REST API (register agents with an API key, read their
+        status, history, latest report, change feed and badge) and a scheduler probing every
+        agent at most once per --interval-s, --workers at once, at most --per-host on one host,
+        retrying unreachable agents with backoff. State is one SQLite file (--db); a run
+        interrupted by a crash is redone, never recorded as a pass.
+probe   certify every agent of FILE once (a JSON array of URLs or {url, transports, token,
+        auth_token} objects, or one URL per line), printing progress and a summary table,
+        writing one report directory per agent and index.json / index.md in --out.
+
+Private and reserved addresses are always refused; --allow-host lets a host, address or CIDR
+block through (e.g. --allow-host 127.0.0.0/8 for local agents).
+
+  --port N          port of the API (default 8080; 0: any free port)
+  --host H          address of the API (default 127.0.0.1)
+  --db FILE         the SQLite file (default registry.sqlite)
+  --workers N       probes at once (default 4)
+  --per-host K      probes at once on one host (default 2)
+  --interval-s N    minimum seconds between two probes of one agent (default 60)
+  --budget-s N      budget of one probe in seconds (default ${DEFAULT_PROBE_BUDGET_S})
+  --api-key K       a key that may register and remove agents (repeatable; or env PROTO_COMPLY_REGISTRY_API_KEY)
+  --suite S         suites to run (repeatable or comma-separated; default all)
+  --agents FILE     (probe) the agent list
+  --concurrency N   (probe) agents at once (default 4)
+  --out DIR         (probe) report directory (default fleet-report)
+
+Exit codes (probe): 0 every agent passing, 1 some agent failing, 4 some agent not verified
+(degraded or unknown) and none failing, 2 usage error.`;
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string', default: '127.0.0.1' },
+  db: { type: 'string', default: 'registry.sqlite' },
+  workers: { type: 'string', default: '4' },
+  'per-host': { type: 'string', default: '2' },
+  'interval-s': { type: 'string' },
+  'budget-s': { type: 'string' },
+  'api-key': { type: 'string', multiple: true },
+  'allow-host': { type: 'string', multiple: true },
+  suite: { type: 'string', multiple: true },
+  agents: { type: 'string' },
+  concurrency: { type: 'string', default: '4' },
+  out: { type: 'string', default: 'fleet-report' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+function positive(name: string, raw: string | undefined, dflt: number, max: number): number {
+  if (raw === undefined) return dflt;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max)
+    throw new UsageError(`registry: ${name} must be an integer from 1 to ${max}, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+function settingsOf(v: { 'budget-s'?: string; 'allow-host'?: string[]; suite?: string[] }): ProbeSettings {
+  const suites = (v.suite ?? [])
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (suites.length) {
+    try {
+      pickSuites(suites);
+    } catch (e) {
+      throw new UsageError(`registry: --suite: ${(e as Error).message}`);
+    }
+  }
+  return {
+    budgetS: positive('--budget-s', v['budget-s'], DEFAULT_PROBE_BUDGET_S, 86_400),
+    denyPrivate: true,
+    allowHosts: allowHostFlags('registry', v['allow-host']),
+    ...(suites.length ? { suites } : {}),
+  };
+}
+
+export async function registryCommand(argv: string[], o: { stop?: AbortSignal } = {}): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    process.stdout.write(`${REGISTRY_HELP}\n`);
+    return sub === undefined ? 2 : 0;
+  }
+  if (sub !== 'serve' && sub !== 'probe') throw new UsageError(`registry: expected "serve" or "probe", got ${JSON.stringify(sub)}`);
+  const { values: v } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: false, strict: true });
+  if (v.help) {
+    process.stdout.write(`${REGISTRY_HELP}\n`);
+    return 0;
+  }
+  return sub === 'serve' ? serve(v as typeof OPTIONS_VALUES, o.stop) : probe(v as typeof OPTIONS_VALUES);
+}
+
+async function serve(v: typeof OPTIONS_VALUES, stop?: AbortSignal): Promise<number> {
+  const settings = settingsOf(v);
+  const keys = [...(v['api-key'] ?? []), ...(process.env.PROTO_COMPLY_REGISTRY_API_KEY ? [process.env.PROTO_COMPLY_REGISTRY_API_KEY] : [])];
+  if (keys.some((k) => k.length < 16)) throw new UsageError('registry: an API key must have at least 16 characters');
+  let port: number;
+  try {
+    port = parsePortFlag(v.port ?? '8080') ?? 8080;
+  } catch (e) {
+    if (e instanceof FlagError) throw new UsageError(`registry: ${e.message}`);
+    throw e;
+  }
+  const workers = Number(v.workers) === 0 ? 0 : positive('--workers', v.workers, 4, 256);
+  const perHost = positive('--per-host', v['per-host'], 2, 256);
+  const intervalMs = positive('--interval-s', v['interval-s'], DEFAULT_INTERVAL_MS / 1000, 604_800) * 1000;
+  const err = (line: string) => process.stderr.write(`${line}\n`);
+  let store: SqliteRegistryStore;
+  try {
+    store = new SqliteRegistryStore(resolve(v.db));
+  } catch (e) {
+    throw new UsageError(`registry: cannot open ${v.db}: ${oneLine((e as Error).message, 200)}`);
+  }
+  const service = await startRegistryService({
+    store,
+    host: v.host,
+    port,
+    apiKeys: keys,
+    workers,
+    perHost,
+    intervalMs,
+    settings,
+    onRun: (agent, r) => err(`probed ${agent.url}: ${registryStatus(r.overall_status)} (${r.overall_status}) ${oneLine(r.headline, 160)}`),
+    onError: (e) => err(`registry: ${oneLine(e instanceof Error ? e.message : String(e), 300)}`),
+  }).catch(async (e: unknown) => {
+    await store.close();
+    throw new UsageError(`registry: cannot listen on ${v.host}:${port}: ${(e as Error).message}`);
+  });
+  if (service.recovered) err(`${service.recovered} run(s) interrupted by a previous stop will be redone`);
+  err(`registry listening on ${service.url} (db ${resolve(v.db)}, ${workers} workers, ${perHost} per host, every ${intervalMs / 1000} s)`);
+  if (!keys.length) err('no API key given (--api-key or PROTO_COMPLY_REGISTRY_API_KEY): registering agents is refused');
+  await waitForStop(stop);
+  await service.close();
+  await store.close();
+  return 0;
+}
+
+const OPTIONS_VALUES = {} as {
+  port?: string;
+  host: string;
+  db: string;
+  workers: string;
+  'per-host': string;
+  'interval-s'?: string;
+  'budget-s'?: string;
+  'api-key'?: string[];
+  'allow-host'?: string[];
+  suite?: string[];
+  agents?: string;
+  concurrency: string;
+  out: string;
+};
+
+function dirName(i: number, url: string): string {
+  const u = new URL(url);
+  return `${String(i + 1).padStart(4, '0')}-${`${u.hostname}-${u.port || (u.protocol === 'https:' ? '443' : '80')}`.replace(/[^A-Za-z0-9.-]/g, '_')}`;
+}
+
+async function probe(v: typeof OPTIONS_VALUES): Promise<number> {
+  if (!v.agents) throw new UsageError('registry probe: --agents FILE is required');
+  const settings = settingsOf(v);
+  const concurrency = positive('--concurrency', v.concurrency, 4, 256);
+  const perHost = positive('--per-host', v['per-host'], 2, 256);
+  let agents: Awaited<ReturnType<typeof readAgentList>>;
+  try {
+    agents = await readAgentList(v.agents);
+  } catch (e) {
+    if (e instanceof AgentListError) throw new UsageError(`registry probe: ${e.message}`);
+    throw e;
+  }
+  const out = resolve(v.out);
+  await mkdir(out, { recursive: true });
+  const tty = process.stderr.isTTY === true;
+  let done = 0;
+  const started = Date.now();
+  const bar = (last: string): void => {
+    const width = 30;
+    const filled = Math.round((done / agents.length) * width);
+    const line = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${agents.length} ${last}`;
+    process.stderr.write(tty ? `\r\x1b[2K${line.slice(0, (process.stderr.columns ?? 100) - 1)}` : `${line}\n`);
+  };
+  const written = new Map<number, string>();
+  const results = await probeFleet(agents, {
+    concurrency,
+    perHost,
+    settings,
+    onDone: (i, r) => {
+      done++;
+      bar(`${agents[i]!.url}: ${registryStatus(r.overall_status)}`);
+    },
+  });
+  if (tty) process.stderr.write('\n');
+  for (const [i, r] of results.entries()) {
+    const dir = join(out, dirName(i, agents[i]!.url));
+    const saved = await writeReportsSafely(r, frameOf(r), { dir });
+    if (saved.writeError) process.stderr.write(`proto-comply: ${agents[i]!.url}: ${saved.writeError}\n`);
+    written.set(i, dir);
+  }
+  const rows = results.map((r, i) => ({
+    agent_url: agents[i]!.url,
+    status: registryStatus(r.overall_status),
+    overall_status: r.overall_status,
+    headline: r.headline,
+    failing_checks: failingChecksOf(r),
+    duration_ms: Math.round(r.duration_ms),
+    report_dir: written.get(i)!.slice(out.length + 1),
+  }));
+  await writeFile(join(out, 'index.json'), `${JSON.stringify({ generated_at: new Date().toISOString(), agents: rows }, null, 2)}\n`);
+  const md = [
+    '| Agent | Status | Failing checks | Report |',
+    '|---|---|---|---|',
+    ...rows.map((r) => `| ${mdCell(r.agent_url)} | ${r.status} | ${mdCell(r.failing_checks.join(', ') || '-')} | ${mdCell(r.report_dir)}/report.html |`),
+  ];
+  await writeFile(join(out, 'index.md'), `${md.join('\n')}\n`);
+  const w = Math.min(60, Math.max(...rows.map((r) => r.agent_url.length)));
+  process.stdout.write(`${'agent'.padEnd(w)}  ${'status'.padEnd(8)}  first failing check / headline\n`);
+  for (const r of rows)
+    process.stdout.write(`${oneLine(r.agent_url, w).padEnd(w)}  ${r.status.padEnd(8)}  ${oneLine(r.failing_checks[0] ?? r.headline, 100)}\n`);
+  const count = (s: string) => rows.filter((r) => r.status === s).length;
+  process.stdout.write(
+    `\n${rows.length} agents in ${((Date.now() - started) / 1000).toFixed(1)} s: ${count('passing')} passing, ${count('degraded')} degraded, ${count('failing')} failing, ${count('unknown')} unknown\nindex: ${join(out, 'index.json')}\n`,
+  );
+  if (count('failing')) return 1;
+  return count('passing') === rows.length ? 0 : 4;
+}
+
+function mdCell(s: string): string {
+  return oneLine(s, 300).replace(/[|\\`*_[\]<>]/g, (c) => `\\${c}`);
+}
+
+function frameOf(r: RunResult) {
+  return {
+    agentUrl: r.agent_url,
+    token: r.token,
+    transports: r.transports,
+    seed: r.seed,
+    command: r.command,
+    suites: [],
+    strict: r.selection.strict,
+    startedAt: new Date(r.started_at),
+  };
+}
