@@ -14,6 +14,7 @@ import { harnessBench } from './harness.js';
 import { webhookReceiverBench } from '../mocks/buyer/bench.js';
 import { fuzzBench } from './fuzz.js';
 import { proxyBench } from './proxy.js';
+import { fleetBench } from './fleet.js';
 
 interface Section {
   id: string;
@@ -31,6 +32,11 @@ const SECTIONS: Section[] = [
   },
   { id: 'fuzz', title: 'proto-comply fuzz cases per second vs bare undici calls per second to the same mock', run: () => fuzzBench() },
   { id: 'proxy', title: 'calls through the auditing proxy vs the same calls straight to the mock', run: () => proxyBench() },
+  {
+    id: 'fleet',
+    title: 'registry fleet probing: 50, 100, 200 mock agents with the full suites; then 200 through Postgres and two workers',
+    run: () => fleetBench(),
+  },
 ];
 
 const SECTION_FLAG = '--section';

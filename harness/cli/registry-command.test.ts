@@ -67,7 +67,13 @@ describe('proto-comply registry probe', () => {
     [['registry', 'probe'], /--agents FILE is required/],
     [['registry', 'probe', '--agents', '/nonexistent/list.txt'], /cannot read \/nonexistent\/list.txt: ENOENT/],
     [['registry', 'probe', '--agents', 'LIST', '--concurrency', '0'], /--concurrency must be an integer from 1 to 256/],
-    [['registry', 'launch'], /expected "serve" or "probe"/],
+    [['registry', 'launch'], /expected "serve", "worker" or "probe"/],
+    [['registry', 'worker'], /--postgres URL is required/],
+    [['registry', 'worker', '--postgres', 'mysql://db/x'], /--postgres must be a postgres:\/\/ URL/],
+    [
+      ['registry', 'serve', '--postgres', 'postgres://127.0.0.1:1/none', '--job-expire-s', '5', '--budget-s', '10'],
+      /--job-expire-s \(5\) must exceed --budget-s \(10\)/,
+    ],
     [['registry', 'serve', '--api-key', 'short'], /at least 16 characters/],
     [['registry', 'probe', '--agents', 'LIST', '--suite', 'nope'], /--suite: unknown suite "nope"/],
   ])('usage error %j exits 2 with one line', async (args, message) => {

@@ -15,14 +15,19 @@ import { failingChecksOf } from '../registry/run-summary.js';
 import { DEFAULT_INTERVAL_MS } from '../registry/scheduler.js';
 import { startRegistryService } from '../registry/service.js';
 import { SqliteRegistryStore } from '../registry/sqlite-store.js';
+import { PostgresRegistryStore } from '../registry/postgres-store.js';
+import { ProbeQueue, startProducer, startWorker, type WorkerOptions } from '../registry/pg-queue.js';
+import type { RegistryStore } from '../registry/types.js';
+import { hostname } from 'node:os';
 import { allowHostFlags } from './address-flags.js';
 import { FlagError, parsePortFlag, waitForStop } from '../cli-kit/serve.js';
 import { writeReportsSafely } from './run-failure.js';
 import { pickSuites } from '../certify.js';
 import { UsageError } from './usage.js';
 
-export const REGISTRY_HELP = `usage: proto-comply registry serve [--port N] [--host H] [--db FILE] [--workers N] [--per-host K]
+export const REGISTRY_HELP = `usage: proto-comply registry serve [--port N] [--host H] [--db FILE | --postgres URL] [--workers N] [--per-host K]
                                [--interval-s N] [--budget-s N] [--api-key K]... [--allow-host H]... [--suite S]...
+       proto-comply registry worker --postgres URL [--concurrency N] [--interval-s N] [--budget-s N] [--allow-host H]... [--suite S]...
        proto-comply registry probe --agents FILE [--concurrency N] [--per-host K] [--out DIR]
                                [--budget-s N] [--allow-host H]... [--suite S]...
 
@@ -31,6 +36,11 @@ serve   the Agent Compliance backend: a REST API (register agents with an API ke
         agent at most once per --interval-s, --workers at once, at most --per-host on one host,
         retrying unreachable agents with backoff. State is one SQLite file (--db); a run
         interrupted by a crash is redone, never recorded as a pass.
+        With --postgres URL the state lives in PostgreSQL and probes are jobs of a pg-boss queue:
+        serve sends them (at most --per-host per host, --max-in-flight in all) and runs --workers
+        of them itself (0: none); any number of "registry worker" processes on any machine take the
+        rest. A worker that dies mid-probe loses nothing: its job is retried once it expires.
+worker  take probe jobs from the PostgreSQL queue (--concurrency at once) until SIGINT/SIGTERM.
 probe   certify every agent of FILE once (a JSON array of URLs or {url, transports, token,
         auth_token} objects, or one URL per line), printing progress and a summary table,
         writing one report directory per agent and index.json / index.md in --out.
@@ -41,6 +51,10 @@ block through (e.g. --allow-host 127.0.0.0/8 for local agents).
   --port N          port of the API (default 8080; 0: any free port)
   --host H          address of the API (default 127.0.0.1)
   --db FILE         the SQLite file (default registry.sqlite)
+  --postgres URL    a PostgreSQL database instead (postgres://user:pw@host:port/db; or env PROTO_COMPLY_REGISTRY_POSTGRES)
+  --max-in-flight N (serve --postgres) probe jobs sent and not finished, in all (default 64)
+  --job-expire-s N  (--postgres) seconds after which the job of a worker that died is retried
+                    (default --budget-s + 45; must exceed the longest probe)
   --workers N       probes at once (default 4)
   --per-host K      probes at once on one host (default 2)
   --interval-s N    minimum seconds between two probes of one agent (default 60)
@@ -48,7 +62,7 @@ block through (e.g. --allow-host 127.0.0.0/8 for local agents).
   --api-key K       a key that may register and remove agents (repeatable; or env PROTO_COMPLY_REGISTRY_API_KEY)
   --suite S         suites to run (repeatable or comma-separated; default all)
   --agents FILE     (probe) the agent list
-  --concurrency N   (probe) agents at once (default 4)
+  --concurrency N   (probe, worker) agents at once (default 4)
   --out DIR         (probe) report directory (default fleet-report)
 
 Exit codes (probe): 0 every agent passing, 1 some agent failing, 4 some agent not verified
@@ -58,6 +72,9 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string', default: '127.0.0.1' },
   db: { type: 'string', default: 'registry.sqlite' },
+  postgres: { type: 'string' },
+  'max-in-flight': { type: 'string', default: '64' },
+  'job-expire-s': { type: 'string' },
   workers: { type: 'string', default: '4' },
   'per-host': { type: 'string', default: '2' },
   'interval-s': { type: 'string' },
@@ -104,13 +121,16 @@ export async function registryCommand(argv: string[], o: { stop?: AbortSignal } 
     process.stdout.write(`${REGISTRY_HELP}\n`);
     return sub === undefined ? 2 : 0;
   }
-  if (sub !== 'serve' && sub !== 'probe') throw new UsageError(`registry: expected "serve" or "probe", got ${JSON.stringify(sub)}`);
+  if (sub !== 'serve' && sub !== 'probe' && sub !== 'worker')
+    throw new UsageError(`registry: expected "serve", "worker" or "probe", got ${JSON.stringify(sub)}`);
   const { values: v } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: false, strict: true });
   if (v.help) {
     process.stdout.write(`${REGISTRY_HELP}\n`);
     return 0;
   }
-  return sub === 'serve' ? serve(v as typeof OPTIONS_VALUES, o.stop) : probe(v as typeof OPTIONS_VALUES);
+  const values = v as typeof OPTIONS_VALUES;
+  if (sub === 'worker') return worker(values, o.stop);
+  return sub === 'serve' ? serve(values, o.stop) : probe(values);
 }
 
 async function serve(v: typeof OPTIONS_VALUES, stop?: AbortSignal): Promise<number> {
@@ -128,33 +148,117 @@ async function serve(v: typeof OPTIONS_VALUES, stop?: AbortSignal): Promise<numb
   const perHost = positive('--per-host', v['per-host'], 2, 256);
   const intervalMs = positive('--interval-s', v['interval-s'], DEFAULT_INTERVAL_MS / 1000, 604_800) * 1000;
   const err = (line: string) => process.stderr.write(`${line}\n`);
-  let store: SqliteRegistryStore;
-  try {
-    store = new SqliteRegistryStore(resolve(v.db));
-  } catch (e) {
-    throw new UsageError(`registry: cannot open ${v.db}: ${oneLine((e as Error).message, 200)}`);
+  const postgres = postgresUrl(v);
+  let store: RegistryStore;
+  let pg: { queue: ProbeQueue; producer: { stop(): void; wake(): void } } | undefined;
+  if (postgres) {
+    const opened = await openPostgres(postgres, settings.budgetS, v['job-expire-s']);
+    store = opened.store;
+    pg = {
+      queue: opened.queue,
+      producer: startProducer({
+        store: opened.store,
+        queue: opened.queue,
+        perHost,
+        maxInFlight: positive('--max-in-flight', v['max-in-flight'], 64, 100_000),
+        onError: (e) => err(`registry: ${oneLine(e instanceof Error ? e.message : String(e), 300)}`),
+      }),
+    };
+    if (workers > 0) await startWorker(workerOptions(opened, workers, settings, intervalMs, err));
+  } else {
+    try {
+      store = new SqliteRegistryStore(resolve(v.db));
+    } catch (e) {
+      throw new UsageError(`registry: cannot open ${v.db}: ${oneLine((e as Error).message, 200)}`);
+    }
   }
   const service = await startRegistryService({
     store,
     host: v.host,
     port,
     apiKeys: keys,
-    workers,
+    // With Postgres the queue's workers probe; the in-process scheduler is the SQLite mode's.
+    workers: pg ? 0 : workers,
     perHost,
     intervalMs,
     settings,
+    onRegistered: () => pg?.producer.wake(),
     onRun: (agent, r) => err(`probed ${agent.url}: ${registryStatus(r.overall_status)} (${r.overall_status}) ${oneLine(r.headline, 160)}`),
     onError: (e) => err(`registry: ${oneLine(e instanceof Error ? e.message : String(e), 300)}`),
   }).catch(async (e: unknown) => {
+    pg?.producer.stop();
+    await pg?.queue.stop();
     await store.close();
     throw new UsageError(`registry: cannot listen on ${v.host}:${port}: ${(e as Error).message}`);
   });
   if (service.recovered) err(`${service.recovered} run(s) interrupted by a previous stop will be redone`);
-  err(`registry listening on ${service.url} (db ${resolve(v.db)}, ${workers} workers, ${perHost} per host, every ${intervalMs / 1000} s)`);
+  err(
+    `registry listening on ${service.url} (${postgres ? 'postgres' : `db ${resolve(v.db)}`}, ${workers} workers, ${perHost} per host, every ${intervalMs / 1000} s)`,
+  );
   if (!keys.length) err('no API key given (--api-key or PROTO_COMPLY_REGISTRY_API_KEY): registering agents is refused');
   await waitForStop(stop);
+  pg?.producer.stop();
   await service.close();
+  await pg?.queue.stop();
   await store.close();
+  return 0;
+}
+
+function postgresUrl(v: typeof OPTIONS_VALUES): string | undefined {
+  const url = v.postgres ?? process.env.PROTO_COMPLY_REGISTRY_POSTGRES;
+  if (url === undefined) return undefined;
+  if (!/^postgres(ql)?:\/\//.test(url) || !URL.canParse(url)) throw new UsageError('registry: --postgres must be a postgres:// URL');
+  return url;
+}
+
+async function openPostgres(url: string, budgetS: number, expireRaw: string | undefined): Promise<{ store: PostgresRegistryStore; queue: ProbeQueue }> {
+  const expireInSeconds = expireRaw === undefined ? undefined : positive('--job-expire-s', expireRaw, 60, 86_400);
+  if (expireInSeconds !== undefined && expireInSeconds <= budgetS)
+    throw new UsageError(`registry: --job-expire-s (${expireInSeconds}) must exceed --budget-s (${budgetS}), or live probes would be retried`);
+  // Where the password may be: never echo the URL.
+  const where = new URL(url).host;
+  let store: PostgresRegistryStore | undefined;
+  try {
+    store = await PostgresRegistryStore.open(url);
+    return { store, queue: await ProbeQueue.open({ url, budgetS, ...(expireInSeconds ? { expireInSeconds } : {}) }) };
+  } catch (e) {
+    await store?.close();
+    throw new UsageError(`registry: cannot use the PostgreSQL database at ${where}: ${oneLine((e as Error).message ?? String(e), 200)}`);
+  }
+}
+
+function workerOptions(
+  pg: { store: PostgresRegistryStore; queue: ProbeQueue },
+  concurrency: number,
+  settings: ProbeSettings,
+  intervalMs: number,
+  err: (line: string) => void,
+): WorkerOptions {
+  return {
+    ...pg,
+    concurrency,
+    settings,
+    intervalMs,
+    runner: `${hostname()}:${process.pid}`,
+    onStart: (agent) => err(`probing ${agent.url}`),
+    onRun: (agent, r) => err(`probed ${agent.url}: ${registryStatus(r.overall_status)} (${r.overall_status}) ${oneLine(r.headline, 160)}`),
+    onError: (e) => err(`registry worker: ${oneLine(e instanceof Error ? e.message : String(e), 300)}`),
+  };
+}
+
+async function worker(v: typeof OPTIONS_VALUES, stop?: AbortSignal): Promise<number> {
+  const url = postgresUrl(v);
+  if (!url) throw new UsageError('registry worker: --postgres URL is required (the queue and the store it shares)');
+  const settings = settingsOf(v);
+  const concurrency = positive('--concurrency', v.concurrency, 4, 256);
+  const intervalMs = positive('--interval-s', v['interval-s'], DEFAULT_INTERVAL_MS / 1000, 604_800) * 1000;
+  const err = (line: string) => process.stderr.write(`${line}\n`);
+  const pg = await openPostgres(url, settings.budgetS, v['job-expire-s']);
+  await startWorker(workerOptions(pg, concurrency, settings, intervalMs, err));
+  err(`registry worker ${hostname()}:${process.pid} taking probe jobs from ${new URL(url).host} (${concurrency} at once)`);
+  await waitForStop(stop);
+  await pg.queue.stop();
+  await pg.store.close();
   return 0;
 }
 
@@ -162,6 +266,9 @@ const OPTIONS_VALUES = {} as {
   port?: string;
   host: string;
   db: string;
+  postgres?: string;
+  'max-in-flight': string;
+  'job-expire-s'?: string;
   workers: string;
   'per-host': string;
   'interval-s'?: string;

@@ -25,6 +25,8 @@ export interface RegistryServiceOptions {
   runner?: string;
   onRun?: (agent: AgentRow, result: RunResult) => void;
   onError?: (e: unknown) => void;
+  /** After each registration (besides waking the in-process scheduler): the Postgres producer's wake. */
+  onRegistered?: () => void;
 }
 
 export interface RunningRegistryService {
@@ -52,7 +54,16 @@ export async function startRegistryService(o: RegistryServiceOptions): Promise<R
           onError: o.onError,
         })
       : undefined;
-  const server: Server = createServer(createRegistryHandler({ store: o.store, apiKeys: o.apiKeys, onRegistered: () => scheduler?.wake() }));
+  const server: Server = createServer(
+    createRegistryHandler({
+      store: o.store,
+      apiKeys: o.apiKeys,
+      onRegistered: () => {
+        scheduler?.wake();
+        o.onRegistered?.();
+      },
+    }),
+  );
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {

@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import type { RunResult } from '../engine/result.js';
 import { registryStatus } from '../../reports/compliance-detail.js';
-import type { TransportKind } from '../transport/types.js';
+import { agentOf, changeOf, iso, type Row, runOf } from './rows.js';
 import { type AgentInput, type AgentRow, type AgentStatus, type ChangeRow, DuplicateAgentError, type RegistryStore, type RunRow } from './types.js';
 import { failingChecksOf, declaredTasksOf } from './run-summary.js';
 
@@ -61,52 +61,6 @@ CREATE TABLE IF NOT EXISTS changes (
   run_id INTEGER NOT NULL
 );
 `;
-
-type Row = Record<string, unknown>;
-
-const iso = (ms: number): string => new Date(ms).toISOString();
-const opt = <T>(v: unknown): T | undefined => (v === null || v === undefined ? undefined : (v as T));
-
-function agentOf(r: Row): AgentRow {
-  return {
-    id: r.id as number,
-    url: r.url as string,
-    transports: JSON.parse(r.transports as string) as TransportKind[],
-    token: r.token as string,
-    authToken: opt(r.auth_token),
-    authRef: opt(r.auth_ref),
-    owner: opt(r.owner),
-    createdAt: r.created_at as string,
-    status: r.status as AgentStatus,
-    previousStatus: opt(r.previous_status),
-    statusChangedAt: opt(r.status_changed_at),
-    lastCheckedAt: opt(r.last_checked_at),
-    lastRunId: opt(r.last_run_id),
-    headline: opt(r.headline),
-    nextDueAt: r.next_due_at as number,
-    failures: r.failures as number,
-    problem: opt(r.problem),
-    capabilities: JSON.parse(r.capabilities as string) as string[],
-    runningRunId: opt(r.running_run_id),
-  };
-}
-
-function runOf(r: Row): RunRow {
-  return {
-    id: r.id as number,
-    agentUrl: r.agent_url as string,
-    state: r.state as RunRow['state'],
-    startedAt: r.started_at as string,
-    finishedAt: opt(r.finished_at),
-    overallStatus: opt(r.overall_status),
-    status: opt(r.status),
-    headline: opt(r.headline),
-    failingChecks: JSON.parse(r.failing_checks as string) as string[],
-    durationMs: opt(r.duration_ms),
-    triggeredBy: r.triggered_by as string,
-    runner: r.runner as string,
-  };
-}
 
 const AGENT_COLUMNS = `a.*, (SELECT id FROM runs WHERE agent_id = a.id AND state = 'running' LIMIT 1) AS running_run_id`;
 
@@ -249,14 +203,7 @@ export class SqliteRegistryStore implements RegistryStore {
 
   async changes(cursor: number, limit: number): Promise<ChangeRow[]> {
     const rows = this.db.prepare(`SELECT * FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`).all(cursor, limit) as Row[];
-    return rows.map((r) => ({
-      seq: r.seq as number,
-      agentUrl: r.agent_url as string,
-      from: r.from_status as AgentStatus,
-      to: r.to_status as AgentStatus,
-      at: r.at as string,
-      runId: r.run_id as number,
-    }));
+    return rows.map(changeOf);
   }
 
   async counts(): Promise<Record<AgentStatus, number> & { agents: number; runs: number }> {

@@ -44,7 +44,8 @@ export async function startMockFleet(o: MockFleetOptions): Promise<RunningMockFl
     for (let i = 0; i < o.count; i++) {
       const host = loopbackAddress((o.firstHost ?? 0) + Math.floor(i / perHost));
       const faults = o.faultsFor?.(i) ?? [];
-      const seller = await startMockSeller({ host, faults, ...(o.authToken ? { authToken: o.authToken } : {}) });
+      // The prober's webhook receiver is on loopback too: the sellers may post there.
+      const seller = await startMockSeller({ host, faults, allowPrivateWebhooks: true, ...(o.authToken ? { authToken: o.authToken } : {}) });
       sellers.push(seller);
       agents.push({ url: seller.baseUrl, host, faults });
     }
