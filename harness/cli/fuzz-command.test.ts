@@ -168,7 +168,7 @@ describe('proto-comply fuzz against mock sellers', () => {
     ]);
     expect(fixed.code, fixed.stderr + fixed.stdout).toBe(0);
     expect(fixed.stderr).toMatch(/does not fail now \(pass\)/);
-  }, 60_000);
+  }, 150_000);
 
   it('without --agent fuzzes the built-in mock seller and writes the fuzz suite (exit 0)', async () => {
     const dir = join(out, 'builtin');
