@@ -5,7 +5,7 @@
  */
 import { startMockFleet } from '../mocks/fleet/index.js';
 
-const FAULTS = ['replay-not-flagged', 'context-not-echoed', 'valid-actions-stale-after-pause'];
+const FAULTS = ['replay-not-flagged', 'context-not-echoed', 'missing-key-accepted'];
 const count = Number(process.argv[2] ?? 200);
 const fleet = await startMockFleet({ count, faultsFor: (i) => (i % 10 === 9 ? [FAULTS[((i / 10) % FAULTS.length) | 0]!] : []) });
 process.stdout.write(`${JSON.stringify(fleet.agents)}\n`);

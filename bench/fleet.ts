@@ -15,7 +15,7 @@ import { startTestPostgres } from '../harness/registry/testing/postgres.js';
 
 const BIN = fileURLToPath(new URL('../bin/proto-comply.js', import.meta.url));
 const SETTINGS = { budgetS: 600, denyPrivate: true, allowHosts: ['127.0.0.0/8'] };
-const CONCURRENCY = 8;
+const CONCURRENCY = 24;
 
 async function startFleet(count: number): Promise<{ agents: Array<{ url: string; faults: string[] }>; child: ChildProcess }> {
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL('./fleet-server.ts', import.meta.url)), String(count)], {
@@ -53,8 +53,11 @@ export async function fleetBench(o: { sizes?: number[] } = {}): Promise<BenchRes
       const t0 = performance.now();
       const results = await probeFleet(agents.slice(0, n), { concurrency: CONCURRENCY, perHost: 2, settings: SETTINGS });
       const s = (performance.now() - t0) / 1000;
-      const wrong = results.filter((r, i) => registryStatus(r.overall_status) !== (fleet.agents[i]!.faults.length ? 'failing' : 'passing')).length;
-      if (wrong) throw new Error(`${wrong} of ${n} agents got the wrong verdict`);
+      const wrong = results
+        .map((r, i) => ({ r, a: fleet.agents[i]! }))
+        .filter(({ r, a }) => registryStatus(r.overall_status) !== (a.faults.length ? 'failing' : 'passing'))
+        .map(({ r, a }) => `${a.url} (faults: ${a.faults.join(',') || 'none'}): ${r.headline}`);
+      if (wrong.length) throw new Error(`${wrong.length} of ${n} agents got the wrong verdict:\n${wrong.join('\n')}`);
       const perAgent = s / n;
       base ??= perAgent;
       out.push({

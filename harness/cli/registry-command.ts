@@ -149,6 +149,7 @@ async function serve(v: typeof OPTIONS_VALUES, stop?: AbortSignal): Promise<numb
   const intervalMs = positive('--interval-s', v['interval-s'], DEFAULT_INTERVAL_MS / 1000, 604_800) * 1000;
   const err = (line: string) => process.stderr.write(`${line}\n`);
   const postgres = postgresUrl(v);
+  const maxInFlight = positive('--max-in-flight', v['max-in-flight'], 64, 100_000);
   let store: RegistryStore;
   let pg: { queue: ProbeQueue; producer: { stop(): void; wake(): void } } | undefined;
   if (postgres) {
@@ -160,7 +161,7 @@ async function serve(v: typeof OPTIONS_VALUES, stop?: AbortSignal): Promise<numb
         store: opened.store,
         queue: opened.queue,
         perHost,
-        maxInFlight: positive('--max-in-flight', v['max-in-flight'], 64, 100_000),
+        maxInFlight,
         onError: (e) => err(`registry: ${oneLine(e instanceof Error ? e.message : String(e), 300)}`),
       }),
     };
