@@ -5,7 +5,7 @@
  * change feed; history, the full report, the badge; a private address refused with the reason
  * stored on the agent.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,6 +172,10 @@ describe('registry: probing a fleet', () => {
     expect(d.status).toBe('unknown');
     expect(d.problem).toMatch(/192\.168\.77\.1 is a reserved address \(private\); nothing was sent/);
   }, 30_000);
+
+  it("keeps the database, which holds the agents' bearer tokens, readable by its owner only", () => {
+    expect(statSync(join(dir, 'registry.sqlite')).mode & 0o777).toBe(0o600);
+  });
 
   it('removes an agent with the key (then 404), and not without it', async () => {
     const url = enc('http://192.168.77.1:9/');

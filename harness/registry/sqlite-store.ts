@@ -4,6 +4,7 @@
  * either the run `running` (then recovered as interrupted and retried, never a pass) or finished
  * with its result, the agent's status and the change-feed row together.
  */
+import { chmodSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { RunResult } from '../engine/result.js';
 import { registryStatus } from '../../reports/compliance-detail.js';
@@ -69,6 +70,8 @@ export class SqliteRegistryStore implements RegistryStore {
 
   constructor(file: string) {
     this.db = new Database(file);
+    // It holds the agents' bearer tokens: owner-only (SQLite gives its -wal and -shm files the same mode).
+    if (file !== ':memory:') chmodSync(file, 0o600);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
