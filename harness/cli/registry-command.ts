@@ -88,6 +88,12 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
+function parseValues(args: string[]) {
+  return parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true }).values;
+}
+
+type Values = ReturnType<typeof parseValues>;
+
 function positive(name: string, raw: string | undefined, dflt: number, max: number): number {
   if (raw === undefined) return dflt;
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max)
@@ -123,17 +129,16 @@ export async function registryCommand(argv: string[], o: { stop?: AbortSignal } 
   }
   if (sub !== 'serve' && sub !== 'probe' && sub !== 'worker')
     throw new UsageError(`registry: expected "serve", "worker" or "probe", got ${JSON.stringify(sub)}`);
-  const { values: v } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: false, strict: true });
+  const v = parseValues(rest);
   if (v.help) {
     process.stdout.write(`${REGISTRY_HELP}\n`);
     return 0;
   }
-  const values = v as typeof OPTIONS_VALUES;
-  if (sub === 'worker') return worker(values, o.stop);
-  return sub === 'serve' ? serve(values, o.stop) : probe(values);
+  if (sub === 'worker') return worker(v, o.stop);
+  return sub === 'serve' ? serve(v, o.stop) : probe(v);
 }
 
-async function serve(v: typeof OPTIONS_VALUES, stop?: AbortSignal): Promise<number> {
+async function serve(v: Values, stop?: AbortSignal): Promise<number> {
   const settings = settingsOf(v);
   const keys = [...(v['api-key'] ?? []), ...(process.env.PROTO_COMPLY_REGISTRY_API_KEY ? [process.env.PROTO_COMPLY_REGISTRY_API_KEY] : [])];
   if (keys.some((k) => k.length < 16)) throw new UsageError('registry: an API key must have at least 16 characters');
@@ -205,7 +210,7 @@ async function serve(v: typeof OPTIONS_VALUES, stop?: AbortSignal): Promise<numb
   return 0;
 }
 
-function postgresUrl(v: typeof OPTIONS_VALUES): string | undefined {
+function postgresUrl(v: Values): string | undefined {
   const url = v.postgres ?? process.env.PROTO_COMPLY_REGISTRY_POSTGRES;
   if (url === undefined) return undefined;
   if (!/^postgres(ql)?:\/\//.test(url) || !URL.canParse(url)) throw new UsageError('registry: --postgres must be a postgres:// URL');
@@ -247,7 +252,7 @@ function workerOptions(
   };
 }
 
-async function worker(v: typeof OPTIONS_VALUES, stop?: AbortSignal): Promise<number> {
+async function worker(v: Values, stop?: AbortSignal): Promise<number> {
   const url = postgresUrl(v);
   if (!url) throw new UsageError('registry worker: --postgres URL is required (the queue and the store it shares)');
   const settings = settingsOf(v);
@@ -263,31 +268,12 @@ async function worker(v: typeof OPTIONS_VALUES, stop?: AbortSignal): Promise<num
   return 0;
 }
 
-const OPTIONS_VALUES = {} as {
-  port?: string;
-  host: string;
-  db: string;
-  postgres?: string;
-  'max-in-flight': string;
-  'job-expire-s'?: string;
-  workers: string;
-  'per-host': string;
-  'interval-s'?: string;
-  'budget-s'?: string;
-  'api-key'?: string[];
-  'allow-host'?: string[];
-  suite?: string[];
-  agents?: string;
-  concurrency: string;
-  out: string;
-};
-
 function dirName(i: number, url: string): string {
   const u = new URL(url);
   return `${String(i + 1).padStart(4, '0')}-${`${u.hostname}-${u.port || (u.protocol === 'https:' ? '443' : '80')}`.replace(/[^A-Za-z0-9.-]/g, '_')}`;
 }
 
-async function probe(v: typeof OPTIONS_VALUES): Promise<number> {
+async function probe(v: Values): Promise<number> {
   if (!v.agents) throw new UsageError('registry probe: --agents FILE is required');
   const settings = settingsOf(v);
   const concurrency = positive('--concurrency', v.concurrency, 4, 256);

@@ -1,5 +1,5 @@
 /** Starting the harness's own HTTP servers (mocks, sender identities, capture receivers). */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** Listens on host:port (0 = ephemeral) and resolves with the bound address; rejects on EADDRINUSE and the like. */
@@ -17,4 +17,12 @@ export async function listen(server: Server, port: number, host: string): Promis
 /** The base URL of a bound address, with IPv6 in brackets. */
 export function baseUrlOf(addr: AddressInfo): string {
   return `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+}
+
+/** A loopback port free right now (for a server another process or library must be told to listen on). */
+export async function freeLoopbackPort(): Promise<number> {
+  const s = createServer();
+  const { port } = await listen(s, 0, '127.0.0.1');
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
 }

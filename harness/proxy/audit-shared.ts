@@ -21,6 +21,11 @@ export const MUTATING = new Set([
   'provide_performance_feedback',
   'sync_catalogs',
 ]);
+/** The idempotency key format (digest 3.1 for requests, 5.2 for webhooks; fixtures/schemas `$defs/idempotencyKey`). */
+export const KEY_FORMAT = /^[A-Za-z0-9_.:-]{16,255}$/;
+/** A UUID v4, the key buyers and sellers are asked to use (interface spec 4.4 rule 1, 6.1). */
+export const UUID_V4 = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
+
 export const TERMINAL = new Set(['completed', 'canceled', 'rejected']);
 
 /** What the audit remembers is bounded (a proxy may run for days): the oldest entries go first. */

@@ -14,12 +14,10 @@ import type { WireExchange } from '../transport/types.js';
 import { isObject } from '../transport/jsonrpc.js';
 import type { ObservedCall } from './observe.js';
 import { RevisionAudit } from './revision-audit.js';
-import { accountOf, type ActionRow, MEDIA_BUY_TASKS, MUTATING, remember, requestHash, TERMINAL, type Verdict } from './audit-shared.js';
+import { accountOf, type ActionRow, KEY_FORMAT, MEDIA_BUY_TASKS, MUTATING, remember, requestHash, TERMINAL, type Verdict } from './audit-shared.js';
 
 export type { Verdict } from './audit-shared.js';
 
-/** digest 3.1: the key format a mutating request must carry (fixtures/schemas `$defs/idempotencyKey`). */
-const KEY_FORMAT = /^[A-Za-z0-9_.:-]{16,255}$/;
 const CONTROLLER = 'comply_test_controller';
 
 interface KeyMemory {

@@ -13,7 +13,7 @@ import { parseSignatureHeaders } from '../signing/parse/signature-headers.js';
 import { protocolIds, type ProtocolIds } from '../token.js';
 import { isObject } from '../transport/jsonrpc.js';
 import type { TaskReply, WireExchange } from '../transport/types.js';
-import { MUTATING, remember, requestHash, type Verdict } from './audit-shared.js';
+import { MUTATING, remember, requestHash, UUID_V4, type Verdict } from './audit-shared.js';
 import type { ProxiedExchange } from './http-parts.js';
 import type { ObservedRequest } from './observe.js';
 
@@ -28,7 +28,6 @@ export const CALLER_AUDITED_CHECKS = [
   'caller.registration.operation-id',
 ] as const;
 
-const UUID_V4 = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 /** Stands in for the key when a mutating request's arguments are checked against the schema: the key has its own checks. */
 const KEY_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
 /** Task error codes that leave the outcome unknown to the buyer (digest 3.3: retry with the same key). */

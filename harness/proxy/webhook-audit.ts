@@ -25,7 +25,7 @@ import type { CaptureMode, Delivery } from '../webhooks/emission/delivery.js';
 import { deliveryView, envelopeKey, snapshotOf } from '../webhooks/emission/snapshot.js';
 import { verifyDelivery } from '../webhooks/emission/verify.js';
 import type { Verdict } from './audit.js';
-import { remember } from './audit-shared.js';
+import { KEY_FORMAT, remember, UUID_V4 } from './audit-shared.js';
 import type { ProxiedExchange } from './http-parts.js';
 import type { ObservedCall } from './observe.js';
 
@@ -54,10 +54,6 @@ export const WEBHOOK_AUDITED_CHECKS = [
 
 /** A first answer with one of these statuses makes the call an asynchronous task (interface spec 3.2 rule 2). */
 const ASYNC_STATUSES = new Set(['submitted', 'working', 'input-required']);
-
-/** digest 5.2 and spec 6.1, as the suite's checks state them. */
-const KEY_FORMAT = /^[A-Za-z0-9_.:-]{16,255}$/;
-const UUID_V4 = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 
 interface Registration {
   /** The URL the agent was given, as given (what it signs). */

@@ -4,7 +4,7 @@
  * left `running` (killed mid-probe) are declared interrupted and their agents probed again.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { baseUrlOf, listen } from '../net/listen.js';
 import type { RunResult } from '../engine/result.js';
 import { createRegistryHandler } from './api.js';
 import { type ProbeSettings, type Prober, probeAgent } from './probe.js';
@@ -66,15 +66,10 @@ export async function startRegistryService(o: RegistryServiceOptions): Promise<R
   );
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const addr = await listen(server, o.port ?? 0, o.host ?? '127.0.0.1');
   scheduler?.start();
   return {
-    url: `http://${host}:${addr.port}`,
+    url: baseUrlOf(addr),
     scheduler,
     recovered,
     async close() {

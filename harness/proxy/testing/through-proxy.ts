@@ -4,7 +4,7 @@
  * behind the proxy's webhook relay (its listen port and public URL set as a user would, through
  * the environment), so every webhook the seller posts crosses the relay too.
  */
-import { createServer, type AddressInfo } from 'node:net';
+import { freeLoopbackPort } from '../../net/listen.js';
 import { certify } from '../../certify.js';
 import type { RunResult } from '../../engine/result.js';
 import { startMockSeller } from '../../../mocks/seller/index.js';
@@ -17,14 +17,6 @@ import { StaticKeyResolver } from '../../signing/keys/key-resolver.js';
 export const broken = (run: RunResult): string[] =>
   run.checks.filter((c) => c.outcome === 'fail' || c.outcome === 'warn').map((c) => `${c.transport} ${c.check_id}`);
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 export async function throughProxy(o: {
   authToken: string;
   faults?: string[];
@@ -36,7 +28,7 @@ export async function throughProxy(o: {
   callerKeys?: boolean;
 }): Promise<{ run: RunResult; audit: RunResult }> {
   const seller = await startMockSeller({ allowPrivateWebhooks: true, authToken: o.authToken, faults: o.faults ?? [] });
-  const port = o.relay ? await freePort() : 0;
+  const port = o.relay ? await freeLoopbackPort() : 0;
   const proxy = await startAuditingProxy({
     upstream: seller.baseUrl,
     token: 'proto',

