@@ -153,6 +153,7 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
     const run = await executeRun({
       ...planBase(o, token, seed, receiver),
       addressPolicy,
+      redactor,
       agentUrl,
       transports,
       suites,
@@ -161,7 +162,7 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
       command: o.command ?? `npx proto-comply run --agent ${agentUrl} --seed ${seed}`,
     });
     // One redaction pass over the whole result (every secret the run learnt), then the size bounds.
-    return boundRun(redactor.addProcessSecrets().value(run));
+    return boundRun(redactor.value(run));
   } finally {
     await Promise.race([Promise.allSettled(transports.map((t) => t.close())), new Promise((r) => setTimeout(r, 5_000).unref())]);
   }
@@ -207,6 +208,7 @@ async function certifyReceiverOnly(o: CertifyOptions, receiver: ReceiverTarget, 
   const run = await executeRun({
     ...planBase(o, token, seed, receiver),
     addressPolicy: addressPolicyOf(o),
+    redactor,
     agentUrl: receiver.url,
     transports: receiverOnlyTransports(o.transports ?? ['mcp', 'a2a'], receiver),
     suites,
@@ -214,5 +216,5 @@ async function certifyReceiverOnly(o: CertifyOptions, receiver: ReceiverTarget, 
     authTokenSet: false,
     command: o.command ?? `npx proto-comply run --receiver ${receiver.url} --seed ${seed}`,
   });
-  return boundRun(redactor.addProcessSecrets().value(run));
+  return boundRun(redactor.value(run));
 }

@@ -344,7 +344,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
       const cause = `unhandled error during the run: ${stray.join('; ')}`;
       run = { ...run, overall_status: 'error', harness_error: cause, headline: `harness error: ${cause}`, coverage: { ...run.coverage, complete: false } };
     }
-    run = boundRun(redactor.addProcessSecrets().value(run));
+    run = boundRun(redactor.value(run));
 
     const saved = await writeReportsSafely(run, frame, { dir: resolve(args.out), allureDir: args.allure ? resolve(args.allure) : undefined });
     run = saved.run;

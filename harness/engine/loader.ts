@@ -229,22 +229,37 @@ function factsRead(step: StepDef, kinds: KindRegistry): string[] {
   return [...(kinds.stepKind(step.kind)?.reads ?? []), ...byTemplates];
 }
 
-/** The checks that publish the facts a check's templates read. */
-export function factPublishersOf(check: CheckDef, kinds: KindRegistry): string[] {
-  return [...new Set(allSteps(check.steps, kinds).flatMap((s) => factsRead(s, kinds).map((f) => kinds.factPublisher(f)!)))].filter((id) => id !== check.id);
+/**
+ * Per registry and check, a value derived from the check's steps: a run asks for every check's
+ * prerequisites, and a registry probing a fleet runs the same loaded checks again and again.
+ */
+function memoized(fn: (check: CheckDef, kinds: KindRegistry) => string[]): (check: CheckDef, kinds: KindRegistry) => string[] {
+  const byKinds = new WeakMap<KindRegistry, WeakMap<CheckDef, readonly string[]>>();
+  return (check, kinds) => {
+    let byCheck = byKinds.get(kinds);
+    if (!byCheck) byKinds.set(kinds, (byCheck = new WeakMap()));
+    let ids = byCheck.get(check);
+    if (!ids) byCheck.set(check, (ids = fn(check, kinds)));
+    return [...ids];
+  };
 }
+
+/** The checks that publish the facts a check's templates read. */
+export const factPublishersOf = memoized((check, kinds) =>
+  [...new Set(allSteps(check.steps, kinds).flatMap((s) => factsRead(s, kinds).map((f) => kinds.factPublisher(f)!)))].filter((id) => id !== check.id),
+);
 
 /**
  * The checks a check depends on, in order of first mention: those its steps name as
  * `prerequisite`, and the publishers of the facts its templates read.
  */
-export function prerequisitesOf(check: CheckDef, kinds: KindRegistry): string[] {
-  return [
+export const prerequisitesOf = memoized((check, kinds) =>
+  [
     ...new Set(
       allSteps(check.steps, kinds).flatMap((s) => [...factsRead(s, kinds).map((f) => kinds.factPublisher(f)!), ...(s.prerequisite ? [s.prerequisite] : [])]),
     ),
-  ].filter((id) => id !== check.id);
-}
+  ].filter((id) => id !== check.id),
+);
 
 /**
  * Every `{{fn:…}}` is a built-in or registered function and every `{{facts.<name>}}` a declared

@@ -3,6 +3,7 @@
  * server...): opened on first use, shared by every later user, closed when the run ends.
  */
 import type { AddressPolicy } from '../net/address-policy.js';
+import type { Redactor } from '../transport/redact.js';
 
 export interface OpenedResource<T> {
   value: T;
@@ -78,4 +79,9 @@ export interface RunFacts {
   seed: string;
   /** The run's private-address policy (harness/net): connections a check opens itself go through it. */
   addressPolicy?: AddressPolicy;
+  /**
+   * The run's redactor: recorders a check opens itself (webhook receivers, probe clients) share it,
+   * so the final pass over the result knows every secret they learnt, and no other run's.
+   */
+  redactor?: Redactor;
 }

@@ -18,6 +18,7 @@ import { countOutcomes, coverageOf, headline, overallStatus, summarizeSuites } f
 import { HARNESS_VERSION } from '../version.js';
 import { FactStore, RunResources, type ReceiverTarget } from './resources.js';
 import type { AddressPolicy } from '../net/address-policy.js';
+import type { Redactor } from '../transport/redact.js';
 import { boundCheckResult, cutText, LIMITS } from './bound.js';
 
 /** The run budget when the caller gives none: a run always ends. */
@@ -29,6 +30,8 @@ export interface RunPlan {
   agentUrl: string;
   /** The run's private-address policy, for checks that open connections of their own (key fetches, receivers). */
   addressPolicy?: AddressPolicy;
+  /** The run's redactor, shared with the recorders checks open themselves (RunFacts.redactor). */
+  redactor?: Redactor;
   token: string;
   transports: Transport[];
   /** The user asked for these transports by name (an absent A2A card is then unreachable, not "not offered"). */
@@ -185,6 +188,7 @@ async function runChecks(plan: RunPlan, suites: SuiteDef[], profiles: AgentProfi
     fixtures: plan.fixtures,
     taskArgs: plan.taskArgs,
     addressPolicy: plan.addressPolicy,
+    redactor: plan.redactor,
   };
   const facts = new FactStore();
   const limiter = new Limiter(plan.concurrency);

@@ -198,5 +198,5 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
     command: o.command,
     budgetS: o.budgetS,
   });
-  return redactor.addProcessSecrets().value(run);
+  return redactor.value(run);
 }

@@ -252,7 +252,7 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
       unaudited,
     }),
     result: () =>
-      redactor.addProcessSecrets().value(
+      redactor.value(
         auditRunResult({
           upstream: o.upstream,
           token: o.token,
@@ -266,7 +266,7 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
         }),
       ),
     callerResult: () =>
-      redactor.addProcessSecrets().value(
+      redactor.value(
         auditRunResult({
           upstream: o.upstream,
           token: o.token,

@@ -179,4 +179,12 @@ describe('Redactor.value', () => {
     expect(out.c).toBe('ends with cut-secret-0');
     expect(out.d).toBe('short cut-sec…');
   });
+
+  it('at each of several cuts, redacts the secret whose longest prefix ends there', () => {
+    const a = 'shared-prefix-AAAA-0123';
+    const b = 'shared-prefix-BBBB-4567';
+    const r = new Redactor([a, b]);
+    const text = `one ${b.slice(0, 17)}… two ${a.slice(0, 20)}… three …`;
+    expect(r.cutText(text)).toBe(`one ${r.marker(b)}… two ${r.marker(a)}… three …`);
+  });
 });

@@ -14,15 +14,9 @@ const MIN_CUT_PIECE = 8;
 const MIN_BASE64_FRAGMENT = 8;
 
 const PROCESS_KEY = randomBytes(32);
-/**
- * Every secret any redactor of this process learnt (the webhook receivers keep recorders of their
- * own), so the final pass over a result also knows the HMAC secrets they registered. Bounded.
- */
-const PROCESS_SECRETS = new Set<string>();
 /** Texts up to this length have their redaction remembered (Redactor.text), at most this many per redactor. */
 const MAX_REMEMBERED_TEXT = 256;
 const MAX_REMEMBERED_TEXTS = 512;
-const MAX_PROCESS_SECRETS = 10_000;
 
 /** Markers under the process key, remembered: the same bearer is redacted on every captured call. */
 const processMarkers = new Map<string, string>();
@@ -99,17 +93,10 @@ export class Redactor {
     if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH || this.secrets.has(secret)) return;
     this.secrets.add(secret);
     this.memo.clear();
-    if (PROCESS_SECRETS.size < MAX_PROCESS_SECRETS) PROCESS_SECRETS.add(secret);
     const marker = redactionMarker(secret, this.key);
     for (const form of secretSpellings(secret)) this.pairs.push([form, marker]);
     // Longest first, so a secret that contains another is replaced as a whole.
     this.pairs.sort((a, b) => b[0].length - a[0].length);
-  }
-
-  /** Learn every secret another redactor of this process learnt (before a final pass). */
-  addProcessSecrets(): this {
-    for (const s of PROCESS_SECRETS) this.add(s);
-    return this;
   }
 
   get size(): number {
@@ -143,16 +130,31 @@ export class Redactor {
    * characters right before `…`, as every cutter of the harness marks its cuts) is redacted too.
    */
   cutText(text: string): string {
-    let out = this.text(text);
-    if (!out.includes('…')) return out;
-    for (const secret of this.secrets) {
-      if (secret.length <= MIN_CUT_PIECE) continue;
-      for (let k = secret.length - 1; k >= MIN_CUT_PIECE; k--) {
-        const head = `${secret.slice(0, k)}…`;
-        if (out.includes(head)) out = out.split(head).join(`${this.marker(secret)}…`);
+    const out = this.text(text);
+    let at = out.indexOf('…');
+    if (at < 0) return out;
+    // At each ellipsis, the longest prefix of a secret that ends right before it (found from the
+    // ellipsis backwards, so the cost is per cut, not per character of the text).
+    let result = '';
+    let from = 0;
+    while (at >= 0) {
+      let cut = 0;
+      let marker = '';
+      for (const secret of this.secrets) {
+        if (secret.length <= MIN_CUT_PIECE) continue;
+        for (let k = Math.min(secret.length - 1, at - from); k >= MIN_CUT_PIECE && k > cut; k--) {
+          if (out.charCodeAt(at - 1) === secret.charCodeAt(k - 1) && out.startsWith(secret.slice(0, k), at - k)) {
+            cut = k;
+            marker = this.marker(secret);
+            break;
+          }
+        }
       }
+      result += cut > 0 ? `${out.slice(from, at - cut)}${marker}…` : out.slice(from, at + 1);
+      from = at + 1;
+      at = out.indexOf('…', from);
     }
-    return out;
+    return result + out.slice(from);
   }
 
   /** A copy of a JSON-like value with every string (`cutText`) and every object key redacted. */

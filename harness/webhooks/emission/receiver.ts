@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { ProtocolIds } from '../../token.js';
 import { createRecorder, type Recorder } from '../../transport/capture.js';
+import type { Redactor } from '../../transport/redact.js';
 import { MAX_WEBHOOK_BODY_BYTES, type EmissionSettings } from './config.js';
 import type { AnswerSpec, CaptureSpec, Delivery } from './delivery.js';
 import { baseUrlOf, listen } from '../../net/listen.js';
@@ -74,11 +75,13 @@ export class CaptureReceiver {
     private readonly server: Server,
     readonly baseUrl: string,
     ids: ProtocolIds,
+    redactor: Redactor | undefined,
   ) {
-    this.recorder = createRecorder({ token: ids.token });
+    this.recorder = createRecorder({ token: ids.token, ...(redactor ? { redactor } : {}) });
   }
 
-  static async open(settings: EmissionSettings, ids: ProtocolIds): Promise<CaptureReceiver> {
+  /** `redactor`: the run's, so the secrets the receiver learns are redacted from the whole result. */
+  static async open(settings: EmissionSettings, ids: ProtocolIds, redactor?: Redactor): Promise<CaptureReceiver> {
     let receiver: CaptureReceiver | undefined;
     const server = createServer((req, res) => {
       if (!receiver) return void res.writeHead(503).end();
@@ -90,7 +93,7 @@ export class CaptureReceiver {
     server.requestTimeout = 30_000;
     server.headersTimeout = 10_000;
     const addr = await listen(server, settings.listenPort, settings.listenHost);
-    receiver = new CaptureReceiver(server, settings.publicBaseUrl ?? baseUrlOf(addr), ids);
+    receiver = new CaptureReceiver(server, settings.publicBaseUrl ?? baseUrlOf(addr), ids, redactor);
     return receiver;
   }
 

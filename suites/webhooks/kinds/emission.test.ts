@@ -18,6 +18,7 @@ import { InMemoryReplayCache } from '../../../harness/signing/verify/replay-cach
 import { signRequest } from '../../../harness/signing/sign/signer.js';
 import { EmissionConfigError, emissionSettings, timing } from '../../../harness/webhooks/emission/config.js';
 import { CaptureReceiver } from '../../../harness/webhooks/emission/receiver.js';
+import { Redactor } from '../../../harness/transport/redact.js';
 import { isCompactJson, RULES } from './rules.js';
 import { snapshot, type CaptureSnapshot, type DeliveryView } from '../../../harness/webhooks/emission/snapshot.js';
 import { webhookReceiver } from './steps.js';
@@ -90,6 +91,20 @@ describe('the capture receiver', () => {
       [413, '', true],
     ]);
     expect(capture.deliveries[1]!.exchange.response?.headers['www-authenticate']).toContain('webhook_signature_invalid');
+  });
+
+  it("teaches the run's redactor the HMAC secret of a capture, and no other run's redactor", async () => {
+    const runRedactor = new Redactor();
+    const other = new Redactor();
+    const own = await CaptureReceiver.open({ listenHost: '127.0.0.1', listenPort: 0 }, ids, runRedactor);
+    try {
+      const secret = 'capture-hmac-secret-0123456789abcdef';
+      own.create({ answers: [], mode: 'hmac', secret });
+      expect(runRedactor.text(`x ${secret} y`)).not.toContain(secret);
+      expect(other.text(`x ${secret} y`)).toContain(secret);
+    } finally {
+      await own.close();
+    }
   });
 
   it('waits until a condition holds, and gives up at the limit or on abort', async () => {

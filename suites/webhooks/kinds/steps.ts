@@ -35,7 +35,7 @@ const ANSWER = {
 
 function receiverOf(ctx: CheckContext, settings: EmissionSettings): Promise<CaptureReceiver> {
   return ctx.resources.get('webhooks.emission.receiver', async () => {
-    const r = await CaptureReceiver.open(settings, ctx.ids);
+    const r = await CaptureReceiver.open(settings, ctx.ids, ctx.run.redactor);
     return { value: r, close: () => r.close() };
   });
 }
