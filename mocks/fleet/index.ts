@@ -2,7 +2,8 @@
  * A fleet of mock sellers in one process: N independent sellers (own state, own fault profile),
  * each on its own loopback address (127.0.0.2, 127.0.0.3, ...: every 127/8 address is loopback on
  * Linux), so a registry sees N hosts and its per-host fairness applies as it would to N companies.
- * A fleet of 200 costs one process, not 200.
+ * A fleet of 200 costs one process, not 200. Each seller keeps its state in an in-memory database:
+ * a fleet is never restarted, so the file writes of a durable one would only cost CPU the prober needs.
  */
 import { startMockSeller, type RunningMockSeller } from '../seller/index.js';
 
@@ -45,7 +46,13 @@ export async function startMockFleet(o: MockFleetOptions): Promise<RunningMockFl
       const host = loopbackAddress((o.firstHost ?? 0) + Math.floor(i / perHost));
       const faults = o.faultsFor?.(i) ?? [];
       // The prober's webhook receiver is on loopback too: the sellers may post there.
-      const seller = await startMockSeller({ host, faults, allowPrivateWebhooks: true, ...(o.authToken ? { authToken: o.authToken } : {}) });
+      const seller = await startMockSeller({
+        host,
+        faults,
+        allowPrivateWebhooks: true,
+        dbPath: ':memory:',
+        ...(o.authToken ? { authToken: o.authToken } : {}),
+      });
       sellers.push(seller);
       agents.push({ url: seller.baseUrl, host, faults });
     }

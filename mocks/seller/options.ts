@@ -44,7 +44,7 @@ export interface MockSellerOptions {
   authToken?: string;
   /** Fault profiles (mocks/seller/faults.ts); an unknown name throws. */
   faults?: string[];
-  /** better-sqlite3 file; default a fresh temp file removed on close. */
+  /** better-sqlite3 file (`:memory:` for state that need not survive the process); default a fresh temp file removed on close. */
   dbPath?: string;
   /** MCP replies as server-sent events (default, as the spec says) or as plain JSON. */
   mcpReplyMode?: McpReplyMode;
