@@ -25,8 +25,10 @@ async function mockCommand(argv: string[]): Promise<number> {
       return (await import('../../mocks/seller/cli.js')).mockSellerCommand(rest);
     case 'buyer':
       return (await import('../../mocks/buyer/cli.js')).mockBuyerCommand(rest);
+    case 'registry':
+      return (await import('../../mocks/registry/cli.js')).mockRegistryCommand(rest);
     default:
-      throw new UsageError(`mock: expected "seller" or "buyer", got ${which === undefined ? 'nothing' : JSON.stringify(which)}`);
+      throw new UsageError(`mock: expected "seller", "buyer" or "registry", got ${which === undefined ? 'nothing' : JSON.stringify(which)}`);
   }
 }
 

@@ -10,6 +10,7 @@ Usage:
   proto-comply registry serve|probe [...]       the registry's Agent Compliance backend: probe a fleet on a schedule, or once
   proto-comply mock seller [--port N] [...]     run the reference mock seller
   proto-comply mock buyer --db FILE [...]       run the reference mock buyer (a durable webhook receiver)
+  proto-comply mock registry [--port N] [...]   run the reference mock registry (REST face and discovery files)
   proto-comply vectors --kind K --dir DIR       run RFC 9421 signature vectors through the verifier
   proto-comply keys [--jwks|--agent-config|--serve]  the harness's test counterparty keys (signatures suite)
   proto-comply baseline --from REPORT [--out F] write an expected-failures baseline from a run's report

@@ -1,0 +1,138 @@
+/**
+ * `proto-comply mock registry [--port N] [--host H] [--api-key K]... [--fault NAME]... [--db FILE]
+ *  [--agent URL [--agent-capability TASK]... [--agent-jwks URL]] [--list-faults]`
+ *
+ * Starts the reference mock registry, prints its URLs (and the API key it made, when none was
+ * given), runs until SIGINT/SIGTERM. With `--agent`, the test publisher's adagents.json and the
+ * test brand's brand.json name that agent, and its key set (`--agent-jwks`, default
+ * `<agent origin>/.well-known/jwks.json`, fetched once at start) is the brand's key set and the
+ * publisher's pin. Bad flags: one line on stderr, exit code 2.
+ */
+import { parseArgs } from 'node:util';
+import { FlagError, formatFaultList, parsePortFlag, waitForStop } from '../../harness/cli-kit/serve.js';
+import { createSafeFetcher } from '../../harness/net/safe-fetch.js';
+import { REGISTRY_FAULTS, UnknownRegistryFaultError } from './faults.js';
+import { startMockRegistry } from './index.js';
+
+const USAGE =
+  'usage: proto-comply mock registry [--port N] [--host H] [--api-key K]... [--fault NAME]... [--db FILE] ' +
+  '[--agent URL [--agent-capability TASK]... [--agent-jwks URL]] [--list-faults]';
+const DEFAULT_CAPABILITIES = ['get_products', 'create_media_buy', 'get_media_buys', 'get_media_buy_delivery'];
+const MAX_JWKS_BYTES = 256 * 1024;
+
+export interface MockRegistryCommandIo {
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+  stop?: AbortSignal;
+}
+
+function parse(argv: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'api-key': { type: 'string', multiple: true },
+        fault: { type: 'string', multiple: true },
+        db: { type: 'string' },
+        agent: { type: 'string' },
+        'agent-capability': { type: 'string', multiple: true },
+        'agent-jwks': { type: 'string' },
+        'list-faults': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new FlagError(err instanceof Error ? err.message : String(err));
+  }
+  const v = parsed.values;
+  const url = (raw: string | undefined, flag: string): URL | undefined => {
+    if (raw === undefined) return undefined;
+    try {
+      const u = new URL(raw);
+      if (u.protocol === 'http:' || u.protocol === 'https:') return u;
+    } catch {
+      // reported below
+    }
+    throw new FlagError(`${flag} must be an http(s) URL, got ${JSON.stringify(raw.slice(0, 200))}`);
+  };
+  const agent = url(v.agent, '--agent');
+  const jwks = url(v['agent-jwks'], '--agent-jwks');
+  if (!agent && (jwks || v['agent-capability'])) throw new FlagError('--agent-capability and --agent-jwks describe the agent of --agent');
+  return {
+    help: v.help === true,
+    listFaults: v['list-faults'] === true,
+    port: parsePortFlag(v.port),
+    host: v.host,
+    apiKeys: v['api-key'],
+    faults: v.fault ?? [],
+    dbPath: v.db,
+    agent,
+    capabilities: v['agent-capability']?.flatMap((c) => c.split(',')).filter(Boolean) ?? DEFAULT_CAPABILITIES,
+    jwks: jwks ?? (agent ? new URL('/.well-known/jwks.json', agent) : undefined),
+  };
+}
+
+/** The public keys of the agent's key set; none (with a warning) when it cannot be read. */
+async function agentKeys(url: URL, warn: (line: string) => void): Promise<Array<Record<string, unknown>>> {
+  try {
+    const doc = await createSafeFetcher({ allowInsecureLoopback: true })(url.href, { maxBytes: MAX_JWKS_BYTES });
+    const keys = (JSON.parse(doc.body.toString('utf8')) as { keys?: unknown }).keys;
+    if (doc.status !== 200 || !Array.isArray(keys)) throw new Error(`HTTP ${doc.status}, no keys[]`);
+    const PRIVATE = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']);
+    return keys.filter((k) => k && typeof k === 'object').map((k) => Object.fromEntries(Object.entries(k).filter(([m]) => !PRIVATE.has(m))));
+  } catch (e) {
+    warn(`mock registry: the agent's key set ${url.href} could not be read (${(e as Error).message}); the brand's key set and the pin are empty`);
+    return [];
+  }
+}
+
+export async function mockRegistryCommand(argv: string[], io: MockRegistryCommandIo = {}): Promise<number> {
+  const out = io.stdout ?? ((text: string) => process.stdout.write(text));
+  const err = io.stderr ?? ((text: string) => process.stderr.write(text));
+  let args;
+  try {
+    args = parse(argv);
+  } catch (e) {
+    err(`proto-comply mock registry: ${(e as Error).message}\n`);
+    return 2;
+  }
+  if (args.help) {
+    out(`${USAGE}\n`);
+    return 0;
+  }
+  if (args.listFaults) {
+    out(formatFaultList(REGISTRY_FAULTS));
+    return 0;
+  }
+  let registry;
+  try {
+    registry = await startMockRegistry({
+      port: args.port,
+      host: args.host,
+      apiKeys: args.apiKeys,
+      faults: args.faults,
+      dbPath: args.dbPath,
+      ...(args.agent
+        ? {
+            agents: [{ url: args.agent.href, protocol: 'mcp' as const, capabilities: args.capabilities }],
+            agentKeys: await agentKeys(args.jwks!, (line) => err(`${line}\n`)),
+          }
+        : {}),
+    });
+  } catch (e) {
+    const usage = e instanceof UnknownRegistryFaultError || /API keys/.test((e as Error).message);
+    err(`proto-comply mock registry: ${usage ? '' : 'cannot start: '}${(e as Error).message}\n`);
+    return usage ? 2 : 1;
+  }
+  out(`registry  ${registry.baseUrl}\nadagents  ${registry.adagentsUrl}\nbrand     ${registry.brandUrl}\n`);
+  if (!args.apiKeys) out(`api key   ${registry.apiKeys[0]} (made for this run; give your own with --api-key)\n`);
+  await waitForStop(io.stop);
+  await registry.close();
+  err('mock registry stopped\n');
+  return 0;
+}

@@ -1,0 +1,68 @@
+/**
+ * Fault profiles of the reference mock registry (issue 16). Each breaks exactly one rule of the
+ * registry face (interface spec 1, 2.1-2.4, 4.1, 5) or of the discovery files it serves, at the
+ * one place the mock implements that rule (`faults.has(...)`), so the `registry` and `discovery`
+ * suites can prove that exactly the targeted check catches it.
+ */
+
+export interface RegistryFaultDef {
+  readonly name: string;
+  /** One line: the rule the fault breaks, with its spec reference. */
+  readonly rule: string;
+  /** Check id(s) that must fail when the fault is active (and no other). */
+  readonly targets: readonly string[];
+}
+
+export const REGISTRY_FAULTS: readonly RegistryFaultDef[] = [
+  { name: 'stats-behind-auth', rule: 'statistics need credentials (spec 4.1, 5: public, no authentication)', targets: ['registry.stats.public'] },
+  { name: 'stats-not-json', rule: 'statistics served as text/plain (spec 4.1: 200 application/json)', targets: ['registry.stats.json-object'] },
+  { name: 'capability-filter-ignored', rule: 'agent search ignores `capability` (spec 4.1)', targets: ['registry.search.capability-filter'] },
+  { name: 'channel-filter-ignored', rule: 'agent search ignores `channel` (spec 4.1)', targets: ['registry.search.channel-filter'] },
+  { name: 'search-missing-fields', rule: 'search results lack `channels[]` (spec 2.4)', targets: ['registry.search.shape'] },
+  {
+    name: 'registration-without-auth',
+    rule: 'POST /api/me/agents accepted without credentials (spec 5)',
+    targets: ['registry.auth.register-requires-credentials'],
+  },
+  {
+    name: 'wrong-key-accepted',
+    rule: 'POST /api/me/agents accepted with an unknown API key (spec 5)',
+    targets: ['registry.auth.register-requires-credentials'],
+  },
+  {
+    name: 'organizations-without-auth',
+    rule: 'POST /api/organizations accepted without credentials (spec 5)',
+    targets: ['registry.auth.organizations-requires-credentials'],
+  },
+  { name: 'registered-not-findable', rule: 'a registered agent is not found by its capabilities (spec 4.1)', targets: ['registry.register.findable'] },
+  { name: 'bad-url-500', rule: 'a malformed agent URL gets HTTP 500 instead of a 4xx JSON error', targets: ['registry.input.malformed-url'] },
+  { name: 'oversized-body-500', rule: 'an oversized registration body gets HTTP 500 instead of a 4xx JSON error', targets: ['registry.input.oversized-body'] },
+  { name: 'unknown-capability-500', rule: 'an unknown capability filter gets HTTP 500', targets: ['registry.input.unknown-capability'] },
+  { name: 'no-cors', rule: 'the public JSON API sends no CORS headers', targets: ['registry.http.cors'] },
+  { name: 'adagents-bad-types', rule: 'adagents.json `agents[].capabilities` is a string (spec 2.2: array)', targets: ['discovery.adagents.schema'] },
+  {
+    name: 'adagents-undeclared-capability',
+    rule: 'adagents.json lists a capability its agent does not declare (spec 2.2)',
+    targets: ['discovery.adagents.capabilities-declared'],
+  },
+  {
+    name: 'pin-mismatch',
+    rule: 'adagents.json `signing_keys[]` pins a key its agent does not publish (spec 2.2)',
+    targets: ['discovery.adagents.pin-consistent'],
+  },
+  { name: 'brand-bad-types', rule: 'brand.json `brands[].names` is a string (spec 2.3: array of objects)', targets: ['discovery.brand.schema'] },
+  { name: 'jwks-private-member', rule: 'the brand JWKS publishes a private key member `d` (spec 2.3, 5)', targets: ['discovery.brand.jwks-valid'] },
+  { name: 'jwks-duplicate-kid', rule: 'the brand JWKS has two keys with one `kid`', targets: ['discovery.brand.jwks-valid'] },
+];
+
+export class UnknownRegistryFaultError extends Error {
+  override name = 'UnknownRegistryFaultError';
+}
+
+/** The set of fault names, each checked against REGISTRY_FAULTS. */
+export function registryFaultSet(names: readonly string[] = []): ReadonlySet<string> {
+  const known = new Set(REGISTRY_FAULTS.map((f) => f.name));
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length) throw new UnknownRegistryFaultError(`unknown mock registry fault(s): ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
+  return new Set(names);
+}

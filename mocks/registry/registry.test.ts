@@ -1,0 +1,172 @@
+/**
+ * The mock registry on loopback: its REST face (public reads, protected writes, JSON errors,
+ * CORS, body cap), its discovery files, and what each fault profile changes (the `registry` and
+ * `discovery` suites will judge the same rules by check id).
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UNDECLARED_CAPABILITY } from './discovery.js';
+import { REGISTRY_FAULTS, UnknownRegistryFaultError } from './faults.js';
+import { type MockRegistryOptions, type RunningMockRegistry, startMockRegistry } from './index.js';
+
+const AGENT = { url: 'http://127.0.0.1:9/mcp', protocol: 'mcp' as const, capabilities: ['get_products', 'create_media_buy'] };
+const KEY = (() => {
+  const jwk = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }) as Record<string, string>;
+  return { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid: 'agent-key-1', alg: 'EdDSA', use: 'sig' };
+})();
+const SEED = [
+  { domain: 'seller.example', agent_url: 'https://seller.example/mcp', capabilities: ['get_products', 'create_media_buy'], channels: ['display', 'olv'] },
+  { domain: 'signals.example', agent_url: 'https://signals.example/mcp', capabilities: ['get_signals', 'activate_signal'], channels: ['ctv'] },
+];
+
+let running: RunningMockRegistry[] = [];
+afterEach(async () => {
+  await Promise.all(running.map((r) => r.close()));
+  running = [];
+});
+
+async function start(o: MockRegistryOptions = {}): Promise<RunningMockRegistry> {
+  const r = await startMockRegistry({ agents: [AGENT], agentKeys: [KEY], seed: SEED, ...o });
+  running.push(r);
+  return r;
+}
+
+async function call(r: RunningMockRegistry, path: string, init: RequestInit & { key?: string } = {}) {
+  const headers = new Headers(init.headers);
+  if (init.key !== undefined) headers.set('authorization', `Bearer ${init.key}`);
+  if (init.body !== undefined) headers.set('content-type', 'application/json');
+  const res = await fetch(`${r.baseUrl}${path}`, { ...init, headers });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, type: res.headers.get('content-type') ?? '', cors: res.headers.get('access-control-allow-origin'), json: json as any, text };
+}
+
+const register = (r: RunningMockRegistry, body: unknown, key?: string) => call(r, '/api/me/agents', { method: 'POST', body: JSON.stringify(body), key });
+
+describe('the mock registry', () => {
+  it('serves public statistics and a filtered agent search, with CORS', async () => {
+    const r = await start();
+    const stats = await call(r, '/api/registry/stats');
+    expect(stats).toMatchObject({ status: 200, cors: '*' });
+    expect(stats.type).toMatch(/^application\/json/);
+    expect(stats.json).toMatchObject({ agents: 2, capabilities: { get_products: 1, get_signals: 1 } });
+    const all = await call(r, '/api/registry/agents');
+    expect(all.json.agents).toEqual(SEED);
+    expect((await call(r, '/api/registry/agents?capability=get_signals')).json.agents).toEqual([SEED[1]]);
+    expect((await call(r, '/api/registry/agents?channel=olv')).json.agents).toEqual([SEED[0]]);
+    expect((await call(r, '/api/registry/agents?capability=get_products&channel=ctv')).json.agents).toEqual([]);
+    const preflight = await fetch(`${r.baseUrl}/api/me/agents`, { method: 'OPTIONS' });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+  });
+
+  it('registers an agent only with a known API key, and then finds it by its capabilities', async () => {
+    const r = await start();
+    const agent = { agent_url: 'https://new.example/mcp', capabilities: ['get_brand_identity'], channels: ['audio'] };
+    expect(await register(r, agent)).toMatchObject({ status: 401, json: { error: { code: 'unauthorized' } } });
+    expect(await register(r, agent, 'not-a-key-0123456789')).toMatchObject({ status: 401, json: { error: { code: 'unauthorized' } } });
+    expect((await call(r, '/api/registry/agents?capability=get_brand_identity')).json.agents).toEqual([]);
+    const created = await register(r, agent, r.apiKeys[0]);
+    expect(created).toMatchObject({ status: 201, json: { agent: { domain: 'new.example', ...agent } } });
+    expect((await register(r, agent, r.apiKeys[0])).status).toBe(200);
+    expect((await call(r, '/api/registry/agents?capability=get_brand_identity')).json.agents).toEqual([{ domain: 'new.example', ...agent }]);
+    expect((await call(r, '/api/registry/stats')).json.organizations).toBe(1);
+  });
+
+  it('creates organizations behind the API key', async () => {
+    const r = await start();
+    const org = { name: 'Acme Media', company_type: 'publisher' };
+    expect((await call(r, '/api/organizations', { method: 'POST', body: JSON.stringify(org) })).status).toBe(401);
+    expect(await call(r, '/api/organizations', { method: 'POST', body: JSON.stringify(org), key: r.apiKeys[0] })).toMatchObject({
+      status: 201,
+      json: { organization: { name: 'Acme Media', company_type: 'publisher' } },
+    });
+    expect((await call(r, '/api/organizations', { method: 'POST', body: '{"name": 3}', key: r.apiKeys[0] })).json.error.code).toBe('invalid_body');
+  });
+
+  it('answers bad input with a 4xx JSON error, never a 5xx', async () => {
+    const r = await start();
+    const key = r.apiKeys[0];
+    const cases = [
+      await register(r, { agent_url: 'not a url' }, key),
+      await register(r, { agent_url: 'ftp://x.example/' }, key),
+      await register(r, { agent_url: 'https://x.example/', capabilities: ['no_such_task'] }, key),
+      await register(r, { agent_url: 'https://x.example/', channels: 'display' }, key),
+      await call(r, '/api/me/agents', { method: 'POST', body: '{"agent_url":', key }),
+      await call(r, '/api/me/agents', { method: 'POST', body: JSON.stringify({ agent_url: 'https://x.example/', pad: 'x'.repeat(70_000) }), key }),
+      await call(r, '/api/registry/agents?capability=no_such_task'),
+      await call(r, '/api/registry/agents?channel=hologram'),
+      await call(r, '/api/registry/stats', { method: 'DELETE' }),
+    ];
+    expect(cases.map((c) => c.status)).toEqual([400, 400, 400, 400, 400, 413, 400, 400, 405]);
+    for (const c of cases) {
+      expect(c.type).toMatch(/^application\/json/);
+      expect(typeof c.json.error.message).toBe('string');
+    }
+  });
+
+  it('hosts the discovery files of its test domains', async () => {
+    const r = await start();
+    const adagents = await call(r, '/domains/publisher.test/.well-known/adagents.json');
+    expect(adagents.json).toMatchObject({ publisher: { domain: 'publisher.test' }, agents: [AGENT], signing_keys: [KEY] });
+    const brand = await fetch(r.brandUrl).then((res) => res.json() as Promise<any>);
+    expect(brand.brands[0].identity_agent).toEqual({ url: AGENT.url, id: 'test-brand' });
+    const jwks = await call(r, new URL(brand.agents[0].jwks_uri).pathname);
+    expect(jwks.type).toMatch(/^application\/jwk-set\+json/);
+    expect(jwks.json).toEqual({ keys: [KEY] });
+    expect((await call(r, '/domains/other.test/.well-known/adagents.json')).status).toBe(404);
+  });
+
+  it('refuses an unknown fault and a short API key', async () => {
+    await expect(startMockRegistry({ faults: ['nope'] })).rejects.toThrow(UnknownRegistryFaultError);
+    await expect(startMockRegistry({ apiKeys: ['short'] })).rejects.toThrow(/16 to 512/);
+  });
+});
+
+describe('each fault of the mock registry breaks its rule', () => {
+  const probes: Record<string, (r: RunningMockRegistry) => Promise<boolean>> = {
+    'stats-behind-auth': async (r) => (await call(r, '/api/registry/stats')).status === 401,
+    'stats-not-json': async (r) => (await call(r, '/api/registry/stats')).type.startsWith('text/plain'),
+    'capability-filter-ignored': async (r) => (await call(r, '/api/registry/agents?capability=get_signals')).json.agents.length === 2,
+    'channel-filter-ignored': async (r) => (await call(r, '/api/registry/agents?channel=ctv')).json.agents.length === 2,
+    'search-missing-fields': async (r) => (await call(r, '/api/registry/agents')).json.agents.every((a: object) => !('channels' in a)),
+    'registration-without-auth': async (r) => (await register(r, { agent_url: 'https://a.example/' })).status === 201,
+    'wrong-key-accepted': async (r) => (await register(r, { agent_url: 'https://a.example/' }, 'wrong-key-0123456789')).status === 201,
+    'organizations-without-auth': async (r) => (await call(r, '/api/organizations', { method: 'POST', body: '{"name":"x"}' })).status === 201,
+    'registered-not-findable': async (r) => {
+      await register(r, { agent_url: 'https://a.example/', capabilities: ['get_brand_identity'] }, r.apiKeys[0]);
+      return (await call(r, '/api/registry/agents?capability=get_brand_identity')).json.agents.length === 0;
+    },
+    'bad-url-500': async (r) => (await register(r, { agent_url: 'not a url' }, r.apiKeys[0])).status === 500,
+    'oversized-body-500': async (r) =>
+      (await call(r, '/api/me/agents', { method: 'POST', body: JSON.stringify({ pad: 'x'.repeat(70_000) }), key: r.apiKeys[0] })).status === 500,
+    'unknown-capability-500': async (r) => (await call(r, '/api/registry/agents?capability=no_such_task')).status === 500,
+    'no-cors': async (r) => (await call(r, '/api/registry/stats')).cors === null,
+    'adagents-bad-types': async (r) => typeof (await call(r, '/domains/publisher.test/.well-known/adagents.json')).json.agents[0].capabilities === 'string',
+    'adagents-undeclared-capability': async (r) =>
+      (await call(r, '/domains/publisher.test/.well-known/adagents.json')).json.agents[0].capabilities.includes(UNDECLARED_CAPABILITY),
+    'pin-mismatch': async (r) => (await call(r, '/domains/publisher.test/.well-known/adagents.json')).json.signing_keys[0].x !== KEY.x,
+    'brand-bad-types': async (r) => typeof (await call(r, '/domains/brand.test/.well-known/brand.json')).json.brands[0].names === 'string',
+    'jwks-private-member': async (r) => (await call(r, '/domains/brand.test/.well-known/jwks.json')).json.keys.some((k: object) => 'd' in k),
+    'jwks-duplicate-kid': async (r) => {
+      const kids = (await call(r, '/domains/brand.test/.well-known/jwks.json')).json.keys.map((k: { kid: string }) => k.kid);
+      return new Set(kids).size < kids.length;
+    },
+  };
+
+  it('has a probe here for every fault', () => {
+    expect(Object.keys(probes).sort()).toEqual(REGISTRY_FAULTS.map((f) => f.name).sort());
+  });
+
+  for (const fault of REGISTRY_FAULTS) {
+    it(`${fault.name}: broken with the fault, intact without`, async () => {
+      expect(await probes[fault.name]!(await start())).toBe(false);
+      expect(await probes[fault.name]!(await start({ faults: [fault.name] }))).toBe(true);
+    });
+  }
+});
