@@ -31,3 +31,44 @@ export function formatFaultList(faults: ReadonlyArray<{ name: string; rule: stri
   const width = Math.max(0, ...faults.map((f) => f.name.length));
   return faults.map((f) => `${f.name.padEnd(width)}  ${f.rule}  [${f.targets.join(', ')}]\n`).join('');
 }
+
+/** The I/O of a long-running mock command; `stop` stops it like a signal would (tests). */
+export interface MockCommandIo {
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+  stop?: AbortSignal;
+}
+
+/** Parsed flags past --help and --list-faults (a union of parse results loses those members). */
+export type ServingArgs<A> = Exclude<A, { help: true } | { listFaults: true }>;
+export type MockCommandStart<A> = { exit: number } | { args: ServingArgs<A>; out: (text: string) => void; err: (text: string) => void };
+
+/**
+ * What every `proto-comply mock <name>` does first: parse the flags (a FlagError is one line on
+ * stderr and exit 2), answer --help and --list-faults (exit 0). Otherwise the parsed flags.
+ */
+export function startMockCommand<A extends { help: boolean; listFaults: boolean }>(
+  name: string,
+  argv: string[],
+  io: MockCommandIo,
+  o: { parse: (argv: string[]) => A; usage: string; faults: () => ReadonlyArray<{ name: string; rule: string; targets: readonly string[] }> },
+): MockCommandStart<A> {
+  const out = io.stdout ?? ((text: string) => process.stdout.write(text));
+  const err = io.stderr ?? ((text: string) => process.stderr.write(text));
+  let args: A;
+  try {
+    args = o.parse(argv);
+  } catch (e) {
+    err(`proto-comply mock ${name}: ${(e as Error).message}\n`);
+    return { exit: 2 };
+  }
+  if (args.help) {
+    out(`${o.usage}\n`);
+    return { exit: 0 };
+  }
+  if (args.listFaults) {
+    out(formatFaultList(o.faults()));
+    return { exit: 0 };
+  }
+  return { args: args as ServingArgs<A>, out, err };
+}

@@ -3,6 +3,7 @@
  * validateTaskResponse exactly as the harness judges agents' replies.
  */
 import { describe, expect, it } from 'vitest';
+import { SPEC_TASKS as TASKS_OF_4_3 } from '../protocol/tasks.js';
 import { DEFAULT_TOKEN, protocolIds } from '../token.js';
 import { loadTaskSample } from './samples.js';
 import { createSchemaValidator } from './validator.js';
@@ -13,29 +14,7 @@ const T = ids.token;
 const v = createSchemaValidator({ token: T });
 
 /** Every task of interface spec 4.3 plus the sandbox test controller (digest 4.6). */
-const SPEC_TASKS = [
-  'get_products',
-  'create_media_buy',
-  'update_media_buy',
-  'sync_accounts',
-  'list_accounts',
-  'list_creative_formats',
-  'build_creative',
-  'sync_creatives',
-  'sync_audiences',
-  'get_signals',
-  'activate_signal',
-  'check_governance',
-  'get_plan_audit_logs',
-  'get_media_buy_delivery',
-  'log_event',
-  'provide_performance_feedback',
-  'sync_catalogs',
-  'get_brand_identity',
-  'get_media_buys',
-  ids.capabilitiesTask,
-  'comply_test_controller',
-];
+const SPEC_TASKS = [...TASKS_OF_4_3, ids.capabilitiesTask, 'comply_test_controller'];
 
 const ERR = { code: 'INVALID_REQUEST', message: 'bad input' };
 const LOOSE = [

@@ -14,14 +14,9 @@ import { listBuyerFaults, UnknownBuyerFaultError } from './faults.js';
 import { startMockBuyer, type MockBuyerOptions } from './index.js';
 import { EndpointConfigError } from './store/endpoints.js';
 import { TrustConfigError } from './trust.js';
-import { FlagError, waitForStop, parsePortFlag, formatFaultList } from '../../harness/cli-kit/serve.js';
+import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/cli-kit/serve.js';
 
-export interface MockBuyerCommandIo {
-  stdout?: (text: string) => void;
-  stderr?: (text: string) => void;
-  /** Stops the buyer like a signal would (tests). */
-  stop?: AbortSignal;
-}
+export type MockBuyerCommandIo = MockCommandIo;
 
 const USAGE =
   'usage: proto-comply mock buyer --db FILE [--port N] [--host H] [--token T] [--fault NAME]... [--list-faults] ' +
@@ -98,23 +93,9 @@ function parse(argv: string[]): Parsed {
 }
 
 export async function mockBuyerCommand(argv: string[], io: MockBuyerCommandIo = {}): Promise<number> {
-  const out = io.stdout ?? ((text: string) => process.stdout.write(text));
-  const err = io.stderr ?? ((text: string) => process.stderr.write(text));
-  let args;
-  try {
-    args = parse(argv);
-  } catch (e) {
-    err(`proto-comply mock buyer: ${(e as Error).message}\n`);
-    return 2;
-  }
-  if (args.help) {
-    out(`${USAGE}\n`);
-    return 0;
-  }
-  if (args.listFaults) {
-    out(formatFaultList(listBuyerFaults()));
-    return 0;
-  }
+  const start = startMockCommand('buyer', argv, io, { parse, usage: USAGE, faults: listBuyerFaults });
+  if ('exit' in start) return start.exit;
+  const { args, out, err } = start;
   if (args.options.trust.senders.length === 0) err('proto-comply mock buyer: no --trust-brand given: every RFC 9421 webhook will be refused (key unknown)\n');
 
   let buyer;

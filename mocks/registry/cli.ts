@@ -9,7 +9,7 @@
  * publisher's pin. Bad flags: one line on stderr, exit code 2.
  */
 import { parseArgs } from 'node:util';
-import { FlagError, formatFaultList, parsePortFlag, waitForStop } from '../../harness/cli-kit/serve.js';
+import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/cli-kit/serve.js';
 import { createSafeFetcher } from '../../harness/net/safe-fetch.js';
 import { REGISTRY_FAULTS, UnknownRegistryFaultError } from './faults.js';
 import { startMockRegistry } from './index.js';
@@ -19,12 +19,6 @@ const USAGE =
   '[--agent URL [--agent-capability TASK]... [--agent-jwks URL]] [--list-faults]';
 const DEFAULT_CAPABILITIES = ['get_products', 'create_media_buy', 'get_media_buys', 'get_media_buy_delivery'];
 const MAX_JWKS_BYTES = 256 * 1024;
-
-export interface MockRegistryCommandIo {
-  stdout?: (text: string) => void;
-  stderr?: (text: string) => void;
-  stop?: AbortSignal;
-}
 
 function parse(argv: string[]) {
   let parsed;
@@ -91,24 +85,10 @@ async function agentKeys(url: URL, warn: (line: string) => void): Promise<Array<
   }
 }
 
-export async function mockRegistryCommand(argv: string[], io: MockRegistryCommandIo = {}): Promise<number> {
-  const out = io.stdout ?? ((text: string) => process.stdout.write(text));
-  const err = io.stderr ?? ((text: string) => process.stderr.write(text));
-  let args;
-  try {
-    args = parse(argv);
-  } catch (e) {
-    err(`proto-comply mock registry: ${(e as Error).message}\n`);
-    return 2;
-  }
-  if (args.help) {
-    out(`${USAGE}\n`);
-    return 0;
-  }
-  if (args.listFaults) {
-    out(formatFaultList(REGISTRY_FAULTS));
-    return 0;
-  }
+export async function mockRegistryCommand(argv: string[], io: MockCommandIo = {}): Promise<number> {
+  const start = startMockCommand('registry', argv, io, { parse, usage: USAGE, faults: () => REGISTRY_FAULTS });
+  if ('exit' in start) return start.exit;
+  const { args, out, err } = start;
   let registry;
   try {
     registry = await startMockRegistry({

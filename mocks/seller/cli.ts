@@ -9,14 +9,9 @@ import { parseArgs } from 'node:util';
 import { TokenError } from '../../harness/token.js';
 import { UnknownFaultError, listFaults } from './faults.js';
 import { startMockSeller } from './index.js';
-import { FlagError, waitForStop, parsePortFlag, formatFaultList } from '../../harness/cli-kit/serve.js';
+import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/cli-kit/serve.js';
 
-export interface MockSellerCommandIo {
-  stdout?: (text: string) => void;
-  stderr?: (text: string) => void;
-  /** Stops the seller like a signal would (tests). */
-  stop?: AbortSignal;
-}
+export type MockSellerCommandIo = MockCommandIo;
 
 const USAGE =
   'usage: proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]... [--db FILE] [--reply-mode sse|json] [--no-controller] ' +
@@ -73,23 +68,9 @@ function parse(argv: string[]) {
 }
 
 export async function mockSellerCommand(argv: string[], io: MockSellerCommandIo = {}): Promise<number> {
-  const out = io.stdout ?? ((text: string) => process.stdout.write(text));
-  const err = io.stderr ?? ((text: string) => process.stderr.write(text));
-  let args;
-  try {
-    args = parse(argv);
-  } catch (e) {
-    err(`proto-comply mock seller: ${(e as Error).message}\n`);
-    return 2;
-  }
-  if (args.help) {
-    out(`${USAGE}\n`);
-    return 0;
-  }
-  if (args.listFaults) {
-    out(formatFaultList(listFaults()));
-    return 0;
-  }
+  const start = startMockCommand('seller', argv, io, { parse, usage: USAGE, faults: listFaults });
+  if ('exit' in start) return start.exit;
+  const { args, out, err } = start;
 
   let seller;
   try {
