@@ -5,6 +5,7 @@
  * keys with unique kids.
  */
 import { readFile } from 'node:fs/promises';
+import { PRIVATE_JWK_MEMBERS } from '../discovery/jwks-audit.js';
 import type { AddressPolicy } from '../net/address-policy.js';
 import { createSafeFetcher } from '../net/safe-fetch.js';
 import { StaticKeyResolver } from '../signing/keys/key-resolver.js';
@@ -12,8 +13,6 @@ import type { Jwk } from '../signing/keys/keys.js';
 import { isLoopbackHost } from '../webhooks/emission/config.js';
 
 const MAX_JWKS_BYTES = 64 * 1024;
-/** Members only a private JWK has (RFC 7518 6.2.2, 6.3.2, 6.4). */
-const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 export class CallerKeysError extends Error {}
 
@@ -41,7 +40,7 @@ export async function loadCallerKeys(source: string, policy?: AddressPolicy): Pr
   const keys = (doc as { keys?: unknown })?.keys;
   if (!Array.isArray(keys) || keys.length === 0 || !keys.every((k) => k !== null && typeof k === 'object' && typeof (k as Jwk).kid === 'string'))
     throw new CallerKeysError(`--caller-jwks ${JSON.stringify(source)} is not a JWKS: expected {"keys": [...]} with a kid on every key`);
-  const secret = keys.find((k) => PRIVATE_MEMBERS.some((m) => m in (k as object)));
+  const secret = keys.find((k) => PRIVATE_JWK_MEMBERS.some((m) => m in (k as object)));
   if (secret) throw new CallerKeysError(`--caller-jwks: key ${JSON.stringify((secret as Jwk).kid)} carries private material; give the public keys only`);
   try {
     return new StaticKeyResolver(keys as Jwk[]);

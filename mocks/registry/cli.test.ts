@@ -32,6 +32,14 @@ describe('proto-comply mock registry', () => {
     }
   });
 
+  it("starts with an empty key set, and says so, when the agent's key set cannot be read", async () => {
+    const cli = await started(['--agent', 'http://127.0.0.1:9/mcp']);
+    expect(cli.err()).toMatch(/key set could not be read \(http:\/\/127\.0\.0\.1:9\/\.well-known\/jwks\.json: .+\); the brand's key set and the pin are empty/);
+    const adagents = /adagents\s+(\S+)/.exec(cli.out())![1]!;
+    expect(((await (await fetch(adagents)).json()) as Record<string, unknown>).signing_keys).toBeUndefined();
+    expect(await cli.stop()).toBe(0);
+  });
+
   it('lists its faults, and refuses bad flags with exit 2', async () => {
     let out = '';
     expect(await mockRegistryCommand(['--list-faults'], { stdout: (t) => (out += t) })).toBe(0);

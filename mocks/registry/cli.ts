@@ -10,7 +10,8 @@
  */
 import { parseArgs } from 'node:util';
 import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/cli-kit/serve.js';
-import { createSafeFetcher } from '../../harness/net/safe-fetch.js';
+import { PRIVATE_JWK_MEMBERS } from '../../harness/discovery/jwks-audit.js';
+import { fetchDiscoveryJson } from '../../harness/discovery/fetch.js';
 import { REGISTRY_FAULTS, UnknownRegistryFaultError } from './faults.js';
 import { startMockRegistry } from './index.js';
 
@@ -73,16 +74,16 @@ function parse(argv: string[]) {
 
 /** The public keys of the agent's key set; none (with a warning) when it cannot be read. */
 async function agentKeys(url: URL, warn: (line: string) => void): Promise<Array<Record<string, unknown>>> {
-  try {
-    const doc = await createSafeFetcher({ allowInsecureLoopback: true })(url.href, { maxBytes: MAX_JWKS_BYTES });
-    const keys = (JSON.parse(doc.body.toString('utf8')) as { keys?: unknown }).keys;
-    if (doc.status !== 200 || !Array.isArray(keys)) throw new Error(`HTTP ${doc.status}, no keys[]`);
-    const PRIVATE = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']);
-    return keys.filter((k) => k && typeof k === 'object').map((k) => Object.fromEntries(Object.entries(k).filter(([m]) => !PRIVATE.has(m))));
-  } catch (e) {
-    warn(`mock registry: the agent's key set ${url.href} could not be read (${(e as Error).message}); the brand's key set and the pin are empty`);
+  const doc = await fetchDiscoveryJson(url.href, { allowInsecureLoopback: true, maxBytes: MAX_JWKS_BYTES });
+  const keys = doc.ok ? (doc.value as { keys?: unknown } | null)?.keys : undefined;
+  if (!Array.isArray(keys)) {
+    warn(
+      `mock registry: the agent's key set could not be read (${doc.ok ? `${url.href}: no keys array` : doc.message}); the brand's key set and the pin are empty`,
+    );
     return [];
   }
+  const isPrivate = (m: string) => (PRIVATE_JWK_MEMBERS as readonly string[]).includes(m);
+  return keys.filter((k) => k && typeof k === 'object').map((k) => Object.fromEntries(Object.entries(k).filter(([m]) => !isPrivate(m))));
 }
 
 export async function mockRegistryCommand(argv: string[], io: MockCommandIo = {}): Promise<number> {
