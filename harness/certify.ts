@@ -19,9 +19,12 @@ import {
   resolveEndpoints,
   DEFAULT_TRANSPORT_LIMITS,
   TransportConfigError,
+  type Recorder,
   type Transport,
-  type TransportKind,
+  type AgentTransportKind,
 } from './transport/index.js';
+import { type RegistryTarget, registryTargetOf } from './registry-face/target.js';
+import { RegistryFaceTransport } from './registry-face/transport.js';
 import { createSchemaValidator } from './schemas/validator.js';
 import { Redactor } from './transport/redact.js';
 import { boundRun } from './engine/bound.js';
@@ -35,7 +38,7 @@ export interface CertifyOptions {
   mcpUrl?: string;
   a2aUrl?: string;
   /** Default both. */
-  transports?: TransportKind[];
+  transports?: AgentTransportKind[];
   /** The caller named the transports (an absent A2A card is then a failure, not "not offered"). */
   transportExplicit?: boolean;
   /** Suite ids (default all) or already loaded suites (of `catalog`). */
@@ -63,6 +66,8 @@ export interface CertifyOptions {
   receiverUrl?: string;
   /** Options of the receiver under test (read-back hook, second endpoint, dedup bound, sender identity). */
   receiver?: ReceiverOptions;
+  /** The registry face to certify (the registry suite, on the rest column): its URL and API key, discovery files. */
+  registry?: RegistryTarget;
   /** Refuse reserved (private, loopback, link-local, ...) addresses for every connection of the run:
    *  agent endpoints, the agent card url, brand.json and JWKS fetches (default false; a registry or
    *  fleet probing agents it does not control should set it). */
@@ -118,13 +123,23 @@ export function pickSuites(selection: CertifyOptions['suites'], catalog: SuiteCa
 export async function certify(o: CertifyOptions): Promise<RunResult> {
   const token = o.token ?? DEFAULT_TOKEN;
   const receiver = receiverTargetOf(o.receiverUrl, o.receiver);
+  const registry = registryTargetOf(o.registry);
   if (o.agentUrl === undefined) {
-    if (!receiver) throw new TransportConfigError('an agent URL (or, for a receiver-only run, a receiver URL) is required');
-    return certifyReceiverOnly(o, receiver, token);
+    if (receiver) {
+      if (registry) throw new TransportConfigError('a receiver-only run certifies no registry: give --agent too, or run the registry on its own');
+      return certifyReceiverOnly(o, receiver, token);
+    }
+    if (registry) return certifyRegistryOnly(o, registry, token);
+    throw new TransportConfigError('an agent URL (or, for a receiver-only run, a receiver URL; for a registry-only run, a registry URL) is required');
   }
   const agentUrl = o.agentUrl;
   const catalog = o.catalog ?? builtinSuites();
-  const suites = pickSuites(o.suites, catalog);
+  const picked = pickSuites(o.suites, catalog);
+  // The registry face is certified only when the run names one (it has its own rest column).
+  const suites = registry ? picked : picked.filter((s) => s.face !== 'registry');
+  const named = (o.suites ?? []).filter((x): x is string => typeof x === 'string');
+  if (!registry && picked.some((s) => s.face === 'registry' && named.includes(s.id)))
+    throw new TransportConfigError('the registry suite certifies a registry: give its URL with --registry');
   const endpoints = resolveEndpoints(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl });
   const addressPolicy = addressPolicyOf(o);
   const cardOrigin = o.sendTokenToCardOrigin ? 'allow-with-token' : o.allowCardOrigin ? 'allow' : 'refuse';
@@ -148,6 +163,7 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
       { a2a: { cardOrigin } },
     ),
   );
+  if (registry && suites.some((s) => s.face === 'registry')) transports.push(registryTransport(o, registry, recorder, addressPolicy));
   const seed = o.seed ?? newSeed();
   try {
     const run = await executeRun({
@@ -165,6 +181,46 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
     return boundRun(redactor.value(run));
   } finally {
     await Promise.race([Promise.allSettled(transports.map((t) => t.close())), new Promise((r) => setTimeout(r, 5_000).unref())]);
+  }
+}
+
+/** The rest column: the registry face under the run's recorder and address policy. */
+function registryTransport(o: CertifyOptions, registry: RegistryTarget, capture: Recorder, addressPolicy: AddressPolicy): Transport {
+  if (registry.apiKey) capture.addSecret(registry.apiKey);
+  return new RegistryFaceTransport(registry, {
+    capture,
+    addressPolicy,
+    connectTimeoutMs: DEFAULT_TRANSPORT_LIMITS.connectTimeoutMs,
+    totalTimeoutMs: Math.round((o.timeoutS ?? DEFAULT_TRANSPORT_LIMITS.totalTimeoutMs / 1000) * 1000),
+    maxResponseBytes: DEFAULT_TRANSPORT_LIMITS.maxResponseBytes,
+  });
+}
+
+/** A registry without an agent: only the registry-face suites, on the rest column. */
+async function certifyRegistryOnly(o: CertifyOptions, registry: RegistryTarget, token: string): Promise<RunResult> {
+  const catalog = o.catalog ?? builtinSuites();
+  const suites = pickSuites(o.suites, catalog).filter((s) => s.face === 'registry');
+  if (suites.length === 0) throw new UnknownSuiteError('a registry-only run runs the registry suites; none is selected');
+  const seed = o.seed ?? newSeed();
+  const redactor = o.redactor ?? new Redactor();
+  const addressPolicy = addressPolicyOf(o);
+  const transports = [registryTransport(o, registry, createRecorder({ token, redactor }), addressPolicy)];
+  const where = registry.url ?? registry.adagentsUrl ?? registry.brandUrl ?? '';
+  try {
+    const run = await executeRun({
+      ...planBase(o, token, seed, undefined),
+      addressPolicy,
+      redactor,
+      agentUrl: where,
+      transports,
+      suites,
+      kinds: catalog.kinds,
+      authTokenSet: false,
+      command: o.command ?? `npx proto-comply run --registry ${where} --seed ${seed}`,
+    });
+    return boundRun(redactor.value(run));
+  } finally {
+    await Promise.allSettled(transports.map((t) => t.close()));
   }
 }
 

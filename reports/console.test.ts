@@ -131,6 +131,20 @@ describe('renderSummary', () => {
   const summary = renderSummary(run, { written: ['out/agent-compliance.json', 'out/junit.xml'] });
   const lines = summary.split('\n');
 
+  it('shows a dash where a suite has nothing to run: an agent suite on the registry column, the registry suite on MCP/A2A', () => {
+    const base = buildRunFixture();
+    const counts = base.suites[0]!.by_transport.mcp!.counts;
+    const withRegistry = {
+      ...base,
+      transports: [...base.transports, 'rest' as const],
+      suites: [...base.suites, { ...base.suites[0]!, suite_id: 'registry', by_transport: { rest: { status: 'passing' as const, counts } } }],
+    };
+    const out = renderSummary(withRegistry, { written: [] }).split('\n');
+    expect(out.find((l) => l.startsWith('registry '))).toMatch(/^registry\s+—\s+—\s+passing/);
+    expect(out.find((l) => l.startsWith('capabilities '))).toMatch(/\s—$/);
+    expect(out.find((l) => l.startsWith('schemas '))).toMatch(/^schemas\s+untested\s+untested\s+untested$/);
+  });
+
   it('has a suite × transport table with statuses and counts', () => {
     const header = lines.find((l) => l.startsWith('suite '))!;
     expect(header).toMatch(/^suite\s+mcp\s+a2a$/);

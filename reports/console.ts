@@ -6,7 +6,7 @@
 import { isFailing } from '../harness/engine/result.js';
 import type { CheckResult, OutcomeCounts, RunResult } from '../harness/engine/result.js';
 import { blockedLine, gapLine } from '../harness/engine/summarize.js';
-import { DISPLAY_OUTCOMES, coverageText, displayOutcome, groupsByLevel, hasFindings } from './view.js';
+import { DISPLAY_OUTCOMES, OTHER_FACE, coverageText, displayOutcome, groupsByLevel, hasFindings, otherFace } from './view.js';
 import type { DisplayOutcome } from './view.js';
 import { formatDuration, oneLine, specRefText, truncate } from './text.js';
 
@@ -117,7 +117,8 @@ function suiteTable(run: RunResult): string[] {
       oneLine(suite.suite_id, 60),
       ...run.transports.map((t) => {
         const s = suite.by_transport[t];
-        return s ? `${s.status.replaceAll('_', ' ')}${countsText(s.counts) ? ` (${countsText(s.counts)})` : ''}` : 'untested';
+        if (!s) return otherFace(suite, t) ? OTHER_FACE : 'untested';
+        return `${s.status.replaceAll('_', ' ')}${countsText(s.counts) ? ` (${countsText(s.counts)})` : ''}`;
       }),
     ]);
   }

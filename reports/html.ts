@@ -15,7 +15,7 @@ import { evidenceHtml } from './html-evidence.js';
 import { SafeHtml, html } from './html-escape.js';
 import { formatDuration, specRefText } from './text.js';
 import { blockedLine, gapLine } from '../harness/engine/summarize.js';
-import { DISPLAY_OUTCOMES, coverageText, displayOutcome, groupsByLevel, outcomeLabel } from './view.js';
+import { DISPLAY_OUTCOMES, OTHER_FACE, coverageText, displayOutcome, groupsByLevel, otherFace, outcomeLabel } from './view.js';
 import type { CheckGroup, DisplayOutcome } from './view.js';
 
 export const HTML_FILE = 'report.html';
@@ -94,15 +94,15 @@ function transports(run: RunResult): SafeHtml {
 }
 
 function matrixRow(run: RunResult, suite: SuiteResult): SafeHtml {
-  const statuses = run.transports.map((t) => suite.by_transport[t]?.status ?? 'untested');
-  const differs = new Set(statuses).size > 1;
+  const statuses = run.transports.map((t) => suite.by_transport[t]?.status ?? (otherFace(suite, t) ? 'other_face' : 'untested'));
+  const differs = new Set(statuses.filter((s) => s !== 'other_face')).size > 1;
   return html`<tr data-suite="${suite.suite_id}"><th scope="row"><code>${suite.suite_id}</code><br><small>${suite.title}</small></th>
 <td class="overall s-${suite.status}" data-status="${suite.status}">${suite.status.replace('_', ' ')}${
     differs ? html` <span class="differs" title="transports disagree">≠</span>` : ''
   }${suite.first_failure ? html`<br><small>first failure: <code>${suite.first_failure.check_id}</code> [${suite.first_failure.transport}]</small>` : ''}</td>
 ${run.transports.map((t, i) => {
   const s = suite.by_transport[t];
-  return html`<td class="cell s-${statuses[i]}" data-suite="${suite.suite_id}" data-transport="${t}" data-status="${statuses[i]}"><span class="status">${statuses[i].replace('_', ' ')}</span>${
+  return html`<td class="cell s-${statuses[i]}" data-suite="${suite.suite_id}" data-transport="${t}" data-status="${statuses[i]}"><span class="status">${statuses[i] === 'other_face' ? OTHER_FACE : statuses[i].replace('_', ' ')}</span>${
     s ? html`<span class="counts">${countsLine(s.counts)}</span>` : ''
   }</td>`;
 })}</tr>`;

@@ -11,7 +11,7 @@
  */
 import type { CheckResult, RunResult } from '../harness/engine/result.js';
 import { oneLine, specRefText } from './text.js';
-import { coverageText, displayOutcome, groupsByLevel, hasFindings, outcomeLabel } from './view.js';
+import { OTHER_FACE, coverageText, displayOutcome, groupsByLevel, hasFindings, otherFace, outcomeLabel } from './view.js';
 import { blockedLine, gapLine } from '../harness/engine/summarize.js';
 import type { CheckGroup } from './view.js';
 
@@ -56,7 +56,7 @@ function matrix(run: RunResult): string[] {
   const rows = run.suites.map((s) => {
     const cells = run.transports.map((t) => {
       const sub = s.by_transport[t];
-      if (!sub) return 'untested';
+      if (!sub) return otherFace(s, t) ? OTHER_FACE : 'untested';
       const c = sub.counts;
       const tally = [
         c.pass && `${c.pass} pass`,

@@ -5,7 +5,7 @@
  * across transports so MCP sits next to A2A and differing verdicts can be flagged.
  */
 import { LEVELS, OUTCOMES, VERIFIED_OUTCOMES, isFailing } from '../harness/engine/result.js';
-import type { CheckResult, Level, Outcome, RunResult, SpecRef } from '../harness/engine/result.js';
+import type { CheckResult, Level, Outcome, RunResult, SpecRef, SuiteResult } from '../harness/engine/result.js';
 import type { TransportKind } from '../harness/transport/types.js';
 
 export type DisplayOutcome = Outcome | 'not_run';
@@ -165,3 +165,15 @@ export function coverageText(run: RunResult): string {
     });
   return `${run.coverage.complete ? 'complete' : 'INCOMPLETE'}${parts.length ? `: ${parts.join(' · ')}` : ''}`;
 }
+
+/**
+ * A suite's cell on a column of the other face: an agent suite on the rest column (the registry
+ * face) or the registry suite on an agent transport. Such a cell is not a gap, nothing runs there.
+ */
+export function otherFace(suite: Pick<SuiteResult, 'by_transport'>, t: TransportKind): boolean {
+  const columns = Object.keys(suite.by_transport);
+  return columns.length > 0 && columns.every((c) => (c === 'rest') !== (t === 'rest'));
+}
+
+/** What an empty cell of the suite table says: `—` across faces, `untested` otherwise. */
+export const OTHER_FACE = '—';

@@ -1,6 +1,6 @@
 /**
  * Every check is proven able to fail: targeted by a fault profile of a mock (seller, verifier,
- * webhook emission, buyer, calling buyer) or named in suites/testing/failing-tests.ts with a unit test that fails
+ * webhook emission, buyer, calling buyer, registry) or named in suites/testing/failing-tests.ts with a unit test that fails
  * it. Lists the checks with neither, map entries whose test does not exist, and fault targets or
  * map entries that are no check id.
  */
@@ -10,13 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { listBuyerFaults } from '../mocks/buyer/faults.js';
 import { listCallingFaults } from '../mocks/buyer/calls/faults.js';
 import { listFaults } from '../mocks/seller/faults.js';
+import { REGISTRY_API_FAULTS } from '../mocks/registry/faults.js';
 import '../mocks/seller/index.js'; // registers the verifier and webhook faults
 import { builtinCheckIds } from './index.js';
 import { FAILING_TESTS } from './testing/failing-tests.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const checkIds = builtinCheckIds();
-const faults = [...listFaults(), ...listBuyerFaults(), ...listCallingFaults()];
+const faults = [...listFaults(), ...listBuyerFaults(), ...listCallingFaults(), ...REGISTRY_API_FAULTS];
 const targeted = new Set(faults.flatMap((f) => f.targets));
 
 function escapeRegExp(s: string): string {

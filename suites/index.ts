@@ -18,6 +18,7 @@ export const SUITE_PLUGINS: readonly SuitePlugin[] = (
     import('./webhook-receiver/plugin.js'),
     import('./webhooks/plugin.js'),
     import('./caller/plugin.js'),
+    import('./registry/plugin.js'),
   ])
 ).map((m) => m.default);
 

@@ -36,7 +36,11 @@ describe('parseBaseline', () => {
     ['unknown check id', 'version: 1\nexpected_failures:\n  - check: a.nope\n    reason: x\n', /expected_failures\[0\]\.check: unknown check id "a\.nope"/],
     ['missing reason', 'version: 1\nexpected_failures:\n  - check: a.one\n', /expected_failures\[0\]\.reason: expected a non-empty reason/],
     ['blank reason', 'version: 1\nexpected_failures:\n  - check: a.one\n    reason: "  "\n', /reason: expected a non-empty reason/],
-    ['bad transport', 'version: 1\nexpected_failures:\n  - check: a.one\n    transport: smtp\n    reason: x\n', /transport: expected mcp or a2a, got "smtp"/],
+    [
+      'bad transport',
+      'version: 1\nexpected_failures:\n  - check: a.one\n    transport: smtp\n    reason: x\n',
+      /transport: expected mcp, a2a or rest, got "smtp"/,
+    ],
     ['unknown entry field', 'version: 1\nexpected_failures:\n  - check: a.one\n    reason: x\n    until: 2027\n', /unknown field "until"/],
     [
       'duplicate entry',

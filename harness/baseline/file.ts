@@ -18,7 +18,7 @@ import type { TransportKind } from '../transport/types.js';
 export const BASELINE_VERSION = 1;
 /** A baseline is a short list; anything larger than this is not one. */
 export const MAX_BASELINE_BYTES = 1024 * 1024;
-const TRANSPORTS: readonly TransportKind[] = ['mcp', 'a2a'];
+const TRANSPORTS: readonly TransportKind[] = ['mcp', 'a2a', 'rest'];
 
 export interface BaselineEntry {
   check_id: string;
@@ -58,7 +58,7 @@ function parseEntry(raw: unknown, where: string, known: ReadonlySet<string> | un
   if (typeof check !== 'string' || check.trim() === '') throw new BaselineError(`${where}.check: expected a check id`);
   if (known && !known.has(check)) throw new BaselineError(`${where}.check: unknown check id ${JSON.stringify(check)}`);
   if (transport !== undefined && !TRANSPORTS.includes(transport as TransportKind)) {
-    throw new BaselineError(`${where}.transport: expected mcp or a2a, got ${JSON.stringify(transport)}`);
+    throw new BaselineError(`${where}.transport: expected mcp, a2a or rest, got ${JSON.stringify(transport)}`);
   }
   if (typeof reason !== 'string' || reason.trim() === '') throw new BaselineError(`${where}.reason: expected a non-empty reason`);
   return transport === undefined ? { check_id: check, reason } : { check_id: check, transport: transport as TransportKind, reason };

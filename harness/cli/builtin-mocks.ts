@@ -1,7 +1,8 @@
 /**
  * `proto-comply run` without --agent: the built-in mock seller (with a fresh bearer token so the
  * auth checks run) and, unless a receiver was named, the built-in mock buyer as the receiver of
- * the webhook-receiver suite, trusting the harness's sender identity. Everything on loopback,
+ * the webhook-receiver suite, trusting the harness's sender identity, and, unless a registry was
+ * named, the built-in mock registry (listing the seller) for the registry suite. Everything on loopback,
  * ephemeral ports, a temporary database; `close()` stops it all.
  */
 import { randomBytes } from 'node:crypto';
@@ -9,28 +10,45 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReceiverTarget } from '../engine/resources.js';
+import type { RegistryTarget } from '../registry-face/target.js';
 
 export interface BuiltinMocks {
   agentUrl: string;
   authToken: string;
   /** Present when the mock buyer was started. */
   receiver?: ReceiverTarget;
+  /** Present when the mock registry was started. */
+  registry?: RegistryTarget;
   close(): Promise<void>;
 }
 
-export async function startBuiltinMocks(o: { token: string; withBuyer: boolean; log: (line: string) => void }): Promise<BuiltinMocks> {
+export async function startBuiltinMocks(o: { token: string; withBuyer: boolean; withRegistry: boolean; log: (line: string) => void }): Promise<BuiltinMocks> {
   const { startMockSeller } = await import('../../mocks/seller/index.js');
   const authToken = randomBytes(24).toString('base64url');
   // Loopback only: the seller posts webhooks to the harness's loopback receivers over http.
   const seller = await startMockSeller({ token: o.token, authToken, allowPrivateWebhooks: true });
   o.log(`proto-comply: certifying the built-in mock seller at ${seller.baseUrl}`);
-  if (!o.withBuyer) return { agentUrl: seller.baseUrl, authToken, close: () => seller.close() };
-
   const closers: Array<() => Promise<void> | void> = [() => seller.close()];
   const close = async () => {
     for (const c of closers.splice(0).reverse()) await c();
   };
+  let registry: RegistryTarget | undefined;
   try {
+    if (o.withRegistry) {
+      const { startMockRegistry } = await import('../../mocks/registry/index.js');
+      // The registry lists the seller (its capabilities and a channel), as a registry would after its registration.
+      const r = await startMockRegistry({
+        token: o.token,
+        seed: [
+          { domain: new URL(seller.baseUrl).hostname, agent_url: seller.mcpUrl, capabilities: ['get_products', 'create_media_buy'], channels: ['display'] },
+        ],
+      });
+      closers.push(() => r.close());
+      registry = { url: r.baseUrl, apiKey: r.apiKeys[0]! };
+      o.log(`proto-comply: certifying the built-in mock registry at ${r.baseUrl}`);
+    }
+    if (!o.withBuyer) return { agentUrl: seller.baseUrl, authToken, ...(registry ? { registry } : {}), close };
+
     const { startSenderIdentity } = await import('../webhooks/receiver-probe/sender.js');
     const { startMockBuyerFor } = await import('../../mocks/buyer/suite-run.js');
     const identity = await startSenderIdentity({ token: o.token });
@@ -44,6 +62,7 @@ export async function startBuiltinMocks(o: { token: string; withBuyer: boolean; 
       agentUrl: seller.baseUrl,
       authToken,
       receiver,
+      ...(registry ? { registry } : {}),
       close,
     };
   } catch (e) {

@@ -17,14 +17,14 @@ function cli(args: string[], env: Record<string, string> = {}) {
 }
 
 describe('proto-comply run', () => {
-  it('certifies the built-in mock seller and mock buyer over MCP and A2A and writes valid reports (exit 0)', () => {
+  it('certifies the built-in mock seller and mock buyer over MCP and A2A, and the mock registry, and writes valid reports (exit 0)', () => {
     const out = mkdtempSync(join(tmpdir(), 'pc-cli-'));
     try {
       const r = cli(['run', '--out', out]);
       expect(r.code, r.stderr + r.stdout).toBe(0);
       const doc = JSON.parse(readFileSync(join(out, 'agent-compliance.json'), 'utf8'));
       expect(validateAgentCompliance(doc)).toEqual({ valid: true, errors: [] });
-      expect(doc.transports).toEqual(['mcp', 'a2a']);
+      expect(doc.transports).toEqual(['mcp', 'a2a', 'rest']);
       expect(doc.overall_status).toBe('passing');
       // Every suite ran and passed on both transports, the buyer's webhook receiver included.
       const suites = Object.fromEntries(
@@ -32,6 +32,7 @@ describe('proto-comply run', () => {
       );
       for (const suite of ['capabilities', 'errors', 'idempotency', 'state-machine', 'signatures', 'webhooks', 'webhook-receiver', 'schemas'])
         for (const t of ['mcp', 'a2a']) expect(suites[suite]?.[t]?.status, `${suite} ${t}`).toBe('passing');
+      expect(suites.registry).toEqual({ rest: expect.objectContaining({ status: 'passing' }) });
       for (const f of ['junit.xml', 'report.html', 'allure-results']) expect(existsSync(join(out, f))).toBe(true);
       // The generated bearer token is never written anywhere.
       expect(r.stdout).toMatch(/Overall: PASSING/);

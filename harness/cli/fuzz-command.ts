@@ -201,6 +201,7 @@ export async function fuzzCommand(argv: string[]): Promise<number> {
     const mocks = await startBuiltinMocks({
       token: args.token,
       withBuyer: false,
+      withRegistry: false,
       log: (line) => process.stderr.write(`${line.replace('certifying', 'fuzzing')}\n`),
     });
     stopMocks = () => mocks.close();

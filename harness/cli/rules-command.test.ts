@@ -21,7 +21,7 @@ describe('proto-comply rules', () => {
     expect(lines[lines.indexOf('  is-4.4-r3  MUST  §4.4  the same key with another payload is IDEMPOTENCY_CONFLICT') + 1]).toBe(
       '      checks: idempotency.conflict.changed-payload, idempotency.conflict.other-task',
     );
-    expect(lines).toContain('      untested: registry face: no registry suite yet');
+    expect(lines).toContain('      untested: registry face: the OpenAPI description is not fetched or checked');
     const summaries = lines.slice(-2).map((l) => SUMMARY.exec(l));
     expect(summaries.map((m) => m?.[1])).toEqual(['interface-spec', 'digest']);
     for (const m of summaries) expect(Number(m![3]) + Number(m![4])).toBe(Number(m![2]));

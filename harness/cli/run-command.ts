@@ -14,7 +14,7 @@ import { boundRun } from '../engine/bound.js';
 import { DEFAULT_BUDGET_GRACE_MS } from '../engine/run.js';
 import { oneLine } from '../../reports/text.js';
 import { causeOf, errorRun, writeReportsSafely, type RunFrame } from './run-failure.js';
-import { namedUrls, resolveEndpoints, TransportConfigError, DEFAULT_TRANSPORT_LIMITS, type TransportKind } from '../transport/index.js';
+import { namedUrls, resolveEndpoints, TransportConfigError, DEFAULT_TRANSPORT_LIMITS, type AgentTransportKind } from '../transport/index.js';
 import { certify, pickSuites, UnknownSuiteError } from '../certify.js';
 import { createProgress, renderSummary } from '../../reports/console.js';
 import { renderAgentComplianceJson } from '../../reports/json.js';
@@ -24,6 +24,7 @@ import { applyBaseline } from '../baseline/apply.js';
 import { FixturesError, loadFixtures, type Fixtures } from '../../suites/setup/fixtures.js';
 import type { ReceiverTarget } from '../engine/resources.js';
 import { receiverOnlySuites } from '../webhooks/receiver-probe/run.js';
+import { type RegistryTarget, registryTargetOf } from '../registry-face/target.js';
 import { RECEIVER_RUN_OPTIONS, ReceiverFlagError, receiverFromFlags, receiverReproduceFlags, startRunSender } from '../webhooks/receiver-probe/cli.js';
 
 const OPTIONS = {
@@ -51,6 +52,8 @@ const OPTIONS = {
   'allow-host': { type: 'string', multiple: true },
   'allow-card-origin': { type: 'boolean', default: false },
   'send-token-to-card-origin': { type: 'boolean', default: false },
+  registry: { type: 'string' },
+  'api-key': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
   ...RECEIVER_RUN_OPTIONS,
 } as const;
@@ -59,7 +62,7 @@ export interface RunArgs {
   agent?: string;
   mcpUrl?: string;
   a2aUrl?: string;
-  transports: TransportKind[];
+  transports: AgentTransportKind[];
   transportExplicit: boolean;
   suites?: string[];
   check?: string;
@@ -91,6 +94,8 @@ export interface RunArgs {
   /** Use an agent card url on another origin (`--allow-card-origin`), without the token unless `sendTokenToCardOrigin`. */
   allowCardOrigin: boolean;
   sendTokenToCardOrigin: boolean;
+  /** The registry face to certify (`--registry URL`, `--api-key K` or $PROTO_COMPLY_REGISTRY_API_KEY). */
+  registry?: RegistryTarget;
 }
 
 /** Test seams of `run` (the resolver, so names map to addresses without DNS). */
@@ -141,17 +146,21 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   if (v['allow-gaps'] && v['require-full-coverage']) throw new UsageError('run: --allow-gaps and --require-full-coverage exclude each other');
   const allowHosts = allowHostFlags('run', v['allow-host']);
   let receiver: ReceiverTarget | undefined;
+  let registry: RegistryTarget | undefined;
   try {
     receiver = receiverFromFlags(v);
+    registry = registryTargetOf({ url: v.registry, apiKey: v['api-key'] ?? (v.registry ? env.PROTO_COMPLY_REGISTRY_API_KEY || undefined : undefined) });
   } catch (e) {
-    if (e instanceof ReceiverFlagError) throw new UsageError(`run: ${e.message}`);
+    if (e instanceof ReceiverFlagError || e instanceof TransportConfigError) throw new UsageError(`run: ${e.message}`);
     throw e;
   }
+  if (registry && receiver && !v.agent)
+    throw new UsageError('run: --registry and --receiver without --agent: run the registry on its own, or name the agent too');
   return {
     agent: v.agent,
     mcpUrl: v['mcp-url'],
     a2aUrl: v['a2a-url'],
-    transports: transport === 'both' ? ['mcp', 'a2a'] : [transport as TransportKind],
+    transports: transport === 'both' ? ['mcp', 'a2a'] : [transport as AgentTransportKind],
     transportExplicit: transport !== 'both',
     suites,
     check: v.check,
@@ -170,6 +179,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     allure: v.allure,
     json: v.json,
     receiver,
+    ...(registry ? { registry } : {}),
     denyPrivate: v['deny-private'],
     allowHosts,
     allowCardOrigin: v['allow-card-origin'] || v['send-token-to-card-origin'],
@@ -199,6 +209,8 @@ export function reproduceCommand(a: RunArgs): string {
   if (a.sendTokenToCardOrigin) parts.push('--send-token-to-card-origin');
   else if (a.allowCardOrigin) parts.push('--allow-card-origin');
   parts.push(...receiverReproduceFlags(a.receiver, shellQuote));
+  if (a.registry?.url) parts.push(`--registry ${shellQuote(a.registry.url)}`);
+  if (a.registry?.apiKey) parts.push('--api-key "$PROTO_COMPLY_REGISTRY_API_KEY"');
   parts.push(`--seed ${a.seed}`);
   return parts.join(' ');
 }
@@ -215,9 +227,17 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
   }
   // --receiver without --agent: a receiver-only run (only suites that need no agent).
   const receiverOnly = args.receiver !== undefined && args.agent === undefined;
+  // --registry without --agent: a registry-only run (the registry suites, on the rest column).
+  const registryOnly = args.registry !== undefined && args.agent === undefined && !receiverOnly;
   let suites;
   try {
     suites = pickSuites(receiverOnly ? receiverOnlySuites(args.suites) : args.suites);
+    if (registryOnly) suites = suites.filter((s) => s.face === 'registry');
+    const registryNamed = suites.filter((s) => s.face === 'registry' && args.suites?.includes(s.id));
+    if (args.agent && !args.registry && registryNamed.length > 0)
+      throw new TransportConfigError(`the ${registryNamed[0]!.id} suite certifies a registry: give its URL with --registry`);
+    if (registryOnly && suites.length === 0)
+      throw new UnknownSuiteError('a registry-only run (--registry without --agent) runs the registry suite; none is selected');
   } catch (e) {
     if (e instanceof UnknownSuiteError || e instanceof TransportConfigError) throw new UsageError(`run: ${e.message}`);
     throw e;
@@ -249,12 +269,19 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
   let authToken = args.authToken;
   let agentUrl: string | undefined = args.agent;
   let builtinReceiver: ReceiverTarget | undefined;
-  if (!args.agent && !receiverOnly) {
-    const mocks = await startBuiltinMocks({ token: args.token, withBuyer: args.receiver === undefined, log: (line) => process.stderr.write(`${line}\n`) });
+  let registry = args.registry;
+  if (!args.agent && !receiverOnly && !registryOnly) {
+    const mocks = await startBuiltinMocks({
+      token: args.token,
+      withBuyer: args.receiver === undefined,
+      withRegistry: args.registry === undefined,
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
     stopMocks = () => mocks.close();
     agentUrl = mocks.agentUrl;
     authToken = mocks.authToken;
     builtinReceiver = mocks.receiver;
+    registry ??= mocks.registry;
   }
 
   // The harness's webhook sender identity, started first so its brand URL is known (and printed).
@@ -265,7 +292,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
   try {
     const named = [
       ...(agentUrl ? namedUrls(agentUrl, { mcpUrl: args.mcpUrl, a2aUrl: args.a2aUrl }) : []),
-      ...[receiver?.url, receiver?.stateUrl, receiver?.altUrl].filter((u): u is string => u !== undefined),
+      ...[receiver?.url, receiver?.stateUrl, receiver?.altUrl, registry?.url].filter((u): u is string => u !== undefined),
     ];
     const refused = await refusedHost(addressPolicy, named);
     if (refused) {
@@ -275,10 +302,10 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
     const progressOut = args.json ? process.stderr : process.stdout;
     let progress: ReturnType<typeof createProgress> | undefined;
     // Every secret the run knows is redacted from everything printed or written, progress lines included.
-    const redactor = new Redactor(authToken ? [authToken] : []);
+    const redactor = new Redactor([authToken, registry?.apiKey].filter((s): s is string => s !== undefined));
     const finished: CheckResult[] = [];
     const frame: RunFrame = {
-      agentUrl: agentUrl ?? receiver?.url ?? '',
+      agentUrl: agentUrl ?? receiver?.url ?? registry?.url ?? '',
       token: args.token,
       transports: args.transports,
       seed: args.seed,
@@ -319,6 +346,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
         fixtures,
         receiverUrl: receiver?.url,
         receiver,
+        ...(registry ? { registry } : {}),
         addressPolicy,
         allowCardOrigin: args.allowCardOrigin,
         sendTokenToCardOrigin: args.sendTokenToCardOrigin,

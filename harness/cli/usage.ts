@@ -23,9 +23,10 @@ Run "proto-comply run --help" for the run options.`;
 export const RUN_HELP = `Usage: proto-comply run [options]
 
 Certifies an agent over MCP and/or A2A and writes the reports. Without --agent it starts the
-built-in mock seller and mock buyer on ephemeral loopback ports, certifies the seller and the
-buyer's webhook receiver, and stops them. With --receiver and no --agent it certifies only a
-buyer's webhook receiver (webhook-receiver suite).
+built-in mock seller, mock buyer and mock registry on ephemeral loopback ports, certifies the
+seller, the buyer's webhook receiver and the registry, and stops them. With --receiver and no
+--agent it certifies only a buyer's webhook receiver (webhook-receiver suite); with --registry and
+no --agent, only a registry (registry suite).
 
   --agent URL         agent URL: an MCP endpoint (…/mcp), an agent card URL, an A2A endpoint (…/a2a)
                       or a base URL (MCP at <base>/mcp, card at <base>/.well-known/agent-card.json)
@@ -69,6 +70,11 @@ buyer's webhook receiver (webhook-receiver suite).
   --receiver-alt URL  a second endpoint of the same receiver (dedup shared across endpoints)
   --receiver-dedup-bound N  per-sender dedup bound the receiver applies to the harness flood sender
   --sender-port N     fixed port for the harness's sender brand.json + JWKS (default ephemeral)
+  --registry URL      a registry to certify (registry suite, on its own rest column): its base URL
+                      ({base_url}/api/registry/stats, ...)
+  --api-key K         the registry's organization API key, sent as a bearer to the registry only
+                      (or $PROTO_COMPLY_REGISTRY_API_KEY); without it the checks that need one are gaps.
+                      The registration check registers a test agent proto-comply-<hex>.example
 
 Outcomes: pass; fail / warn / info (a MUST / SHOULD / MAY rule broken); not applicable; blocked
 (not verified because another check failed first: reports group the cascade into one line); gap

@@ -60,6 +60,7 @@ const SUITE_SCHEMA = {
     title: { type: 'string', minLength: 1 },
     description: { type: 'string' },
     order: { enum: ['first', 'normal', 'last'] },
+    face: { enum: ['agent', 'registry'] },
     fragments: {},
     checks: {
       type: 'array',
@@ -87,7 +88,7 @@ const SUITE_SCHEMA = {
           requires: { $ref: 'condition' },
           requires_reason: { type: 'string' },
           requires_feature: { type: 'string', minLength: 1 },
-          transports: { type: 'array', items: { enum: ['mcp', 'a2a'] }, minItems: 1 },
+          transports: { type: 'array', items: { enum: ['mcp', 'a2a', 'rest'] }, minItems: 1 },
           serial: { type: 'boolean' },
           steps: { type: 'array', minItems: 1, items: { type: 'object', required: ['kind'] } },
         },

@@ -72,5 +72,15 @@ export interface SuiteDef {
   description?: string;
   /** `first` runs before other suites (capabilities); `last` after them (schemas, which grades every observed reply). */
   order?: 'first' | 'normal' | 'last';
+  /**
+   * What the suite certifies: the agent (default; it runs on the mcp and a2a columns) or the
+   * registry face (the registry's REST API and the discovery files; it runs on the rest column).
+   */
+  face?: 'agent' | 'registry';
   checks: CheckDef[];
+}
+
+/** Does `suite` run on the column of transport `kind`? The agent suites on mcp/a2a, the registry face on rest. */
+export function suiteRunsOn(suite: Pick<SuiteDef, 'face'>, kind: TransportKind): boolean {
+  return (suite.face === 'registry') === (kind === 'rest');
 }

@@ -48,6 +48,8 @@ export async function buildProfile(
     }
     return { ...base, reachable: false, problem: `${transport.kind}: ${f.message}` };
   }
+  // The registry face has no tasks to list and no capability task: reachable is all there is.
+  if (transport.kind === 'rest') return base;
   const list = await transport.listTasks(opts.signal);
   if (!list.failure) base.tasks = list.names;
   const caps = await transport.call(ids.capabilitiesTask, {}, { signal: opts.signal, purpose: 'profile' });

@@ -2,7 +2,7 @@
  * One certification run: profile each transport, run the selected checks of every suite with
  * bounded concurrency under the run budget, and fold the results into the canonical RunResult.
  */
-import type { SuiteDef, CheckDef } from './model.js';
+import { type SuiteDef, type CheckDef, suiteRunsOn } from './model.js';
 import type { CheckResult, RunResult, TransportInfo } from './result.js';
 import type { Transport } from '../transport/types.js';
 import type { SchemaChecker } from './kinds/types.js';
@@ -108,7 +108,7 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
   });
   const suites = selectChecks(plan.suites, plan.checkGlob, plan.kinds);
   const transportKinds = plan.transports.map((t) => t.kind);
-  plan.onPlanned?.(suites.reduce((n, s) => n + s.checks.length, 0) * plan.transports.length);
+  plan.onPlanned?.(plannedRuns(suites, plan.transports));
 
   const resources = new RunResources();
   const results = new Map<string, CheckResult>();
@@ -138,7 +138,7 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
       for (const suite of suites)
         for (const check of suite.checks)
           for (const transport of plan.transports) {
-            if (results.has(key(check.id, transport))) continue;
+            if (!suiteRunsOn(suite, transport.kind) || results.has(key(check.id, transport))) continue;
             record(
               skippedResult(suite, check, { transport }, 'gap', 'not finished: the run budget ran out and the check did not stop in time', {
                 not_run: true,
@@ -158,6 +158,11 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
     clearTimeout(giveUp);
     await Promise.race([resources.closeAll(), new Promise((r) => setTimeout(r, 5_000).unref())]);
   }
+}
+
+/** Check runs a run plans: each check once on each column its suite runs on (agent suites on mcp/a2a, the registry face on rest). */
+function plannedRuns(suites: readonly SuiteDef[], transports: readonly Transport[]): number {
+  return suites.reduce((n, s) => n + s.checks.length * transports.filter((t) => suiteRunsOn(s, t.kind)).length, 0);
 }
 
 /** One line naming an unexpected error (no stack trace). */
@@ -225,6 +230,7 @@ async function runChecks(plan: RunPlan, suites: SuiteDef[], profiles: AgentProfi
         facts,
       };
       for (const suite of suites) {
+        if (!suiteRunsOn(suite, transport.kind)) continue;
         const parallel = suite.checks.filter((c) => !c.serial);
         const serial = suite.checks.filter((c) => c.serial);
         await Promise.all(parallel.map((check) => limiter.run(() => runOne(suite, check, env))));
@@ -283,7 +289,7 @@ function assemble(plan: RunPlan, f: Finished): RunResult {
   if (!profiles && !harnessError) coverage.reasons.push('the run budget ran out before the transports were profiled');
   if (!profiles) coverage.complete = false;
   const status = harnessError ? 'error' : !profiles ? 'partial' : overallStatus(profiles, checks, coverage, plan.strict);
-  const planned = suites.reduce((n, s) => n + s.checks.length, 0) * plan.transports.length;
+  const planned = plannedRuns(suites, plan.transports);
   const transportInfo: TransportInfo[] = (profiles ?? []).map((p, i) => ({
     transport: p.transport,
     endpoint: plan.transports[i].endpoint,

@@ -1,6 +1,6 @@
 /** From check results to suite statuses, coverage, the overall status, the headline and the exit code. */
 import type { AgentProfile } from './profile.js';
-import type { SuiteDef } from './model.js';
+import { type SuiteDef, suiteRunsOn } from './model.js';
 import {
   emptyCounts,
   isFailing,
@@ -47,6 +47,8 @@ export function summarizeSuites(
     const firstFailure = mine.find((c) => isFailing(c, strict));
     const byTransport: SuiteResult['by_transport'] = {};
     for (const t of transports) {
+      // A column of the other face (the registry suite on mcp/a2a, an agent suite on rest) has no entry.
+      if (!suiteRunsOn(suite, t)) continue;
       const sub = mine.filter((c) => c.transport === t);
       byTransport[t] = { status: suiteStatus(sub, strict), counts: countOutcomes(sub) };
     }

@@ -2,7 +2,7 @@
 import { protocolIds, TokenError } from '../token.js';
 import { resolveEndpoints } from '../transport/endpoints.js';
 import { TransportConfigError } from '../transport/errors.js';
-import { TRANSPORT_KINDS, type TransportKind } from '../transport/types.js';
+import { type AgentTransportKind, TRANSPORT_KINDS } from '../transport/types.js';
 import type { AgentInput } from './types.js';
 
 const FIELDS = new Set(['url', 'transports', 'token', 'auth_token', 'auth_ref', 'owner']);
@@ -58,11 +58,11 @@ export function agentInputOf(body: unknown): AgentInput {
   const unknown = Object.keys(b).filter((k) => !FIELDS.has(k));
   if (unknown.length) throw new AgentInputError(`unknown field(s) ${unknown.join(', ')} (fields: ${[...FIELDS].join(', ')})`);
   const url = agentUrlOf(b.url);
-  let transports: TransportKind[] = [...TRANSPORT_KINDS];
+  let transports: AgentTransportKind[] = [...TRANSPORT_KINDS];
   if (b.transports !== undefined) {
-    if (!Array.isArray(b.transports) || b.transports.length === 0 || b.transports.some((t) => !TRANSPORT_KINDS.includes(t as TransportKind)))
+    if (!Array.isArray(b.transports) || b.transports.length === 0 || b.transports.some((t) => !TRANSPORT_KINDS.includes(t as AgentTransportKind)))
       throw new AgentInputError(`transports must be a non-empty list of ${TRANSPORT_KINDS.join(', ')}`);
-    transports = [...new Set(b.transports as TransportKind[])];
+    transports = [...new Set(b.transports as AgentTransportKind[])];
   }
   const token = text(b, 'token', 64) ?? 'proto';
   try {

@@ -1,5 +1,5 @@
 /** Database rows → records, for both stores (PostgreSQL returns BIGINT columns as strings, SQLite as numbers). */
-import type { TransportKind } from '../transport/types.js';
+import type { AgentTransportKind } from '../transport/types.js';
 import type { AgentRow, AgentStatus, ChangeRow, RunRow } from './types.js';
 
 export type Row = Record<string, unknown>;
@@ -12,7 +12,7 @@ export function agentOf(r: Row): AgentRow {
   return {
     id: Number(r.id),
     url: r.url as string,
-    transports: JSON.parse(r.transports as string) as TransportKind[],
+    transports: JSON.parse(r.transports as string) as AgentTransportKind[],
     token: r.token as string,
     authToken: opt(r.auth_token),
     authRef: opt(r.auth_ref),

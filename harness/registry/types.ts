@@ -5,13 +5,13 @@
  */
 import type { RunResult } from '../engine/result.js';
 import type { RegistryComplianceStatus } from '../../reports/compliance-detail.js';
-import type { TransportKind } from '../transport/types.js';
+import type { AgentTransportKind } from '../transport/types.js';
 
 export type AgentStatus = RegistryComplianceStatus;
 
 export interface AgentInput {
   url: string;
-  transports: TransportKind[];
+  transports: AgentTransportKind[];
   /** Protocol token of its task names (default proto). */
   token: string;
   /** Bearer sent to the agent; stored, never served. */

@@ -13,11 +13,11 @@ export const RULE_ID_PREFIX: Record<SpecDoc, string> = { 'interface-spec': 'is',
 
 /**
  * Why a rule is untested: an `untested` reason starts with one of these categories and a colon
- * (`registry face: no registry suite yet`). The set is closed so the summary can count by it.
+ * (`registry face: the OpenAPI description is not fetched or checked`). The set is closed so the summary can count by it.
  */
 export const UNTESTED_CATEGORIES = {
   'no check yet': 'observable on the wire, but no check tests it yet (a coverage gap)',
-  'registry face': 'the registry REST API and the discovery files it serves; there is no registry suite',
+  'registry face': 'the registry REST API and the discovery files: what the registry suite does not probe (the discovery files have no suite yet)',
   'not shown': 'the document does not give the shape or value, so there is nothing to grade against',
   ambiguous: 'the sources disagree; no check until the rule is settled',
   'not observable': 'happens inside the agent (storage, logs, timing, review) and cannot be seen from outside',

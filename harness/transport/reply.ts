@@ -59,3 +59,19 @@ export function failureReply(ctx: ReplyContext, failure: TransportFailure, error
   }
   return makeReply(ctx, { status: 'unknown', payloadSource: 'none', isError: false, failure, ...(error ? { error } : {}) });
 }
+
+/** The reply of a column with no task to call (a receiver-only run, the registry face): a protocol failure saying why. */
+export function noTaskReply(transport: TransportKind, task: string, why: string): TaskReply {
+  return {
+    transport,
+    task,
+    ok: false,
+    status: 'unknown',
+    payloadSource: 'none',
+    isError: false,
+    failure: { kind: 'protocol', message: why },
+    durationMs: 0,
+    exchanges: [],
+    notes: [],
+  };
+}

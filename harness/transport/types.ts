@@ -5,8 +5,15 @@
 
 import type { AddressPolicy } from '../net/address-policy.js';
 
-export type TransportKind = 'mcp' | 'a2a';
-export const TRANSPORT_KINDS: readonly TransportKind[] = ['mcp', 'a2a'];
+/** The agent's transports: task calls over MCP or A2A. */
+export type AgentTransportKind = 'mcp' | 'a2a';
+/**
+ * A column of the results: an agent transport, or `rest`, the registry face (the registry's REST
+ * API and the discovery files third parties host), which has no task to call.
+ */
+export type TransportKind = AgentTransportKind | 'rest';
+/** The agent transports, in result order. */
+export const TRANSPORT_KINDS: readonly AgentTransportKind[] = ['mcp', 'a2a'];
 
 /** Task statuses of interface spec 3.2, plus `unknown` for anything the agent invented. */
 export type TaskStatus = 'submitted' | 'working' | 'input-required' | 'completed' | 'failed' | 'canceled' | 'rejected' | 'auth-required' | 'unknown';

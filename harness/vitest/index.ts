@@ -173,7 +173,16 @@ export function defineComplianceSuites(options: DefineOptions = {}): void {
   const out = options.out ?? ((options.env ?? process.env).PROTO_COMPLY_OUT || undefined);
   let suites;
   try {
-    suites = selectChecks(pickSuites(o.suites), o.checkGlob, builtinSuites().kinds);
+    const picked = pickSuites(o.suites);
+    // The vitest entry certifies an agent (mcp/a2a columns); the registry face runs with `proto-comply run --registry`.
+    const registryFace = picked.filter((s) => s.face === 'registry' && o.suites?.includes(s.id));
+    if (registryFace.length)
+      throw new ComplianceOptionsError(`proto-comply vitest: the ${registryFace[0]!.id} suite certifies a registry: use proto-comply run --registry`);
+    suites = selectChecks(
+      picked.filter((s) => s.face !== 'registry'),
+      o.checkGlob,
+      builtinSuites().kinds,
+    );
   } catch (e) {
     if (e instanceof UnknownSuiteError) throw new ComplianceOptionsError(`proto-comply vitest: ${e.message}`);
     throw e;

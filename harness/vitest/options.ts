@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { DEFAULT_TOKEN, protocolIds } from '../token.js';
 import { isValidSeed, newSeed } from '../engine/rng.js';
 import { compileCheckGlobs } from '../engine/glob.js';
-import { resolveEndpoints, type TransportKind } from '../transport/index.js';
+import { resolveEndpoints, type AgentTransportKind } from '../transport/index.js';
 import { BaselineError, MAX_BASELINE_BYTES, parseBaseline, type Baseline } from '../baseline/file.js';
 import { builtinCheckIds } from '../../suites/index.js';
 
@@ -26,7 +26,7 @@ export interface ComplianceSuitesOptions {
   /** Default env PROTO_COMPLY_AUTH_TOKEN. Never written to reports. */
   authToken?: string;
   /** Default env PROTO_COMPLY_TRANSPORT, else both. */
-  transports?: TransportKind[];
+  transports?: AgentTransportKind[];
   /** Suite ids; default env PROTO_COMPLY_SUITES, else all. */
   suites?: string[];
   checkGlob?: string;
@@ -48,7 +48,7 @@ export interface ResolvedOptions {
   mcpUrl?: string;
   a2aUrl?: string;
   authToken?: string;
-  transports: TransportKind[];
+  transports: AgentTransportKind[];
   transportExplicit: boolean;
   suites?: string[];
   checkGlob?: string;
@@ -101,7 +101,7 @@ export function resolveOptions(o: ComplianceSuitesOptions = {}): ResolvedOptions
   if (!transports) {
     const t = env.PROTO_COMPLY_TRANSPORT || 'both';
     if (!['mcp', 'a2a', 'both'].includes(t)) fail(`PROTO_COMPLY_TRANSPORT must be mcp, a2a or both, got ${JSON.stringify(t)}`);
-    transports = t === 'both' ? ['mcp', 'a2a'] : [t as TransportKind];
+    transports = t === 'both' ? ['mcp', 'a2a'] : [t as AgentTransportKind];
   }
   if (transports.length === 0 || transports.some((t) => t !== 'mcp' && t !== 'a2a'))
     fail(`transports must be mcp and/or a2a, got ${JSON.stringify(transports)}`);

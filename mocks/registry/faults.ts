@@ -9,11 +9,13 @@ export interface RegistryFaultDef {
   readonly name: string;
   /** One line: the rule the fault breaks, with its spec reference. */
   readonly rule: string;
-  /** Check id(s) that must fail when the fault is active (and no other). */
+  /** Check id(s) that must fail when the fault is active (and no other; checks blocked by them may be blocked). */
   readonly targets: readonly string[];
+  readonly collateral?: readonly string[];
 }
 
-export const REGISTRY_FAULTS: readonly RegistryFaultDef[] = [
+/** Faults of the REST face, caught by the `registry` suite. */
+export const REGISTRY_API_FAULTS: readonly RegistryFaultDef[] = [
   { name: 'stats-behind-auth', rule: 'statistics need credentials (spec 4.1, 5: public, no authentication)', targets: ['registry.stats.public'] },
   { name: 'stats-not-json', rule: 'statistics served as text/plain (spec 4.1: 200 application/json)', targets: ['registry.stats.json-object'] },
   { name: 'capability-filter-ignored', rule: 'agent search ignores `capability` (spec 4.1)', targets: ['registry.search.capability-filter'] },
@@ -39,6 +41,10 @@ export const REGISTRY_FAULTS: readonly RegistryFaultDef[] = [
   { name: 'oversized-body-500', rule: 'an oversized registration body gets HTTP 500 instead of a 4xx JSON error', targets: ['registry.input.oversized-body'] },
   { name: 'unknown-capability-500', rule: 'an unknown capability filter gets HTTP 500', targets: ['registry.input.unknown-capability'] },
   { name: 'no-cors', rule: 'the public JSON API sends no CORS headers', targets: ['registry.http.cors'] },
+];
+
+/** Faults of the discovery files the mock hosts; their targets are the checks of the coming `discovery` suite. */
+export const DISCOVERY_FAULTS: readonly RegistryFaultDef[] = [
   { name: 'adagents-bad-types', rule: 'adagents.json `agents[].capabilities` is a string (spec 2.2: array)', targets: ['discovery.adagents.schema'] },
   {
     name: 'adagents-undeclared-capability',
@@ -54,6 +60,9 @@ export const REGISTRY_FAULTS: readonly RegistryFaultDef[] = [
   { name: 'jwks-private-member', rule: 'the brand JWKS publishes a private key member `d` (spec 2.3, 5)', targets: ['discovery.brand.jwks-valid'] },
   { name: 'jwks-duplicate-kid', rule: 'the brand JWKS has two keys with one `kid`', targets: ['discovery.brand.jwks-valid'] },
 ];
+
+/** Every fault of the mock registry. */
+export const REGISTRY_FAULTS: readonly RegistryFaultDef[] = [...REGISTRY_API_FAULTS, ...DISCOVERY_FAULTS];
 
 export class UnknownRegistryFaultError extends Error {
   override name = 'UnknownRegistryFaultError';

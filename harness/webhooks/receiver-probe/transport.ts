@@ -5,6 +5,7 @@
  * webhook-receiver results sit side by side exactly as with an agent. Any task call fails
  * with a clear protocol failure; only suites that need no agent may run (RECEIVER_ONLY_SUITES).
  */
+import { noTaskReply } from '../../transport/reply.js';
 import type { OpenInfo, TaskListReply, TaskReply, Transport, TransportKind, TransportStats } from '../../transport/types.js';
 
 /** Suites that run without an agent. */
@@ -28,18 +29,7 @@ export class ReceiverOnlyTransport implements Transport {
   }
 
   async call(task: string): Promise<TaskReply> {
-    return {
-      transport: this.kind,
-      task,
-      ok: false,
-      status: 'unknown',
-      payloadSource: 'none',
-      isError: false,
-      failure: { kind: 'protocol', message: NO_AGENT },
-      durationMs: 0,
-      exchanges: [],
-      notes: [],
-    };
+    return noTaskReply(this.kind, task, NO_AGENT);
   }
 
   getTask(taskId: string): Promise<TaskReply> {
