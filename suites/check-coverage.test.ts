@@ -10,14 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { listBuyerFaults } from '../mocks/buyer/faults.js';
 import { listCallingFaults } from '../mocks/buyer/calls/faults.js';
 import { listFaults } from '../mocks/seller/faults.js';
-import { REGISTRY_API_FAULTS } from '../mocks/registry/faults.js';
+import { DISCOVERY_FAULTS, REGISTRY_API_FAULTS } from '../mocks/registry/faults.js';
 import '../mocks/seller/index.js'; // registers the verifier and webhook faults
 import { builtinCheckIds } from './index.js';
 import { FAILING_TESTS } from './testing/failing-tests.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const checkIds = builtinCheckIds();
-const faults = [...listFaults(), ...listBuyerFaults(), ...listCallingFaults(), ...REGISTRY_API_FAULTS];
+const faults = [...listFaults(), ...listBuyerFaults(), ...listCallingFaults(), ...REGISTRY_API_FAULTS, ...DISCOVERY_FAULTS];
 const targeted = new Set(faults.flatMap((f) => f.targets));
 
 function escapeRegExp(s: string): string {

@@ -19,6 +19,7 @@ export const SUITE_PLUGINS: readonly SuitePlugin[] = (
     import('./webhooks/plugin.js'),
     import('./caller/plugin.js'),
     import('./registry/plugin.js'),
+    import('./discovery/plugin.js'),
   ])
 ).map((m) => m.default);
 

@@ -36,15 +36,21 @@ export async function startBuiltinMocks(o: { token: string; withBuyer: boolean; 
   try {
     if (o.withRegistry) {
       const { startMockRegistry } = await import('../../mocks/registry/index.js');
-      // The registry lists the seller (its capabilities and a channel), as a registry would after its registration.
+      const { fetchDiscoveryJson } = await import('../discovery/fetch.js');
+      const capabilities = ['get_products', 'create_media_buy'];
+      // The seller's own public keys: the test brand's key set and the test publisher's pin.
+      const jwks = await fetchDiscoveryJson(seller.jwksUrl, { allowInsecureLoopback: true });
+      const agentKeys = jwks.ok ? ((jwks.value as { keys?: Array<Record<string, unknown>> }).keys ?? []) : [];
+      // The registry lists the seller (its capabilities and a channel), as a registry would after its
+      // registration, and its test domains' discovery files name it.
       const r = await startMockRegistry({
         token: o.token,
-        seed: [
-          { domain: new URL(seller.baseUrl).hostname, agent_url: seller.mcpUrl, capabilities: ['get_products', 'create_media_buy'], channels: ['display'] },
-        ],
+        seed: [{ domain: new URL(seller.baseUrl).hostname, agent_url: seller.mcpUrl, capabilities, channels: ['display'] }],
+        agents: [{ url: seller.mcpUrl, protocol: 'mcp', capabilities }],
+        agentKeys,
       });
       closers.push(() => r.close());
-      registry = { url: r.baseUrl, apiKey: r.apiKeys[0]! };
+      registry = { url: r.baseUrl, apiKey: r.apiKeys[0]!, adagentsUrl: r.adagentsUrl, brandUrl: r.brandUrl };
       o.log(`proto-comply: certifying the built-in mock registry at ${r.baseUrl}`);
     }
     if (!o.withBuyer) return { agentUrl: seller.baseUrl, authToken, ...(registry ? { registry } : {}), close };

@@ -54,6 +54,8 @@ const OPTIONS = {
   'send-token-to-card-origin': { type: 'boolean', default: false },
   registry: { type: 'string' },
   'api-key': { type: 'string' },
+  adagents: { type: 'string' },
+  brand: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
   ...RECEIVER_RUN_OPTIONS,
 } as const;
@@ -149,7 +151,12 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   let registry: RegistryTarget | undefined;
   try {
     receiver = receiverFromFlags(v);
-    registry = registryTargetOf({ url: v.registry, apiKey: v['api-key'] ?? (v.registry ? env.PROTO_COMPLY_REGISTRY_API_KEY || undefined : undefined) });
+    registry = registryTargetOf({
+      url: v.registry,
+      apiKey: v['api-key'] ?? (v.registry ? env.PROTO_COMPLY_REGISTRY_API_KEY || undefined : undefined),
+      adagentsUrl: v.adagents,
+      brandUrl: v.brand,
+    });
   } catch (e) {
     if (e instanceof ReceiverFlagError || e instanceof TransportConfigError) throw new UsageError(`run: ${e.message}`);
     throw e;
@@ -211,6 +218,8 @@ export function reproduceCommand(a: RunArgs): string {
   parts.push(...receiverReproduceFlags(a.receiver, shellQuote));
   if (a.registry?.url) parts.push(`--registry ${shellQuote(a.registry.url)}`);
   if (a.registry?.apiKey) parts.push('--api-key "$PROTO_COMPLY_REGISTRY_API_KEY"');
+  if (a.registry?.adagentsUrl) parts.push(`--adagents ${shellQuote(a.registry.adagentsUrl)}`);
+  if (a.registry?.brandUrl) parts.push(`--brand ${shellQuote(a.registry.brandUrl)}`);
   parts.push(`--seed ${a.seed}`);
   return parts.join(' ');
 }
@@ -235,7 +244,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
     if (registryOnly) suites = suites.filter((s) => s.face === 'registry');
     const registryNamed = suites.filter((s) => s.face === 'registry' && args.suites?.includes(s.id));
     if (args.agent && !args.registry && registryNamed.length > 0)
-      throw new TransportConfigError(`the ${registryNamed[0]!.id} suite certifies a registry: give its URL with --registry`);
+      throw new TransportConfigError(`the ${registryNamed[0]!.id} suite certifies the registry face: give --registry URL, --adagents URL or --brand URL`);
     if (registryOnly && suites.length === 0)
       throw new UnknownSuiteError('a registry-only run (--registry without --agent) runs the registry suite; none is selected');
   } catch (e) {
@@ -292,7 +301,9 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
   try {
     const named = [
       ...(agentUrl ? namedUrls(agentUrl, { mcpUrl: args.mcpUrl, a2aUrl: args.a2aUrl }) : []),
-      ...[receiver?.url, receiver?.stateUrl, receiver?.altUrl, registry?.url].filter((u): u is string => u !== undefined),
+      ...[receiver?.url, receiver?.stateUrl, receiver?.altUrl, registry?.url, registry?.adagentsUrl, registry?.brandUrl].filter(
+        (u): u is string => u !== undefined,
+      ),
     ];
     const refused = await refusedHost(addressPolicy, named);
     if (refused) {

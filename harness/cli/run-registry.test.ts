@@ -56,7 +56,7 @@ describe('proto-comply run --registry', () => {
     [['run', '--api-key', 'k'.repeat(20)], /--api-key\) needs a registry URL/],
     [['run', '--registry', 'ftp://registry.example'], /registry URL/],
     [['run', '--registry', 'https://registry.example', '--suite', 'capabilities'], /registry-only run .* runs the registry suite/],
-    [['run', '--agent', 'http://127.0.0.1:9/mcp', '--suite', 'registry'], /give its URL with --registry/],
+    [['run', '--agent', 'http://127.0.0.1:9/mcp', '--suite', 'registry'], /certifies the registry face: give --registry URL/],
   ])('usage error %j exits 2 with one line', async (args, message) => {
     const r = await cli(args);
     expect(r.code, r.stderr).toBe(2);

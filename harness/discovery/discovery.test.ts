@@ -7,6 +7,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendHugeBody } from '../testing/huge-body.js';
 import { startMockRegistry } from '../../mocks/registry/index.js';
 import { baseUrlOf, listen } from '../net/listen.js';
 import { fetchDiscoveryJson } from './fetch.js';
@@ -87,21 +88,8 @@ describe('fetching a discovery file', () => {
       if (req.url === '/ok') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"version":"1.0"}');
       if (req.url === '/truncated') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"agents": [{"url": "https://a');
       if (req.url === '/deep') return void res.writeHead(200).end(`${'['.repeat(10_000)}${']'.repeat(10_000)}`);
-      if (req.url === '/huge') {
-        // 10 MB, chunked (no content-length), the way a hostile host streams it.
-        res.writeHead(200, { 'content-type': 'application/json' });
-        const chunk = Buffer.alloc(64 * 1024, 0x20);
-        let sent = 0;
-        const pump = (): void => {
-          while (sent < 10 * 1024 * 1024) {
-            sent += chunk.length;
-            if (!res.write(chunk)) return void res.once('drain', pump);
-          }
-          res.end();
-        };
-        res.on('error', () => {});
-        return pump();
-      }
+      // 10 MB, chunked (no content-length), the way a hostile host streams it.
+      if (req.url === '/huge') return sendHugeBody(res, 10 * 1024 * 1024);
       if (req.url === '/redirect') return void res.writeHead(302, { location: 'http://10.0.0.1/.well-known/adagents.json' }).end();
       if (req.url === '/silent') return; // never answers
       res.writeHead(404).end();

@@ -146,7 +146,8 @@ export function headline(
   profiles: readonly AgentProfile[],
   strict: boolean,
 ): string {
-  const transports = [...new Set(checks.map((c) => c.transport))].join(' and ') || 'no transport';
+  const used = [...new Set(checks.map((c) => c.transport))];
+  const transports = used.length > 1 ? `${used.slice(0, -1).join(', ')} and ${used.at(-1)}` : (used[0] ?? 'no transport');
   if (status === 'unreachable' || status === 'auth_required') {
     return `${status === 'unreachable' ? 'unreachable' : 'auth required'}: ${profiles
       .map((p) => p.problem)

@@ -1,0 +1,111 @@
+/**
+ * The `discovery` suite against the mock registry's discovery files (naming a real mock seller and
+ * its own keys): every check passes; each discovery fault of the mock makes exactly its targeted
+ * check fail; bad files served from loopback (truncated JSON, wrong types, 10 MB, a redirect to a
+ * private address, a key set with `d`) each fail a check with evidence, never a crash or a hang.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendHugeBody } from '../../harness/testing/huge-body.js';
+import { certify } from '../../harness/certify.js';
+import type { RunResult } from '../../harness/engine/result.js';
+import { fetchDiscoveryJson } from '../../harness/discovery/fetch.js';
+import { baseUrlOf, listen } from '../../harness/net/listen.js';
+import { DISCOVERY_FAULTS } from '../../mocks/registry/faults.js';
+import { startMockRegistry } from '../../mocks/registry/index.js';
+import { type RunningMockSeller, startMockSeller } from '../../mocks/seller/index.js';
+import { renderAgentComplianceJson, validateAgentCompliance } from '../../reports/json.js';
+
+let seller: RunningMockSeller;
+let keys: Array<Record<string, unknown>>;
+beforeAll(async () => {
+  seller = await startMockSeller({ dbPath: ':memory:' });
+  const jwks = await fetchDiscoveryJson(seller.jwksUrl, { allowInsecureLoopback: true });
+  keys = jwks.ok ? (jwks.value as { keys: Array<Record<string, unknown>> }).keys : [];
+});
+afterAll(() => seller.close());
+
+async function discoveryRun(faults: string[] = []): Promise<RunResult> {
+  const r = await startMockRegistry({ agents: [{ url: seller.mcpUrl, protocol: 'mcp', capabilities: ['get_products'] }], agentKeys: keys, faults });
+  try {
+    return await certify({ registry: { adagentsUrl: r.adagentsUrl, brandUrl: r.brandUrl }, suites: ['discovery'], seed: 'discovery-suite' });
+  } finally {
+    await r.close();
+  }
+}
+
+const outcomes = (run: RunResult) => Object.fromEntries(run.checks.map((c) => [c.check_id, c.outcome]));
+
+describe('the discovery suite', () => {
+  it("passes every check on the mock registry's files, which name the mock seller and its keys", async () => {
+    expect(keys.length).toBeGreaterThan(0);
+    const run = await discoveryRun();
+    expect(outcomes(run)).toEqual({
+      'discovery.adagents.schema': 'pass',
+      'discovery.brand.schema': 'pass',
+      'discovery.brand.jwks-valid': 'pass',
+      'discovery.adagents.pin-consistent': 'pass',
+    });
+    expect(run.transports).toEqual(['rest']);
+  });
+
+  it('catches each discovery fault of the mock by exactly its targeted check', async () => {
+    for (const fault of DISCOVERY_FAULTS) {
+      const run = await discoveryRun([fault.name]);
+      const failing = run.checks.filter((c) => c.outcome !== 'pass').map((c) => `${c.check_id} ${c.outcome}`);
+      expect(failing, fault.name).toEqual(fault.targets.map((t) => `${t} fail`));
+      expect(validateAgentCompliance(JSON.parse(renderAgentComplianceJson(run))), fault.name).toEqual({ valid: true, errors: [] });
+    }
+    console.log(`mutation score (mock registry, discovery files): ${DISCOVERY_FAULTS.length}/${DISCOVERY_FAULTS.length} faults caught by exactly their check`);
+  });
+});
+
+describe('bad discovery files', () => {
+  let server: Server;
+  let base: string;
+  const { x, d } = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) as Record<string, string>;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const json = (v: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(v));
+      if (req.url === '/truncated.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"version": "1.0", "agents": [');
+      if (req.url === '/types.json') return void json({ version: 1, publisher: 'acme', agents: {} });
+      // 10 MB, chunked (no content-length), the way a hostile host streams it.
+      if (req.url === '/huge.json') return sendHugeBody(res, 10 * 1024 * 1024);
+      if (req.url === '/redirect.json') return void res.writeHead(302, { location: 'http://10.0.0.1/.well-known/adagents.json' }).end();
+      if (req.url === '/brand.json')
+        return void json({ house: { domain: 'b.test', name: 'B' }, agents: [{ url: 'https://a.test/mcp', jwks_uri: `${base}/jwks.json` }] });
+      if (req.url === '/jwks.json') return void json({ keys: [{ kty: 'OKP', crv: 'Ed25519', x, d, kid: 'k1', alg: 'EdDSA', use: 'sig' }] });
+      res.writeHead(404).end();
+    });
+    base = baseUrlOf(await listen(server, 0, '127.0.0.1'));
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  const check = async (registry: { adagentsUrl?: string; brandUrl?: string }, id: string) => {
+    const run = await certify({ registry, suites: ['discovery'], checkGlob: id, budgetS: 60 });
+    return run.checks.find((c) => c.check_id === id)!;
+  };
+
+  it.each([
+    ['/truncated.json', /adagents\.json \(.*truncated\.json\): not JSON/],
+    ['/types.json', /adagents\.json at \/version: must be string \(and 2 more: \/publisher, \/agents\)/],
+    ['/huge.json', /adagents\.json \(.*huge\.json\): not fetched \(body_too_large/],
+    ['/redirect.json', /adagents\.json \(.*redirect\.json\): not fetched \(redirect: HTTP 302 redirect to http:\/\/10\.0\.0\.1/],
+  ])('adagents.json at %s fails discovery.adagents.schema with evidence', async (path, message) => {
+    const r = await check({ adagentsUrl: `${base}${path}` }, 'discovery.adagents.schema');
+    expect(r.outcome).toBe('fail');
+    expect(r.message).toMatch(message);
+    expect(r.evidence?.exchanges.length).toBeGreaterThan(0);
+  });
+
+  it('a key set with a private member fails discovery.brand.jwks-valid at its pointer', async () => {
+    const r = await check({ brandUrl: `${base}/brand.json` }, 'discovery.brand.jwks-valid');
+    expect(r.outcome).toBe('fail');
+    expect(r.message).toMatch(/key set .*jwks\.json at \/keys\/0\/d: private member "d" published/);
+    expect(JSON.stringify(r)).not.toContain(d);
+  });
+});
