@@ -170,6 +170,7 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
       ...planBase(o, token, seed, receiver),
       addressPolicy,
       redactor,
+      ...(o.authToken ? { agentCredentials: { token: o.authToken, origins: namedUrls(agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl }) } } : {}),
       agentUrl,
       transports,
       suites,

@@ -84,4 +84,6 @@ export interface RunFacts {
    * so the final pass over the result knows every secret they learnt, and no other run's.
    */
   redactor?: Redactor;
+  /** The run's bearer token for the agent and the origins it may go to (a check calling agents a file names sends it nowhere else). */
+  agentCredentials?: { token: string; origins: string[] };
 }

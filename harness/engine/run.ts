@@ -32,6 +32,8 @@ export interface RunPlan {
   addressPolicy?: AddressPolicy;
   /** The run's redactor, shared with the recorders checks open themselves (RunFacts.redactor). */
   redactor?: Redactor;
+  /** RunFacts.agentCredentials. */
+  agentCredentials?: { token: string; origins: string[] };
   token: string;
   transports: Transport[];
   /** The user asked for these transports by name (an absent A2A card is then unreachable, not "not offered"). */
@@ -194,6 +196,7 @@ async function runChecks(plan: RunPlan, suites: SuiteDef[], profiles: AgentProfi
     taskArgs: plan.taskArgs,
     addressPolicy: plan.addressPolicy,
     redactor: plan.redactor,
+    agentCredentials: plan.agentCredentials,
   };
   const facts = new FactStore();
   const limiter = new Limiter(plan.concurrency);

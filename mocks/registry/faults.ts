@@ -47,6 +47,11 @@ export const REGISTRY_API_FAULTS: readonly RegistryFaultDef[] = [
 export const DISCOVERY_FAULTS: readonly RegistryFaultDef[] = [
   { name: 'adagents-bad-types', rule: 'adagents.json `agents[].capabilities` is a string (spec 2.2: array)', targets: ['discovery.adagents.schema'] },
   {
+    name: 'adagents-undeclared-capability',
+    rule: 'adagents.json lists a capability its agent does not declare (spec 2.2)',
+    targets: ['discovery.adagents.capabilities-declared'],
+  },
+  {
     name: 'pin-mismatch',
     rule: 'adagents.json `signing_keys[]` pins a key its agent does not publish (spec 2.2)',
     targets: ['discovery.adagents.pin-consistent'],
@@ -56,21 +61,8 @@ export const DISCOVERY_FAULTS: readonly RegistryFaultDef[] = [
   { name: 'jwks-duplicate-kid', rule: 'the brand JWKS has two keys with one `kid`', targets: ['discovery.brand.jwks-valid'] },
 ];
 
-/**
- * Faults whose check is not written yet: discovery.adagents.capabilities-declared needs the agents
- * adagents.json names called from the rest column. Proven at the HTTP level (registry.test.ts) and
- * kept out of check-coverage until then.
- */
-export const FAULTS_AHEAD_OF_THEIR_CHECK: readonly RegistryFaultDef[] = [
-  {
-    name: 'adagents-undeclared-capability',
-    rule: 'adagents.json lists a capability its agent does not declare (spec 2.2)',
-    targets: ['discovery.adagents.capabilities-declared'],
-  },
-];
-
 /** Every fault of the mock registry. */
-export const REGISTRY_FAULTS: readonly RegistryFaultDef[] = [...REGISTRY_API_FAULTS, ...DISCOVERY_FAULTS, ...FAULTS_AHEAD_OF_THEIR_CHECK];
+export const REGISTRY_FAULTS: readonly RegistryFaultDef[] = [...REGISTRY_API_FAULTS, ...DISCOVERY_FAULTS];
 
 export class UnknownRegistryFaultError extends Error {
   override name = 'UnknownRegistryFaultError';

@@ -43,6 +43,7 @@ describe('the discovery suite', () => {
     const run = await discoveryRun();
     expect(outcomes(run)).toEqual({
       'discovery.adagents.schema': 'pass',
+      'discovery.adagents.capabilities-declared': 'pass',
       'discovery.brand.schema': 'pass',
       'discovery.brand.jwks-valid': 'pass',
       'discovery.adagents.pin-consistent': 'pass',
@@ -53,11 +54,40 @@ describe('the discovery suite', () => {
   it('catches each discovery fault of the mock by exactly its targeted check', async () => {
     for (const fault of DISCOVERY_FAULTS) {
       const run = await discoveryRun([fault.name]);
-      const failing = run.checks.filter((c) => c.outcome !== 'pass').map((c) => `${c.check_id} ${c.outcome}`);
-      expect(failing, fault.name).toEqual(fault.targets.map((t) => `${t} fail`));
+      const failing = run.checks.filter((c) => c.outcome === 'fail').map((c) => c.check_id);
+      expect(failing, fault.name).toEqual([...fault.targets]);
+      // A check that needs what the fault broke is blocked by the target, never failed.
+      for (const c of run.checks.filter((x) => x.outcome !== 'pass' && x.outcome !== 'fail'))
+        expect(`${c.check_id} ${c.outcome} by ${c.blocked_by}`, fault.name).toMatch(new RegExp(` blocked by (${fault.targets.join('|')})$`));
       expect(validateAgentCompliance(JSON.parse(renderAgentComplianceJson(run))), fault.name).toEqual({ valid: true, errors: [] });
     }
     console.log(`mutation score (mock registry, discovery files): ${DISCOVERY_FAULTS.length}/${DISCOVERY_FAULTS.length} faults caught by exactly their check`);
+  });
+});
+
+describe('the agents adagents.json names', () => {
+  it("get the run's bearer only on the origins named for the agent: another agent that needs it is a gap", async () => {
+    const token = 'discovery-test-bearer-0123456789';
+    const guarded = await startMockSeller({ dbPath: ':memory:', authToken: token, host: '127.0.0.2' });
+    const r = await startMockRegistry({ agents: [{ url: guarded.mcpUrl, protocol: 'mcp', capabilities: ['get_products'] }], agentKeys: keys });
+    try {
+      const run = await certify({
+        agentUrl: seller.baseUrl,
+        transports: ['mcp'],
+        authToken: token,
+        registry: { adagentsUrl: r.adagentsUrl },
+        suites: ['discovery'],
+        checkGlob: 'discovery.adagents.capabilities-declared',
+      });
+      const c = run.checks.find((x) => x.check_id === 'discovery.adagents.capabilities-declared')!;
+      expect(c.outcome).toBe('gap');
+      expect(c.message).toMatch(/refused the harness without credentials for its origin \(HTTP 401\)/);
+      const toGuarded = c.evidence!.exchanges.filter((x) => x.request.url.startsWith(guarded.baseUrl));
+      expect(toGuarded.length).toBeGreaterThan(0);
+      for (const x of toGuarded) expect(x.request.headers.authorization).toBeUndefined();
+    } finally {
+      await Promise.all([r.close(), guarded.close()]);
+    }
   });
 });
 
