@@ -4,15 +4,10 @@
  * one place the mock implements that rule (`faults.has(...)`), so the `registry` and `discovery`
  * suites can prove that exactly the targeted check catches it.
  */
+import type { FaultDef } from '../seller/faults.js';
 
-export interface RegistryFaultDef {
-  readonly name: string;
-  /** One line: the rule the fault breaks, with its spec reference. */
-  readonly rule: string;
-  /** Check id(s) that must fail when the fault is active (and no other; checks blocked by them may be blocked). */
-  readonly targets: readonly string[];
-  readonly collateral?: readonly string[];
-}
+/** The seller's fault shape, without its transport-level members (a registry has no transports to break). */
+export type RegistryFaultDef = Pick<FaultDef, 'name' | 'rule' | 'targets' | 'collateral'>;
 
 /** Faults of the REST face, caught by the `registry` suite. */
 export const REGISTRY_API_FAULTS: readonly RegistryFaultDef[] = [
