@@ -139,7 +139,9 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
   const suites = registry ? picked : picked.filter((s) => s.face !== 'registry');
   const named = (o.suites ?? []).filter((x): x is string => typeof x === 'string');
   if (!registry && picked.some((s) => s.face === 'registry' && named.includes(s.id)))
-    throw new TransportConfigError('the registry and discovery suites certify the registry face: give --registry URL, --adagents URL or --brand URL');
+    throw new TransportConfigError(
+      'the registry and discovery suites certify the registry face: give --registry URL, --publisher DOMAIN|URL or --brand DOMAIN|URL',
+    );
   const endpoints = resolveEndpoints(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl });
   const addressPolicy = addressPolicyOf(o);
   const cardOrigin = o.sendTokenToCardOrigin ? 'allow-with-token' : o.allowCardOrigin ? 'allow' : 'refuse';

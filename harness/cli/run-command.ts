@@ -54,6 +54,7 @@ const OPTIONS = {
   'send-token-to-card-origin': { type: 'boolean', default: false },
   registry: { type: 'string' },
   'api-key': { type: 'string' },
+  publisher: { type: 'string' },
   adagents: { type: 'string' },
   brand: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
@@ -147,6 +148,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   if (v.suite !== undefined && !suites?.length) throw new UsageError('run: --suite needs at least one suite id');
   if (v['allow-gaps'] && v['require-full-coverage']) throw new UsageError('run: --allow-gaps and --require-full-coverage exclude each other');
   const allowHosts = allowHostFlags('run', v['allow-host']);
+  if (v.publisher !== undefined && v.adagents !== undefined) throw new UsageError('run: --publisher and --adagents name the same file: give one');
   let receiver: ReceiverTarget | undefined;
   let registry: RegistryTarget | undefined;
   try {
@@ -154,7 +156,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     registry = registryTargetOf({
       url: v.registry,
       apiKey: v['api-key'] ?? (v.registry ? env.PROTO_COMPLY_REGISTRY_API_KEY || undefined : undefined),
-      adagentsUrl: v.adagents,
+      adagentsUrl: v.publisher ?? v.adagents,
       brandUrl: v.brand,
     });
   } catch (e) {
@@ -218,7 +220,7 @@ export function reproduceCommand(a: RunArgs): string {
   parts.push(...receiverReproduceFlags(a.receiver, shellQuote));
   if (a.registry?.url) parts.push(`--registry ${shellQuote(a.registry.url)}`);
   if (a.registry?.apiKey) parts.push('--api-key "$PROTO_COMPLY_REGISTRY_API_KEY"');
-  if (a.registry?.adagentsUrl) parts.push(`--adagents ${shellQuote(a.registry.adagentsUrl)}`);
+  if (a.registry?.adagentsUrl) parts.push(`--publisher ${shellQuote(a.registry.adagentsUrl)}`);
   if (a.registry?.brandUrl) parts.push(`--brand ${shellQuote(a.registry.brandUrl)}`);
   parts.push(`--seed ${a.seed}`);
   return parts.join(' ');
@@ -244,9 +246,13 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
     if (registryOnly) suites = suites.filter((s) => s.face === 'registry');
     const registryNamed = suites.filter((s) => s.face === 'registry' && args.suites?.includes(s.id));
     if (args.agent && !args.registry && registryNamed.length > 0)
-      throw new TransportConfigError(`the ${registryNamed[0]!.id} suite certifies the registry face: give --registry URL, --adagents URL or --brand URL`);
+      throw new TransportConfigError(
+        `the ${registryNamed[0]!.id} suite certifies the registry face: give --registry URL, --publisher DOMAIN|URL or --brand DOMAIN|URL`,
+      );
     if (registryOnly && suites.length === 0)
-      throw new UnknownSuiteError('a registry-only run (--registry without --agent) runs the registry suite; none is selected');
+      throw new UnknownSuiteError(
+        'a registry-face run (--registry, --publisher or --brand without --agent) runs only the registry and discovery suites; none is selected',
+      );
   } catch (e) {
     if (e instanceof UnknownSuiteError || e instanceof TransportConfigError) throw new UsageError(`run: ${e.message}`);
     throw e;

@@ -45,6 +45,19 @@ describe('proto-comply run --registry', () => {
     for (const text of [doc, r.stdout, r.stderr, readFileSync(join(out, 'clean', 'junit.xml'), 'utf8')]) expect(text).not.toContain(key);
   });
 
+  it('takes --publisher and --brand as a base URL (or a domain): the discovery suite fetches <base>/.well-known/<file>.json', async () => {
+    const domains = `${clean.baseUrl}/domains`;
+    const r = await cli(['run', '--publisher', `${domains}/publisher.test`, '--brand', `${domains}/brand.test/`, '--out', join(out, 'files')]);
+    expect(r.stdout).toMatch(/^discovery\s+/m);
+    expect(r.stdout).toMatch(/^registry\s+not applicable \(12 not applicable\)$/m);
+    const doc = JSON.parse(readFileSync(join(out, 'files', 'agent-compliance.json'), 'utf8'));
+    const schema = doc.checks.filter((c: { check_id: string }) => c.check_id.endsWith('.schema'));
+    expect(schema.map((c: { outcome: string }) => c.outcome)).toEqual(['pass', 'pass']);
+    const urls = JSON.stringify(doc);
+    expect(urls).toContain(`${domains}/publisher.test/.well-known/adagents.json`);
+    expect(urls).toContain(`${domains}/brand.test/.well-known/brand.json`);
+  });
+
   it('fails a registry that registers agents without credentials (exit 1), naming the check', async () => {
     const r = await cli(['run', '--registry', faulty.baseUrl, '--api-key', faulty.apiKeys[0]!, '--out', join(out, 'faulty')]);
     expect(r.code, r.stderr + r.stdout).toBe(1);
@@ -55,8 +68,11 @@ describe('proto-comply run --registry', () => {
   it.each([
     [['run', '--api-key', 'k'.repeat(20)], /--api-key\) needs a registry URL/],
     [['run', '--registry', 'ftp://registry.example'], /registry URL/],
-    [['run', '--registry', 'https://registry.example', '--suite', 'capabilities'], /registry-only run .* runs the registry suite/],
+    [['run', '--registry', 'https://registry.example', '--suite', 'capabilities'], /registry-face run .* runs only the registry and discovery suites/],
     [['run', '--agent', 'http://127.0.0.1:9/mcp', '--suite', 'registry'], /certifies the registry face: give --registry URL/],
+    [['run', '--publisher', 'example.com/adagents.json'], /publisher \(adagents\.json\) "example\.com\/adagents\.json" is neither a domain/],
+    [['run', '--brand', 'https://brand.example/?x=1'], /brand \(brand\.json\) URL .* must carry no query/],
+    [['run', '--publisher', 'a.example', '--adagents', 'https://a.example/x.json'], /--publisher and --adagents name the same file/],
   ])('usage error %j exits 2 with one line', async (args, message) => {
     const r = await cli(args);
     expect(r.code, r.stderr).toBe(2);

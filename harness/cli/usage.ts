@@ -75,8 +75,11 @@ no --agent, only a registry (registry suite).
   --api-key K         the registry's organization API key, sent as a bearer to the registry only
                       (or $PROTO_COMPLY_REGISTRY_API_KEY); without it the checks that need one are gaps.
                       The registration check registers a test agent proto-comply-<hex>.example
-  --adagents URL      a publisher's adagents.json to certify (discovery suite, rest column)
-  --brand URL         a brand's brand.json to certify, with the key sets its agents name (discovery suite)
+  --publisher DOMAIN|URL  a publisher's adagents.json to certify (discovery suite, rest column): a domain
+                      (https://DOMAIN/.well-known/adagents.json), the file's URL, or a base URL under
+                      which /.well-known/adagents.json lives; --adagents URL is the same flag
+  --brand DOMAIN|URL  a brand's brand.json to certify, with the key sets and identity agents it names
+                      (discovery suite): a domain, the file's URL or a base URL, as for --publisher
 
 Outcomes: pass; fail / warn / info (a MUST / SHOULD / MAY rule broken); not applicable; blocked
 (not verified because another check failed first: reports group the cascade into one line); gap

@@ -24,7 +24,7 @@ export const discoveryAgents: StepKind = {
   fields: {},
   async run(_step, ctx) {
     const url = ctx.transport instanceof RegistryFaceTransport ? ctx.transport.target.adagentsUrl : undefined;
-    if (!url) return { verdict: { status: 'not_applicable', message: 'no adagents.json under test: give one with --adagents URL' } };
+    if (!url) return { verdict: { status: 'not_applicable', message: 'no adagents.json under test: give one with --publisher DOMAIN|URL' } };
     const doc = await fetchDocument(ctx, url, 'adagents.json');
     if (!doc.ok) return { verdict: { status: 'unmet', message: (doc.verdict as { message: string }).message, blocked_by: 'discovery.adagents.schema' } };
     const all = Array.isArray(doc.value.agents) ? (doc.value.agents as Entry[]) : [];

@@ -20,7 +20,7 @@ type Doc = Record<string, unknown>;
 type Fetched = { ok: true; value: Doc } | { ok: false; verdict: StepVerdict };
 
 const FILES = { adagents: 'adagentsUrl', brand: 'brandUrl' } as const;
-const FLAGS = { adagents: '--adagents URL', brand: '--brand URL' } as const;
+const FLAGS = { adagents: '--publisher DOMAIN|URL', brand: '--brand DOMAIN|URL' } as const;
 
 function fileUrl(ctx: CheckContext, file: keyof typeof FILES): string | undefined {
   return ctx.transport instanceof RegistryFaceTransport ? ctx.transport.target[FILES[file]] : undefined;
