@@ -125,6 +125,11 @@ const BUILTIN: BuyerFaultDef[] = [
     targets: ['webhook-receiver.signature.wrong-tag-rejected'],
   },
   {
+    name: 'ignores-pin',
+    rule: "for sell-side webhooks the publisher's signing_keys[] pin is authoritative, a keyid outside it refused (digest 1.11 step 6); the pin is never read, any key of the sender's JWKS is accepted",
+    targets: ['webhook-receiver.signature.unpinned-key-rejected'],
+  },
+  {
     name: 'terminal-status-unmapped',
     rule: 'a delivery is processed and the task takes the sent status (interface spec 6.2); a terminal status is stored as working (the status map lacks the terminal states)',
     targets: ['webhook-receiver.envelope.processed'],

@@ -92,7 +92,11 @@ export async function startMockBuyer(opts: MockBuyerOptions): Promise<RunningMoc
   // The admin API is open only on loopback; bound anywhere else, or published through a proxy
   // (publicBaseUrl), it needs a token (generated when none is given).
   let adminToken = opts.adminToken ?? (adminApiExposed(opts) ? newAdminToken() : undefined);
-  const trust = new TrustResolver(opts.trust, nowSeconds);
+  // Fault ignores-pin: the publishers' signing_keys[] pins are never read (the JWKS alone decides).
+  const trustConfig = faults.has('ignores-pin')
+    ? { ...opts.trust, senders: opts.trust.senders.map(({ publisherDeclarationUrl: _pin, ...s }) => s) }
+    : opts.trust;
+  const trust = new TrustResolver(trustConfig, nowSeconds);
   const bypass = { verification: opts.unsafeBypass?.verification === true, dedup: opts.unsafeBypass?.dedup === true };
 
   const db = openDatabase(opts.dbPath);

@@ -8,6 +8,8 @@
  * 429) never eats into the dedup budget of the main identity:
  *   main   <base>/senders/main    key own-ed25519-2026
  *   flood  <base>/senders/flood   key own-es256-2026
+ * A third key, `unpinned` (own-webhook-request-purpose-2026), is in the main sender's JWKS but
+ * not in the publisher's pin: a receiver applying the pin refuses what it signs (digest 1.11 step 6).
  *
  * A receiver under test must trust `<base>/.well-known/brand.json` (a loopback http URL: the
  * receiver needs a test-only "insecure loopback" trust setting).
@@ -20,10 +22,16 @@ import { signRequest, type SignedRequest } from '../../signing/sign/signer.js';
 import type { DefectName } from '../../signing/sign/defects.js';
 import { baseUrlOf, listen } from '../../net/listen.js';
 
-export type SenderRole = 'main' | 'flood';
-export const SENDER_ROLES: readonly SenderRole[] = ['main', 'flood'];
+/** A signing key of the harness sender; `unpinned` signs as the main sender with a key outside the pin. */
+export type SenderRole = 'main' | 'flood' | 'unpinned';
+/** The roles with an `agents[]` entry (a sender identity) of their own. */
+type AgentRole = 'main' | 'flood';
+const AGENT_ROLES: readonly AgentRole[] = ['main', 'flood'];
+export const SENDER_ROLES: readonly SenderRole[] = [...AGENT_ROLES, 'unpinned'];
+/** The identity each key signs as. */
+const AGENT_OF: Record<SenderRole, AgentRole> = { main: 'main', flood: 'flood', unpinned: 'main' };
 
-const KEY_IDS: Record<SenderRole, string> = { main: 'own-ed25519-2026', flood: 'own-es256-2026' };
+const KEY_IDS: Record<SenderRole, string> = { main: 'own-ed25519-2026', flood: 'own-es256-2026', unpinned: 'own-webhook-request-purpose-2026' };
 const KEYS_FILE = new URL('../../../fixtures/signing/keys.json', import.meta.url);
 /** The fixture file spells the key-purpose member with the default token. */
 const FIXTURE_KEY_USE = protocolIds(DEFAULT_TOKEN).keyUseMember;
@@ -37,7 +45,7 @@ export interface SenderIdentity {
   readonly brandJsonUrl: string;
   /** Publisher declaration pinning the sender kids (`signing_keys[]`). */
   readonly publisherDeclarationUrl: string;
-  /** `agents[].url` of each role: the sender identity a receiver dedups under. */
+  /** `agents[].url` each key signs as: the sender identity a receiver dedups under. */
   readonly agentUrls: Readonly<Record<SenderRole, string>>;
   readonly keys: Readonly<Record<SenderRole, SigningKey>>;
   /** Public JWK of each role, with `<token>_use` spelled for the run's token. */
@@ -67,17 +75,18 @@ function trimBase(base: string): string {
 export function identityDocuments(base: string, ids: ProtocolIds): Map<string, unknown> {
   const b = trimBase(base);
   const docs = new Map<string, unknown>();
-  const agents = SENDER_ROLES.map((role) => ({ type: 'sales', url: `${b}/senders/${role}`, jwks_uri: `${b}/senders/${role}/jwks.json` }));
+  const agents = AGENT_ROLES.map((role) => ({ type: 'sales', url: `${b}/senders/${role}`, jwks_uri: `${b}/senders/${role}/jwks.json` }));
   docs.set(BRAND_PATH, {
     house: { domain: 'proto-comply.invalid', name: 'proto-comply harness test sender (TEST-ONLY keys)' },
     brands: [],
     agents,
   });
   const pinned: Jwk[] = [];
-  for (const role of SENDER_ROLES) {
+  for (const role of AGENT_ROLES) {
     const pub = publicJwk(loadFixtureKey(KEY_IDS[role], ids));
     pinned.push(pub);
-    docs.set(`/senders/${role}/jwks.json`, { keys: [pub] });
+    const others = SENDER_ROLES.filter((r) => r !== role && AGENT_OF[r] === role).map((r) => publicJwk(loadFixtureKey(KEY_IDS[r], ids)));
+    docs.set(`/senders/${role}/jwks.json`, { keys: [pub, ...others] });
   }
   docs.set(PUBLISHER_PATH, {
     version: '1.0',
@@ -104,7 +113,7 @@ export function senderIdentityAt(brandJsonUrl: string, token: string = DEFAULT_T
     const jwk = loadFixtureKey(KEY_IDS[role], ids);
     keys[role] = signingKeyFromJwk(jwk);
     publicKeys[role] = publicJwk(jwk);
-    agentUrls[role] = `${base}/senders/${role}`;
+    agentUrls[role] = `${base}/senders/${AGENT_OF[role]}`;
   }
   return {
     ids,

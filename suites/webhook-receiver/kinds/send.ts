@@ -16,7 +16,7 @@ import type { StepDef } from '../../../harness/engine/model.js';
 import { NO_RECEIVER, postWebhook, probeEnv, receiverTarget, type PostResult } from '../../../harness/webhooks/receiver-probe/client.js';
 import { encodeEvent, tamperBody } from '../../../harness/webhooks/receiver-probe/events.js';
 import { aliasValue, OFFSET_PATTERN, parseOffset, scopeOf, type SentWebhook } from '../../../harness/webhooks/receiver-probe/scope.js';
-import { signWebhook, type SenderRole } from '../../../harness/webhooks/receiver-probe/sender.js';
+import { SENDER_ROLES, signWebhook, type SenderRole } from '../../../harness/webhooks/receiver-probe/sender.js';
 
 export const STATUSES = ['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled', 'rejected'] as const;
 
@@ -95,7 +95,7 @@ export const receiverSend: StepKind = {
     resend: { type: 'string' },
     replay: { type: 'string' },
     endpoint: { enum: ['primary', 'alt'] },
-    sender: { enum: ['main', 'flood'] },
+    sender: { enum: [...SENDER_ROLES] },
     defect: { enum: DEFECTS.map((d) => d.name) },
     tamper: { type: 'boolean' },
     content_type: { type: 'string', minLength: 1 },
