@@ -80,7 +80,7 @@ export class A2aTransport implements Transport {
   private nextId = 1;
   private calls = 0;
   private readonly taskNames = new Map<string, string>();
-  /** Origins the user named (agent URL, card and A2A URLs): a card url elsewhere is the agent's choice. */
+  /** Origins of the agent URL, its card and A2A URLs, and those the user named for credentials: a card url elsewhere is the agent's choice. */
   private readonly namedOrigins: Set<string>;
   private readonly cardOrigin: CardOriginPolicy;
 
@@ -91,8 +91,11 @@ export class A2aTransport implements Transport {
     this.cardUrls = endpoints.agentCard.map((u) => validateHttpUrl(u, 'agent card URL').toString());
     if (endpoints.a2a) this.fallback = validateHttpUrl(endpoints.a2a, 'A2A endpoint').toString();
     this.ids = protocolIds(settings.token);
-    const named = settings.credentialOrigins ?? [settings.agentUrl, ...this.cardUrls, ...(this.fallback ? [this.fallback] : [])];
-    this.namedOrigins = new Set(named.flatMap((u) => originOf(u) ?? []));
+    const own = [settings.agentUrl, ...this.cardUrls, ...(this.fallback ? [this.fallback] : [])];
+    // The token goes only to the credential origins; the card url may point anywhere the agent's own
+    // URLs are (an agent a discovery file names is called without the run's token, on its own origin).
+    const named = settings.credentialOrigins ?? own;
+    this.namedOrigins = new Set([...named, ...own].flatMap((u) => originOf(u) ?? []));
     this.cardOrigin = options.cardOrigin ?? 'refuse';
     this.http = new HttpClient({ ...settings, credentialOrigins: named });
   }

@@ -41,6 +41,11 @@ function freshPublicJwk(kid: string, withPrivate: boolean): Record<string, unkno
   return { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid, alg: 'EdDSA', use: 'sig', ...(withPrivate ? { d: jwk.d } : {}) };
 }
 
+/** The same address written differently: a trailing slash added (or removed). */
+function respelled(url: string): string {
+  return url.endsWith('/') ? url.replace(/\/+$/, '') : `${url}/`;
+}
+
 export class DiscoveryFiles {
   /** Made once per registry: a pin of a key nobody publishes (pin-mismatch) and a key with its private half (jwks-private-member). */
   private readonly strangerKey = freshPublicJwk('stranger-key', false);
@@ -87,9 +92,17 @@ export class DiscoveryFiles {
     return {
       $schema: 'https://schemas.example/brand.json',
       house: { domain: this.o.brandDomain, name: 'Proto Comply Test House' },
-      brands: [{ id: 'test-brand', names, ...(identity ? { identity_agent: { url: identity.url, id: 'test-brand' } } : {}) }],
-      agents: this.o.agents.map((a) => ({ url: a.url, jwks_uri: domainFileUrl(this.baseUrl, this.o.brandDomain, WELL_KNOWN.jwks) })),
+      brands: [{ id: 'test-brand', names, ...(identity ? { identity_agent: { url: this.identityUrl(identity.url), id: 'test-brand' } } : {}) }],
+      agents: this.o.agents.map((a, i) => ({
+        url: this.faults.has('brand-agent-respelled') && i === 0 ? respelled(a.url) : a.url,
+        jwks_uri: domainFileUrl(this.baseUrl, this.o.brandDomain, WELL_KNOWN.jwks),
+      })),
     };
+  }
+
+  /** The identity agent: the first agent, or (identity-agent-silent) a path of this mock where nothing answers. */
+  private identityUrl(agentUrl: string): string {
+    return this.faults.has('identity-agent-silent') ? domainFileUrl(this.baseUrl, this.o.brandDomain, '/identity/mcp') : agentUrl;
   }
 
   private jwks(): Record<string, unknown> {

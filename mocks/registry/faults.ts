@@ -51,6 +51,16 @@ export const DISCOVERY_FAULTS: readonly RegistryFaultDef[] = [
     rule: 'adagents.json `signing_keys[]` pins a key its agent does not publish (spec 2.2)',
     targets: ['discovery.adagents.pin-consistent'],
   },
+  {
+    name: 'identity-agent-silent',
+    rule: 'brand.json names an identity agent at an address where no agent answers get_brand_identity (spec 2.3, 4.3)',
+    targets: ['discovery.brand.identity-agent-answers'],
+  },
+  {
+    name: 'brand-agent-respelled',
+    rule: 'brand.json writes its sales agent URL with a trailing slash the publisher does not (digest 1.11: byte-equal URLs)',
+    targets: ['discovery.cross-file.sales-agents-authorized'],
+  },
   { name: 'brand-bad-types', rule: 'brand.json `brands[].names` is a string (spec 2.3: array of objects)', targets: ['discovery.brand.schema'] },
   { name: 'jwks-private-member', rule: 'the brand JWKS publishes a private key member `d` (spec 2.3, 5)', targets: ['discovery.brand.jwks-valid'] },
   { name: 'jwks-duplicate-kid', rule: 'the brand JWKS has two keys with one `kid`', targets: ['discovery.brand.jwks-valid'] },

@@ -46,7 +46,9 @@ describe('the discovery suite', () => {
       'discovery.adagents.capabilities-declared': 'pass',
       'discovery.brand.schema': 'pass',
       'discovery.brand.jwks-valid': 'pass',
+      'discovery.brand.identity-agent-answers': 'pass',
       'discovery.adagents.pin-consistent': 'pass',
+      'discovery.cross-file.sales-agents-authorized': 'pass',
     });
     expect(run.transports).toEqual(['rest']);
   });
@@ -54,10 +56,10 @@ describe('the discovery suite', () => {
   it('catches each discovery fault of the mock by exactly its targeted check', async () => {
     for (const fault of DISCOVERY_FAULTS) {
       const run = await discoveryRun([fault.name]);
-      const failing = run.checks.filter((c) => c.outcome === 'fail').map((c) => c.check_id);
+      const failing = run.checks.filter((c) => c.outcome === 'fail' || c.outcome === 'warn').map((c) => c.check_id);
       expect(failing, fault.name).toEqual([...fault.targets]);
       // A check that needs what the fault broke is blocked by the target, never failed.
-      for (const c of run.checks.filter((x) => x.outcome !== 'pass' && x.outcome !== 'fail'))
+      for (const c of run.checks.filter((x) => !['pass', 'fail', 'warn'].includes(x.outcome)))
         expect(`${c.check_id} ${c.outcome} by ${c.blocked_by}`, fault.name).toMatch(new RegExp(` blocked by (${fault.targets.join('|')})$`));
       expect(validateAgentCompliance(JSON.parse(renderAgentComplianceJson(run))), fault.name).toEqual({ valid: true, errors: [] });
     }
@@ -105,6 +107,19 @@ describe('bad discovery files', () => {
       if (req.url === '/redirect.json') return void res.writeHead(302, { location: 'http://10.0.0.1/.well-known/adagents.json' }).end();
       if (req.url === '/brand.json')
         return void json({ house: { domain: 'b.test', name: 'B' }, agents: [{ url: 'https://a.test/mcp', jwks_uri: `${base}/jwks.json` }] });
+      if (req.url === '/brand-a2a.json')
+        return void json({
+          house: { domain: 'b.test', name: 'B' },
+          brands: [{ id: 'b', names: [{ en: 'B' }], identity_agent: { url: `${seller.baseUrl}/a2a`, id: 'b' } }],
+        });
+      if (req.url === '/brand-noref.json') return void json({ brands: [{ names: [{ en: 'B' }], identity_agent: { url: seller.baseUrl } }] });
+      if (req.url === '/brand-noref-a2a.json') return void json({ brands: [{ names: [{ en: 'B' }], identity_agent: { url: `${seller.baseUrl}/a2a` } }] });
+      if (req.url === '/adagents-other.json')
+        return void json({
+          version: '1.0',
+          publisher: { name: 'P', domain: 'p.test' },
+          agents: [{ url: 'https://other.test/mcp', protocol: 'mcp', capabilities: [] }],
+        });
       if (req.url === '/jwks.json') return void json({ keys: [{ kty: 'OKP', crv: 'Ed25519', x, d, kid: 'k1', alg: 'EdDSA', use: 'sig' }] });
       res.writeHead(404).end();
     });
@@ -130,6 +145,31 @@ describe('bad discovery files', () => {
     expect(r.outcome).toBe('fail');
     expect(r.message).toMatch(message);
     expect(r.evidence?.exchanges.length).toBeGreaterThan(0);
+  });
+
+  it('an identity agent given as an A2A endpoint is asked over A2A, with the brand reference of the file', async () => {
+    const r = await check({ brandUrl: `${base}/brand-a2a.json` }, 'discovery.brand.identity-agent-answers');
+    expect(r.outcome, r.message).toBe('pass');
+  });
+
+  it.each([
+    ['/brand-noref.json', 'mcp'],
+    ['/brand-noref-a2a.json', 'a2a'],
+  ])('an identity agent (%s) that answers get_brand_identity with an error fails the check, naming the protocol and the code', async (path, kind) => {
+    const r = await check({ brandUrl: `${base}${path}` }, 'discovery.brand.identity-agent-answers');
+    expect(r.outcome).toBe('fail');
+    expect(r.message).toMatch(new RegExp(`identity agent .* \\(${kind}\\) get_brand_identity \\{\\}: error INVALID_REQUEST`));
+    const asked = r.evidence!.exchanges.filter((x) => x.request.body.includes('get_brand_identity'));
+    expect(asked.length).toBe(1);
+    expect(asked[0]!.request.headers.authorization).toBeUndefined();
+  });
+
+  it("a publisher that authorizes none of the brand's sales agents is a warning naming both lists", async () => {
+    const r = await check({ brandUrl: `${base}/brand.json`, adagentsUrl: `${base}/adagents-other.json` }, 'discovery.cross-file.sales-agents-authorized');
+    expect(r.outcome).toBe('warn');
+    expect(r.message).toBe(
+      `the publisher authorizes none of the brand's 1 sales agent(s): brand.json names "https://a.test/mcp"; adagents.json authorizes "https://other.test/mcp"`,
+    );
   });
 
   it('a key set with a private member fails discovery.brand.jwks-valid at its pointer', async () => {

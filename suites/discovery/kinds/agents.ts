@@ -10,7 +10,8 @@ import { createTransport } from '../../../harness/transport/factory.js';
 import { resolveEndpoints } from '../../../harness/transport/endpoints.js';
 import { DEFAULT_TRANSPORT_LIMITS, type AgentTransportKind } from '../../../harness/transport/types.js';
 import { AddressPolicy } from '../../../harness/net/address-policy.js';
-import type { StepKind, StepVerdict } from '../../../harness/engine/kinds/types.js';
+import type { CheckContext, StepKind, StepVerdict } from '../../../harness/engine/kinds/types.js';
+import type { Transport } from '../../../harness/transport/types.js';
 import { RegistryFaceTransport } from '../../../harness/registry-face/transport.js';
 import { fetchDocument } from './files.js';
 
@@ -18,6 +19,32 @@ import { fetchDocument } from './files.js';
 export const MAX_AGENTS = 8;
 
 type Entry = { url?: unknown; protocol?: unknown; capabilities?: unknown };
+
+/**
+ * A transport to an agent a discovery file names, recorded and under the run's address policy;
+ * the run's bearer token only when the user named this agent's origin. Throws
+ * TransportConfigError when `agentUrl` is no agent URL.
+ */
+export function discoveredAgentTransport(ctx: CheckContext, agentUrl: string, kind: AgentTransportKind): Transport {
+  const credentials = ctx.run.agentCredentials;
+  return createTransport(
+    kind,
+    {
+      agentUrl,
+      token: ctx.ids.token,
+      ...(credentials ? { authToken: credentials.token, credentialOrigins: credentials.origins } : { credentialOrigins: [] }),
+      ...DEFAULT_TRANSPORT_LIMITS,
+      capture: createRecorder({ token: ctx.ids.token, ...(ctx.run.redactor ? { redactor: ctx.run.redactor } : {}) }),
+      addressPolicy: ctx.run.addressPolicy ?? new AddressPolicy({}),
+    },
+    resolveEndpoints(agentUrl),
+  );
+}
+
+/** An HTTP status that means "not without credentials": the agent is a gap, not a failure. */
+export function refusedWithoutCredentials(status: number | undefined): boolean {
+  return status === 401 || status === 403;
+}
 
 export const discoveryAgents: StepKind = {
   name: 'discovery_agents',
@@ -40,34 +67,21 @@ export const discoveryAgents: StepKind = {
     const entries = all.filter((a) => (a.protocol === 'mcp' || a.protocol === 'a2a') && Array.isArray(a.capabilities));
     if (entries.length === 0)
       return { verdict: { status: 'gap', message: 'adagents.json names no agent with protocol mcp or a2a and capabilities[]', gap: 'an authorized agent' } };
-    const credentials = ctx.run.agentCredentials;
     const gaps: string[] = [];
     for (const a of entries.slice(0, MAX_AGENTS)) {
       const kind = a.protocol as AgentTransportKind;
       const agentUrl = a.url as string;
-      let endpoints;
+      let transport: Transport;
       try {
-        endpoints = resolveEndpoints(agentUrl);
+        transport = discoveredAgentTransport(ctx, agentUrl, kind);
       } catch (e) {
         return { verdict: { status: 'failed', message: `adagents.json names ${agentUrl}, which is no agent URL: ${(e as Error).message}` } };
       }
-      const transport = createTransport(
-        kind,
-        {
-          agentUrl,
-          token: ctx.ids.token,
-          ...(credentials ? { authToken: credentials.token, credentialOrigins: credentials.origins } : { credentialOrigins: [] }),
-          ...DEFAULT_TRANSPORT_LIMITS,
-          capture: createRecorder({ token: ctx.ids.token, ...(ctx.run.redactor ? { redactor: ctx.run.redactor } : {}) }),
-          addressPolicy: ctx.run.addressPolicy ?? new AddressPolicy({}),
-        },
-        endpoints,
-      );
       try {
         const opened = await transport.open(ctx.signal);
         ctx.exchanges.push(...opened.exchanges);
         const status = opened.failure?.httpStatus;
-        if (status === 401 || status === 403) {
+        if (refusedWithoutCredentials(status)) {
           gaps.push(`${agentUrl} refused the harness without credentials for its origin (HTTP ${status})`);
           continue;
         }
