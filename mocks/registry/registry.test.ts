@@ -151,6 +151,14 @@ describe('each fault of the mock registry breaks its rule', () => {
     'adagents-undeclared-capability': async (r) =>
       (await call(r, '/domains/publisher.test/.well-known/adagents.json')).json.agents[0].capabilities.includes(UNDECLARED_CAPABILITY),
     'pin-mismatch': async (r) => (await call(r, '/domains/publisher.test/.well-known/adagents.json')).json.signing_keys[0].x !== KEY.x,
+    'identity-agent-silent': async (r) => (await call(r, '/domains/brand.test/.well-known/brand.json')).json.brands[0].identity_agent.url !== AGENT.url,
+    'brand-agent-respelled': async (r) => {
+      const [brand, adagents] = await Promise.all([
+        call(r, '/domains/brand.test/.well-known/brand.json'),
+        call(r, '/domains/publisher.test/.well-known/adagents.json'),
+      ]);
+      return brand.json.agents[0].url !== adagents.json.agents[0].url;
+    },
     'brand-bad-types': async (r) => typeof (await call(r, '/domains/brand.test/.well-known/brand.json')).json.brands[0].names === 'string',
     'jwks-private-member': async (r) => (await call(r, '/domains/brand.test/.well-known/jwks.json')).json.keys.some((k: object) => 'd' in k),
     'jwks-duplicate-kid': async (r) => {
