@@ -4,6 +4,7 @@ import type { Condition } from './model.js';
 import type { AgentProfile } from './profile.js';
 import { resolvePointer } from './pointer.js';
 import type { ProtocolIds } from '../token.js';
+import { AGENT_KIND_DEFS, agentKindsOf } from '../protocol/agent-kinds.js';
 
 export function lookupCapability(caps: unknown, pointers: string | string[], ids: ProtocolIds): { found: boolean; value: unknown; pointer: string } {
   const list = Array.isArray(pointers) ? pointers : [pointers];
@@ -20,6 +21,7 @@ export function evaluateCondition(cond: Condition, profile: AgentProfile, ids: P
   if ('any' in cond) return cond.any.some((c) => evaluateCondition(c, profile, ids));
   if ('not' in cond) return !evaluateCondition(cond.not, profile, ids);
   if ('task_declared' in cond) return profile.tasks.includes(ids.expand(cond.task_declared));
+  if ('agent_kind' in cond) return agentKindsOf(profile.tasks, profile.capabilities).includes(cond.agent_kind);
   if ('run' in cond) return cond.run === 'auth_token' ? profile.authTokenSet : false;
   if ('agent_card' in cond) {
     const card = profile.open?.agentCard;
@@ -42,6 +44,8 @@ export function describeCondition(cond: Condition): string {
   if ('any' in cond) return `(${cond.any.map(describeCondition).join(' or ')})`;
   if ('not' in cond) return `not ${describeCondition(cond.not)}`;
   if ('task_declared' in cond) return `task ${cond.task_declared} listed`;
+  if ('agent_kind' in cond)
+    return `a ${cond.agent_kind} agent (supported_protocols lists ${AGENT_KIND_DEFS[cond.agent_kind].protocol}, or it lists ${AGENT_KIND_DEFS[cond.agent_kind].defining.join(' or ')})`;
   if ('run' in cond) return cond.run === 'auth_token' ? 'a bearer token given with --auth-token' : cond.run;
   if ('agent_card' in cond) {
     if (cond.equals !== undefined) return `A2A agent card ${cond.agent_card} = ${JSON.stringify(cond.equals)}`;

@@ -13,6 +13,7 @@ import { KindRegistry } from './kinds/registry.js';
 import type { ExpectationKind, StepKind } from './kinds/types.js';
 import type { SuitePlugin } from './plugin.js';
 import { BUILTIN_FUNCTIONS, templateExpressions } from './template.js';
+import { AGENT_KINDS } from '../protocol/agent-kinds.js';
 
 export class SuiteLoadError extends Error {}
 
@@ -38,6 +39,7 @@ const CONDITION = {
       additionalProperties: false,
     },
     { type: 'object', properties: { task_declared: { type: 'string' } }, required: ['task_declared'], additionalProperties: false },
+    { type: 'object', properties: { agent_kind: { enum: [...AGENT_KINDS] } }, required: ['agent_kind'], additionalProperties: false },
     {
       type: 'object',
       properties: { agent_card: { type: 'string', pattern: '^(/[^/]*)+$' }, equals: {}, present: { type: 'boolean' } },

@@ -5,6 +5,7 @@
  */
 import type { Level, SpecRef } from './result.js';
 import type { TransportKind } from '../transport/types.js';
+import type { AgentKind } from '../protocol/agent-kinds.js';
 
 /** Condition on the agent profile (its declared capabilities and listed tasks). */
 export type Condition =
@@ -12,6 +13,8 @@ export type Condition =
    *  `{token}` in it is replaced by the protocol token. */
   | { capability: string | string[]; equals?: unknown; present?: boolean; in?: unknown[]; contains?: unknown }
   | { task_declared: string }
+  /** The agent claims this kind (harness/protocol/agent-kinds.ts: `supported_protocols` or a defining task). */
+  | { agent_kind: AgentKind }
   /** `agent_card` is a JSON pointer into the A2A agent card (none over MCP: the condition is then false). */
   | { agent_card: string; equals?: unknown; present?: boolean }
   /** Facts about the run itself, e.g. `auth_token`: the user gave a bearer token. */

@@ -39,12 +39,31 @@ describe('mock seller command', () => {
     [['--fault', 'no-such-fault'], /no-such-fault.*valid faults/],
     [['--token', 'Not A Token'], /token/],
     [['stray-positional'], /stray-positional/],
+    [['--kind', 'signals,seller'], /--kind "seller" is no agent kind \(known: media-buy, creative, signals, governance, brand\)/],
   ])('rejects %j with one line on stderr and exit code 2', async (argv, message) => {
     const { out, err, io } = capture();
     expect(await mockSellerCommand(argv, io)).toBe(2);
     expect(out).toEqual([]);
     expect(err.join('')).toMatch(message);
     expect(err.join('').trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('--kind serves only that kind: its tasks and the capabilities task in the agent card', async () => {
+    const { out, io } = capture();
+    const stop = new AbortController();
+    const running = mockSellerCommand(['--kind', 'signals', '--kind', 'governance'], { ...io, stop: stop.signal });
+    await waitFor(() => out.join('').includes('card '), 'the URL lines');
+    const card = /^card (\S+)$/m.exec(out.join(''))![1]!;
+    const body = (await (await fetch(card, { signal: AbortSignal.timeout(5_000) })).json()) as { skills: { id: string }[] };
+    expect(body.skills.map((s) => s.id).sort()).toEqual([
+      'activate_signal',
+      'check_governance',
+      'get_plan_audit_logs',
+      'get_proto_capabilities',
+      'get_signals',
+    ]);
+    stop.abort();
+    expect(await running).toBe(0);
   });
 
   it('prints its URLs when ready, serves, and returns 0 once stopped', async () => {

@@ -1,12 +1,13 @@
 /**
  * `proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]...
- *  [--db FILE] [--reply-mode sse|json] [--no-controller] [--allow-private-webhooks] [--list-faults]`
+ *  [--db FILE] [--reply-mode sse|json] [--no-controller] [--allow-private-webhooks] [--kind KIND[,KIND]]... [--list-faults]`
  *
  * Starts the reference mock seller, prints its URLs, runs until SIGINT/SIGTERM, then closes
  * cleanly and returns 0. Bad flags: one line on stderr, exit code 2.
  */
 import { parseArgs } from 'node:util';
 import { TokenError } from '../../harness/token.js';
+import { AGENT_KINDS, type AgentKind, isAgentKind } from '../../harness/protocol/agent-kinds.js';
 import { UnknownFaultError, listFaults } from './faults.js';
 import { startMockSeller } from './index.js';
 import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/cli-kit/serve.js';
@@ -15,7 +16,8 @@ export type MockSellerCommandIo = MockCommandIo;
 
 const USAGE =
   'usage: proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]... [--db FILE] [--reply-mode sse|json] [--no-controller] ' +
-  '[--allow-private-webhooks] [--list-faults]\n' +
+  '[--allow-private-webhooks] [--kind KIND[,KIND]]... [--list-faults]\n' +
+  `  --kind KIND               serve only these agent kinds' tasks (${AGENT_KINDS.join(', ')}; default all)\n` +
   '  --allow-private-webhooks  local testing: accept webhook URLs on loopback/private networks, over http too (never link-local or metadata)\n' +
   '                            (default: https and public addresses only, digest 5.9)';
 
@@ -37,6 +39,7 @@ function parse(argv: string[]) {
         'list-faults': { type: 'boolean' },
         'no-controller': { type: 'boolean' },
         'allow-private-webhooks': { type: 'boolean' },
+        kind: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -50,6 +53,8 @@ function parse(argv: string[]) {
     throw new FlagError(`--reply-mode must be "sse" or "json", got ${JSON.stringify(replyMode)}`);
   }
   if (v['auth-token'] !== undefined && v['auth-token'].trim() === '') throw new FlagError('--auth-token must not be empty');
+  const kinds = (v.kind ?? []).flatMap((k) => k.split(',')).map((k) => k.trim());
+  for (const k of kinds) if (!isAgentKind(k)) throw new FlagError(`--kind ${JSON.stringify(k)} is no agent kind (known: ${AGENT_KINDS.join(', ')})`);
   return {
     help: v.help === true,
     listFaults: v['list-faults'] === true,
@@ -63,6 +68,7 @@ function parse(argv: string[]) {
       mcpReplyMode: replyMode as 'sse' | 'json' | undefined,
       testController: v['no-controller'] !== true,
       allowPrivateWebhooks: v['allow-private-webhooks'] === true,
+      ...(kinds.length ? { kinds: [...new Set(kinds)] as AgentKind[] } : {}),
     },
   };
 }

@@ -30,6 +30,9 @@ const control = (c: McpTestClient, scenario: string, params: Record<string, unkn
 const codeOf = async (c: McpTestClient, task: string, args: Record<string, unknown>) => (await c.call(task, args)).payload?.code;
 const readBuy = async (c: McpTestClient, id: unknown) => ((await c.ok('get_media_buys', { media_buy_ids: [id] })).media_buys as Record<string, unknown>[])[0];
 
+const activation = (segment: string) => ({ idempotency_key: key(), signal_agent_segment_id: segment, destinations: [{ type: 'platform', platform: 'dsp' }] });
+const governanceCheck = (plan_id: string) => ({ plan_id, caller: 'https://buyer.example/agent', tool: 'create_media_buy', payload: { budget: 1000 } });
+
 async function canceledBuy(c: McpTestClient): Promise<Record<string, unknown>> {
   const buy = await c.ok('create_media_buy', createArgs());
   await c.ok('update_media_buy', update(buy.media_buy_id, { canceled: true }));
@@ -308,6 +311,30 @@ const PROBES: Record<string, Probe> = {
       const buy = await client.ok('create_media_buy', createArgs({ start_time: isoIn(7), end_time: isoIn(37) }));
       await control(client, 'force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'active' });
       return (await readBuy(client, buy.media_buy_id)).status !== 'active';
+    },
+  },
+  'signals-without-segment-id': {
+    violated: async ({ client }) =>
+      ((await client.ok('get_signals', { signal_spec: 'sports' })).signals as Record<string, unknown>[])[0]!.signal_agent_segment_id === undefined,
+  },
+  'activate-signal-refuses-platform': {
+    violated: async ({ client }) => (await client.call('activate_signal', activation('seg_sports_enthusiasts'))).isError === true,
+  },
+  'activate-unknown-segment-accepted': {
+    violated: async ({ client }) => (await codeOf(client, 'activate_signal', activation('seg_no_such_segment'))) !== 'INVALID_REQUEST',
+  },
+  'activate-signal-not-idempotent': {
+    async violated({ client }) {
+      const args = activation('seg_sports_enthusiasts');
+      await client.ok('activate_signal', args);
+      return (await client.ok('activate_signal', args)).replayed !== true;
+    },
+  },
+  'governance-check-fails': { violated: async ({ client }) => (await client.call('check_governance', governanceCheck('plan-a'))).isError === true },
+  'audit-log-forgets-checks': {
+    async violated({ client }) {
+      await client.ok('check_governance', governanceCheck('plan-b'));
+      return ((await client.ok('get_plan_audit_logs', { plan_id: 'plan-b' })).entries as unknown[]).length === 0;
     },
   },
 };

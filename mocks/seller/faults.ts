@@ -204,7 +204,7 @@ const BUILTIN: FaultDef[] = [
   {
     name: 'replay-not-flagged',
     rule: 'a replay must carry replayed: true (interface spec 4.4 rule 2, digest 3.2 rule 4); the flag is missing',
-    targets: ['idempotency.replay.flagged', 'idempotency.replay.context-excluded'],
+    targets: ['idempotency.replay.flagged', 'idempotency.replay.context-excluded', 'signals.idempotency.replay'],
   },
   {
     name: 'replay-creates-second-buy',
@@ -224,7 +224,7 @@ const BUILTIN: FaultDef[] = [
   {
     name: 'conflict-answered-with-replay',
     rule: 'same key with a different payload must be IDEMPOTENCY_CONFLICT (interface spec 4.4 rule 3); on the same task the cached response is replayed',
-    targets: ['idempotency.conflict.changed-payload'],
+    targets: ['idempotency.conflict.changed-payload', 'signals.idempotency.conflict'],
     collateral: ['idempotency.conflict.no-payload-leak'],
   },
   {
@@ -246,7 +246,7 @@ const BUILTIN: FaultDef[] = [
   {
     name: 'missing-key-accepted',
     rule: 'a mutating request without idempotency_key is INVALID_REQUEST (digest 3.2 rule 1); it is executed',
-    targets: ['idempotency.key.missing-rejected'],
+    targets: ['idempotency.key.missing-rejected', 'signals.idempotency.missing-key'],
   },
   {
     name: 'malformed-key-accepted',
@@ -418,6 +418,44 @@ const BUILTIN: FaultDef[] = [
     name: 'controller-start-ignored',
     rule: 'pending_start moves to active at start of flight (interface spec 3.1); the forced move reports success but the buy stays pending_start',
     targets: ['state-machine.controller.start-of-flight'],
+  },
+  // Signals agent (interface spec 4.3, 4.4).
+  {
+    name: 'signals-without-segment-id',
+    rule: 'get_signals segments carry the signal_agent_segment_id activate_signal takes (interface spec 4.3); segments come without it',
+    targets: ['signals.get.segments'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'activate-signal-refuses-platform',
+    rule: 'activate_signal activates an offered segment to a platform destination (interface spec 4.3); every destination is refused',
+    targets: ['signals.activate.destination'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'activate-unknown-segment-accepted',
+    rule: 'an unknown signal_agent_segment_id is bad input, INVALID_REQUEST (interface spec 7); it is activated',
+    targets: ['signals.activate.unknown-segment-refused'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'activate-signal-not-idempotent',
+    rule: 'activate_signal is a mutating task under the idempotency rules (interface spec 4.4 rules 1-3); it ignores idempotency_key',
+    targets: ['signals.idempotency.replay', 'signals.idempotency.conflict', 'signals.idempotency.missing-key'],
+    matrixGroup: 'seller',
+  },
+  // Governance agent (interface spec 4.3, 2.6).
+  {
+    name: 'governance-check-fails',
+    rule: 'check_governance answers a planned action (interface spec 4.3); every check is an error',
+    targets: ['governance.check.answers'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'audit-log-forgets-checks',
+    rule: "get_plan_audit_logs returns the plan's audit entries, one per check made (interface spec 4.3, 2.6); entries[] is always empty",
+    targets: ['governance.audit.reflects-check'],
+    matrixGroup: 'seller',
   },
 ];
 

@@ -33,6 +33,7 @@ import { DEFAULT_RETRY, DEFAULT_WEBHOOK_TIMEOUT_MS } from './webhooks/sender.js'
 import { DEFAULT_IMPAIRMENT_WINDOW_MS, WebhookService } from './webhooks/service.js';
 import { DEFAULT_MAX_WEBHOOK_URLS, LocalTestingPolicy, WebhookAdmission } from './webhooks/admission.js';
 import { AddressPolicy } from '../../harness/net/address-policy.js';
+import { AGENT_KINDS, isAgentKind } from '../../harness/protocol/agent-kinds.js';
 
 export type {
   MockSellerOptions,
@@ -57,6 +58,9 @@ function urlHost(host: string): string {
 
 export async function startMockSeller(opts: MockSellerOptions = {}): Promise<RunningMockSeller> {
   const faults = new FaultSet(opts.faults ?? []);
+  const kinds = opts.kinds ?? AGENT_KINDS;
+  if (kinds.length === 0) throw new RangeError('kinds must name at least one agent kind');
+  for (const k of kinds) if (!isAgentKind(k)) throw new RangeError(`unknown agent kind ${JSON.stringify(k)} (known: ${AGENT_KINDS.join(', ')})`);
   const ids = protocolIds(opts.token ?? DEFAULT_TOKEN);
   const log = opts.log ?? (() => {});
   const replyMode = opts.mcpReplyMode ?? 'sse';
@@ -139,7 +143,8 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     idempotency: new IdempotencyGuard(new IdempotencyStore(db), clock, faults),
     webhooks,
     bookingLatencyMs: opts.bookingLatencyMs ?? DEFAULT_BOOKING_LATENCY_MS,
-    testController: opts.testController ?? true,
+    testController: (opts.testController ?? true) && kinds.includes('media-buy'),
+    kinds,
     requestSigning,
     log,
   };

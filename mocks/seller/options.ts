@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { SellerEvents } from './domain/events.js';
 import type { RequestSigningCapability } from '../../harness/signing/verify/precheck.js';
 import type { LookupFunction } from '../../harness/net/address-policy.js';
+import type { AgentKind } from '../../harness/protocol/agent-kinds.js';
 
 export type McpReplyMode = 'sse' | 'json';
 
@@ -63,6 +64,12 @@ export interface MockSellerOptions {
    * and calling it is an unknown tool.
    */
   testController?: boolean;
+  /**
+   * The agent kinds served (harness/protocol/agent-kinds.ts), default all: only their 4.3 tasks are
+   * listed and answered, `supported_protocols` names only them, and the test controller (media-buy
+   * scenarios) and the media-buy capability blocks come only with `media-buy`.
+   */
+  kinds?: readonly AgentKind[];
   /** Latency of the simulated downstream booking call in create_media_buy, ms (default 50). */
   bookingLatencyMs?: number;
   /** Most MCP sessions kept at once; the least recently used is closed beyond it (default 256). */

@@ -1,5 +1,6 @@
 /** Everything a task handler may use, built once per running seller. */
 import type { ProtocolIds } from '../../../harness/token.js';
+import type { AgentKind } from '../../../harness/protocol/agent-kinds.js';
 import type { FaultSet } from '../faults.js';
 import type { RecordStore } from '../store/record-store.js';
 import type { AsyncTaskService } from './async-tasks.js';
@@ -25,6 +26,8 @@ export interface SellerServices {
   webhooks: WebhookService;
   /** The sandbox test controller is served (false: a production-like seller without it). */
   testController: boolean;
+  /** The agent kinds served (MockSellerOptions.kinds), never empty. */
+  kinds: readonly AgentKind[];
   /** The request_signing capability whose signatures the seller verifies (digest 1.15); absent: none. */
   requestSigning?: RequestSigningCapability;
   /** Simulated latency of the downstream booking call inside create_media_buy (ms). */

@@ -6,6 +6,7 @@
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
 import { taskSchema } from '../validation.js';
+import { AGENT_KIND_DEFS } from '../../../../harness/protocol/agent-kinds.js';
 import { CONTROLLER_SCENARIOS } from './controller.js';
 import { WINDOWED_PULL_GRANULARITIES } from './media-buy-read.js';
 
@@ -28,18 +29,8 @@ export function capabilitiesTask(s: SellerServices): TaskDef {
       }
       return completed({
         [s.ids.token]: protocolBlock,
-        supported_protocols: ['media_buy', 'creative', 'signals', 'governance', 'brand'],
-        media_buy: {
-          creative_approval_mode: 'auto_approve',
-          supported_pricing_models: ['cpm'],
-          supported_channels: [...new Set(s.catalog.products.flatMap((p) => p.channels))],
-          reporting_capabilities: {
-            windowed_pull_granularities: [...WINDOWED_PULL_GRANULARITIES],
-            available_metrics: ['impressions', 'clicks', 'spend', 'completion_rate'],
-            reporting_delivery_methods: ['pull', 'webhook'],
-          },
-        },
-        account: { supported_billing: ['operator', 'brand'] },
+        supported_protocols: s.kinds.map((k) => AGENT_KIND_DEFS[k].protocol),
+        ...(s.kinds.includes('media-buy') ? mediaBuyBlocks(s) : {}),
         // Webhooks are signed (interface spec 5.1; digest 1.15); legacy HMAC on request.
         webhook_signing: {
           supported: true,
@@ -52,5 +43,22 @@ export function capabilitiesTask(s: SellerServices): TaskDef {
         ...(s.testController ? { compliance_testing: { scenarios: [...CONTROLLER_SCENARIOS] } } : {}),
       });
     },
+  };
+}
+
+/** What a media-buy seller declares beyond the protocol block: its features and reporting, and account billing. */
+function mediaBuyBlocks(s: SellerServices): Record<string, unknown> {
+  return {
+    media_buy: {
+      creative_approval_mode: 'auto_approve',
+      supported_pricing_models: ['cpm'],
+      supported_channels: [...new Set(s.catalog.products.flatMap((p) => p.channels))],
+      reporting_capabilities: {
+        windowed_pull_granularities: [...WINDOWED_PULL_GRANULARITIES],
+        available_metrics: ['impressions', 'clicks', 'spend', 'completion_rate'],
+        reporting_delivery_methods: ['pull', 'webhook'],
+      },
+    },
+    account: { supported_billing: ['operator', 'brand'] },
   };
 }

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { TaskFailure } from '../errors.js';
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
 import { httpUrl, taskSchema } from '../validation.js';
@@ -53,6 +54,8 @@ export function governanceTasks(s: SellerServices): TaskDef[] {
     idempotency: 'read',
     schema: checkSchema,
     run({ args, caller, clockScope }) {
+      if (s.faults.has('governance-check-fails'))
+        throw new TaskFailure({ code: 'INTERNAL_ERROR', message: 'the governance engine is unavailable', recovery: 'transient' });
       const budget = budgetOf(args.payload);
       const checkId = `chk_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
       let result: Record<string, unknown>;
@@ -82,7 +85,7 @@ export function governanceTasks(s: SellerServices): TaskDef[] {
     idempotency: 'read',
     schema: auditSchema,
     run({ args, caller }) {
-      const entries = s.records.get<AuditEntry[]>(KIND, caller.principal, args.plan_id) ?? [];
+      const entries = s.faults.has('audit-log-forgets-checks') ? [] : (s.records.get<AuditEntry[]>(KIND, caller.principal, args.plan_id) ?? []);
       return completed({ plan_id: args.plan_id, entries });
     },
   };

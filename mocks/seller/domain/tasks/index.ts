@@ -1,4 +1,5 @@
-/** Every task of interface spec 4.3 that the mock seller serves, in tools/list order. */
+/** Every task of interface spec 4.3 that the mock seller serves for its agent kinds, in tools/list order. */
+import { tasksOfKinds } from '../../../../harness/protocol/agent-kinds.js';
 import type { SellerServices } from '../services.js';
 import type { TaskDef } from '../task-def.js';
 import { brandTasks } from './brand.js';
@@ -14,8 +15,8 @@ import { signalTasks } from './signals.js';
 import { syncTasks } from './sync.js';
 
 export function buildTasks(s: SellerServices): TaskDef[] {
-  return [
-    capabilitiesTask(s),
+  const served = new Set(tasksOfKinds(s.kinds));
+  const all = [
     ...productTasks(s),
     createMediaBuyTask(s),
     updateMediaBuyTask(s),
@@ -25,6 +26,6 @@ export function buildTasks(s: SellerServices): TaskDef[] {
     ...governanceTasks(s),
     ...measurementTasks(s),
     ...brandTasks(s),
-    ...(s.testController ? [controllerTask(s)] : []),
   ];
+  return [capabilitiesTask(s), ...all.filter((t) => served.has(t.name)), ...(s.testController ? [controllerTask(s)] : [])];
 }

@@ -19,9 +19,10 @@ const activateSchema = taskSchema({
   destinations: z.array(destination).min(1).max(20),
 });
 
-function render(segment: SignalSegment) {
-  const { keywords: _k, ...rest } = segment;
+function render(segment: SignalSegment, withId: boolean) {
+  const { keywords: _k, signal_agent_segment_id, ...rest } = segment;
   return {
+    ...(withId ? { signal_agent_segment_id } : {}),
     ...rest,
     deployments: [{ type: 'platform', platform: 'sandbox-dsp', is_live: false, estimated_activation_duration_minutes: 0 }],
   };
@@ -37,17 +38,20 @@ export function signalTasks(s: SellerServices): TaskDef[] {
       const text = args.signal_spec.toLowerCase();
       const matching = s.catalog.signals.filter((seg) => seg.keywords.some((k) => text.includes(k)));
       const chosen = (matching.length > 0 ? matching : s.catalog.signals).slice(0, args.max_results ?? 10);
-      return completed({ signals: chosen.map(render) });
+      return completed({ signals: chosen.map((seg) => render(seg, !s.faults.has('signals-without-segment-id'))) });
     },
   };
 
   const activateSignal: TaskDef<z.infer<typeof activateSchema>> = {
     name: 'activate_signal',
     description: 'Activate a signal segment on one or more destination platforms.',
-    idempotency: 'mutating',
+    idempotency: s.faults.has('activate-signal-not-idempotent') ? 'exempt' : 'mutating',
     schema: activateSchema,
     run({ args, clockScope }) {
-      const segment = s.catalog.signal(args.signal_agent_segment_id);
+      const segment =
+        s.catalog.signal(args.signal_agent_segment_id) ??
+        (s.faults.has('activate-unknown-segment-accepted') ? { signal_agent_segment_id: args.signal_agent_segment_id } : undefined);
+      if (s.faults.has('activate-signal-refuses-platform')) throw invalidRequest('destinations', 'no destination platform is supported');
       if (!segment) {
         throw invalidRequest('signal_agent_segment_id', `unknown segment ${JSON.stringify(args.signal_agent_segment_id)}`);
       }
