@@ -8,7 +8,7 @@ import { certify } from '../harness/certify.js';
 import type { AgentKind } from '../harness/protocol/agent-kinds.js';
 import { type RunningMockSeller, startMockSeller } from '../mocks/seller/index.js';
 
-const KIND_SUITES = ['signals', 'governance'] as const;
+const KIND_SUITES = ['creative', 'signals', 'governance'] as const;
 const started: RunningMockSeller[] = [];
 afterAll(() => Promise.all(started.map((s) => s.close())));
 
@@ -19,7 +19,7 @@ async function runKindSuites(kinds: AgentKind[]) {
 }
 
 describe('agent kinds', () => {
-  it.each([['signals'], ['governance']] as const)('a %s-only agent passes its suite over MCP and A2A', async (kind) => {
+  it.each([['creative'], ['signals'], ['governance']] as const)('a %s-only agent passes its suite over MCP and A2A', async (kind) => {
     const run = await runKindSuites([kind]);
     const own = run.checks.filter((c) => c.suite_id === kind);
     expect(own.length).toBeGreaterThan(0);
@@ -33,7 +33,7 @@ describe('agent kinds', () => {
     expect(run.checks.length).toBeGreaterThan(0);
     for (const c of run.checks) {
       expect(`${c.check_id} ${c.outcome}`).toBe(`${c.check_id} not_applicable`);
-      expect(c.message).toMatch(/does not claim the (signals|governance) kind/);
+      expect(c.message).toMatch(/does not claim the (creative|signals|governance) kind/);
     }
   });
 });

@@ -30,6 +30,18 @@ const control = (c: McpTestClient, scenario: string, params: Record<string, unkn
 const codeOf = async (c: McpTestClient, task: string, args: Record<string, unknown>) => (await c.call(task, args)).payload?.code;
 const readBuy = async (c: McpTestClient, id: unknown) => ((await c.ok('get_media_buys', { media_buy_ids: [id] })).media_buys as Record<string, unknown>[])[0];
 
+const creativeSync = (seller: RunningMockSeller, format: string) => ({
+  idempotency_key: key(),
+  account: { brand: { domain: 'b.example' }, operator: 'op.example' },
+  creatives: [
+    {
+      creative_id: 'c1',
+      name: 'n',
+      format_id: { agent_url: seller.baseUrl, id: format },
+      assets: { image: { asset_type: 'image', url: 'https://cdn.example/i.png' } },
+    },
+  ],
+});
 const activation = (segment: string) => ({ idempotency_key: key(), signal_agent_segment_id: segment, destinations: [{ type: 'platform', platform: 'dsp' }] });
 const governanceCheck = (plan_id: string) => ({ plan_id, caller: 'https://buyer.example/agent', tool: 'create_media_buy', payload: { budget: 1000 } });
 
@@ -312,6 +324,29 @@ const PROBES: Record<string, Probe> = {
       await control(client, 'force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'active' });
       return (await readBuy(client, buy.media_buy_id)).status !== 'active';
     },
+  },
+  'formats-without-format-id': {
+    violated: async ({ client }) => ((await client.ok('list_creative_formats', {})).formats as Record<string, unknown>[])[0]!.format_id === undefined,
+  },
+  'format-type-filter-ignored': {
+    violated: async ({ client }) =>
+      ((await client.ok('list_creative_formats', { type: 'audio' })).formats as { type: string }[]).some((f) => f.type !== 'audio'),
+  },
+  'build-creative-other-format': {
+    async violated({ seller, client }) {
+      const built = await client.ok('build_creative', {
+        idempotency_key: key(),
+        message: 'm',
+        target_format_ids: [{ agent_url: seller.baseUrl, id: 'audio_30s' }],
+      });
+      return (built.creatives as { format_id: { id: string } }[])[0]!.format_id.id !== 'audio_30s';
+    },
+  },
+  'sync-creatives-refuses-all': {
+    violated: async ({ seller, client }) => (await client.call('sync_creatives', creativeSync(seller, 'display_300x250'))).isError === true,
+  },
+  'sync-creatives-unknown-format-accepted': {
+    violated: async ({ seller, client }) => (await codeOf(client, 'sync_creatives', creativeSync(seller, 'no_such_format'))) !== 'INVALID_REQUEST',
   },
   'signals-without-segment-id': {
     violated: async ({ client }) =>

@@ -419,6 +419,37 @@ const BUILTIN: FaultDef[] = [
     rule: 'pending_start moves to active at start of flight (interface spec 3.1); the forced move reports success but the buy stays pending_start',
     targets: ['state-machine.controller.start-of-flight'],
   },
+  // Creative agent (interface spec 4.3, 2.6).
+  {
+    name: 'formats-without-format-id',
+    rule: 'creative formats are named by a format_id {agent_url, id} (interface spec 2.5, 2.6); list_creative_formats lists them without it',
+    targets: ['creative.formats.listed'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'format-type-filter-ignored',
+    rule: 'list_creative_formats with a type lists formats of that type (interface spec 4.3); the filter is ignored',
+    targets: ['creative.formats.type-filter'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'build-creative-other-format',
+    rule: 'build_creative builds for the target formats it is given (interface spec 4.3); it builds for the next format of the catalogue',
+    targets: ['creative.build.target-format'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'sync-creatives-refuses-all',
+    rule: 'sync_creatives accepts a creative of a listed format (interface spec 4.3, 2.6); every creative is refused',
+    targets: ['creative.sync.valid-accepted'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'sync-creatives-unknown-format-accepted',
+    rule: 'a creative of a format the agent does not list is bad input, INVALID_REQUEST (interface spec 7); it is stored',
+    targets: ['creative.sync.unknown-format-refused'],
+    matrixGroup: 'seller',
+  },
   // Signals agent (interface spec 4.3, 4.4).
   {
     name: 'signals-without-segment-id',

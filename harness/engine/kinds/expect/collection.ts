@@ -68,6 +68,30 @@ export const countMatching: ExpectationKind = {
   },
 };
 
+/** The array at `in` has at least `min_items` (default 1) items, and every one matches `where` (e.g. a filter honoured). */
+export const everyItem: ExpectationKind = {
+  name: 'every_item',
+  fields: { in: { type: 'string' }, where: WHERE, min_items: { type: 'integer', minimum: 0 } },
+  required: ['in', 'where'],
+  evaluate(exp, subject, ctx) {
+    const m = matching(subject, exp, ctx);
+    if (!m.list) return { ok: false, message: `${m.pointer} must be an array`, pointer: m.pointer };
+    const min = (exp.min_items as number | undefined) ?? 1;
+    if (m.list.length < min) return { ok: false, message: `${m.pointer} has ${m.list.length} items, expected at least ${min}`, pointer: m.pointer };
+    const odd = m.list.findIndex((x) => !m.items.includes(x));
+    if (odd >= 0) {
+      return {
+        ok: false,
+        message: `${m.pointer}/${odd} does not match ${short(m.where)} (${m.list.length - m.items.length} of ${m.list.length} items do not)`,
+        expected: m.where,
+        actual: m.list[odd],
+        pointer: `${m.pointer}/${odd}`,
+      };
+    }
+    return OK;
+  },
+};
+
 /** The error object, exactly as the agent sent it, satisfies an inline schema. */
 export const errorMatches: ExpectationKind = {
   name: 'error_matches',

@@ -6,7 +6,7 @@ import { differsFrom, sameAs } from './compare.js';
 import { matches, schema } from './schema.js';
 import { distinctCount, each, some } from './group.js';
 import { tasksListed, validActions } from './domain.js';
-import { countMatching, errorMatches, item } from './collection.js';
+import { countMatching, errorMatches, everyItem, item } from './collection.js';
 
 export const GENERIC_EXPECTATION_KINDS: readonly ExpectationKind[] = [
   success,
@@ -30,5 +30,6 @@ export const GENERIC_EXPECTATION_KINDS: readonly ExpectationKind[] = [
   validActions,
   item,
   countMatching,
+  everyItem,
   errorMatches,
 ];

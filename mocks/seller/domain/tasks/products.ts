@@ -103,12 +103,14 @@ export function productTasks(s: SellerServices): TaskDef[] {
     schema: formatsSchema,
     run({ args }) {
       let formats: CreativeFormat[] = s.catalog.formats;
-      if (args.type) formats = formats.filter((f) => f.type === args.type);
+      if (args.type && !s.faults.has('format-type-filter-ignored')) formats = formats.filter((f) => f.type === args.type);
       if (args.format_ids?.length) {
         const ids = new Set(args.format_ids.map((f) => f.id));
         formats = formats.filter((f) => ids.has(f.format_id.id));
       }
-      return completed({ formats: structuredClone(formats) });
+      const listed = structuredClone(formats) as Array<Partial<CreativeFormat>>;
+      if (s.faults.has('formats-without-format-id')) for (const f of listed) delete f.format_id;
+      return completed({ formats: listed });
     },
   };
 
@@ -126,7 +128,10 @@ export function productTasks(s: SellerServices): TaskDef[] {
     schema: buildSchema,
     run({ args }) {
       const creatives = args.target_format_ids.map((target, i) => {
-        const format = s.catalog.format(target.id);
+        const asked = s.catalog.format(target.id);
+        // The buggy agent builds for the format after the one asked for.
+        const format =
+          asked && s.faults.has('build-creative-other-format') ? s.catalog.formats[(s.catalog.formats.indexOf(asked) + 1) % s.catalog.formats.length] : asked;
         if (!format) throw invalidRequest(`target_format_ids[${i}].id`, `unknown format ${JSON.stringify(target.id)}`);
         const creativeId = `cr_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
         return {

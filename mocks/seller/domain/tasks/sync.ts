@@ -101,8 +101,10 @@ export function syncTasks(s: SellerServices): TaskDef[] {
     schema: syncCreativesSchema,
     run({ args, caller, accountKey }) {
       uniqueIds(args.creatives, 'creative_id', 'creatives');
+      if (s.faults.has('sync-creatives-refuses-all')) throw invalidRequest('creatives', 'the creative library accepts no creative');
       const creatives = args.creatives.map((c, i) => {
-        if (!s.catalog.format(c.format_id.id)) throw invalidRequest(`creatives[${i}].format_id.id`, `unknown format ${JSON.stringify(c.format_id.id)}`);
+        if (!s.catalog.format(c.format_id.id) && !s.faults.has('sync-creatives-unknown-format-accepted'))
+          throw invalidRequest(`creatives[${i}].format_id.id`, `unknown format ${JSON.stringify(c.format_id.id)}`);
         const action = upsert(s, 'creative', caller.principal, accountKey, c.creative_id, { ...c, account_key: accountKey });
         return { creative_id: c.creative_id, action, status: 'approved' };
       });
