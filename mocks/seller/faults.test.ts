@@ -30,6 +30,25 @@ const control = (c: McpTestClient, scenario: string, params: Record<string, unkn
 const codeOf = async (c: McpTestClient, task: string, args: Record<string, unknown>) => (await c.call(task, args)).payload?.code;
 const readBuy = async (c: McpTestClient, id: unknown) => ((await c.ok('get_media_buys', { media_buy_ids: [id] })).media_buys as Record<string, unknown>[])[0];
 
+const ACCOUNT = { brand: { domain: 'b.example' }, operator: 'op.example' };
+const accountsSync = (operator: string) => ({ idempotency_key: key(), accounts: [{ brand: { domain: 'b.example' }, operator }] });
+const audiencesSync = (audience_id: string | undefined) => ({
+  idempotency_key: key(),
+  account: ACCOUNT,
+  audiences: [{ audience_id, name: 'n', audience_type: 'suppression' }],
+});
+const catalogsSync = (url: string) => ({ idempotency_key: key(), account: ACCOUNT, catalogs: [{ catalog_id: 'c1', name: 'n', type: 'product', url }] });
+const eventsLog = (event_time: string) => ({
+  idempotency_key: key(),
+  event_source_id: 'src',
+  events: [{ event_id: 'e1', event_type: 'purchase', event_time }],
+});
+const feedbackOn = (media_buy_id: unknown, start: string) => ({
+  idempotency_key: key(),
+  media_buy_id,
+  measurement_period: { start, end: isoIn(-1) },
+  performance_index: 1.1,
+});
 const creativeSync = (seller: RunningMockSeller, format: string) => ({
   idempotency_key: key(),
   account: { brand: { domain: 'b.example' }, operator: 'op.example' },
@@ -323,6 +342,34 @@ const PROBES: Record<string, Probe> = {
       const buy = await client.ok('create_media_buy', createArgs({ start_time: isoIn(7), end_time: isoIn(37) }));
       await control(client, 'force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'active' });
       return (await readBuy(client, buy.media_buy_id)).status !== 'active';
+    },
+  },
+  'sync-accounts-no-status': {
+    violated: async ({ client }) =>
+      ((await client.ok('sync_accounts', accountsSync('pc-status.example'))).accounts as { status?: unknown }[])[0]!.status === undefined,
+  },
+  'list-accounts-forgets-synced': {
+    async violated({ client }) {
+      await client.ok('sync_accounts', accountsSync('pc-listed.example'));
+      return !((await client.ok('list_accounts', {})).accounts as { operator: string }[]).some((a) => a.operator === 'pc-listed.example');
+    },
+  },
+  'audiences-refused': { violated: async ({ client }) => (await client.call('sync_audiences', audiencesSync('aud-1'))).isError === true },
+  'audience-without-id-accepted': { violated: async ({ client }) => (await codeOf(client, 'sync_audiences', audiencesSync(undefined))) !== 'INVALID_REQUEST' },
+  'catalogs-refused': { violated: async ({ client }) => (await client.call('sync_catalogs', catalogsSync('https://feeds.example/p.xml'))).isError === true },
+  'catalog-url-unchecked': { violated: async ({ client }) => (await codeOf(client, 'sync_catalogs', catalogsSync('not a url'))) !== 'INVALID_REQUEST' },
+  'events-refused': { violated: async ({ client }) => (await client.call('log_event', eventsLog(isoIn(-1)))).isError === true },
+  'event-time-unchecked': { violated: async ({ client }) => (await codeOf(client, 'log_event', eventsLog('yesterday'))) !== 'INVALID_REQUEST' },
+  'feedback-refused': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      return (await client.call('provide_performance_feedback', feedbackOn(buy.media_buy_id, isoIn(-7)))).isError === true;
+    },
+  },
+  'feedback-period-unchecked': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      return (await codeOf(client, 'provide_performance_feedback', feedbackOn(buy.media_buy_id, 'last week'))) !== 'INVALID_REQUEST';
     },
   },
   'formats-without-format-id': {

@@ -111,6 +111,11 @@ export class FaultSet {
   }
 }
 
+/** A fault of the records suite: one rule, one check, judged with the seller group. */
+function recordFault(name: string, rule: string, target: string): FaultDef {
+  return { name, rule, targets: [target], matrixGroup: 'seller' };
+}
+
 const BUILTIN: FaultDef[] = [
   // Errors and transport (interface spec 7, 4.2).
   {
@@ -204,7 +209,12 @@ const BUILTIN: FaultDef[] = [
   {
     name: 'replay-not-flagged',
     rule: 'a replay must carry replayed: true (interface spec 4.4 rule 2, digest 3.2 rule 4); the flag is missing',
-    targets: ['idempotency.replay.flagged', 'idempotency.replay.context-excluded', 'signals.idempotency.replay'],
+    targets: [
+      'idempotency.replay.flagged',
+      'idempotency.replay.context-excluded',
+      'signals.idempotency.replay',
+      ...['accounts', 'audiences', 'catalogs', 'events', 'feedback'].map((r) => `records.${r}.replay`),
+    ],
   },
   {
     name: 'replay-creates-second-buy',
@@ -224,7 +234,11 @@ const BUILTIN: FaultDef[] = [
   {
     name: 'conflict-answered-with-replay',
     rule: 'same key with a different payload must be IDEMPOTENCY_CONFLICT (interface spec 4.4 rule 3); on the same task the cached response is replayed',
-    targets: ['idempotency.conflict.changed-payload', 'signals.idempotency.conflict'],
+    targets: [
+      'idempotency.conflict.changed-payload',
+      'signals.idempotency.conflict',
+      ...['accounts', 'audiences', 'catalogs', 'events', 'feedback'].map((r) => `records.${r}.conflict`),
+    ],
     collateral: ['idempotency.conflict.no-payload-leak'],
   },
   {
@@ -246,7 +260,11 @@ const BUILTIN: FaultDef[] = [
   {
     name: 'missing-key-accepted',
     rule: 'a mutating request without idempotency_key is INVALID_REQUEST (digest 3.2 rule 1); it is executed',
-    targets: ['idempotency.key.missing-rejected', 'signals.idempotency.missing-key'],
+    targets: [
+      'idempotency.key.missing-rejected',
+      'signals.idempotency.missing-key',
+      ...['accounts', 'audiences', 'catalogs', 'events', 'feedback'].map((r) => `records.${r}.missing-key`),
+    ],
   },
   {
     name: 'malformed-key-accepted',
@@ -419,6 +437,57 @@ const BUILTIN: FaultDef[] = [
     rule: 'pending_start moves to active at start of flight (interface spec 3.1); the forced move reports success but the buy stays pending_start',
     targets: ['state-machine.controller.start-of-flight'],
   },
+  // Buyer records on a media-buy seller (interface spec 4.3, 2.6, 7).
+  recordFault(
+    'sync-accounts-no-status',
+    'sync_accounts answers a status per account (interface spec 4.3); the status is missing',
+    'records.accounts.sync-status',
+  ),
+  recordFault(
+    'list-accounts-forgets-synced',
+    'list_accounts shows the active relationships (interface spec 4.3); it lists none',
+    'records.accounts.listed-after-sync',
+  ),
+  recordFault(
+    'audiences-refused',
+    'sync_audiences accepts a valid audience (interface spec 4.3, 2.6); every audience is refused',
+    'records.audiences.valid-accepted',
+  ),
+  recordFault(
+    'audience-without-id-accepted',
+    'an audience without audience_id is bad input, INVALID_REQUEST (interface spec 2.6, 7); it is stored under a made-up id',
+    'records.audiences.invalid-refused',
+  ),
+  recordFault(
+    'catalogs-refused',
+    'sync_catalogs accepts a valid catalog (interface spec 4.3, 2.6); every catalog is refused',
+    'records.catalogs.valid-accepted',
+  ),
+  recordFault(
+    'catalog-url-unchecked',
+    'a catalog url that is no URL is bad input, INVALID_REQUEST (interface spec 2.6, 7); it is stored',
+    'records.catalogs.invalid-refused',
+  ),
+  recordFault(
+    'events-refused',
+    'log_event accepts a valid marketing event (interface spec 4.3, 2.6); every event source is unknown',
+    'records.events.valid-accepted',
+  ),
+  recordFault(
+    'event-time-unchecked',
+    'an event_time that is no ISO 8601 date-time is bad input, INVALID_REQUEST (interface spec 2.6, 7); it is stored',
+    'records.events.invalid-refused',
+  ),
+  recordFault(
+    'feedback-refused',
+    'provide_performance_feedback accepts feedback on a media buy (interface spec 4.3); every feedback is refused',
+    'records.feedback.valid-accepted',
+  ),
+  recordFault(
+    'feedback-period-unchecked',
+    'a measurement period that is no date-time is bad input, INVALID_REQUEST (interface spec 4.3, 7); it is taken',
+    'records.feedback.invalid-refused',
+  ),
   // Creative agent (interface spec 4.3, 2.6).
   {
     name: 'formats-without-format-id',

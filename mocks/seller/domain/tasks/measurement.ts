@@ -16,6 +16,13 @@ const logEventSchema = taskSchema({
   event_source_id: z.string().min(1).max(255),
   events: z.array(eventItem).min(1).max(1_000),
 });
+/** Fault event-time-unchecked: any string is taken as the event time. */
+const lenientLogEventSchema = logEventSchema.extend({
+  events: z
+    .array(eventItem.extend({ event_time: z.string() }))
+    .min(1)
+    .max(1_000),
+});
 
 const feedbackSchema = taskSchema({
   media_buy_id: z.string().min(1),
@@ -23,14 +30,17 @@ const feedbackSchema = taskSchema({
   performance_index: z.number().min(0).max(1_000),
   package_id: z.string().min(1).optional(),
 });
+/** Fault feedback-period-unchecked: any strings are taken as the period. */
+const lenientFeedbackSchema = feedbackSchema.extend({ measurement_period: z.looseObject({ start: z.string(), end: z.string() }) });
 
 export function measurementTasks(s: SellerServices): TaskDef[] {
   const logEvent: TaskDef<z.infer<typeof logEventSchema>> = {
     name: 'log_event',
     description: 'Send marketing events (purchases, leads, sign-ups) from an event source.',
     idempotency: 'mutating',
-    schema: logEventSchema,
+    schema: s.faults.has('event-time-unchecked') ? lenientLogEventSchema : logEventSchema,
     run({ args, caller }) {
+      if (s.faults.has('events-refused')) throw invalidRequest('event_source_id', 'unknown event source');
       const seen = new Set<string>();
       let duplicates = 0;
       for (const e of args.events) {
@@ -54,8 +64,9 @@ export function measurementTasks(s: SellerServices): TaskDef[] {
     name: 'provide_performance_feedback',
     description: 'Report how a media buy performed for the buyer (performance index over a period).',
     idempotency: 'mutating',
-    schema: feedbackSchema,
+    schema: s.faults.has('feedback-period-unchecked') ? lenientFeedbackSchema : feedbackSchema,
     run({ args, caller }) {
+      if (s.faults.has('feedback-refused')) throw invalidRequest('media_buy_id', 'feedback is not accepted for this media buy');
       const buy = s.mediaBuys.require(caller.principal, args.media_buy_id);
       if (args.package_id !== undefined) s.mediaBuys.requirePackage(buy, args.package_id, 'package_id');
       if (Date.parse(args.measurement_period.end) <= Date.parse(args.measurement_period.start)) {

@@ -3,7 +3,7 @@
  * plus list_accounts. Each item is upserted per principal; the answer says per item whether it
  * was created, updated or unchanged.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
 import type { SellerServices } from '../services.js';
@@ -53,6 +53,14 @@ const audienceItem = z.looseObject({
   audience_type: z.string().min(1).optional(),
 });
 const syncAudiencesSchema = taskSchema({ account: accountRef, audiences: z.array(audienceItem).min(1).max(100) });
+/** Fault audience-without-id-accepted: the id is not required. */
+const lenientAudiencesSchema = taskSchema({
+  account: accountRef,
+  audiences: z
+    .array(audienceItem.extend({ audience_id: z.string().optional() }))
+    .min(1)
+    .max(100),
+});
 
 const catalogItem = z.looseObject({
   catalog_id: z.string().min(1).max(255),
@@ -63,6 +71,14 @@ const catalogItem = z.looseObject({
   update_frequency: z.string().min(1).optional(),
 });
 const syncCatalogsSchema = taskSchema({ account: accountRef, catalogs: z.array(catalogItem).min(1).max(100) });
+/** Fault catalog-url-unchecked: any string is taken as the feed URL. */
+const lenientCatalogsSchema = taskSchema({
+  account: accountRef,
+  catalogs: z
+    .array(catalogItem.extend({ url: z.string() }))
+    .min(1)
+    .max(100),
+});
 
 export function syncTasks(s: SellerServices): TaskDef[] {
   const syncAccounts: TaskDef<z.infer<typeof syncAccountsSchema>> = {
@@ -76,6 +92,10 @@ export function syncTasks(s: SellerServices): TaskDef[] {
         const accountId = `acc_${createHash('sha256').update(`${caller.principal}|${domain}|${a.operator}`).digest('hex').slice(0, 16)}`;
         const record = { account_id: accountId, brand: { domain }, operator: a.operator, billing: a.billing ?? 'operator', status: 'active' };
         const action = upsert(s, 'account', caller.principal, `id:${accountId}`, accountId, record);
+        if (s.faults.has('sync-accounts-no-status')) {
+          const { status: _status, ...bare } = record;
+          return { ...bare, action };
+        }
         return { ...record, action };
       });
       return completed({ accounts });
@@ -88,7 +108,7 @@ export function syncTasks(s: SellerServices): TaskDef[] {
     idempotency: 'read',
     schema: listAccountsSchema,
     run({ args, caller }) {
-      let accounts = s.records.list<{ status: string }>('account', caller.principal);
+      let accounts = s.faults.has('list-accounts-forgets-synced') ? [] : s.records.list<{ status: string }>('account', caller.principal);
       if (args.status) accounts = accounts.filter((a) => a.status === args.status);
       return completed({ accounts });
     },
@@ -112,18 +132,21 @@ export function syncTasks(s: SellerServices): TaskDef[] {
     },
   };
 
-  const syncAudiences: TaskDef<z.infer<typeof syncAudiencesSchema>> = {
+  const syncAudiences: TaskDef<z.infer<typeof lenientAudiencesSchema>> = {
     name: 'sync_audiences',
     description: 'Create or update first-party audiences (e.g. suppression lists) for an account.',
     idempotency: 'mutating',
-    schema: syncAudiencesSchema,
+    schema: s.faults.has('audience-without-id-accepted') ? lenientAudiencesSchema : syncAudiencesSchema,
     run({ args, caller, accountKey }) {
+      if (s.faults.has('audiences-refused')) throw invalidRequest('audiences', 'audiences are not accepted on this account');
       uniqueIds(args.audiences, 'audience_id', 'audiences');
-      const audiences = args.audiences.map((a) => ({
-        audience_id: a.audience_id,
-        action: upsert(s, 'audience', caller.principal, accountKey, a.audience_id, { ...a, account_key: accountKey }),
-        status: 'active',
-      }));
+      const audiences = args.audiences
+        .map((a) => ({ ...a, audience_id: a.audience_id ?? `aud_${randomUUID().slice(0, 8)}` }))
+        .map((a) => ({
+          audience_id: a.audience_id,
+          action: upsert(s, 'audience', caller.principal, accountKey, a.audience_id, { ...a, account_key: accountKey }),
+          status: 'active',
+        }));
       return completed({ audiences });
     },
   };
@@ -132,8 +155,9 @@ export function syncTasks(s: SellerServices): TaskDef[] {
     name: 'sync_catalogs',
     description: 'Register or update product catalogs (feed URL, format, update frequency) for an account.',
     idempotency: 'mutating',
-    schema: syncCatalogsSchema,
+    schema: s.faults.has('catalog-url-unchecked') ? lenientCatalogsSchema : syncCatalogsSchema,
     run({ args, caller, accountKey }) {
+      if (s.faults.has('catalogs-refused')) throw invalidRequest('catalogs', 'catalogs are not accepted on this account');
       uniqueIds(args.catalogs, 'catalog_id', 'catalogs');
       const catalogs = args.catalogs.map((c) => ({
         catalog_id: c.catalog_id,
