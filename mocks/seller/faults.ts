@@ -111,11 +111,6 @@ export class FaultSet {
   }
 }
 
-/** A fault of the records suite: one rule, one check, judged with the seller group. */
-function recordFault(name: string, rule: string, target: string): FaultDef {
-  return { name, rule, targets: [target], matrixGroup: 'seller' };
-}
-
 const BUILTIN: FaultDef[] = [
   // Errors and transport (interface spec 7, 4.2).
   {
@@ -170,6 +165,8 @@ const BUILTIN: FaultDef[] = [
       'schemas.response.list_accounts',
       'schemas.response.get_signals',
       'schemas.response.get_brand_identity',
+      // The replies of the mutating tasks the records, signals and creative suites make.
+      'schemas.response.mutations',
     ],
   },
   {
@@ -438,80 +435,89 @@ const BUILTIN: FaultDef[] = [
     targets: ['state-machine.controller.start-of-flight'],
   },
   // Buyer records on a media-buy seller (interface spec 4.3, 2.6, 7).
-  recordFault(
-    'sync-accounts-no-status',
-    'sync_accounts answers a status per account (interface spec 4.3); the status is missing',
-    'records.accounts.sync-status',
-  ),
-  recordFault(
-    'list-accounts-forgets-synced',
-    'list_accounts shows the active relationships (interface spec 4.3); it lists none',
-    'records.accounts.listed-after-sync',
-  ),
-  recordFault(
-    'audiences-refused',
-    'sync_audiences accepts a valid audience (interface spec 4.3, 2.6); every audience is refused',
-    'records.audiences.valid-accepted',
-  ),
-  recordFault(
-    'audience-without-id-accepted',
-    'an audience without audience_id is bad input, INVALID_REQUEST (interface spec 2.6, 7); it is stored under a made-up id',
-    'records.audiences.invalid-refused',
-  ),
-  recordFault(
-    'catalogs-refused',
-    'sync_catalogs accepts a valid catalog (interface spec 4.3, 2.6); every catalog is refused',
-    'records.catalogs.valid-accepted',
-  ),
-  recordFault(
-    'catalog-url-unchecked',
-    'a catalog url that is no URL is bad input, INVALID_REQUEST (interface spec 2.6, 7); it is stored',
-    'records.catalogs.invalid-refused',
-  ),
-  recordFault(
-    'events-refused',
-    'log_event accepts a valid marketing event (interface spec 4.3, 2.6); every event source is unknown',
-    'records.events.valid-accepted',
-  ),
-  recordFault(
-    'event-time-unchecked',
-    'an event_time that is no ISO 8601 date-time is bad input, INVALID_REQUEST (interface spec 2.6, 7); it is stored',
-    'records.events.invalid-refused',
-  ),
-  recordFault(
-    'feedback-refused',
-    'provide_performance_feedback accepts feedback on a media buy (interface spec 4.3); every feedback is refused',
-    'records.feedback.valid-accepted',
-  ),
-  recordFault(
-    'feedback-period-unchecked',
-    'a measurement period that is no date-time is bad input, INVALID_REQUEST (interface spec 4.3, 7); it is taken',
-    'records.feedback.invalid-refused',
-  ),
+  {
+    name: 'sync-accounts-no-status',
+    rule: 'sync_accounts answers a status per account (interface spec 4.3); the status is missing',
+    targets: ['records.accounts.sync-status'],
+    matrixGroup: 'kinds-a',
+  },
+  {
+    name: 'list-accounts-forgets-synced',
+    rule: 'list_accounts shows the active relationships (interface spec 4.3); it lists none',
+    targets: ['records.accounts.listed-after-sync'],
+    matrixGroup: 'kinds-b',
+  },
+  {
+    name: 'audiences-refused',
+    rule: 'sync_audiences accepts a valid audience (interface spec 4.3, 2.6); every audience is refused',
+    targets: ['records.audiences.valid-accepted'],
+    matrixGroup: 'kinds-a',
+  },
+  {
+    name: 'audience-without-id-accepted',
+    rule: 'an audience without audience_id is bad input, INVALID_REQUEST (interface spec 2.6, 7); it is stored under a made-up id',
+    targets: ['records.audiences.invalid-refused'],
+    matrixGroup: 'kinds-b',
+  },
+  {
+    name: 'catalogs-refused',
+    rule: 'sync_catalogs accepts a valid catalog (interface spec 4.3, 2.6); every catalog is refused',
+    targets: ['records.catalogs.valid-accepted'],
+    matrixGroup: 'kinds-a',
+  },
+  {
+    name: 'catalog-url-unchecked',
+    rule: 'a catalog url that is no URL is bad input, INVALID_REQUEST (interface spec 2.6, 7); it is stored',
+    targets: ['records.catalogs.invalid-refused'],
+    matrixGroup: 'kinds-b',
+  },
+  {
+    name: 'events-refused',
+    rule: 'log_event accepts a valid marketing event (interface spec 4.3, 2.6); every event source is unknown',
+    targets: ['records.events.valid-accepted'],
+    matrixGroup: 'kinds-a',
+  },
+  {
+    name: 'event-time-unchecked',
+    rule: 'an event_time that is no ISO 8601 date-time is bad input, INVALID_REQUEST (interface spec 2.6, 7); it is stored',
+    targets: ['records.events.invalid-refused'],
+    matrixGroup: 'kinds-b',
+  },
+  {
+    name: 'feedback-refused',
+    rule: 'provide_performance_feedback accepts feedback on a media buy (interface spec 4.3); every feedback is refused',
+    targets: ['records.feedback.valid-accepted'],
+    matrixGroup: 'kinds-a',
+  },
+  {
+    name: 'feedback-period-unchecked',
+    rule: 'a measurement period that is no date-time is bad input, INVALID_REQUEST (interface spec 4.3, 7); it is taken',
+    targets: ['records.feedback.invalid-refused'],
+    matrixGroup: 'kinds-b',
+  },
   // Creative agent (interface spec 4.3, 2.6).
   {
     name: 'formats-without-format-id',
     rule: 'creative formats are named by a format_id {agent_url, id} (interface spec 2.5, 2.6); list_creative_formats lists them without it',
     targets: ['creative.formats.listed'],
-    matrixGroup: 'seller',
+    matrixGroup: 'kinds-a',
   },
   {
     name: 'format-type-filter-ignored',
     rule: 'list_creative_formats with a type lists formats of that type (interface spec 4.3); the filter is ignored',
     targets: ['creative.formats.type-filter'],
-    matrixGroup: 'seller',
+    matrixGroup: 'kinds-b',
   },
   {
     name: 'build-creative-other-format',
     rule: 'build_creative builds for the target formats it is given (interface spec 4.3); it builds for the next format of the catalogue',
     targets: ['creative.build.target-format'],
-    matrixGroup: 'seller',
+    matrixGroup: 'kinds-b',
   },
   {
     name: 'sync-creatives-refuses-all',
     rule: 'sync_creatives accepts a creative of a listed format (interface spec 4.3, 2.6); every creative is refused',
     targets: ['creative.sync.valid-accepted'],
-    matrixGroup: 'seller',
   },
   {
     name: 'sync-creatives-unknown-format-accepted',
@@ -524,13 +530,13 @@ const BUILTIN: FaultDef[] = [
     name: 'signals-without-segment-id',
     rule: 'get_signals segments carry the signal_agent_segment_id activate_signal takes (interface spec 4.3); segments come without it',
     targets: ['signals.get.segments'],
-    matrixGroup: 'seller',
+    matrixGroup: 'kinds-a',
   },
   {
     name: 'activate-signal-refuses-platform',
     rule: 'activate_signal activates an offered segment to a platform destination (interface spec 4.3); every destination is refused',
     targets: ['signals.activate.destination'],
-    matrixGroup: 'seller',
+    matrixGroup: 'kinds-b',
   },
   {
     name: 'activate-unknown-segment-accepted',
@@ -549,13 +555,13 @@ const BUILTIN: FaultDef[] = [
     name: 'governance-check-fails',
     rule: 'check_governance answers a planned action (interface spec 4.3); every check is an error',
     targets: ['governance.check.answers'],
-    matrixGroup: 'seller',
+    matrixGroup: 'kinds-a',
   },
   {
     name: 'audit-log-forgets-checks',
     rule: "get_plan_audit_logs returns the plan's audit entries, one per check made (interface spec 4.3, 2.6); entries[] is always empty",
     targets: ['governance.audit.reflects-check'],
-    matrixGroup: 'seller',
+    matrixGroup: 'kinds-b',
   },
 ];
 
