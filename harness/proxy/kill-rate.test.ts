@@ -16,7 +16,7 @@ const observable = listFaults().filter((f) => f.targets.some((t) => audited.has(
 
 describe('the passive audit against every fault of a call rule', () => {
   it('flags each targeted audited check from traffic alone', async () => {
-    const suites = ['setup', 'capabilities', 'errors', 'state-machine', 'idempotency', 'schemas', 'signatures'];
+    const suites = ['setup', 'capabilities', 'errors', 'state-machine', 'idempotency', 'records', 'schemas', 'signatures'];
     const r = await passiveKillRate(observable, audited, { authToken: randomBytes(18).toString('base64url'), suites, relay: false, callerKeys: true });
     console.log(`passive kill rate (calls): ${r.caught}/${observable.length} faults observable in call traffic flagged by the proxy's audit alone`);
     expect({ missed: r.missed, extra: r.extra }).toEqual({ missed: [], extra: [] });
