@@ -3,6 +3,7 @@
  * violation. Every probe must find the reference seller clean and the seller with that fault
  * guilty, so each fault provably changes the behaviour it claims to break.
  */
+import { createPublicKey, type JsonWebKey, verify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinCheckIds } from '../../suites/index.js';
 import { FaultSet, UnknownFaultError, getFault, listFaults, registerFault } from './faults.js';
@@ -413,6 +414,21 @@ const PROBES: Record<string, Probe> = {
     },
   },
   'governance-check-fails': { violated: async ({ client }) => (await client.call('check_governance', governanceCheck('plan-a'))).isError === true },
+  'governance-token-forged': {
+    async violated({ seller, client }) {
+      const token = (await client.ok('check_governance', governanceCheck('plan-c'))).governance_context as string;
+      const jwks = (await (await fetch(seller.jwksUrl)).json()) as { keys: Record<string, unknown>[] };
+      const { kid } = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { kid: string };
+      const jwk = jwks.keys.find((k) => k.kid === kid)!;
+      const [header, payload, signature] = token.split('.');
+      return !verify(
+        null,
+        Buffer.from(`${header}.${payload}`),
+        createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }),
+        Buffer.from(signature!, 'base64url'),
+      );
+    },
+  },
   'audit-log-forgets-checks': {
     async violated({ client }) {
       await client.ok('check_governance', governanceCheck('plan-b'));

@@ -558,6 +558,12 @@ const BUILTIN: FaultDef[] = [
     matrixGroup: 'kinds-a',
   },
   {
+    name: 'governance-token-forged',
+    rule: "the JWS accompanying an approval verifies against the governance agent's published keys (interface spec 4.3, digest 1.11); it is signed with a key it never published",
+    targets: ['governance.approval.token-verifies'],
+    matrixGroup: 'kinds-b',
+  },
+  {
     name: 'audit-log-forgets-checks',
     rule: "get_plan_audit_logs returns the plan's audit entries, one per check made (interface spec 4.3, 2.6); entries[] is always empty",
     targets: ['governance.audit.reflects-check'],

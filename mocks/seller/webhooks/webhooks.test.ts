@@ -49,14 +49,16 @@ afterAll(async () => {
 });
 
 describe('published keys', () => {
-  it('serves brand.json with agents[].jwks_uri and a JWKS of public request-signing keys', async () => {
+  it('serves brand.json with agents[].jwks_uri and a JWKS of public keys: request-signing, then governance-signing', async () => {
     const brand = (await (await fetch(seller.brandJsonUrl)).json()) as { agents: { url: string; jwks_uri: string }[] };
     expect(brand.agents.map((a) => a.url)).toEqual([seller.mcpUrl, seller.a2aUrl]);
     expect(new Set(brand.agents.map((a) => a.jwks_uri))).toEqual(new Set([seller.jwksUrl]));
     const jwks = (await (await fetch(seller.jwksUrl)).json()) as { keys: Record<string, unknown>[] };
-    expect(jwks.keys).toHaveLength(1);
-    expect(jwks.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', use: 'sig', key_ops: ['verify'], [ids.keyUseMember]: 'request-signing' });
-    expect(jwks.keys[0]).not.toHaveProperty('d');
+    expect(jwks.keys.map((k) => k[ids.keyUseMember])).toEqual(['request-signing', 'governance-signing']);
+    for (const k of jwks.keys) {
+      expect(k).toMatchObject({ kty: 'OKP', crv: 'Ed25519', use: 'sig', key_ops: ['verify'] });
+      expect(k).not.toHaveProperty('d');
+    }
   });
 });
 

@@ -1,9 +1,11 @@
 /**
- * Governance: check_governance (pass, escalation to a human, or approval with conditions) and
+ * Governance: check_governance (pass, escalation to a human, or approval with conditions; an
+ * approval carries a signed token, a compact JWS in `governance_context`, interface spec 4.3) and
  * get_plan_audit_logs, whose entries (`timestamp`, `actor`, `action`, interface spec 2.6) record
  * every check made against a plan.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID, sign } from 'node:crypto';
+import type { SigningKey } from '../../../../harness/signing/keys/keys.js';
 import { z } from 'zod';
 import { TaskFailure } from '../errors.js';
 import type { SellerServices } from '../services.js';
@@ -47,6 +49,13 @@ function budgetOf(payload: Record<string, unknown>): number {
   return 0;
 }
 
+/** An EdDSA compact JWS (RFC 7515) of `claims`, signed with node:crypto (the harness verifies with jose). */
+function compactJws(key: SigningKey, claims: Record<string, unknown>): string {
+  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const input = `${b64({ alg: 'EdDSA', kid: key.kid, typ: 'JWT' })}.${b64(claims)}`;
+  return `${input}.${sign(null, Buffer.from(input), key.privateKey).toString('base64url')}`;
+}
+
 export function governanceTasks(s: SellerServices): TaskDef[] {
   const checkGovernance: TaskDef<z.infer<typeof checkSchema>> = {
     name: 'check_governance',
@@ -65,6 +74,14 @@ export function governanceTasks(s: SellerServices): TaskDef[] {
         result = { status: 'approved', explanation: 'approved with conditions', conditions: ['daily spend must not exceed 10% of the total budget'] };
       } else {
         result = { status: 'approved', explanation: 'within plan limits' };
+      }
+      if (result.status === 'approved') {
+        // The buggy agent signs with a key it never published, under its published governance kid.
+        const { governance, unpublished } = s.webhooks.keys;
+        const key = s.faults.has('governance-token-forged') ? { ...unpublished, kid: governance.kid } : governance;
+        const iat = Math.floor(Date.now() / 1000);
+        const claims = { iss: s.catalog.agentUrl, sub: args.plan_id, check_id: checkId, tool: args.tool, status: result.status, iat, exp: iat + 3600 };
+        result.governance_context = compactJws(key, claims);
       }
       const entries = s.records.get<AuditEntry[]>(KIND, caller.principal, args.plan_id) ?? [];
       entries.push({
