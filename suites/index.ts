@@ -19,6 +19,7 @@ export const SUITE_PLUGINS: readonly SuitePlugin[] = (
     import('./webhooks/plugin.js'),
     import('./caller/plugin.js'),
     import('./records/plugin.js'),
+    import('./reporting/plugin.js'),
     import('./creative/plugin.js'),
     import('./signals/plugin.js'),
     import('./governance/plugin.js'),

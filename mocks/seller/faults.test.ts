@@ -373,6 +373,18 @@ const PROBES: Record<string, Probe> = {
       return (await codeOf(client, 'provide_performance_feedback', feedbackOn(buy.media_buy_id, 'last week'))) !== 'INVALID_REQUEST';
     },
   },
+  'granularity-declared-refused': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      return (await client.call('get_media_buy_delivery', { media_buy_ids: [buy.media_buy_id], time_granularity: 'daily' })).isError === true;
+    },
+  },
+  'granularity-undeclared-accepted': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      return (await codeOf(client, 'get_media_buy_delivery', { media_buy_ids: [buy.media_buy_id], time_granularity: 'monthly' })) !== 'INVALID_REQUEST';
+    },
+  },
   'formats-without-format-id': {
     violated: async ({ client }) => ((await client.ok('list_creative_formats', {})).formats as Record<string, unknown>[])[0]!.format_id === undefined,
   },

@@ -495,6 +495,19 @@ const BUILTIN: FaultDef[] = [
     targets: ['records.feedback.invalid-refused'],
     matrixGroup: 'kinds-b',
   },
+  // Delivery reporting (interface spec 4.3).
+  {
+    name: 'granularity-declared-refused',
+    rule: 'get_media_buy_delivery answers a time_granularity the seller declares (interface spec 4.3); every granularity is refused',
+    targets: ['reporting.delivery.declared-granularity'],
+    matrixGroup: 'kinds-a',
+  },
+  {
+    name: 'granularity-undeclared-accepted',
+    rule: 'time_granularity must be one the seller declares in windowed_pull_granularities (interface spec 4.3); any granularity is answered',
+    targets: ['reporting.delivery.undeclared-granularity-refused'],
+    matrixGroup: 'kinds-b',
+  },
   // Creative agent (interface spec 4.3, 2.6).
   {
     name: 'formats-without-format-id',

@@ -69,7 +69,13 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
     schema: deliverySchema,
     run({ args, caller }) {
       const granularity = args.time_granularity;
-      if (granularity !== undefined && !(WINDOWED_PULL_GRANULARITIES as readonly string[]).includes(granularity)) {
+      if (granularity !== undefined && s.faults.has('granularity-declared-refused'))
+        throw invalidRequest('time_granularity', 'windowed reports are not available');
+      if (
+        granularity !== undefined &&
+        !(WINDOWED_PULL_GRANULARITIES as readonly string[]).includes(granularity) &&
+        !s.faults.has('granularity-undeclared-accepted')
+      ) {
         throw invalidRequest('time_granularity', `must be one of the declared windowed_pull_granularities (${WINDOWED_PULL_GRANULARITIES.join(', ')})`);
       }
       if (args.start_date && args.end_date && args.end_date < args.start_date) {
