@@ -18,6 +18,7 @@ export const SUITE_PLUGINS: readonly SuitePlugin[] = (
     import('./webhook-receiver/plugin.js'),
     import('./webhooks/plugin.js'),
     import('./caller/plugin.js'),
+    import('./products/plugin.js'),
     import('./records/plugin.js'),
     import('./reporting/plugin.js'),
     import('./creative/plugin.js'),

@@ -495,6 +495,19 @@ const BUILTIN: FaultDef[] = [
     targets: ['records.feedback.invalid-refused'],
     matrixGroup: 'kinds-b',
   },
+  // Product refinement (interface spec 4.3).
+  {
+    name: 'refine-unsupported',
+    rule: 'get_products takes buying_mode refine with product-scoped refinements (interface spec 4.3); refine mode is refused',
+    targets: ['products.refine.more-like-this'],
+    matrixGroup: 'kinds-a',
+  },
+  {
+    name: 'refine-unknown-product-accepted',
+    rule: 'a refinement of a product the seller never offered is bad input, INVALID_REQUEST (interface spec 7); it is ignored',
+    targets: ['products.refine.unknown-product-refused'],
+    matrixGroup: 'kinds-b',
+  },
   // Delivery reporting (interface spec 4.3).
   {
     name: 'granularity-declared-refused',

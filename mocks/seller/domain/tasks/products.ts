@@ -57,12 +57,14 @@ export function productTasks(s: SellerServices): TaskDef[] {
         throw invalidRequest('brief', 'required when buying_mode is "brief"');
       }
       if (mode === 'refine') {
+        if (s.faults.has('refine-unsupported')) throw invalidRequest('buying_mode', 'only "brief" is supported');
         if (!args.refine?.length) throw invalidRequest('refine', 'at least one refinement is required when buying_mode is "refine"');
         const channels = new Set<string>();
         args.refine.forEach((r, i) => {
           if (r.scope !== 'product') return;
           if (!r.product_id) throw invalidRequest(`refine[${i}].product_id`, 'required for scope "product"');
           const product = s.catalog.product(r.product_id);
+          if (!product && s.faults.has('refine-unknown-product-accepted')) return;
           if (!product) throw invalidRequest(`refine[${i}].product_id`, `unknown product ${JSON.stringify(r.product_id)}`);
           product.channels.forEach((c) => channels.add(c));
         });
