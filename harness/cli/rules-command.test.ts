@@ -19,7 +19,8 @@ describe('proto-comply rules', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toContain('  is-4.4-r3  MUST  §4.4  the same key with another payload is IDEMPOTENCY_CONFLICT');
     expect(lines[lines.indexOf('  is-4.4-r3  MUST  §4.4  the same key with another payload is IDEMPOTENCY_CONFLICT') + 1]).toBe(
-      '      checks: idempotency.conflict.changed-payload, idempotency.conflict.other-task',
+      '      checks: idempotency.conflict.changed-payload, idempotency.conflict.other-task, signals.idempotency.conflict, ' +
+        'records.accounts.conflict, records.audiences.conflict, records.catalogs.conflict, records.events.conflict, records.feedback.conflict',
     );
     expect(lines).toContain('      untested: registry face: the OpenAPI description is not fetched or checked');
     const summaries = lines.slice(-2).map((l) => SUMMARY.exec(l));

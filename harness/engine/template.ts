@@ -85,12 +85,21 @@ export function templateExpressions(value: unknown, out: string[] = []): string[
   return out;
 }
 
+/**
+ * What a template function returns for "leave this member out": an object member whose value
+ * expands to it is dropped, an array item too (e.g. an account sent only when the run knows one).
+ */
+export const OMIT: unique symbol = Symbol('omit');
+
 export function expandTemplates(value: unknown, scope: TemplateScope): unknown {
   if (typeof value === 'string') return expandString(value, scope);
-  if (Array.isArray(value)) return value.map((v) => expandTemplates(v, scope));
+  if (Array.isArray(value)) return value.map((v) => expandTemplates(v, scope)).filter((v) => v !== OMIT);
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[expandString(k, scope) as string] = expandTemplates(v, scope);
+    for (const [k, v] of Object.entries(value)) {
+      const expanded = expandTemplates(v, scope);
+      if (expanded !== OMIT) out[expandString(k, scope) as string] = expanded;
+    }
     return out;
   }
   return value;

@@ -439,6 +439,8 @@ const BUILTIN: FaultDef[] = [
     name: 'sync-accounts-no-status',
     rule: 'sync_accounts answers a status per account (interface spec 4.3); the status is missing',
     targets: ['records.accounts.sync-status'],
+    // No status is no active account: list_accounts has nothing it must show (a gap).
+    collateral: ['records.accounts.listed-after-sync'],
     matrixGroup: 'kinds-a',
   },
   {

@@ -11,7 +11,7 @@
  *   controller's account carries, digest 4.6), so every per-check account carries it.
  */
 import type { TemplateFunction } from '../../harness/engine/plugin.js';
-import { requireFact, TemplateGapError, type TemplateScope } from '../../harness/engine/template.js';
+import { OMIT, requireFact, TemplateGapError, type TemplateScope } from '../../harness/engine/template.js';
 import type { AccountRef } from './fixtures.js';
 
 export interface BuyerFact {
@@ -55,6 +55,46 @@ export const accountFunction: TemplateFunction = {
   resolve(alias, scope) {
     const a = accounts(scope);
     return a.mode === 'fixed' ? structuredClone(a.primary) : perCheck(scope, alias, a);
+  },
+};
+
+/**
+ * `{{account_if_known:<alias>}}`: the account of `{{account:<alias>}}` when the run has learnt how
+ * to make one (the setup of a media-buy seller), else the member is left out (OMIT): tasks that
+ * take an optional account (list_creative_formats, build_creative) on an agent of another kind.
+ */
+export const accountIfKnownFunction: TemplateFunction = {
+  resolve(alias, scope) {
+    return scope.fact?.('accounts') === undefined ? OMIT : accountFunction.resolve(alias, scope);
+  },
+};
+
+/**
+ * `{{account_or_natural:<alias>}}`: the account of `{{account:<alias>}}` when the run knows how to
+ * make one, else a natural key of the harness's own test brand (`proto-comply.invalid`): tasks that
+ * need an account (sync_creatives) on an agent that runs no media-buy setup.
+ */
+export const accountOrNaturalFunction: TemplateFunction = {
+  resolve(alias, scope) {
+    if (scope.fact?.('accounts') !== undefined) return accountFunction.resolve(alias, scope);
+    return naturalAccount(
+      'proto-comply.invalid',
+      scope.random.alias('hex', `account:${alias}`, (r) => r.hex(12)),
+    );
+  },
+};
+
+/**
+ * `{{sync_account:<alias>}}`: a sync_accounts item (interface spec 2.6: brand, operator, billing)
+ * for a natural key no seller has seen, `operator` = `pc-{{hex:<alias>}}.example`, flagged
+ * `sandbox: true` when the seller takes new natural keys only so.
+ */
+export const syncAccountFunction: TemplateFunction = {
+  needs: ['accounts'],
+  resolve(alias, scope) {
+    const a = accounts(scope);
+    const hex = scope.random.alias('hex', alias, (r) => r.hex(12));
+    return { ...naturalAccount(a.brand_domain, hex), billing: 'operator', ...(a.sandbox ? { sandbox: true } : {}) };
   },
 };
 
