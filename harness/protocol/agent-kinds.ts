@@ -57,7 +57,7 @@ export function agentKindsOf(tasks: readonly string[], capabilities: Record<stri
   return AGENT_KINDS.filter((k) => declared.includes(AGENT_KIND_DEFS[k].protocol) || AGENT_KIND_DEFS[k].defining.some((t) => tasks.includes(t)));
 }
 
-/** The 4.3 tasks of some kinds, deduplicated, in SPEC order of first kind. */
+/** The 4.3 tasks of some kinds, deduplicated, in the order of the kinds' task lists. */
 export function tasksOfKinds(kinds: readonly AgentKind[]): string[] {
   return [...new Set(kinds.flatMap((k) => AGENT_KIND_DEFS[k].tasks))];
 }
