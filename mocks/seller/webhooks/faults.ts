@@ -23,6 +23,11 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     targets: ['webhooks.envelope.operation-id'],
   },
   {
+    name: 'short-credential-accepted',
+    rule: 'a legacy push credential has at least 32 characters (interface spec 2.7, 8); any length is taken',
+    targets: ['webhooks.auth.short-credential-refused'],
+  },
+  {
     name: 'webhook-context-not-echoed',
     rule: 'the request context is echoed verbatim on every delivery (interface spec 6.1); webhooks carry no context',
     targets: ['webhooks.envelope.context'],

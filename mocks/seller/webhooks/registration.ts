@@ -26,7 +26,7 @@ export function parseRegistration(
   value: unknown,
   field: string,
   log: (line: string) => void = () => {},
-  opts: { acceptBearer?: boolean } = {},
+  opts: { acceptBearer?: boolean; acceptShortSecret?: boolean } = {},
 ): WebhookRegistration {
   if (!isPlainObject(value)) throw invalidRequest(field, 'must be an object {url, operation_id, authentication?}');
   const url = value.url;
@@ -57,7 +57,7 @@ export function parseRegistration(
   if (mode === 'rfc9421') return { url, operation_id: operationId, mode, ...(token !== undefined ? { token } : {}) };
   const secret = (auth as WebhookAuthentication).credentials;
   try {
-    assertLegacySecret(secret as string);
+    if (!opts.acceptShortSecret || typeof secret !== 'string' || secret === '') assertLegacySecret(secret as string);
   } catch (err) {
     if (err instanceof LegacyConfigError) throw invalidRequest(`${field}.authentication.credentials`, err.message);
     throw err;

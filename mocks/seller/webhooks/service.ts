@@ -90,7 +90,10 @@ export class WebhookService {
 
   /** Validates a registration at request time (INVALID_REQUEST for Bearer, no operation_id, ...). */
   checkRegistration(value: unknown, field: string): WebhookRegistration {
-    return parseRegistration(value, field, this.deps.log, { acceptBearer: this.deps.faults.has('webhook-bearer-accepted') });
+    return parseRegistration(value, field, this.deps.log, {
+      acceptBearer: this.deps.faults.has('webhook-bearer-accepted'),
+      acceptShortSecret: this.deps.faults.has('short-credential-accepted'),
+    });
   }
 
   /** Refuses a registration URL that is not https or not public (digest 5.9), or one too many for the principal (INVALID_REQUEST). */
