@@ -79,6 +79,7 @@ describe('a seller without a test controller (production-like)', () => {
     const controllerFreeWebhooks = [
       'webhooks.task.terminal-silent',
       'webhooks.auth.bearer-refused',
+      'webhooks.auth.short-credential-refused',
       'webhooks.registration.reserved-url-refused',
       'webhooks.registration.http-url-refused',
     ];

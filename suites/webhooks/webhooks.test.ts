@@ -12,6 +12,7 @@ const suite = builtinSuites().suites.find((s) => s.id === 'webhooks')!;
 const CONTROLLER_FREE = [
   'webhooks.task.terminal-silent',
   'webhooks.auth.bearer-refused',
+  'webhooks.auth.short-credential-refused',
   'webhooks.registration.reserved-url-refused',
   'webhooks.registration.http-url-refused',
 ];
