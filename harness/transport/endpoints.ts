@@ -76,6 +76,15 @@ function mcpFor(c: Classified): string {
   return c.kind === 'mcp' ? c.url : at(c.origin, `${c.dir}/mcp`);
 }
 
+/**
+ * The protocol an agent URL names by its path: `mcp` (…/mcp), `a2a` (…/a2a or an agent card), or
+ * undefined for a base URL, where both may live. Throws `TransportConfigError` for unusable URLs.
+ */
+export function protocolNamedBy(agentUrl: string): 'mcp' | 'a2a' | undefined {
+  const c = classify(agentUrl, 'agent URL');
+  return c.kind === 'mcp' ? 'mcp' : c.kind === 'base' ? undefined : 'a2a';
+}
+
 /** Resolve the endpoints of one agent. Throws `TransportConfigError` for unusable URLs. */
 export function resolveEndpoints(agentUrl: string, overrides: EndpointOverrides = {}): ResolvedEndpoints {
   const main = classify(agentUrl, 'agent URL');

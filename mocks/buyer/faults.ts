@@ -130,51 +130,51 @@ const BUILTIN: BuyerFaultDef[] = [
     rule: "for sell-side webhooks the publisher's signing_keys[] pin is authoritative, a keyid outside it refused (digest 1.11 step 6); the pin is never read, any key of the sender's JWKS is accepted",
     targets: ['webhook-receiver.signature.unpinned-key-rejected'],
   },
-  ...(
-    [
-      [
-        'accepts-unsigned',
-        'an RFC 9421 endpoint takes no unsigned delivery (digest 1.16, step 0); unsigned deliveries are processed',
-        ['webhook-receiver.signature.unsigned-rejected'],
-      ],
-      [
-        'accepts-malformed-header',
-        'Signature-Input must be an RFC 8941 dictionary (checklist step 1); a malformed one is ignored',
-        ['webhook-receiver.signature.header-malformed-rejected'],
-      ],
-      [
-        'accepts-incomplete-params',
-        'created, expires, nonce, keyid, alg and tag are all required (checklist step 2); missing ones are ignored',
-        ['webhook-receiver.signature.params-incomplete-rejected'],
-      ],
-      [
-        'accepts-any-alg',
-        'only ed25519 and ecdsa-p256-sha256 are allowed (checklist step 4); any alg is taken',
-        ['webhook-receiver.signature.alg-not-allowed-rejected'],
-      ],
-      [
-        'accepts-long-window',
-        'a signature is valid for at most 300 s (checklist step 5, interface spec 8); longer windows are taken',
-        ['webhook-receiver.signature.window-too-long-rejected'],
-      ],
-      [
-        'accepts-future-created',
-        'created must not lie in the future beyond the skew (checklist step 5); future signatures are taken',
-        ['webhook-receiver.signature.created-in-future-rejected'],
-      ],
-      [
-        'accepts-digest-uncovered',
-        'webhook signatures always cover content-digest (digest 1.16); one that does not is taken',
-        ['webhook-receiver.signature.digest-uncovered-rejected'],
-      ],
-      [
-        'accepts-unknown-key',
-        "the keyid must resolve to a key the sender publishes, within the publisher's pin (checklist step 7, digest 1.11); unknown keyids are taken",
-        ['webhook-receiver.signature.unknown-key-rejected', 'webhook-receiver.signature.unpinned-key-rejected'],
-      ],
-      ['accepts-bad-signature', 'the signature must verify (checklist step 10); it is never checked', ['webhook-receiver.signature.bad-signature-rejected']],
-    ] as const
-  ).map(([name, rule, targets]) => ({ name, rule, targets })),
+  {
+    name: 'accepts-unsigned',
+    rule: 'an RFC 9421 endpoint takes no unsigned delivery (digest 1.16, step 0); unsigned deliveries are processed',
+    targets: ['webhook-receiver.signature.unsigned-rejected'],
+  },
+  {
+    name: 'accepts-malformed-header',
+    rule: 'Signature-Input must be an RFC 8941 dictionary (checklist step 1); a malformed one is ignored',
+    targets: ['webhook-receiver.signature.header-malformed-rejected'],
+  },
+  {
+    name: 'accepts-incomplete-params',
+    rule: 'created, expires, nonce, keyid, alg and tag are all required (checklist step 2); missing ones are ignored',
+    targets: ['webhook-receiver.signature.params-incomplete-rejected'],
+  },
+  {
+    name: 'accepts-any-alg',
+    rule: 'only ed25519 and ecdsa-p256-sha256 are allowed (checklist step 4); any alg is taken',
+    targets: ['webhook-receiver.signature.alg-not-allowed-rejected'],
+  },
+  {
+    name: 'accepts-long-window',
+    rule: 'a signature is valid for at most 300 s (checklist step 5, interface spec 8); longer windows are taken',
+    targets: ['webhook-receiver.signature.window-too-long-rejected'],
+  },
+  {
+    name: 'accepts-future-created',
+    rule: 'created must not lie in the future beyond the skew (checklist step 5); future signatures are taken',
+    targets: ['webhook-receiver.signature.created-in-future-rejected'],
+  },
+  {
+    name: 'accepts-digest-uncovered',
+    rule: 'webhook signatures always cover content-digest (digest 1.16); one that does not is taken',
+    targets: ['webhook-receiver.signature.digest-uncovered-rejected'],
+  },
+  {
+    name: 'accepts-unknown-key',
+    rule: "the keyid must resolve to a key the sender publishes, within the publisher's pin (checklist step 7, digest 1.11); unknown keyids are taken",
+    targets: ['webhook-receiver.signature.unknown-key-rejected', 'webhook-receiver.signature.unpinned-key-rejected'],
+  },
+  {
+    name: 'accepts-bad-signature',
+    rule: 'the signature must verify (checklist step 10); it is never checked',
+    targets: ['webhook-receiver.signature.bad-signature-rejected'],
+  },
   {
     name: 'terminal-status-unmapped',
     rule: 'a delivery is processed and the task takes the sent status (interface spec 6.2); a terminal status is stored as working (the status map lacks the terminal states)',

@@ -8,6 +8,7 @@
  */
 import type { CheckContext, StepKind, StepVerdict } from '../../../harness/engine/kinds/types.js';
 import { RegistryFaceTransport } from '../../../harness/registry-face/transport.js';
+import { protocolNamedBy } from '../../../harness/transport/endpoints.js';
 import type { AgentTransportKind, Transport } from '../../../harness/transport/types.js';
 import { discoveredAgentTransport, MAX_AGENTS, refusedWithoutCredentials } from './agents.js';
 import { fetchDocument } from './files.js';
@@ -16,17 +17,15 @@ type Doc = Record<string, unknown>;
 
 const TASK = 'get_brand_identity';
 
+/** The protocols to try: the one the URL names, else MCP then A2A (an unusable URL fails when its transport is made). */
 function protocolsOf(url: string): AgentTransportKind[] {
-  const path = (() => {
-    try {
-      return new URL(url).pathname.replace(/\/+$/, '');
-    } catch {
-      return '';
-    }
-  })();
-  if (/\/mcp$/i.test(path)) return ['mcp'];
-  if (/\/a2a$/i.test(path) || /agent-card\.json$/i.test(path)) return ['a2a'];
-  return ['mcp', 'a2a'];
+  let named: AgentTransportKind | undefined;
+  try {
+    named = protocolNamedBy(url);
+  } catch {
+    named = undefined;
+  }
+  return named ? [named] : ['mcp', 'a2a'];
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
