@@ -152,7 +152,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   let receiver: ReceiverTarget | undefined;
   let registry: RegistryTarget | undefined;
   try {
-    receiver = receiverFromFlags(v);
+    receiver = receiverFromFlags(v, env);
     registry = registryTargetOf({
       url: v.registry,
       apiKey: v['api-key'] ?? (v.registry ? env.PROTO_COMPLY_REGISTRY_API_KEY || undefined : undefined),
@@ -307,7 +307,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
   try {
     const named = [
       ...(agentUrl ? namedUrls(agentUrl, { mcpUrl: args.mcpUrl, a2aUrl: args.a2aUrl }) : []),
-      ...[receiver?.url, receiver?.stateUrl, receiver?.altUrl, registry?.url, registry?.adagentsUrl, registry?.brandUrl].filter(
+      ...[receiver?.url, receiver?.stateUrl, receiver?.altUrl, receiver?.hmac?.url, registry?.url, registry?.adagentsUrl, registry?.brandUrl].filter(
         (u): u is string => u !== undefined,
       ),
     ];
@@ -319,7 +319,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
     const progressOut = args.json ? process.stderr : process.stdout;
     let progress: ReturnType<typeof createProgress> | undefined;
     // Every secret the run knows is redacted from everything printed or written, progress lines included.
-    const redactor = new Redactor([authToken, registry?.apiKey].filter((s): s is string => s !== undefined));
+    const redactor = new Redactor([authToken, registry?.apiKey, receiver?.hmac?.secret].filter((s): s is string => s !== undefined));
     const finished: CheckResult[] = [];
     const frame: RunFrame = {
       agentUrl: agentUrl ?? receiver?.url ?? registry?.url ?? '',

@@ -70,6 +70,9 @@ no --agent, only a registry (registry suite).
   --receiver-alt URL  a second endpoint of the same receiver (dedup shared across endpoints)
   --receiver-dedup-bound N  per-sender dedup bound the receiver applies to the harness flood sender
   --sender-port N     fixed port for the harness's sender brand.json + JWKS (default ephemeral)
+  --receiver-hmac URL  an endpoint of the same receiver registered for legacy HMAC-SHA256; its shared
+                      secret (32+ characters) is read from $PROTO_COMPLY_RECEIVER_HMAC_SECRET. Without
+                      it the HMAC checks are gaps
   --registry URL      a registry to certify (registry suite, on its own rest column): its base URL
                       ({base_url}/api/registry/stats, ...)
   --api-key K         the registry's organization API key, sent as a bearer to the registry only

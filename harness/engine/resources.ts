@@ -45,6 +45,11 @@ export interface ReceiverTarget {
   senderPort?: number;
   /** The sender identity is already served at this brand.json URL (started with `startSenderIdentity`). */
   senderBrandUrl?: string;
+  /**
+   * An endpoint of the same receiver registered for legacy HMAC-SHA256 (`--receiver-hmac URL`), with
+   * the shared secret it was given (`$PROTO_COMPLY_RECEIVER_HMAC_SECRET`; redacted from every output).
+   */
+  hmac?: { url: string; secret: string };
 }
 
 /**

@@ -32,18 +32,36 @@ describe('mock buyer command', () => {
     [['--db', join(dir, 'x.sqlite'), '--dedup-bound', '0'], '--dedup-bound must be a positive integer'],
     [['--db', join(dir, 'x.sqlite'), '--sender-dedup-bound', 'nobound'], 'SENDER=N'],
     [['--db', join(dir, 'x.sqlite'), '--bogus'], 'Unknown option'],
+    [['--db', join(dir, 'x.sqlite'), '--hmac-endpoint', 'hmac'], '--hmac-endpoint needs the shared secret in $PROTO_COMPLY_RECEIVER_HMAC_SECRET'],
   ])('refuses %j with exit code 2', async (argv, message) => {
     const c = io();
-    expect(await mockBuyerCommand(argv, c.io)).toBe(2);
+    expect(await mockBuyerCommand(argv, { ...c.io, env: {} })).toBe(2);
     expect(c.err.join('')).toContain(message);
+  });
+
+  it('refuses an HMAC secret under 32 characters with exit code 2', async () => {
+    const c = io();
+    const argv = ['--db', join(dir, 'x.sqlite'), '--hmac-endpoint', 'hmac'];
+    expect(await mockBuyerCommand(argv, { ...c.io, env: { PROTO_COMPLY_RECEIVER_HMAC_SECRET: 'short' } })).toBe(2);
+    expect(c.err.join('')).toContain('at least 32 characters');
   });
 
   it('starts, prints its URLs, answers, and stops cleanly', async () => {
     const c = io();
     const stop = new AbortController();
     const done = mockBuyerCommand(
-      ['--db', join(dir, 'run.sqlite'), '--endpoint', 'second', '--insecure-loopback', '--trust-brand', 'http://127.0.0.1:9/.well-known/brand.json'],
-      { ...c.io, stop: stop.signal },
+      [
+        '--db',
+        join(dir, 'run.sqlite'),
+        '--endpoint',
+        'second',
+        '--hmac-endpoint',
+        'legacy',
+        '--insecure-loopback',
+        '--trust-brand',
+        'http://127.0.0.1:9/.well-known/brand.json',
+      ],
+      { ...c.io, stop: stop.signal, env: { PROTO_COMPLY_RECEIVER_HMAC_SECRET: 'x'.repeat(40) } },
     );
     let url: string | undefined;
     for (let i = 0; i < 200 && !url; i++) {
@@ -52,6 +70,8 @@ describe('mock buyer command', () => {
     }
     expect(url).toBeDefined();
     expect(c.out.join('')).toMatch(/^endpoint second http:\/\/127\.0\.0\.1:\d+\/webhooks\/second$/m);
+    expect(c.out.join('')).toMatch(/^endpoint legacy http:\/\/127\.0\.0\.1:\d+\/webhooks\/legacy$/m);
+    expect(c.out.join('') + c.err.join('')).not.toContain('x'.repeat(40));
     const res = await request(url!);
     expect(res.statusCode).toBe(200);
     expect(((await res.body.json()) as { receiver: string }).receiver).toBe('proto-comply mock buyer');

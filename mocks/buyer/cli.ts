@@ -2,7 +2,10 @@
  * `proto-comply mock buyer --db FILE [--port N] [--host H] [--token T] [--fault NAME]...
  *  [--list-faults] [--trust-brand URL]... [--trust-publisher URL] [--insecure-loopback]
  *  [--dedup-bound N] [--sender-dedup-bound SENDER=N]... [--endpoint ID]... [--public-url URL]
- *  [--admin-token T]`
+ *  [--admin-token T] [--hmac-endpoint ID]`
+ *
+ * `--hmac-endpoint ID` registers an endpoint for legacy HMAC-SHA256 whose shared secret is read
+ * from $PROTO_COMPLY_RECEIVER_HMAC_SECRET (the variable `run --receiver-hmac` reads too).
  *
  * Starts the mock buyer, prints its receiver, state and admin URLs, runs until SIGINT/SIGTERM,
  * then closes cleanly and returns 0. Bad flags: one line on stderr, exit code 2. Bound to anything
@@ -10,18 +13,22 @@
  */
 import { parseArgs } from 'node:util';
 import { TokenError } from '../../harness/token.js';
+import { HMAC_SECRET_ENV } from '../../harness/webhooks/receiver-probe/cli.js';
 import { listBuyerFaults, UnknownBuyerFaultError } from './faults.js';
 import { startMockBuyer, type MockBuyerOptions } from './index.js';
 import { EndpointConfigError } from './store/endpoints.js';
 import { TrustConfigError } from './trust.js';
 import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/cli-kit/serve.js';
 
-export type MockBuyerCommandIo = MockCommandIo;
+export interface MockBuyerCommandIo extends MockCommandIo {
+  /** Where `--hmac-endpoint` reads the shared secret (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
 
 const USAGE =
   'usage: proto-comply mock buyer --db FILE [--port N] [--host H] [--token T] [--fault NAME]... [--list-faults] ' +
   '[--trust-brand URL]... [--trust-publisher URL] [--insecure-loopback] [--dedup-bound N] [--sender-dedup-bound SENDER=N]... ' +
-  '[--endpoint ID]... [--public-url URL] [--admin-token T]';
+  '[--endpoint ID]... [--public-url URL] [--admin-token T] [--hmac-endpoint ID]';
 
 function positiveInt(flag: string, raw: string): number {
   if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw new FlagError(`${flag} must be a positive integer, got ${JSON.stringify(raw)}`);
@@ -30,7 +37,7 @@ function positiveInt(flag: string, raw: string): number {
 
 type Parsed = { help: true; listFaults: boolean } | { help: false; listFaults: true } | { help: false; listFaults: false; options: MockBuyerOptions };
 
-function parse(argv: string[]): Parsed {
+function parse(argv: string[], env: NodeJS.ProcessEnv): Parsed {
   let parsed;
   try {
     parsed = parseArgs({
@@ -52,6 +59,7 @@ function parse(argv: string[]): Parsed {
         endpoint: { type: 'string', multiple: true },
         'public-url': { type: 'string' },
         'admin-token': { type: 'string' },
+        'hmac-endpoint': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -70,6 +78,13 @@ function parse(argv: string[]): Parsed {
     dedupBounds[entry.slice(0, at)] = positiveInt('--sender-dedup-bound', entry.slice(at + 1));
   }
   const publisher = v['trust-publisher'];
+  const endpoints: MockBuyerOptions['endpoints'] = (v.endpoint ?? []).map((id) => ({ id }));
+  const hmacId = v['hmac-endpoint'];
+  if (hmacId !== undefined) {
+    const secret = env[HMAC_SECRET_ENV];
+    if (!secret) throw new FlagError(`--hmac-endpoint needs the shared secret in $${HMAC_SECRET_ENV}`);
+    endpoints.push({ id: hmacId, authentication: { schemes: ['HMAC-SHA256'], credentials: secret } });
+  }
   return {
     help: false,
     listFaults: false,
@@ -85,7 +100,7 @@ function parse(argv: string[]): Parsed {
       },
       dedupBoundPerSender: v['dedup-bound'] !== undefined ? positiveInt('--dedup-bound', v['dedup-bound']) : undefined,
       dedupBounds,
-      endpoints: (v.endpoint ?? []).map((id) => ({ id })),
+      endpoints,
       publicBaseUrl: v['public-url'],
       adminToken: v['admin-token'],
     },
@@ -93,7 +108,8 @@ function parse(argv: string[]): Parsed {
 }
 
 export async function mockBuyerCommand(argv: string[], io: MockBuyerCommandIo = {}): Promise<number> {
-  const start = startMockCommand('buyer', argv, io, { parse, usage: USAGE, faults: listBuyerFaults });
+  const env = io.env ?? process.env;
+  const start = startMockCommand('buyer', argv, io, { parse: (a) => parse(a, env), usage: USAGE, faults: listBuyerFaults });
   if ('exit' in start) return start.exit;
   const { args, out, err } = start;
   if (args.options.trust.senders.length === 0) err('proto-comply mock buyer: no --trust-brand given: every RFC 9421 webhook will be refused (key unknown)\n');

@@ -176,6 +176,53 @@ const BUILTIN: BuyerFaultDef[] = [
     targets: ['webhook-receiver.signature.bad-signature-rejected'],
   },
   {
+    name: 'accepts-wrong-purpose',
+    rule: 'a webhook key has purpose request-signing or the deprecated webhook-signing (digest 1.16 step 8); keys of any other purpose, or none, are taken',
+    targets: ['webhook-receiver.signature.key-purpose-invalid-rejected'],
+  },
+  {
+    name: 'refuses-webhook-signing-usage',
+    rule: 'keys of the deprecated webhook-signing usage are still accepted in 3.x (interface spec 5.1); they are refused as key_purpose_invalid',
+    targets: ['webhook-receiver.signature.webhook-signing-usage-accepted'],
+  },
+  {
+    name: 'mode-fallback',
+    rule: 'a delivery in the other authentication mode is answered 401 webhook_mode_mismatch (digest 1.16); an RFC 9421 endpoint ignores HMAC headers and judges the delivery as unsigned',
+    targets: ['webhook-receiver.mode.hmac-on-signature-endpoint-rejected'],
+  },
+  {
+    name: 'hmac-endpoint-accepts-9421',
+    rule: 'mode selection is a switch, never a fallback (digest 1.16); an endpoint registered for HMAC verifies and takes RFC 9421 signatures',
+    targets: ['webhook-receiver.mode.signature-on-hmac-endpoint-rejected'],
+  },
+  {
+    name: 'hmac-body-only',
+    rule: 'the legacy HMAC is over "<timestamp>.<raw body>" (interface spec 5.2); the receiver HMACs the body alone, refusing valid deliveries',
+    targets: ['webhook-receiver.hmac.valid-accepted'],
+    // The raw-body check sends a valid HMAC too.
+    collateral: ['webhook-receiver.hmac.raw-body-verified'],
+  },
+  {
+    name: 'hmac-lax-timestamp',
+    rule: 'a non-numeric HMAC timestamp is rejected (interface spec 5.2, digest 5.3 step 2); the leading digits are read as the timestamp',
+    targets: ['webhook-receiver.hmac.timestamp-non-numeric-rejected'],
+  },
+  {
+    name: 'hmac-ignores-skew',
+    rule: 'an HMAC timestamp more than 300 s off is rejected (interface spec 5.2, 8); the skew is never judged',
+    targets: ['webhook-receiver.hmac.timestamp-skew-rejected'],
+  },
+  {
+    name: 'hmac-lax-prefix',
+    rule: 'the HMAC header is exactly sha256=<hex>; a doubled or wrong prefix is rejected (digest 5.3 step 4); any run of sha256= prefixes is stripped',
+    targets: ['webhook-receiver.hmac.signature-format-rejected'],
+  },
+  {
+    name: 'hmac-reserializes-body',
+    rule: 'the legacy HMAC is verified over the raw body bytes, never a re-serialization (digest 5.3); the body is parsed and re-serialized compactly first',
+    targets: ['webhook-receiver.hmac.raw-body-verified'],
+  },
+  {
     name: 'terminal-status-unmapped',
     rule: 'a delivery is processed and the task takes the sent status (interface spec 6.2); a terminal status is stored as working (the status map lacks the terminal states)',
     targets: ['webhook-receiver.envelope.processed'],

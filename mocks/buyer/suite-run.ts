@@ -3,6 +3,7 @@
  * is also the built-in receiver of `proto-comply run` without --agent), the
  * harness signing as its own sender identity (started here so the buyer can trust it up front).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,19 +30,22 @@ export interface BuyerRunOptions extends Omit<CertifyOptions, 'agentUrl' | 'rece
 
 /**
  * A mock buyer that trusts the harness's sender identity (brand.json + publisher pin on
- * loopback), bounds the identity's flood sender at FLOOD_BOUND and has a second endpoint `alt`;
- * with the receiver target that certifies it (read-back hook, second endpoint, bound, sender).
+ * loopback), bounds the identity's flood sender at FLOOD_BOUND and has a second endpoint `alt`
+ * and an endpoint `hmac` registered for legacy HMAC-SHA256 under a fresh secret; with the
+ * receiver target that certifies it (read-back hook, second endpoint, HMAC endpoint and its
+ * secret, bound, sender).
  */
 export async function startMockBuyerFor(
   identity: SenderIdentity,
   o: { dbPath: string; token?: string; buyer?: Partial<MockBuyerOptions> },
 ): Promise<{ buyer: RunningMockBuyer; receiver: ReceiverTarget }> {
+  const hmacSecret = randomBytes(32).toString('base64url');
   const buyer = await startMockBuyer({
     dbPath: o.dbPath,
     token: o.token,
     trust: { senders: [{ brandJsonUrl: identity.brandJsonUrl, publisherDeclarationUrl: identity.publisherDeclarationUrl }], allowInsecureLoopback: true },
     dedupBounds: { [identity.agentUrls.flood]: FLOOD_BOUND },
-    endpoints: [{ id: 'alt' }],
+    endpoints: [{ id: 'alt' }, { id: 'hmac', authentication: { schemes: ['HMAC-SHA256'], credentials: hmacSecret } }],
     ...o.buyer,
   });
   return {
@@ -52,6 +56,7 @@ export async function startMockBuyerFor(
       altUrl: `${buyer.baseUrl}/webhooks/alt`,
       dedupBound: FLOOD_BOUND,
       senderBrandUrl: identity.brandJsonUrl,
+      hmac: { url: `${buyer.baseUrl}/webhooks/hmac`, secret: hmacSecret },
     },
   };
 }

@@ -12,7 +12,9 @@ import { parseSignatureHeaders, type SignatureParams } from '../../harness/signi
 import { verifyRequestSignature } from '../../harness/signing/verify/verifier.js';
 import type { ReceivedRequest } from '../../harness/signing/verify/verifier-types.js';
 import { verifyWebhook, type WebhookVerdict, type WebhookVerifyOptions } from '../../harness/signing/verify/webhook-mode.js';
+import { wwwAuthenticate } from '../../harness/signing/parse/www-authenticate.js';
 import type { BuyerFaultSet } from './faults.js';
+import { hasHmacFault, laxHmacAccepts } from './lax-hmac.js';
 import { NoReplayCache } from './replay-cache.js';
 import type { Registration } from './store/endpoints.js';
 import type { TrustResolver } from './trust.js';
@@ -30,6 +32,8 @@ const CODE = {
   tag: errorCode('webhook', 'tag_invalid'),
   window: errorCode('webhook', 'window_invalid'),
   digest: errorCode('webhook', 'digest_mismatch'),
+  purpose: errorCode('webhook', 'key_purpose_invalid'),
+  mode: errorCode('webhook', 'mode_mismatch'),
 };
 
 function header(req: ReceivedRequest, name: string): string | undefined {
@@ -67,7 +71,30 @@ export class BuyerVerifier {
     const keys = this.o.trust.forEndpoint(reg.senderBrand);
     const { ids, faults, nowSeconds } = this.o;
     const verdict = await verifyWebhook(req, reg.authentication, this.options(keys, ids, nowSeconds));
-    if (verdict.ok || reg.mode !== 'rfc9421') return verdict;
+    if (reg.mode === 'hmac-sha256') return this.hmacFaults(req, reg, verdict);
+    if (verdict.ok) {
+      if (faults.has('refuses-webhook-signing-usage') && verdict.sender.kind === 'signature') {
+        const key = await keys.resolve(verdict.sender.signer.keyid);
+        if (key.ok && key.key.jwk[ids.keyUseMember] === 'webhook-signing') {
+          return {
+            ok: false,
+            status: 401,
+            code: CODE.purpose,
+            wwwAuthenticate: wwwAuthenticate(CODE.purpose),
+            detail: 'webhook-signing keys are not accepted',
+          };
+        }
+      }
+      return verdict;
+    }
+    if (reg.mode !== 'rfc9421') return verdict;
+    if (verdict.code === CODE.mode && faults.has('mode-fallback')) {
+      // "9421 first, then HMAC": the legacy headers are not looked at, the 9421 verifier finds no signature.
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([k]) => ![ids.hmacSignatureHeader, ids.hmacTimestampHeader].some((h) => h.toLowerCase() === k.toLowerCase())),
+      );
+      return verifyWebhook({ ...req, headers }, reg.authentication, this.options(keys, ids, nowSeconds));
+    }
 
     if (verdict.status === 415 && faults.has('accepts-wrong-content-type')) {
       const r = await verifyRequestSignature(req, { ...this.options(keys, ids, nowSeconds).signature, profile: 'webhook', ids });
@@ -122,6 +149,20 @@ export class BuyerVerifier {
     }
     return verdict;
   }
+
+  /** An endpoint registered for legacy HMAC-SHA256, under the faults that break its rules. */
+  private async hmacFaults(req: ReceivedRequest, reg: Registration, verdict: WebhookVerdict): Promise<WebhookVerdict> {
+    const { ids, faults, nowSeconds } = this.o;
+    if (!verdict.ok && verdict.code === CODE.mode && faults.has('hmac-endpoint-accepts-9421')) {
+      // Verified as RFC 9421 instead, as if the endpoint had no authentication block.
+      return verifyWebhook(req, null, this.options(this.o.trust, ids, nowSeconds));
+    }
+    if (!hasHmacFault(faults) || (!verdict.ok && verdict.code === CODE.mode)) return verdict;
+    if (laxHmacAccepts(req, reg.authentication?.credentials ?? '', ids, nowSeconds(), faults)) {
+      return verdict.ok ? verdict : { ok: true, mode: 'hmac-sha256', sender: { kind: 'credential', identity: `legacy:${reg.id}` } };
+    }
+    return verdict.ok ? { ok: false, status: 401, detail: 'HMAC does not match' } : verdict;
+  }
 }
 
 /** Interface spec 8: a webhook signature is valid for at most 5 minutes. */
@@ -136,4 +177,5 @@ const SKIPPED_RULES: Readonly<Record<string, FailureReason>> = {
   'accepts-digest-uncovered': 'components_incomplete',
   'accepts-unknown-key': 'key_unknown',
   'accepts-bad-signature': 'invalid',
+  'accepts-wrong-purpose': 'key_purpose_invalid',
 };

@@ -51,6 +51,27 @@ describe('run --receiver flags', () => {
     expect(() => parseRunArgs(argv, {})).toThrow(message);
   });
 
+  it('takes the HMAC endpoint from --receiver-hmac and its secret from the environment only, and never reproduces the secret', () => {
+    const secret = 's'.repeat(40);
+    const a = parseRunArgs(['--receiver', R, '--receiver-hmac', 'http://127.0.0.1:9000/webhooks/hmac', '--seed', '7'], {
+      PROTO_COMPLY_RECEIVER_HMAC_SECRET: secret,
+    });
+    if (a === 'help') throw new Error('help');
+    expect(a.receiver?.hmac).toEqual({ url: 'http://127.0.0.1:9000/webhooks/hmac', secret });
+    expect(reproduceCommand(a)).toBe(`npx proto-comply run --receiver ${R} --receiver-hmac http://127.0.0.1:9000/webhooks/hmac --seed 7`);
+  });
+
+  it.each([
+    [{}, "needs the endpoint's shared secret in $PROTO_COMPLY_RECEIVER_HMAC_SECRET"],
+    [{ PROTO_COMPLY_RECEIVER_HMAC_SECRET: 'short' }, 'at least 32 characters'],
+  ])('refuses --receiver-hmac with the environment %j', (env, message) => {
+    const argv = ['--receiver', R, '--receiver-hmac', 'http://127.0.0.1:9000/webhooks/hmac'];
+    expect(() => parseRunArgs(argv, env)).toThrow(UsageError);
+    expect(() => parseRunArgs(argv, env)).toThrow(message);
+    const same = ['--receiver', R, '--receiver-hmac', R];
+    expect(() => parseRunArgs(same, { PROTO_COMPLY_RECEIVER_HMAC_SECRET: 's'.repeat(40) })).toThrow('must differ');
+  });
+
   it('a receiver-only run refuses suites that need an agent', async () => {
     await expect(certify({ receiverUrl: R, suites: ['idempotency'] })).rejects.toThrow(/needs an agent/);
     await expect(certify({})).rejects.toThrow(/agent URL/);

@@ -6,6 +6,8 @@
  *   --receiver-alt URL          a second endpoint of the same receiver (shared dedup check)
  *   --receiver-dedup-bound N    the per-sender dedup bound it applies to the harness flood sender
  *   --sender-port N             port of the harness's sender brand.json/JWKS (default ephemeral)
+ *   --receiver-hmac URL         an endpoint of it registered for legacy HMAC-SHA256, whose shared
+ *                               secret is read from $PROTO_COMPLY_RECEIVER_HMAC_SECRET (never a flag)
  */
 import { TransportConfigError } from '../../transport/errors.js';
 import type { ReceiverTarget } from '../../engine/resources.js';
@@ -18,7 +20,11 @@ export const RECEIVER_RUN_OPTIONS = {
   'receiver-alt': { type: 'string' },
   'receiver-dedup-bound': { type: 'string' },
   'sender-port': { type: 'string' },
+  'receiver-hmac': { type: 'string' },
 } as const;
+
+/** Where the HMAC endpoint's shared secret comes from: an environment variable, so it never sits in a process list or a shell history. */
+export const HMAC_SECRET_ENV = 'PROTO_COMPLY_RECEIVER_HMAC_SECRET';
 
 export class ReceiverFlagError extends Error {}
 
@@ -31,10 +37,19 @@ function intFlag(flag: string, raw: string | undefined, min: number, max: number
   return Number(raw);
 }
 
+function hmacFromFlags(v: Values, env: NodeJS.ProcessEnv): ReceiverTarget['hmac'] {
+  const url = v['receiver-hmac'];
+  if (url === undefined) return undefined;
+  const secret = env[HMAC_SECRET_ENV];
+  if (!secret) throw new ReceiverFlagError(`--receiver-hmac needs the endpoint's shared secret in $${HMAC_SECRET_ENV}`);
+  return { url, secret };
+}
+
 /** The validated receiver target from the flags (undefined without --receiver). */
-export function receiverFromFlags(v: Values): ReceiverTarget | undefined {
+export function receiverFromFlags(v: Values, env: NodeJS.ProcessEnv = process.env): ReceiverTarget | undefined {
   try {
     return receiverTargetOf(v.receiver, {
+      hmac: hmacFromFlags(v, env),
       stateUrl: v['receiver-state'],
       altUrl: v['receiver-alt'],
       dedupBound: intFlag('receiver-dedup-bound', v['receiver-dedup-bound'], 1, 1_000_000_000),
@@ -54,6 +69,7 @@ export function receiverReproduceFlags(r: ReceiverTarget | undefined, quote: (s:
   if (r.altUrl) parts.push(`--receiver-alt ${quote(r.altUrl)}`);
   if (r.dedupBound !== undefined) parts.push(`--receiver-dedup-bound ${r.dedupBound}`);
   if (r.senderPort !== undefined) parts.push(`--sender-port ${r.senderPort}`);
+  if (r.hmac) parts.push(`--receiver-hmac ${quote(r.hmac.url)}`);
   return parts;
 }
 

@@ -36,7 +36,9 @@ export async function probeEnv(ctx: CheckContext): Promise<ProbeEnv> {
     const identity = target.senderBrandUrl
       ? senderIdentityAt(target.senderBrandUrl, ctx.ids.token)
       : await startSenderIdentity({ token: ctx.ids.token, port: target.senderPort });
-    const recorder = createRecorder({ token: ctx.ids.token, ...(ctx.run.redactor ? { redactor: ctx.run.redactor } : {}) });
+    const secrets = target.hmac ? [target.hmac.secret] : [];
+    ctx.run.redactor?.add(target.hmac?.secret);
+    const recorder = createRecorder({ token: ctx.ids.token, secrets, ...(ctx.run.redactor ? { redactor: ctx.run.redactor } : {}) });
     const http = new HttpClient({
       connectTimeoutMs: PROBE_CONNECT_TIMEOUT_MS,
       totalTimeoutMs: PROBE_TOTAL_TIMEOUT_MS,

@@ -103,3 +103,13 @@ export function tamperBody(body: Buffer): Buffer {
   else doc.tampered = true;
   return Buffer.from(JSON.stringify(doc), 'utf8');
 }
+
+/**
+ * The same event laid out with whitespace after separators and a body-level `signature` member
+ * (a wrong HMAC): a legacy HMAC receiver verifies the raw bytes as sent, never a re-serialization,
+ * and ignores any signature inside the body (digest 5.3).
+ */
+export function spacedWithSignatureMember(eventBytes: Buffer): Buffer {
+  const doc = JSON.parse(eventBytes.toString('utf8')) as Record<string, unknown>;
+  return Buffer.from(JSON.stringify({ ...doc, signature: `sha256=${'0'.repeat(64)}` }, null, 2), 'utf8');
+}

@@ -5,6 +5,7 @@
  * for one webhook envelope.
  */
 import type { ReceiverTarget } from '../../engine/resources.js';
+import { MIN_LEGACY_SECRET_CHARS } from '../../signing/legacy/legacy-hmac.js';
 import { TransportConfigError, validateHttpUrl } from '../../transport/index.js';
 import type { Transport, TransportKind } from '../../transport/types.js';
 import { BRAND_PATH } from './sender.js';
@@ -36,12 +37,21 @@ export function receiverTargetOf(url: string | undefined, opts: ReceiverOptions 
   if (opts.senderPort !== undefined && (!Number.isInteger(opts.senderPort) || opts.senderPort < 0 || opts.senderPort > 65_535)) {
     throw new TransportConfigError(`the sender port must be an integer 0-65535, got ${opts.senderPort}`);
   }
+  if (opts.hmac !== undefined) {
+    validateHttpUrl(opts.hmac.url, 'HMAC receiver endpoint URL');
+    if (opts.hmac.url === url)
+      throw new TransportConfigError('the HMAC receiver endpoint must differ from the receiver URL (one endpoint, one authentication mode)');
+    if ([...opts.hmac.secret].length < MIN_LEGACY_SECRET_CHARS) {
+      throw new TransportConfigError(`the HMAC endpoint's shared secret must have at least ${MIN_LEGACY_SECRET_CHARS} characters (interface spec 8)`);
+    }
+  }
   const target: ReceiverTarget = { url };
   if (opts.stateUrl !== undefined) target.stateUrl = opts.stateUrl;
   if (opts.altUrl !== undefined) target.altUrl = opts.altUrl;
   if (opts.dedupBound !== undefined) target.dedupBound = opts.dedupBound;
   if (opts.senderPort !== undefined) target.senderPort = opts.senderPort;
   if (opts.senderBrandUrl !== undefined) target.senderBrandUrl = opts.senderBrandUrl;
+  if (opts.hmac !== undefined) target.hmac = { url: opts.hmac.url, secret: opts.hmac.secret };
   return target;
 }
 

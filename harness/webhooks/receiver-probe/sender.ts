@@ -8,8 +8,13 @@
  * 429) never eats into the dedup budget of the main identity:
  *   main   <base>/senders/main    key own-ed25519-2026
  *   flood  <base>/senders/flood   key own-es256-2026
- * A third key, `unpinned` (own-webhook-request-purpose-2026), is in the main sender's JWKS but
- * not in the publisher's pin: a receiver applying the pin refuses what it signs (digest 1.11 step 6).
+ * More keys sign as the main sender, each in its JWKS:
+ *   unpinned          own-webhook-request-purpose-2026   left out of the publisher's pin: a receiver
+ *                     applying the pin refuses what it signs (digest 1.11 step 6)
+ *   webhook-usage     own-webhook-ed25519-2026           pinned, the deprecated `webhook-signing` usage,
+ *                     still accepted (interface spec 5.1, digest 1.16 step 8)
+ *   response-purpose  own-webhook-response-purpose-2026  pinned, `response-signing`: key_purpose_invalid
+ *   no-purpose        own-webhook-no-purpose-2026        pinned, no key-purpose member: key_purpose_invalid
  *
  * A receiver under test must trust `<base>/.well-known/brand.json` (a loopback http URL: the
  * receiver needs a test-only "insecure loopback" trust setting).
@@ -22,16 +27,32 @@ import { signRequest, type SignedRequest } from '../../signing/sign/signer.js';
 import type { DefectName } from '../../signing/sign/defects.js';
 import { baseUrlOf, listen } from '../../net/listen.js';
 
-/** A signing key of the harness sender; `unpinned` signs as the main sender with a key outside the pin. */
-export type SenderRole = 'main' | 'flood' | 'unpinned';
+/** A signing key of the harness sender; the roles other than `main` and `flood` sign as the main sender. */
+export type SenderRole = 'main' | 'flood' | 'unpinned' | 'webhook-usage' | 'response-purpose' | 'no-purpose';
 /** The roles with an `agents[]` entry (a sender identity) of their own. */
 type AgentRole = 'main' | 'flood';
 const AGENT_ROLES: readonly AgentRole[] = ['main', 'flood'];
-export const SENDER_ROLES: readonly SenderRole[] = [...AGENT_ROLES, 'unpinned'];
+export const SENDER_ROLES: readonly SenderRole[] = [...AGENT_ROLES, 'unpinned', 'webhook-usage', 'response-purpose', 'no-purpose'];
 /** The identity each key signs as. */
-const AGENT_OF: Record<SenderRole, AgentRole> = { main: 'main', flood: 'flood', unpinned: 'main' };
+const AGENT_OF: Record<SenderRole, AgentRole> = {
+  main: 'main',
+  flood: 'flood',
+  unpinned: 'main',
+  'webhook-usage': 'main',
+  'response-purpose': 'main',
+  'no-purpose': 'main',
+};
+/** Keys the publisher's `signing_keys[]` pin lists: all but `unpinned`. */
+const PINNED: readonly SenderRole[] = SENDER_ROLES.filter((r) => r !== 'unpinned');
 
-const KEY_IDS: Record<SenderRole, string> = { main: 'own-ed25519-2026', flood: 'own-es256-2026', unpinned: 'own-webhook-request-purpose-2026' };
+const KEY_IDS: Record<SenderRole, string> = {
+  main: 'own-ed25519-2026',
+  flood: 'own-es256-2026',
+  unpinned: 'own-webhook-request-purpose-2026',
+  'webhook-usage': 'own-webhook-ed25519-2026',
+  'response-purpose': 'own-webhook-response-purpose-2026',
+  'no-purpose': 'own-webhook-no-purpose-2026',
+};
 const KEYS_FILE = new URL('../../../fixtures/signing/keys.json', import.meta.url);
 /** The fixture file spells the key-purpose member with the default token. */
 const FIXTURE_KEY_USE = protocolIds(DEFAULT_TOKEN).keyUseMember;
@@ -81,13 +102,12 @@ export function identityDocuments(base: string, ids: ProtocolIds): Map<string, u
     brands: [],
     agents,
   });
-  const pinned: Jwk[] = [];
+  const pub = (role: SenderRole) => publicJwk(loadFixtureKey(KEY_IDS[role], ids));
   for (const role of AGENT_ROLES) {
-    const pub = publicJwk(loadFixtureKey(KEY_IDS[role], ids));
-    pinned.push(pub);
-    const others = SENDER_ROLES.filter((r) => r !== role && AGENT_OF[r] === role).map((r) => publicJwk(loadFixtureKey(KEY_IDS[r], ids)));
-    docs.set(`/senders/${role}/jwks.json`, { keys: [pub, ...others] });
+    const others = SENDER_ROLES.filter((r) => r !== role && AGENT_OF[r] === role).map(pub);
+    docs.set(`/senders/${role}/jwks.json`, { keys: [pub(role), ...others] });
   }
+  const pinned = PINNED.map(pub);
   docs.set(PUBLISHER_PATH, {
     version: '1.0',
     publisher: { name: 'proto-comply test publisher', domain: 'proto-comply.invalid' },

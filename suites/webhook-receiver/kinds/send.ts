@@ -7,6 +7,10 @@
  * the exact wire of an earlier step (`replay`: same bytes and same signature headers). One
  * deliberate defect may be applied: a signing defect (`defect`), a body changed after signing
  * (`tamper`), another covered content type (`content_type`) or padding past 1 MB (`pad_bytes`).
+ * With `auth: hmac` the delivery is signed the legacy HMAC-SHA256 way instead (with the secret of
+ * the receiver's HMAC endpoint, or one made up for an endpoint registered for RFC 9421), with at
+ * most one `hmac_defect`. `endpoint: hmac` posts to the HMAC endpoint (`--receiver-hmac`).
+ * `body_layout: spaced` lays the event out with whitespace and a body-level `signature` member.
  * The envelope follows the run's transport dimension: MCP envelope or A2A envelope.
  */
 import { DEFECTS, type DefectName } from '../../../harness/signing/sign/defects.js';
@@ -14,9 +18,11 @@ import { parseWwwAuthenticate } from '../../../harness/signing/parse/www-authent
 import type { StepKind, StepVerdict } from '../../../harness/engine/kinds/types.js';
 import type { StepDef } from '../../../harness/engine/model.js';
 import { NO_RECEIVER, postWebhook, probeEnv, receiverTarget, type PostResult } from '../../../harness/webhooks/receiver-probe/client.js';
-import { encodeEvent, tamperBody } from '../../../harness/webhooks/receiver-probe/events.js';
+import { encodeEvent, spacedWithSignatureMember, tamperBody } from '../../../harness/webhooks/receiver-probe/events.js';
 import { aliasValue, OFFSET_PATTERN, parseOffset, scopeOf, type SentWebhook } from '../../../harness/webhooks/receiver-probe/scope.js';
 import { SENDER_ROLES, signWebhook, type SenderRole } from '../../../harness/webhooks/receiver-probe/sender.js';
+import { HMAC_DEFECTS, hmacWebhookHeaders, throwawaySecret, type HmacDefect } from '../../../harness/webhooks/receiver-probe/hmac.js';
+import { HMAC_SECRET_ENV } from '../../../harness/webhooks/receiver-probe/cli.js';
 
 export const STATUSES = ['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled', 'rejected'] as const;
 
@@ -94,7 +100,11 @@ export const receiverSend: StepKind = {
     },
     resend: { type: 'string' },
     replay: { type: 'string' },
-    endpoint: { enum: ['primary', 'alt'] },
+    endpoint: { enum: ['primary', 'alt', 'hmac'] },
+    auth: { enum: ['rfc9421', 'hmac'] },
+    hmac_defect: { enum: [...HMAC_DEFECTS] },
+    /** `spaced`: the event with whitespace after separators and a body-level `signature` member. */
+    body_layout: { enum: ['compact', 'spaced'] },
     sender: { enum: [...SENDER_ROLES] },
     defect: { enum: DEFECTS.map((d) => d.name) },
     tamper: { type: 'boolean' },
@@ -107,15 +117,17 @@ export const receiverSend: StepKind = {
     if (!target) return { verdict: { status: 'not_applicable', message: NO_RECEIVER } };
     const sources = ['event', 'resend', 'replay'].filter((f) => step[f] !== undefined);
     if (sources.length !== 1) throw new Error(`receiver_send needs exactly one of event, resend, replay (got ${sources.join(', ') || 'none'})`);
-    const url = step.endpoint === 'alt' ? target.altUrl : target.url;
+    if (step.hmac_defect !== undefined && step.auth !== 'hmac') throw new Error('receiver_send: hmac_defect needs auth: hmac');
+    const url = step.endpoint === 'alt' ? target.altUrl : step.endpoint === 'hmac' ? target.hmac?.url : target.url;
     if (!url) {
-      return {
-        verdict: {
-          status: 'gap',
-          message: 'needs a second endpoint of the same receiver: give it with --receiver-alt URL',
-          gap: 'receiver options (--receiver-alt)',
-        },
-      };
+      const gap =
+        step.endpoint === 'hmac'
+          ? {
+              message: `needs an endpoint of the receiver registered for legacy HMAC-SHA256: give it with --receiver-hmac URL and its shared secret in $${HMAC_SECRET_ENV}`,
+              gap: 'receiver options (--receiver-hmac)',
+            }
+          : { message: 'needs a second endpoint of the same receiver: give it with --receiver-alt URL', gap: 'receiver options (--receiver-alt)' };
+      return { verdict: { status: 'gap', ...gap } };
     }
     const env = await probeEnv(ctx);
     const scope = scopeOf(ctx);
@@ -148,12 +160,25 @@ export const receiverSend: StepKind = {
           context: { probe: ctx.checkId },
           padBytes: e.pad_bytes,
         });
+        if (step.body_layout === 'spaced') eventBytes = spacedWithSignatureMember(eventBytes);
       }
-      const signed = signWebhook(env.identity, url, eventBytes, {
-        role: (step.sender as SenderRole | undefined) ?? 'main',
-        contentType: step.content_type as string | undefined,
-        defects: step.defect !== undefined ? [step.defect as DefectName] : undefined,
-      });
+      const signed =
+        step.auth === 'hmac'
+          ? {
+              headers: hmacWebhookHeaders(
+                env.identity.ids,
+                step.endpoint === 'hmac' ? target.hmac!.secret : throwawaySecret(),
+                eventBytes,
+                Date.now() / 1000,
+                step.hmac_defect as HmacDefect | undefined,
+              ),
+              body: eventBytes,
+            }
+          : signWebhook(env.identity, url, eventBytes, {
+              role: (step.sender as SenderRole | undefined) ?? 'main',
+              contentType: step.content_type as string | undefined,
+              defects: step.defect !== undefined ? [step.defect as DefectName] : undefined,
+            });
       sent = {
         url,
         headers: signed.headers,
