@@ -1,14 +1,16 @@
 /**
  * Agent kinds by declaration: a mock agent serving one kind (the mock seller started with
  * `kinds`) passes that kind's suite over MCP and A2A, and a media-buy-only agent gets the other
- * kinds' checks as not applicable, never as failures.
+ * kinds' checks as not applicable, never as failures. A brand agent that does not know the run's
+ * brand is a coverage gap, not a failure.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { certify } from '../harness/certify.js';
 import type { AgentKind } from '../harness/protocol/agent-kinds.js';
 import { type RunningMockSeller, startMockSeller } from '../mocks/seller/index.js';
+import { runBuiltinCheck, ScriptedAgent, taskError } from './testing/scripted-agent.js';
 
-const KIND_SUITES = ['creative', 'signals', 'governance'] as const;
+const KIND_SUITES = ['creative', 'signals', 'governance', 'brand'] as const;
 const started: RunningMockSeller[] = [];
 afterAll(() => Promise.all(started.map((s) => s.close())));
 
@@ -19,7 +21,7 @@ async function runKindSuites(kinds: AgentKind[]) {
 }
 
 describe('agent kinds', () => {
-  it.each([['creative'], ['signals'], ['governance']] as const)('a %s-only agent passes its suite over MCP and A2A', async (kind) => {
+  it.each([['creative'], ['signals'], ['governance'], ['brand']] as const)('a %s-only agent passes its suite over MCP and A2A', async (kind) => {
     const run = await runKindSuites([kind]);
     const own = run.checks.filter((c) => c.suite_id === kind);
     expect(own.length).toBeGreaterThan(0);
@@ -33,7 +35,19 @@ describe('agent kinds', () => {
     expect(run.checks.length).toBeGreaterThan(0);
     for (const c of run.checks) {
       expect(`${c.check_id} ${c.outcome}`).toBe(`${c.check_id} not_applicable`);
-      expect(c.message).toMatch(/does not claim the (creative|signals|governance) kind/);
+      expect(c.message).toMatch(/does not claim the (creative|signals|governance|brand) kind/);
     }
+  });
+
+  it.each([
+    ['BRAND_NOT_FOUND', 'gap'],
+    ['UNKNOWN_BRAND', 'gap'],
+    ['INVALID_REQUEST', 'fail'],
+  ])('a brand agent refusing the run brand with %s: %s', async (code, outcome) => {
+    const agent = new ScriptedAgent('mcp', () => taskError(code, 'no such brand here'), ['get_brand_identity']);
+    const r = await runBuiltinCheck('brand.identity.answers', agent);
+    expect(r.outcome, r.message).toBe(outcome);
+    expect(agent.calls.find((c) => c.task === 'get_brand_identity')?.args).toEqual({ brand: { domain: 'example.com' } });
+    if (outcome === 'gap') expect(r.message).toMatch(/does not know the run's brand: get_brand_identity answered .*no such brand here/);
   });
 });

@@ -24,6 +24,7 @@ export const SUITE_PLUGINS: readonly SuitePlugin[] = (
     import('./creative/plugin.js'),
     import('./signals/plugin.js'),
     import('./governance/plugin.js'),
+    import('./brand/plugin.js'),
     import('./registry/plugin.js'),
     import('./discovery/plugin.js'),
   ])

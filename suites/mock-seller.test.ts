@@ -9,7 +9,7 @@ import { certify } from '../harness/certify.js';
 import type { RunResult } from '../harness/engine/result.js';
 import { startMockSeller } from '../mocks/seller/index.js';
 import type { RunningMockSeller } from '../mocks/seller/options.js';
-import { certifyMock, findings } from './testing/mock-run.js';
+import { CONTROLLER_FREE_WEBHOOKS, certifyMock, findings } from './testing/mock-run.js';
 import { exitCodeFor } from '../harness/engine/summarize.js';
 import { toComplianceDetail } from '../reports/compliance-detail.js';
 import { renderSummary } from '../reports/console.js';
@@ -76,13 +76,7 @@ describe('a seller without a test controller (production-like)', () => {
   it('ends partial with zero failures: every controller check is a coverage gap with its reason, nothing is blocked', async () => {
     const run = await certifyMock({ mock: { testController: false } });
     // Webhook checks make events happen through the controller, except these (suites/webhooks/webhooks.yaml).
-    const controllerFreeWebhooks = [
-      'webhooks.task.terminal-silent',
-      'webhooks.auth.bearer-refused',
-      'webhooks.auth.short-credential-refused',
-      'webhooks.registration.reserved-url-refused',
-      'webhooks.registration.http-url-refused',
-    ];
+    const controllerFreeWebhooks = CONTROLLER_FREE_WEBHOOKS;
     const needing = run.checks.filter(
       (c) => /\.controller\.|\.expiry\./.test(c.check_id) || (c.suite_id === 'webhooks' && !controllerFreeWebhooks.includes(c.check_id)),
     );

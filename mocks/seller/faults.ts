@@ -167,6 +167,8 @@ const BUILTIN: FaultDef[] = [
       'schemas.response.get_brand_identity',
       // The replies of the mutating tasks the records, signals and creative suites make.
       'schemas.response.mutations',
+      // The brand suite holds get_brand_identity to its response schema too.
+      'brand.identity.answers',
     ],
   },
   {
@@ -596,6 +598,13 @@ const BUILTIN: FaultDef[] = [
     rule: "get_plan_audit_logs returns the plan's audit entries, one per check made (interface spec 4.3, 2.6); entries[] is always empty",
     targets: ['governance.audit.reflects-check'],
     matrixGroup: 'kinds-b',
+  },
+  // Brand identity agent (interface spec 4.3).
+  {
+    name: 'brand-identity-fails',
+    rule: 'get_brand_identity answers a brand reference with its identity (interface spec 4.3); every call is a SERVICE_UNAVAILABLE error',
+    targets: ['brand.identity.answers'],
+    matrixGroup: 'seller',
   },
 ];
 

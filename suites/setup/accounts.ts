@@ -12,7 +12,7 @@
  */
 import type { TemplateFunction } from '../../harness/engine/plugin.js';
 import { OMIT, requireFact, TemplateGapError, type TemplateScope } from '../../harness/engine/template.js';
-import type { AccountRef } from './fixtures.js';
+import { DEFAULT_BRAND_DOMAIN, fixturesOf, type AccountRef } from './fixtures.js';
 
 export interface BuyerFact {
   brand: { domain: string };
@@ -125,5 +125,16 @@ export const sandboxAccountFunction: TemplateFunction = {
   needs: ['accounts'],
   resolve(alias, scope) {
     return { ...(accountFunction.resolve(alias, scope) as AccountRef), sandbox: true };
+  },
+};
+
+/**
+ * `{{buyer_brand:_}}`: the buyer's brand reference, `{domain}`, from the fixtures (`brand:`), else
+ * the default test brand: the brand the setup account uses, for agents that run no media-buy setup
+ * (a brand agent asked get_brand_identity).
+ */
+export const buyerBrandFunction: TemplateFunction = {
+  resolve(_alias, scope) {
+    return structuredClone(fixturesOf(scope).brand ?? { domain: DEFAULT_BRAND_DOMAIN });
   },
 };

@@ -2,13 +2,14 @@
  * The `setup` suite: the buyer's account, the product to buy, a first buy and the test
  * controller, as checks that run first and publish facts (`buyer`, `accounts`, `product`) and
  * template functions (`{{account:x}}`, `{{account_if_known:x}}`, `{{account_or_natural:x}}`, `{{sync_account:x}}`,
- * `{{other_account:x}}`, `{{sandbox_account:x}}`, `{{budget:x}}`) that every other suite's account-scoped calls use.
+ * `{{other_account:x}}`, `{{sandbox_account:x}}`, `{{budget:x}}`, `{{buyer_brand:x}}`) that every other suite's account-scoped calls use.
  */
 import { suitePlugin } from '../../harness/engine/plugin.js';
 import {
   accountFunction,
   accountIfKnownFunction,
   accountOrNaturalFunction,
+  buyerBrandFunction,
   otherAccountFunction,
   sandboxAccountFunction,
   syncAccountFunction,
@@ -29,5 +30,6 @@ export default suitePlugin(import.meta.url, 'setup', {
     other_account: otherAccountFunction,
     sandbox_account: sandboxAccountFunction,
     budget: budgetFunction,
+    buyer_brand: buyerBrandFunction,
   },
 });

@@ -179,3 +179,13 @@ export async function runFaultMatrix(
   );
   return verdicts;
 }
+
+/** Webhook checks that make their event happen without the test controller (suites/webhooks/webhooks.yaml: no `requires`). */
+export const CONTROLLER_FREE_WEBHOOKS: readonly string[] = [
+  'webhooks.task.terminal-silent',
+  'webhooks.task.failed-terminal-silent',
+  'webhooks.auth.bearer-refused',
+  'webhooks.auth.short-credential-refused',
+  'webhooks.registration.reserved-url-refused',
+  'webhooks.registration.http-url-refused',
+];

@@ -48,6 +48,18 @@ export class SellerModel {
   async dispatch(name: string, rawArgs: unknown, caller: CallerContext): Promise<TaskOutcome> {
     const started = Date.now();
     const outcome = await this.dispatchInner(name, rawArgs ?? {}, caller);
+    // A refusal is a terminal first answer too: no webhook (spec 3.2 rule 1), unless the fault replays it.
+    if (outcome.kind === 'error' && isPlainObject(rawArgs) && rawArgs.push_notification_config !== undefined) {
+      this.s.webhooks.inlineCompletion({
+        principal: caller.principal,
+        taskType: name,
+        status: 'failed',
+        registration: rawArgs.push_notification_config,
+        context: rawArgs.context,
+        payload: outcome.error,
+        at: new Date().toISOString(),
+      });
+    }
     const key = isPlainObject(rawArgs) && typeof rawArgs.idempotency_key === 'string' ? rawArgs.idempotency_key : undefined;
     const what = outcome.kind === 'error' ? `error ${outcome.error.code}` : outcome.kind === 'async' ? `async ${outcome.status}` : 'ok';
     const replayed = outcome.kind !== 'error' && outcome.payload.replayed === true ? ' (replay)' : '';

@@ -13,6 +13,11 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     targets: ['webhooks.task.terminal-silent'],
   },
   {
+    name: 'webhook-on-inline-failure',
+    rule: 'no webhook when the initial response is a refusal, a terminal failed status (interface spec 3.2 rule 1); the error is posted to the webhook URL as a failed task under a made-up task id',
+    targets: ['webhooks.task.failed-terminal-silent'],
+  },
+  {
     name: 'webhook-progress-after-terminal',
     rule: 'nothing is posted for a task after its terminal status (interface spec 3.2 rules 2-3); a stale "working" progress webhook follows the terminal one',
     targets: ['webhooks.task.silent-after-terminal'],

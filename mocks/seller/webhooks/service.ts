@@ -57,6 +57,8 @@ export interface WebhookServiceDeps {
 export interface InlineCompletion {
   principal: string;
   taskType: string;
+  /** Default completed; failed for an inline refusal (the payload is then the error). */
+  status?: 'completed' | 'failed';
   registration: unknown;
   context: unknown;
   payload: unknown;
@@ -103,10 +105,11 @@ export class WebhookService {
 
   /** An inline terminal answer: no webhook, no invented task id (spec 3.2 rule 1), unless a fault says otherwise. */
   inlineCompletion(c: InlineCompletion): void {
-    if (!this.deps.faults.has('webhook-on-terminal-response')) return;
+    const status = c.status ?? 'completed';
+    if (!this.deps.faults.has(status === 'failed' ? 'webhook-on-inline-failure' : 'webhook-on-terminal-response')) return;
     const reg = registrationOf(c.registration);
     if (!reg) return;
-    this.sender.send({ principal: c.principal, reg, envelope: inlineResultEnvelope(c.taskType, c.payload, c.at, reg, this.deps.faults, c.context) });
+    this.sender.send({ principal: c.principal, reg, envelope: inlineResultEnvelope(c.taskType, status, c.payload, c.at, reg, this.deps.faults, c.context) });
   }
 
   activityFor(principal: string, mediaBuyId: string): ActivityEntry[] {

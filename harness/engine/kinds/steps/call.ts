@@ -20,6 +20,17 @@ export const call: StepKind = {
     /** A2A: poll tasks/get until the task is terminal. */
     poll: { type: 'boolean' },
     expect: { type: 'array' },
+    /**
+     * A refusal whose error code matches `codes` (a regular expression) means the run gave the
+     * agent nothing it can answer (an unknown reference the spec shows no way to learn): a
+     * coverage gap named `gap`, with `because` as the reason, instead of a failure.
+     */
+    gap_if_refused: {
+      type: 'object',
+      properties: { codes: { type: 'string', minLength: 1 }, gap: { type: 'string', minLength: 1 }, because: { type: 'string', minLength: 1 } },
+      required: ['codes', 'gap', 'because'],
+      additionalProperties: false,
+    },
   },
   required: ['task'],
   expectationFields: ['expect'],
@@ -31,6 +42,17 @@ export const call: StepKind = {
     if ('status' in push) return { verdict: push };
     const reply = await ctx.call(task, args, { auth, ...push, pollUntilTerminal: step.poll === true });
     const record = recordOf(reply);
+    const refusedGap = step.gap_if_refused as { codes: string; gap: string; because: string } | undefined;
+    if (refusedGap && reply.isError && reply.error && new RegExp(`^(?:${refusedGap.codes})$`).test(reply.error.code)) {
+      return {
+        verdict: {
+          status: 'gap',
+          message: `${refusedGap.because}: ${task} answered ${reply.error.code}: ${reply.error.message.slice(0, 200)}`,
+          gap: refusedGap.gap,
+        },
+        record,
+      };
+    }
     const verdict = judgeReply(step.expect as ExpectationDef[] | undefined, reply, record, ctx);
     return { verdict: refusedPushUrl(push.pushNotificationConfig ?? push.a2aPushNotificationConfig, reply, verdict, ctx), record };
   },

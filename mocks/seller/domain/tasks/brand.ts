@@ -1,7 +1,7 @@
 /** get_brand_identity: colors, logos, tone and visual guidelines of a (sandbox) brand. */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { invalidRequest } from '../errors.js';
+import { failure, invalidRequest } from '../errors.js';
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
 import { brandRef, domainName, taskSchema } from '../validation.js';
@@ -27,6 +27,7 @@ export function brandTasks(s: SellerServices): TaskDef[] {
     idempotency: 'read',
     schema,
     run({ args }) {
+      if (s.faults.has('brand-identity-fails')) throw failure('SERVICE_UNAVAILABLE', 'brand identity service unavailable', { recovery: 'transient' });
       const domain = (args.brand?.domain ?? args.domain)?.toLowerCase();
       if (!domain && !args.brand_id) throw invalidRequest('brand', 'a brand reference is required ({brand: {domain}}, domain or brand_id)');
       const key = domain ?? args.brand_id ?? '';

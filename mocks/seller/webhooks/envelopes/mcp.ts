@@ -89,14 +89,17 @@ function resourceIdOf(task: AsyncTaskRecord): string {
   return typeof r?.media_buy_id === 'string' ? r.media_buy_id : `res_${task.task_id}`;
 }
 
-/** A (fault) webhook replaying an inline terminal result: the seller invents a task id for it. */
-export function inlineResultEnvelope(taskType: string, payload: unknown, at: string, reg: WebhookRegistration, faults: FaultSet, context: unknown): Envelope {
-  return base(
-    reg,
-    faults,
-    { task_id: `task_${randomUUID()}`, task_type: taskType, domain: MEDIA_BUY_DOMAIN, status: 'completed', timestamp: at, result: payload },
-    context,
-  );
+/** A (fault) webhook replaying an inline terminal result (completed, or failed with the error): the seller invents a task id for it. */
+export function inlineResultEnvelope(
+  taskType: string,
+  status: 'completed' | 'failed',
+  payload: unknown,
+  at: string,
+  reg: WebhookRegistration,
+  faults: FaultSet,
+  context: unknown,
+): Envelope {
+  return base(reg, faults, { task_id: `task_${randomUUID()}`, task_type: taskType, domain: MEDIA_BUY_DOMAIN, status, timestamp: at, result: payload }, context);
 }
 
 function money(amount: number, currency: string) {
