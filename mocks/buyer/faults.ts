@@ -82,7 +82,18 @@ const BUILTIN: BuyerFaultDef[] = [
     name: 'no-dedup',
     rule: 'applying the same delivery twice leaves identical state: dedup on (sender, idempotency_key) (interface spec 6.5 rules 1-2); duplicates are acknowledged and processed again',
     targets: ['webhook-receiver.delivery.duplicate-processed-once'],
-    collateral: ['webhook-receiver.dedup.shared-across-endpoints'],
+    // Any copy under a known key is processed again, whatever its payload.
+    collateral: ['webhook-receiver.dedup.shared-across-endpoints', 'webhook-receiver.dedup.first-copy-wins'],
+  },
+  {
+    name: 'last-copy-wins',
+    rule: 'on key reuse payloads are not compared and the first cached copy wins (interface spec 6.5 rule 6); a known key carrying another status is processed again',
+    targets: ['webhook-receiver.dedup.first-copy-wins'],
+  },
+  {
+    name: 'notification-id-dedup',
+    rule: 'the same notification_id under a new idempotency_key is a re-emission, not a transport retry (interface spec 6.5 rule 7); it is dropped as a duplicate',
+    targets: ['webhook-receiver.dedup.re-emission-processed'],
   },
   {
     name: 'older-status-applied',

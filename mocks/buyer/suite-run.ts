@@ -22,6 +22,8 @@ export interface BuyerRunOptions extends Omit<CertifyOptions, 'agentUrl' | 'rece
   withState?: boolean;
   /** Give the harness a second endpoint (default true). */
   withAlt?: boolean;
+  /** Give the harness the HMAC endpoint and its secret (default true). */
+  withHmac?: boolean;
   /** Certify this agent too (otherwise a receiver-only run). */
   agentUrl?: string;
   /** Reuse a running sender identity (default: one per call). */
@@ -64,16 +66,16 @@ export async function startMockBuyerFor(
 export async function certifyMockBuyer(o: BuyerRunOptions = {}): Promise<RunResult> {
   const identity = o.identity ?? (await startSenderIdentity({ token: o.token }));
   const dir = mkdtempSync(join(tmpdir(), 'buyer-suite-'));
-  const { buyer: buyerOpts, withState = true, withAlt = true, identity: _i, ...rest } = o;
+  const { buyer: buyerOpts, withState = true, withAlt = true, withHmac = true, identity: _i, ...rest } = o;
   try {
     const { buyer, receiver } = await startMockBuyerFor(identity, { dbPath: join(dir, 'buyer.sqlite'), token: o.token, buyer: buyerOpts });
-    const { url, stateUrl, altUrl, ...options } = receiver;
+    const { url, stateUrl, altUrl, hmac, ...options } = receiver;
     try {
       return await certify({
         seed: '20261122',
         ...rest,
         receiverUrl: url,
-        receiver: { ...options, stateUrl: withState ? stateUrl : undefined, altUrl: withAlt ? altUrl : undefined },
+        receiver: { ...options, stateUrl: withState ? stateUrl : undefined, altUrl: withAlt ? altUrl : undefined, hmac: withHmac ? hmac : undefined },
       });
     } finally {
       await buyer.close();

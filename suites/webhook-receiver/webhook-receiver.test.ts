@@ -56,23 +56,36 @@ describe('webhook-receiver suite', () => {
   });
 
   it('grades read-back and second-endpoint checks as coverage gaps without their hooks', async () => {
-    const run = await certifyMockBuyer({ withState: false, withAlt: false, transports: ['mcp'], transportExplicit: true });
+    const run = await certifyMockBuyer({ withState: false, withAlt: false, withHmac: false, transports: ['mcp'], transportExplicit: true });
     const byOutcome = (o: string) =>
       run.checks
         .filter((c) => c.outcome === o)
         .map((c) => c.check_id)
         .sort();
     expect(byOutcome('gap')).toEqual([
+      'webhook-receiver.dedup.first-copy-wins',
+      'webhook-receiver.dedup.re-emission-processed',
       'webhook-receiver.dedup.shared-across-endpoints',
       'webhook-receiver.delivery.duplicate-processed-once',
       'webhook-receiver.envelope.processed',
+      'webhook-receiver.hmac.raw-body-verified',
+      'webhook-receiver.hmac.signature-format-rejected',
+      'webhook-receiver.hmac.timestamp-non-numeric-rejected',
+      'webhook-receiver.hmac.timestamp-skew-rejected',
+      'webhook-receiver.hmac.valid-accepted',
+      'webhook-receiver.mode.signature-on-hmac-endpoint-rejected',
       'webhook-receiver.ordering.older-status-not-applied',
     ]);
     expect(byOutcome('fail')).toEqual([]);
     expect(run.checks.find((c) => c.check_id === 'webhook-receiver.envelope.processed')!.message).toContain('--receiver-state');
     // a MUST that could not be verified is never green: the run is partial (exit 4), not passing
     expect(run.overall_status).toBe('partial');
-    expect(run.coverage.gaps.map((g) => g.gap).sort()).toEqual(['receiver options (--receiver-state)', 'receiver options (--receiver-state, --receiver-alt)']);
+    expect(run.coverage.gaps.map((g) => g.gap).sort()).toEqual([
+      'receiver options (--receiver-hmac)',
+      'receiver options (--receiver-state)',
+      'receiver options (--receiver-state, --receiver-alt)',
+    ]);
+    expect(run.checks.find((c) => c.check_id === 'webhook-receiver.hmac.valid-accepted')!.message).toContain('$PROTO_COMPLY_RECEIVER_HMAC_SECRET');
   });
 
   it('tells the user to trust the harness sender when the receiver refuses its key', async () => {

@@ -23,6 +23,8 @@ export interface ProbeEvent {
   context?: Record<string, unknown>;
   /** Extra characters appended to `message` (oversize probes). */
   padBytes?: number;
+  /** A typed notification_id (interface spec 6.5 rule 7): top level in the MCP envelope, in `metadata` in the A2A one. */
+  notificationId?: string;
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
@@ -61,6 +63,7 @@ export function envelopeOf(e: ProbeEvent): Record<string, unknown> {
       message: message(e),
       result: resultFor(e),
       context: e.context ?? { probe: 'webhook-receiver' },
+      ...(e.notificationId !== undefined ? { notification_id: e.notificationId } : {}),
     };
   }
   const final = TERMINAL.has(e.status);
@@ -82,7 +85,11 @@ export function envelopeOf(e: ProbeEvent): Record<string, unknown> {
       },
     },
     artifacts: final ? [{ artifactId: `result-${e.taskId}`, parts: [{ kind: 'data', data: resultFor(e) }] }] : [],
-    metadata: { idempotency_key: e.idempotencyKey, operation_id: e.operationId },
+    metadata: {
+      idempotency_key: e.idempotencyKey,
+      operation_id: e.operationId,
+      ...(e.notificationId !== undefined ? { notification_id: e.notificationId } : {}),
+    },
   };
 }
 

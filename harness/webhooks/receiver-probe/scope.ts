@@ -32,7 +32,7 @@ export function scopeOf(ctx: CheckContext): Scope {
 }
 
 /** The value behind an alias: the same alias is the same value within one check run. */
-export function aliasValue(ctx: CheckContext, kind: 'task' | 'key' | 'op' | 'ctx', name: string): string {
+export function aliasValue(ctx: CheckContext, kind: 'task' | 'key' | 'op' | 'ctx' | 'notification', name: string): string {
   return ctx.random.alias('uuid', `receiver-${kind}:${name}`, (r) => r.uuid());
 }
 

@@ -108,6 +108,8 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, r
       bound: d.boundFor(sender),
       receivedAt: d.now(),
       requeueDuplicates: d.faults.has('no-dedup'),
+      ...(d.faults.has('last-copy-wins') ? { requeueIfStatusDiffers: env.status ?? '' } : {}),
+      dedupOnNotificationId: d.faults.has('notification-id-dedup'),
     });
   } catch (err) {
     d.log(`mock buyer: cannot store delivery: ${(err as Error).message}`);

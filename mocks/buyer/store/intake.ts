@@ -28,6 +28,10 @@ export interface IntakeItem {
   receivedAt: number;
   /** Fault `no-dedup`: duplicates are queued (and processed) again. */
   requeueDuplicates?: boolean;
+  /** Fault `last-copy-wins`: this copy's task status; a duplicate whose first copy was processed with another status is processed again. */
+  requeueIfStatusDiffers?: string;
+  /** Fault `notification-id-dedup`: a re-emission (known notification_id, new key) is taken for a retry and dropped. */
+  dedupOnNotificationId?: boolean;
 }
 
 export type IntakeOutcome =
@@ -55,6 +59,7 @@ export class Intake {
         'INSERT INTO inbox (sender, endpoint, mode, idem_key, delivery_kind, received_at, body) VALUES (@sender, @endpoint, @mode, @idem_key, @delivery_kind, @received_at, @body)',
       ),
       addDedup: db.prepare('INSERT INTO dedup (scope, idem_key, first_seen, endpoint, seq) VALUES (?, ?, ?, ?, ?)'),
+      processedStatus: db.prepare<[number], { status: string | null }>('SELECT status FROM events WHERE seq = ?'),
     };
   }
 
@@ -82,6 +87,10 @@ export class Intake {
       this.s.delivered.run(item.scope, item.idemKey);
       this.bump('duplicates');
       if (item.requeueDuplicates) return { kind: 'accepted', seq: this.enqueue(item, 'retry'), deliveryKind: 'first' };
+      if (item.requeueIfStatusDiffers !== undefined) {
+        const first = this.s.processedStatus.get(seen.seq);
+        if (first && first.status !== item.requeueIfStatusDiffers) return { kind: 'accepted', seq: this.enqueue(item, 'retry'), deliveryKind: 'first' };
+      }
       return { kind: 'duplicate', seq: seen.seq, deliveries: seen.deliveries + 1 };
     }
     const live = this.s.count.get(item.scope)?.n ?? 0;
@@ -94,6 +103,10 @@ export class Intake {
       const prev = this.s.notification.get(item.sender, item.notificationId);
       if (!prev) this.s.addNotification.run(item.sender, item.notificationId, item.idemKey, item.receivedAt);
       else if (prev.idem_key !== item.idemKey) {
+        if (item.dedupOnNotificationId) {
+          this.bump('duplicates');
+          return { kind: 'duplicate', seq: 0, deliveries: 2 };
+        }
         deliveryKind = 're-emission';
         this.bump('re_emissions');
       }

@@ -34,6 +34,7 @@ interface EventSpec {
   status: string;
   at?: string;
   pad_bytes?: number;
+  notification?: string;
 }
 
 export function statusAllowed(expect: unknown, status: number): boolean {
@@ -94,6 +95,8 @@ export const receiverSend: StepKind = {
         status: { enum: [...STATUSES] },
         at: { type: 'string', pattern: OFFSET_PATTERN },
         pad_bytes: { type: 'integer', minimum: 1, maximum: 4 * 1024 * 1024 },
+        /** Alias of a typed notification_id (the same alias is the same id within the check). */
+        notification: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
       },
       required: ['task', 'key', 'status'],
       additionalProperties: false,
@@ -159,6 +162,7 @@ export const receiverSend: StepKind = {
           timestamp: new Date(scope.baseMs + parseOffset(e.at ?? '+0s')).toISOString(),
           context: { probe: ctx.checkId },
           padBytes: e.pad_bytes,
+          ...(e.notification !== undefined ? { notificationId: aliasValue(ctx, 'notification', e.notification) } : {}),
         });
         if (step.body_layout === 'spaced') eventBytes = spacedWithSignatureMember(eventBytes);
       }
