@@ -307,9 +307,16 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
   try {
     const named = [
       ...(agentUrl ? namedUrls(agentUrl, { mcpUrl: args.mcpUrl, a2aUrl: args.a2aUrl }) : []),
-      ...[receiver?.url, receiver?.stateUrl, receiver?.altUrl, receiver?.hmac?.url, registry?.url, registry?.adagentsUrl, registry?.brandUrl].filter(
-        (u): u is string => u !== undefined,
-      ),
+      ...[
+        receiver?.url,
+        receiver?.stateUrl,
+        receiver?.altUrl,
+        receiver?.hmac?.url,
+        receiver?.bearer?.url,
+        registry?.url,
+        registry?.adagentsUrl,
+        registry?.brandUrl,
+      ].filter((u): u is string => u !== undefined),
     ];
     const refused = await refusedHost(addressPolicy, named);
     if (refused) {
@@ -319,7 +326,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
     const progressOut = args.json ? process.stderr : process.stdout;
     let progress: ReturnType<typeof createProgress> | undefined;
     // Every secret the run knows is redacted from everything printed or written, progress lines included.
-    const redactor = new Redactor([authToken, registry?.apiKey, receiver?.hmac?.secret].filter((s): s is string => s !== undefined));
+    const redactor = new Redactor([authToken, registry?.apiKey, receiver?.hmac?.secret, receiver?.bearer?.secret].filter((s): s is string => s !== undefined));
     const finished: CheckResult[] = [];
     const frame: RunFrame = {
       agentUrl: agentUrl ?? receiver?.url ?? registry?.url ?? '',

@@ -73,6 +73,8 @@ no --agent, only a registry (registry suite).
   --receiver-hmac URL  an endpoint of the same receiver registered for legacy HMAC-SHA256; its shared
                       secret (32+ characters) is read from $PROTO_COMPLY_RECEIVER_HMAC_SECRET. Without
                       it the HMAC checks are gaps
+  --receiver-bearer URL  an endpoint of the same receiver registered for the legacy Bearer scheme; its
+                      credential (32+ characters) is read from $PROTO_COMPLY_RECEIVER_BEARER_TOKEN
   --registry URL      a registry to certify (registry suite, on its own rest column): its base URL
                       ({base_url}/api/registry/stats, ...)
   --api-key K         the registry's organization API key, sent as a bearer to the registry only

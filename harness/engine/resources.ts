@@ -50,6 +50,8 @@ export interface ReceiverTarget {
    * the shared secret it was given (`$PROTO_COMPLY_RECEIVER_HMAC_SECRET`; redacted from every output).
    */
   hmac?: { url: string; secret: string };
+  /** An endpoint registered for the legacy Bearer scheme (`--receiver-bearer URL`), with its credential (`$PROTO_COMPLY_RECEIVER_BEARER_TOKEN`; redacted). */
+  bearer?: { url: string; secret: string };
 }
 
 /**

@@ -33,6 +33,7 @@ describe('mock buyer command', () => {
     [['--db', join(dir, 'x.sqlite'), '--sender-dedup-bound', 'nobound'], 'SENDER=N'],
     [['--db', join(dir, 'x.sqlite'), '--bogus'], 'Unknown option'],
     [['--db', join(dir, 'x.sqlite'), '--hmac-endpoint', 'hmac'], '--hmac-endpoint needs the shared secret in $PROTO_COMPLY_RECEIVER_HMAC_SECRET'],
+    [['--db', join(dir, 'x.sqlite'), '--bearer-endpoint', 'b'], '--bearer-endpoint needs the credential in $PROTO_COMPLY_RECEIVER_BEARER_TOKEN'],
   ])('refuses %j with exit code 2', async (argv, message) => {
     const c = io();
     expect(await mockBuyerCommand(argv, { ...c.io, env: {} })).toBe(2);

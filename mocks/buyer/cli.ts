@@ -2,10 +2,12 @@
  * `proto-comply mock buyer --db FILE [--port N] [--host H] [--token T] [--fault NAME]...
  *  [--list-faults] [--trust-brand URL]... [--trust-publisher URL] [--insecure-loopback]
  *  [--dedup-bound N] [--sender-dedup-bound SENDER=N]... [--endpoint ID]... [--public-url URL]
- *  [--admin-token T] [--hmac-endpoint ID]`
+ *  [--admin-token T] [--hmac-endpoint ID] [--bearer-endpoint ID]`
  *
  * `--hmac-endpoint ID` registers an endpoint for legacy HMAC-SHA256 whose shared secret is read
- * from $PROTO_COMPLY_RECEIVER_HMAC_SECRET (the variable `run --receiver-hmac` reads too).
+ * from $PROTO_COMPLY_RECEIVER_HMAC_SECRET (the variable `run --receiver-hmac` reads too);
+ * `--bearer-endpoint ID` one for the legacy Bearer scheme, its credential read from
+ * $PROTO_COMPLY_RECEIVER_BEARER_TOKEN (as `run --receiver-bearer` does).
  *
  * Starts the mock buyer, prints its receiver, state and admin URLs, runs until SIGINT/SIGTERM,
  * then closes cleanly and returns 0. Bad flags: one line on stderr, exit code 2. Bound to anything
@@ -13,7 +15,7 @@
  */
 import { parseArgs } from 'node:util';
 import { TokenError } from '../../harness/token.js';
-import { HMAC_SECRET_ENV } from '../../harness/webhooks/receiver-probe/cli.js';
+import { BEARER_TOKEN_ENV, HMAC_SECRET_ENV } from '../../harness/webhooks/receiver-probe/cli.js';
 import { listBuyerFaults, UnknownBuyerFaultError } from './faults.js';
 import { startMockBuyer, type MockBuyerOptions } from './index.js';
 import { EndpointConfigError } from './store/endpoints.js';
@@ -28,7 +30,7 @@ export interface MockBuyerCommandIo extends MockCommandIo {
 const USAGE =
   'usage: proto-comply mock buyer --db FILE [--port N] [--host H] [--token T] [--fault NAME]... [--list-faults] ' +
   '[--trust-brand URL]... [--trust-publisher URL] [--insecure-loopback] [--dedup-bound N] [--sender-dedup-bound SENDER=N]... ' +
-  '[--endpoint ID]... [--public-url URL] [--admin-token T] [--hmac-endpoint ID]';
+  '[--endpoint ID]... [--public-url URL] [--admin-token T] [--hmac-endpoint ID] [--bearer-endpoint ID]';
 
 function positiveInt(flag: string, raw: string): number {
   if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw new FlagError(`${flag} must be a positive integer, got ${JSON.stringify(raw)}`);
@@ -60,6 +62,7 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): Parsed {
         'public-url': { type: 'string' },
         'admin-token': { type: 'string' },
         'hmac-endpoint': { type: 'string' },
+        'bearer-endpoint': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -79,11 +82,15 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): Parsed {
   }
   const publisher = v['trust-publisher'];
   const endpoints: MockBuyerOptions['endpoints'] = (v.endpoint ?? []).map((id) => ({ id }));
-  const hmacId = v['hmac-endpoint'];
-  if (hmacId !== undefined) {
-    const secret = env[HMAC_SECRET_ENV];
-    if (!secret) throw new FlagError(`--hmac-endpoint needs the shared secret in $${HMAC_SECRET_ENV}`);
-    endpoints.push({ id: hmacId, authentication: { schemes: ['HMAC-SHA256'], credentials: secret } });
+  for (const [flag, scheme, envName] of [
+    ['hmac-endpoint', 'HMAC-SHA256', HMAC_SECRET_ENV],
+    ['bearer-endpoint', 'Bearer', BEARER_TOKEN_ENV],
+  ] as const) {
+    const id = v[flag];
+    if (id === undefined) continue;
+    const secret = env[envName];
+    if (!secret) throw new FlagError(`--${flag} needs the ${scheme === 'Bearer' ? 'credential' : 'shared secret'} in $${envName}`);
+    endpoints.push({ id, authentication: { schemes: [scheme], credentials: secret } });
   }
   return {
     help: false,

@@ -229,6 +229,16 @@ const BUILTIN: BuyerFaultDef[] = [
     targets: ['webhook-receiver.hmac.signature-format-rejected'],
   },
   {
+    name: 'bearer-header-ignored',
+    rule: 'the legacy Bearer credential comes in Authorization: Bearer (interface spec 5.3); the receiver looks for it elsewhere and refuses valid deliveries',
+    targets: ['webhook-receiver.bearer.valid-accepted'],
+  },
+  {
+    name: 'bearer-prefix-compare',
+    rule: 'the receiver compares the whole Bearer credential (interface spec 5.3); only its first 16 characters are compared',
+    targets: ['webhook-receiver.bearer.wrong-credential-rejected'],
+  },
+  {
     name: 'hmac-reserializes-body',
     rule: 'the legacy HMAC is verified over the raw body bytes, never a re-serialization (digest 5.3); the body is parsed and re-serialized compactly first',
     targets: ['webhook-receiver.hmac.raw-body-verified'],

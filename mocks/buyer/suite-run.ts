@@ -22,7 +22,7 @@ export interface BuyerRunOptions extends Omit<CertifyOptions, 'agentUrl' | 'rece
   withState?: boolean;
   /** Give the harness a second endpoint (default true). */
   withAlt?: boolean;
-  /** Give the harness the HMAC endpoint and its secret (default true). */
+  /** Give the harness the legacy endpoints (HMAC and Bearer) and their credentials (default true). */
   withHmac?: boolean;
   /** Certify this agent too (otherwise a receiver-only run). */
   agentUrl?: string;
@@ -33,21 +33,26 @@ export interface BuyerRunOptions extends Omit<CertifyOptions, 'agentUrl' | 'rece
 /**
  * A mock buyer that trusts the harness's sender identity (brand.json + publisher pin on
  * loopback), bounds the identity's flood sender at FLOOD_BOUND and has a second endpoint `alt`
- * and an endpoint `hmac` registered for legacy HMAC-SHA256 under a fresh secret; with the
- * receiver target that certifies it (read-back hook, second endpoint, HMAC endpoint and its
- * secret, bound, sender).
+ * and endpoints `hmac` and `bearer` registered for the legacy schemes under fresh credentials;
+ * with the receiver target that certifies it (read-back hook, second endpoint, legacy endpoints
+ * and their credentials, bound, sender).
  */
 export async function startMockBuyerFor(
   identity: SenderIdentity,
   o: { dbPath: string; token?: string; buyer?: Partial<MockBuyerOptions> },
 ): Promise<{ buyer: RunningMockBuyer; receiver: ReceiverTarget }> {
   const hmacSecret = randomBytes(32).toString('base64url');
+  const bearerToken = randomBytes(32).toString('base64url');
   const buyer = await startMockBuyer({
     dbPath: o.dbPath,
     token: o.token,
     trust: { senders: [{ brandJsonUrl: identity.brandJsonUrl, publisherDeclarationUrl: identity.publisherDeclarationUrl }], allowInsecureLoopback: true },
     dedupBounds: { [identity.agentUrls.flood]: FLOOD_BOUND },
-    endpoints: [{ id: 'alt' }, { id: 'hmac', authentication: { schemes: ['HMAC-SHA256'], credentials: hmacSecret } }],
+    endpoints: [
+      { id: 'alt' },
+      { id: 'hmac', authentication: { schemes: ['HMAC-SHA256'], credentials: hmacSecret } },
+      { id: 'bearer', authentication: { schemes: ['Bearer'], credentials: bearerToken } },
+    ],
     ...o.buyer,
   });
   return {
@@ -59,6 +64,7 @@ export async function startMockBuyerFor(
       dedupBound: FLOOD_BOUND,
       senderBrandUrl: identity.brandJsonUrl,
       hmac: { url: `${buyer.baseUrl}/webhooks/hmac`, secret: hmacSecret },
+      bearer: { url: `${buyer.baseUrl}/webhooks/bearer`, secret: bearerToken },
     },
   };
 }
@@ -69,13 +75,19 @@ export async function certifyMockBuyer(o: BuyerRunOptions = {}): Promise<RunResu
   const { buyer: buyerOpts, withState = true, withAlt = true, withHmac = true, identity: _i, ...rest } = o;
   try {
     const { buyer, receiver } = await startMockBuyerFor(identity, { dbPath: join(dir, 'buyer.sqlite'), token: o.token, buyer: buyerOpts });
-    const { url, stateUrl, altUrl, hmac, ...options } = receiver;
+    const { url, stateUrl, altUrl, hmac, bearer, ...options } = receiver;
     try {
       return await certify({
         seed: '20261122',
         ...rest,
         receiverUrl: url,
-        receiver: { ...options, stateUrl: withState ? stateUrl : undefined, altUrl: withAlt ? altUrl : undefined, hmac: withHmac ? hmac : undefined },
+        receiver: {
+          ...options,
+          stateUrl: withState ? stateUrl : undefined,
+          altUrl: withAlt ? altUrl : undefined,
+          hmac: withHmac ? hmac : undefined,
+          bearer: withHmac ? bearer : undefined,
+        },
       });
     } finally {
       await buyer.close();

@@ -72,6 +72,7 @@ export class BuyerVerifier {
     const { ids, faults, nowSeconds } = this.o;
     const verdict = await verifyWebhook(req, reg.authentication, this.options(keys, ids, nowSeconds));
     if (reg.mode === 'hmac-sha256') return this.hmacFaults(req, reg, verdict);
+    if (reg.mode === 'bearer') return this.bearerFaults(req, reg, verdict);
     if (verdict.ok) {
       if (faults.has('refuses-webhook-signing-usage') && verdict.sender.kind === 'signature') {
         const key = await keys.resolve(verdict.sender.signer.keyid);
@@ -146,6 +147,18 @@ export class BuyerVerifier {
         alg: sent?.alg === 'ecdsa-p256-sha256' ? ('ecdsa-p256-sha256' as const) : ('ed25519' as const),
       };
       return { ok: true, mode: 'rfc9421', sender: { kind: 'signature', signer, identity: (key?.ok ? key.key.agentUrl : undefined) ?? keyid } };
+    }
+    return verdict;
+  }
+
+  /** An endpoint registered for the legacy Bearer scheme, under the faults that break its rules. */
+  private bearerFaults(req: ReceivedRequest, reg: Registration, verdict: WebhookVerdict): WebhookVerdict {
+    const { faults } = this.o;
+    if (verdict.ok && faults.has('bearer-header-ignored')) return { ok: false, status: 401, detail: 'X-Api-Key required' };
+    if (!verdict.ok && faults.has('bearer-prefix-compare')) {
+      const m = /^Bearer\s+(\S+)$/i.exec(header(req, 'authorization') ?? '');
+      const expected = reg.authentication?.credentials ?? '';
+      if (m && m[1]!.slice(0, 16) === expected.slice(0, 16)) return { ok: true, mode: 'bearer', sender: { kind: 'credential', identity: `legacy:${reg.id}` } };
     }
     return verdict;
   }

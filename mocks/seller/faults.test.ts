@@ -453,6 +453,17 @@ const PROBES: Record<string, Probe> = {
       );
     },
   },
+  'brand-identity-fails': {
+    violated: async ({ client }) => (await client.call('get_brand_identity', { brand: { domain: 'example.com' } })).isError === true,
+  },
+  'buys-not-scoped-by-account': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      const other = { brand: { domain: 'example.com' }, operator: `other-${key()}.example` };
+      const listed = (await client.ok('get_media_buys', { account: other })).media_buys as { media_buy_id: string }[];
+      return listed.some((b) => b.media_buy_id === buy.media_buy_id);
+    },
+  },
   'audit-log-forgets-checks': {
     async violated({ client }) {
       await client.ok('check_governance', governanceCheck('plan-b'));

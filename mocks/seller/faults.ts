@@ -599,6 +599,12 @@ const BUILTIN: FaultDef[] = [
     targets: ['governance.audit.reflects-check'],
     matrixGroup: 'kinds-b',
   },
+  {
+    name: 'buys-not-scoped-by-account',
+    rule: "a buy is read and changed only through its own account (interface spec 2.6, digest 4.6: another tenant's entity is not found); reads list every buy of the buyer and updates take any account",
+    targets: ['state-machine.scope.other-account'],
+    matrixGroup: 'seller',
+  },
   // Brand identity agent (interface spec 4.3).
   {
     name: 'brand-identity-fails',

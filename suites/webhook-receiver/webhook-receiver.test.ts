@@ -63,6 +63,8 @@ describe('webhook-receiver suite', () => {
         .map((c) => c.check_id)
         .sort();
     expect(byOutcome('gap')).toEqual([
+      'webhook-receiver.bearer.valid-accepted',
+      'webhook-receiver.bearer.wrong-credential-rejected',
       'webhook-receiver.dedup.first-copy-wins',
       'webhook-receiver.dedup.re-emission-processed',
       'webhook-receiver.dedup.shared-across-endpoints',
@@ -81,6 +83,7 @@ describe('webhook-receiver suite', () => {
     // a MUST that could not be verified is never green: the run is partial (exit 4), not passing
     expect(run.overall_status).toBe('partial');
     expect(run.coverage.gaps.map((g) => g.gap).sort()).toEqual([
+      'receiver options (--receiver-bearer)',
       'receiver options (--receiver-hmac)',
       'receiver options (--receiver-state)',
       'receiver options (--receiver-state, --receiver-alt)',

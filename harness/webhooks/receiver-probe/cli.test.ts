@@ -59,6 +59,12 @@ describe('run --receiver flags', () => {
     if (a === 'help') throw new Error('help');
     expect(a.receiver?.hmac).toEqual({ url: 'http://127.0.0.1:9000/webhooks/hmac', secret });
     expect(reproduceCommand(a)).toBe(`npx proto-comply run --receiver ${R} --receiver-hmac http://127.0.0.1:9000/webhooks/hmac --seed 7`);
+    const b = parseRunArgs(['--receiver', R, '--receiver-bearer', 'http://127.0.0.1:9000/webhooks/b'], { PROTO_COMPLY_RECEIVER_BEARER_TOKEN: secret });
+    if (b === 'help') throw new Error('help');
+    expect(b.receiver?.bearer).toEqual({ url: 'http://127.0.0.1:9000/webhooks/b', secret });
+    expect(() => parseRunArgs(['--receiver', R, '--receiver-bearer', 'http://127.0.0.1:9000/webhooks/b'], {})).toThrow(
+      "--receiver-bearer needs the endpoint's credential in $PROTO_COMPLY_RECEIVER_BEARER_TOKEN",
+    );
   });
 
   it.each([

@@ -8,6 +8,8 @@
  *   --sender-port N             port of the harness's sender brand.json/JWKS (default ephemeral)
  *   --receiver-hmac URL         an endpoint of it registered for legacy HMAC-SHA256, whose shared
  *                               secret is read from $PROTO_COMPLY_RECEIVER_HMAC_SECRET (never a flag)
+ *   --receiver-bearer URL       an endpoint registered for the legacy Bearer scheme, its credential
+ *                               read from $PROTO_COMPLY_RECEIVER_BEARER_TOKEN
  */
 import { TransportConfigError } from '../../transport/errors.js';
 import type { ReceiverTarget } from '../../engine/resources.js';
@@ -21,10 +23,12 @@ export const RECEIVER_RUN_OPTIONS = {
   'receiver-dedup-bound': { type: 'string' },
   'sender-port': { type: 'string' },
   'receiver-hmac': { type: 'string' },
+  'receiver-bearer': { type: 'string' },
 } as const;
 
-/** Where the HMAC endpoint's shared secret comes from: an environment variable, so it never sits in a process list or a shell history. */
+/** Where a legacy endpoint's credential comes from: an environment variable, so it never sits in a process list or a shell history. */
 export const HMAC_SECRET_ENV = 'PROTO_COMPLY_RECEIVER_HMAC_SECRET';
+export const BEARER_TOKEN_ENV = 'PROTO_COMPLY_RECEIVER_BEARER_TOKEN';
 
 export class ReceiverFlagError extends Error {}
 
@@ -37,11 +41,16 @@ function intFlag(flag: string, raw: string | undefined, min: number, max: number
   return Number(raw);
 }
 
-function hmacFromFlags(v: Values, env: NodeJS.ProcessEnv): ReceiverTarget['hmac'] {
-  const url = v['receiver-hmac'];
+function legacyFromFlags(
+  flag: 'receiver-hmac' | 'receiver-bearer',
+  envName: string,
+  v: Values,
+  env: NodeJS.ProcessEnv,
+): { url: string; secret: string } | undefined {
+  const url = v[flag];
   if (url === undefined) return undefined;
-  const secret = env[HMAC_SECRET_ENV];
-  if (!secret) throw new ReceiverFlagError(`--receiver-hmac needs the endpoint's shared secret in $${HMAC_SECRET_ENV}`);
+  const secret = env[envName];
+  if (!secret) throw new ReceiverFlagError(`--${flag} needs the endpoint's ${flag === 'receiver-hmac' ? 'shared secret' : 'credential'} in $${envName}`);
   return { url, secret };
 }
 
@@ -49,7 +58,8 @@ function hmacFromFlags(v: Values, env: NodeJS.ProcessEnv): ReceiverTarget['hmac'
 export function receiverFromFlags(v: Values, env: NodeJS.ProcessEnv = process.env): ReceiverTarget | undefined {
   try {
     return receiverTargetOf(v.receiver, {
-      hmac: hmacFromFlags(v, env),
+      hmac: legacyFromFlags('receiver-hmac', HMAC_SECRET_ENV, v, env),
+      bearer: legacyFromFlags('receiver-bearer', BEARER_TOKEN_ENV, v, env),
       stateUrl: v['receiver-state'],
       altUrl: v['receiver-alt'],
       dedupBound: intFlag('receiver-dedup-bound', v['receiver-dedup-bound'], 1, 1_000_000_000),
@@ -70,6 +80,7 @@ export function receiverReproduceFlags(r: ReceiverTarget | undefined, quote: (s:
   if (r.dedupBound !== undefined) parts.push(`--receiver-dedup-bound ${r.dedupBound}`);
   if (r.senderPort !== undefined) parts.push(`--sender-port ${r.senderPort}`);
   if (r.hmac) parts.push(`--receiver-hmac ${quote(r.hmac.url)}`);
+  if (r.bearer) parts.push(`--receiver-bearer ${quote(r.bearer.url)}`);
   return parts;
 }
 

@@ -8,6 +8,7 @@ import type { CheckContext } from '../../engine/kinds/types.js';
 import type { ReceiverTarget } from '../../engine/resources.js';
 import { createRecorder, type Recorder } from '../../transport/capture.js';
 import { HttpClient, type HttpResult } from '../../transport/http-client.js';
+import type { AuthOverride } from '../../transport/types.js';
 import { senderIdentityAt, startSenderIdentity, type SenderIdentity } from './sender.js';
 
 export const PROBE_CONNECT_TIMEOUT_MS = 5_000;
@@ -36,8 +37,8 @@ export async function probeEnv(ctx: CheckContext): Promise<ProbeEnv> {
     const identity = target.senderBrandUrl
       ? senderIdentityAt(target.senderBrandUrl, ctx.ids.token)
       : await startSenderIdentity({ token: ctx.ids.token, port: target.senderPort });
-    const secrets = target.hmac ? [target.hmac.secret] : [];
-    ctx.run.redactor?.add(target.hmac?.secret);
+    const secrets = [target.hmac?.secret, target.bearer?.secret].filter((s): s is string => s !== undefined);
+    for (const s of secrets) ctx.run.redactor?.add(s);
     const recorder = createRecorder({ token: ctx.ids.token, secrets, ...(ctx.run.redactor ? { redactor: ctx.run.redactor } : {}) });
     const http = new HttpClient({
       connectTimeoutMs: PROBE_CONNECT_TIMEOUT_MS,
@@ -72,7 +73,7 @@ export async function postWebhook(
   headers: Record<string, string>,
   body: Uint8Array,
   purpose: string,
-  opts: { record?: boolean; signal?: AbortSignal } = {},
+  opts: { record?: boolean; signal?: AbortSignal; auth?: AuthOverride } = {},
 ): Promise<PostResult> {
   const result = await env.http.send({
     method: 'POST',
@@ -82,7 +83,7 @@ export async function postWebhook(
     transport: 'http',
     purpose,
     signal: opts.signal ?? ctx.signal,
-    auth: { mode: 'none' },
+    auth: opts.auth ?? { mode: 'none' },
   });
   if (opts.record !== false) ctx.exchanges.push(result.exchange);
   if (!result.ok) return { result, status: result.status, wwwAuthenticate: result.headers?.['www-authenticate'] };

@@ -37,14 +37,19 @@ export function receiverTargetOf(url: string | undefined, opts: ReceiverOptions 
   if (opts.senderPort !== undefined && (!Number.isInteger(opts.senderPort) || opts.senderPort < 0 || opts.senderPort > 65_535)) {
     throw new TransportConfigError(`the sender port must be an integer 0-65535, got ${opts.senderPort}`);
   }
-  if (opts.hmac !== undefined) {
-    validateHttpUrl(opts.hmac.url, 'HMAC receiver endpoint URL');
-    if (opts.hmac.url === url)
-      throw new TransportConfigError('the HMAC receiver endpoint must differ from the receiver URL (one endpoint, one authentication mode)');
-    if ([...opts.hmac.secret].length < MIN_LEGACY_SECRET_CHARS) {
-      throw new TransportConfigError(`the HMAC endpoint's shared secret must have at least ${MIN_LEGACY_SECRET_CHARS} characters (interface spec 8)`);
+  for (const [scheme, legacy] of [
+    ['HMAC', opts.hmac],
+    ['Bearer', opts.bearer],
+  ] as const) {
+    if (legacy === undefined) continue;
+    validateHttpUrl(legacy.url, `${scheme} receiver endpoint URL`);
+    if (legacy.url === url)
+      throw new TransportConfigError(`the ${scheme} receiver endpoint must differ from the receiver URL (one endpoint, one authentication mode)`);
+    if ([...legacy.secret].length < MIN_LEGACY_SECRET_CHARS) {
+      throw new TransportConfigError(`the ${scheme} endpoint's credential must have at least ${MIN_LEGACY_SECRET_CHARS} characters (interface spec 8)`);
     }
   }
+  if (opts.hmac !== undefined && opts.hmac.url === opts.bearer?.url) throw new TransportConfigError('the HMAC and Bearer receiver endpoints must differ');
   const target: ReceiverTarget = { url };
   if (opts.stateUrl !== undefined) target.stateUrl = opts.stateUrl;
   if (opts.altUrl !== undefined) target.altUrl = opts.altUrl;
@@ -52,6 +57,7 @@ export function receiverTargetOf(url: string | undefined, opts: ReceiverOptions 
   if (opts.senderPort !== undefined) target.senderPort = opts.senderPort;
   if (opts.senderBrandUrl !== undefined) target.senderBrandUrl = opts.senderBrandUrl;
   if (opts.hmac !== undefined) target.hmac = { url: opts.hmac.url, secret: opts.hmac.secret };
+  if (opts.bearer !== undefined) target.bearer = { url: opts.bearer.url, secret: opts.bearer.secret };
   return target;
 }
 

@@ -4,6 +4,7 @@
  * put on the wire (so a later step can resend the same event or replay the exact bytes).
  */
 import type { CheckContext } from '../../engine/kinds/types.js';
+import type { AuthOverride } from '../../transport/types.js';
 
 export interface SentWebhook {
   url: string;
@@ -13,6 +14,8 @@ export interface SentWebhook {
   eventBytes: Buffer;
   taskId: string;
   idempotencyKey: string;
+  /** How the client authenticates the POST (legacy Bearer), when not by the headers alone. */
+  auth?: AuthOverride;
 }
 
 interface Scope {

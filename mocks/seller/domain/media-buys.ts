@@ -64,9 +64,10 @@ export class MediaBuyService {
   }
 
   /** The buy or MEDIA_BUY_NOT_FOUND (digest 4.4). */
-  require(principal: string, id: string, field = 'media_buy_id'): MediaBuyRecord {
+  /** The buy, or MEDIA_BUY_NOT_FOUND; given an account, a buy of another account of the buyer is not found either. */
+  require(principal: string, id: string, field = 'media_buy_id', accountKey?: string): MediaBuyRecord {
     const buy = this.find(principal, id);
-    if (buy) return buy;
+    if (buy && (accountKey === undefined || buy.account_key === accountKey || this.deps.faults.has('buys-not-scoped-by-account'))) return buy;
     if (this.deps.faults.has('unknown-buy-wrong-code')) throw invalidRequest(field, `unknown media buy ${JSON.stringify(id)}`);
     throw failure('MEDIA_BUY_NOT_FOUND', `media buy ${JSON.stringify(id)} not found`, { field, recovery: 'correctable' });
   }

@@ -10,6 +10,8 @@
  * With `auth: hmac` the delivery is signed the legacy HMAC-SHA256 way instead (with the secret of
  * the receiver's HMAC endpoint, or one made up for an endpoint registered for RFC 9421), with at
  * most one `hmac_defect`. `endpoint: hmac` posts to the HMAC endpoint (`--receiver-hmac`).
+ * `auth: bearer` (with `endpoint: bearer`, `--receiver-bearer`) sends the legacy Bearer credential,
+ * with at most one `bearer_defect`.
  * `body_layout: spaced` lays the event out with whitespace and a body-level `signature` member.
  * The envelope follows the run's transport dimension: MCP envelope or A2A envelope.
  */
@@ -21,8 +23,29 @@ import { NO_RECEIVER, postWebhook, probeEnv, receiverTarget, type PostResult } f
 import { encodeEvent, spacedWithSignatureMember, tamperBody } from '../../../harness/webhooks/receiver-probe/events.js';
 import { aliasValue, OFFSET_PATTERN, parseOffset, scopeOf, type SentWebhook } from '../../../harness/webhooks/receiver-probe/scope.js';
 import { SENDER_ROLES, signWebhook, type SenderRole } from '../../../harness/webhooks/receiver-probe/sender.js';
-import { HMAC_DEFECTS, hmacWebhookHeaders, throwawaySecret, type HmacDefect } from '../../../harness/webhooks/receiver-probe/hmac.js';
-import { HMAC_SECRET_ENV } from '../../../harness/webhooks/receiver-probe/cli.js';
+import {
+  BEARER_DEFECTS,
+  bearerWebhookAuth,
+  HMAC_DEFECTS,
+  hmacWebhookHeaders,
+  throwawaySecret,
+  type BearerDefect,
+  type HmacDefect,
+} from '../../../harness/webhooks/receiver-probe/legacy-auth.js';
+import { BEARER_TOKEN_ENV, HMAC_SECRET_ENV } from '../../../harness/webhooks/receiver-probe/cli.js';
+
+/** What a step aimed at an endpoint the run was not given says (a coverage gap). */
+const MISSING_ENDPOINT: Record<string, { message: string; gap: string }> = {
+  alt: { message: 'needs a second endpoint of the same receiver: give it with --receiver-alt URL', gap: 'receiver options (--receiver-alt)' },
+  hmac: {
+    message: `needs an endpoint of the receiver registered for legacy HMAC-SHA256: give it with --receiver-hmac URL and its shared secret in $${HMAC_SECRET_ENV}`,
+    gap: 'receiver options (--receiver-hmac)',
+  },
+  bearer: {
+    message: `needs an endpoint of the receiver registered for the legacy Bearer scheme: give it with --receiver-bearer URL and its credential in $${BEARER_TOKEN_ENV}`,
+    gap: 'receiver options (--receiver-bearer)',
+  },
+};
 
 export const STATUSES = ['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled', 'rejected'] as const;
 
@@ -103,9 +126,10 @@ export const receiverSend: StepKind = {
     },
     resend: { type: 'string' },
     replay: { type: 'string' },
-    endpoint: { enum: ['primary', 'alt', 'hmac'] },
-    auth: { enum: ['rfc9421', 'hmac'] },
+    endpoint: { enum: ['primary', 'alt', 'hmac', 'bearer'] },
+    auth: { enum: ['rfc9421', 'hmac', 'bearer'] },
     hmac_defect: { enum: [...HMAC_DEFECTS] },
+    bearer_defect: { enum: [...BEARER_DEFECTS] },
     /** `spaced`: the event with whitespace after separators and a body-level `signature` member. */
     body_layout: { enum: ['compact', 'spaced'] },
     sender: { enum: [...SENDER_ROLES] },
@@ -121,17 +145,11 @@ export const receiverSend: StepKind = {
     const sources = ['event', 'resend', 'replay'].filter((f) => step[f] !== undefined);
     if (sources.length !== 1) throw new Error(`receiver_send needs exactly one of event, resend, replay (got ${sources.join(', ') || 'none'})`);
     if (step.hmac_defect !== undefined && step.auth !== 'hmac') throw new Error('receiver_send: hmac_defect needs auth: hmac');
-    const url = step.endpoint === 'alt' ? target.altUrl : step.endpoint === 'hmac' ? target.hmac?.url : target.url;
-    if (!url) {
-      const gap =
-        step.endpoint === 'hmac'
-          ? {
-              message: `needs an endpoint of the receiver registered for legacy HMAC-SHA256: give it with --receiver-hmac URL and its shared secret in $${HMAC_SECRET_ENV}`,
-              gap: 'receiver options (--receiver-hmac)',
-            }
-          : { message: 'needs a second endpoint of the same receiver: give it with --receiver-alt URL', gap: 'receiver options (--receiver-alt)' };
-      return { verdict: { status: 'gap', ...gap } };
-    }
+    if (step.bearer_defect !== undefined && step.auth !== 'bearer') throw new Error('receiver_send: bearer_defect needs auth: bearer');
+    if (step.auth === 'bearer' && step.endpoint !== 'bearer') throw new Error('receiver_send: auth: bearer needs endpoint: bearer');
+    const endpoint = (step.endpoint as string | undefined) ?? 'primary';
+    const url = { primary: target.url, alt: target.altUrl, hmac: target.hmac?.url, bearer: target.bearer?.url }[endpoint];
+    if (!url) return { verdict: { status: 'gap', ...MISSING_ENDPOINT[endpoint]! } };
     const env = await probeEnv(ctx);
     const scope = scopeOf(ctx);
 
@@ -167,22 +185,24 @@ export const receiverSend: StepKind = {
         if (step.body_layout === 'spaced') eventBytes = spacedWithSignatureMember(eventBytes);
       }
       const signed =
-        step.auth === 'hmac'
-          ? {
-              headers: hmacWebhookHeaders(
-                env.identity.ids,
-                step.endpoint === 'hmac' ? target.hmac!.secret : throwawaySecret(),
-                eventBytes,
-                Date.now() / 1000,
-                step.hmac_defect as HmacDefect | undefined,
-              ),
-              body: eventBytes,
-            }
-          : signWebhook(env.identity, url, eventBytes, {
-              role: (step.sender as SenderRole | undefined) ?? 'main',
-              contentType: step.content_type as string | undefined,
-              defects: step.defect !== undefined ? [step.defect as DefectName] : undefined,
-            });
+        step.auth === 'bearer'
+          ? { headers: { 'Content-Type': 'application/json' }, body: eventBytes }
+          : step.auth === 'hmac'
+            ? {
+                headers: hmacWebhookHeaders(
+                  env.identity.ids,
+                  step.endpoint === 'hmac' ? target.hmac!.secret : throwawaySecret(),
+                  eventBytes,
+                  Date.now() / 1000,
+                  step.hmac_defect as HmacDefect | undefined,
+                ),
+                body: eventBytes,
+              }
+            : signWebhook(env.identity, url, eventBytes, {
+                role: (step.sender as SenderRole | undefined) ?? 'main',
+                contentType: step.content_type as string | undefined,
+                defects: step.defect !== undefined ? [step.defect as DefectName] : undefined,
+              });
       sent = {
         url,
         headers: signed.headers,
@@ -190,10 +210,13 @@ export const receiverSend: StepKind = {
         eventBytes,
         taskId,
         idempotencyKey,
+        ...(step.auth === 'bearer' ? { auth: bearerWebhookAuth(target.bearer!.secret, step.bearer_defect as BearerDefect | undefined) } : {}),
       };
     }
     if (step.id) scope.sent.set(step.id, sent);
-    const r = await postWebhook(ctx, env, sent.url, sent.headers, sent.body, `webhook ${ctx.kind} envelope${step.id ? ` (${step.id})` : ''}`);
+    const r = await postWebhook(ctx, env, sent.url, sent.headers, sent.body, `webhook ${ctx.kind} envelope${step.id ? ` (${step.id})` : ''}`, {
+      auth: sent.auth,
+    });
     const record = {
       http_status: r.status,
       payload: { status: r.status, www_authenticate: r.wwwAuthenticate, task_id: sent.taskId, idempotency_key: sent.idempotencyKey },

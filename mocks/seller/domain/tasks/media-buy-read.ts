@@ -40,7 +40,8 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
     idempotency: 'read',
     schema: getBuysSchema,
     run({ args, caller }) {
-      const accountKey = args.account ? accountKeyOf(args.account) : undefined;
+      // The buggy seller reads every buy of the buyer, whatever account the call names.
+      const accountKey = args.account && !s.faults.has('buys-not-scoped-by-account') ? accountKeyOf(args.account) : undefined;
       let buys: MediaBuyRecord[] = args.media_buy_ids
         ? args.media_buy_ids.map((id) => s.mediaBuys.find(caller.principal, id)).filter((b): b is MediaBuyRecord => !!b)
         : s.mediaBuys.list(caller.principal, accountKey);
@@ -83,7 +84,7 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
       }
       const accountKey = args.account ? accountKeyOf(args.account) : undefined;
       const buys = args.media_buy_ids
-        ? args.media_buy_ids.map((id, i) => s.mediaBuys.require(caller.principal, id, `media_buy_ids[${i}]`))
+        ? args.media_buy_ids.map((id, i) => s.mediaBuys.require(caller.principal, id, `media_buy_ids[${i}]`, accountKey))
         : s.mediaBuys.list(caller.principal, accountKey);
       const now = s.clock.iso({ principal: caller.principal, account: accountKey ?? '' });
       const earliest = buys.reduce((min, b) => (b.start_time < min ? b.start_time : min), now);

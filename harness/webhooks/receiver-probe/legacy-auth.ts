@@ -1,12 +1,13 @@
 /**
- * The harness signing a webhook the legacy HMAC-SHA256 way (interface spec 5.2, digest 5.3), for
- * the receiver suite: `X-<TOKEN>-Timestamp: <unix seconds>` and
+ * The harness authenticating a webhook the legacy ways, for the receiver suite: HMAC-SHA256
+ * (interface spec 5.2, digest 5.3), and Bearer (5.3). HMAC: `X-<TOKEN>-Timestamp: <unix seconds>` and
  * `X-<TOKEN>-Signature: sha256=<hex HMAC(secret, "<timestamp>.<raw body>")>`. One deliberate
  * defect may be applied; each breaks one step of the digest's verifier order, and the HMAC is
  * always computed over the timestamp string exactly as sent, so only that step can refuse it.
  */
 import { randomBytes } from 'node:crypto';
 import type { ProtocolIds } from '../../token.js';
+import type { AuthOverride } from '../../transport/types.js';
 import { HMAC_MAX_SKEW_SECONDS, hmacSignature } from '../../signing/legacy/legacy-hmac.js';
 
 export const HMAC_DEFECTS = [
@@ -64,4 +65,24 @@ export function hmacWebhookHeaders(ids: ProtocolIds, secret: string, body: Uint8
 /** A secret the harness makes up to sign HMAC deliveries to an endpoint registered for RFC 9421 (mode mismatch). */
 export function throwawaySecret(): string {
   return randomBytes(32).toString('base64url');
+}
+
+export const BEARER_DEFECTS = [
+  /** The right length, the last character changed. */
+  'wrong-credential',
+  /** No Authorization header at all. */
+  'missing',
+] as const;
+
+export type BearerDefect = (typeof BEARER_DEFECTS)[number];
+
+/**
+ * How the HTTP client authenticates a Bearer delivery (interface spec 5.3: `Authorization: Bearer
+ * <credential>`), with at most one defect. The client sets the header itself and redacts the
+ * credential from the evidence.
+ */
+export function bearerWebhookAuth(credential: string, defect?: BearerDefect): AuthOverride {
+  if (defect === 'missing') return { mode: 'none' };
+  const last = credential.at(-1) === 'A' ? 'B' : 'A';
+  return { mode: 'bearer', token: defect === 'wrong-credential' ? credential.slice(0, -1) + last : credential };
 }
