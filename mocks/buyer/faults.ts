@@ -86,6 +86,11 @@ const BUILTIN: BuyerFaultDef[] = [
     collateral: ['webhook-receiver.dedup.shared-across-endpoints', 'webhook-receiver.dedup.first-copy-wins'],
   },
   {
+    name: 'dedup-ignores-sender',
+    rule: 'dedup scope is (verified sender, idempotency_key); senders have independent keyspaces (interface spec 6.5 rule 2); all senders share one keyspace',
+    targets: ['webhook-receiver.dedup.per-sender-keyspace'],
+  },
+  {
     name: 'last-copy-wins',
     rule: 'on key reuse payloads are not compared and the first cached copy wins (interface spec 6.5 rule 6); a known key carrying another status is processed again',
     targets: ['webhook-receiver.dedup.first-copy-wins'],

@@ -48,7 +48,7 @@ describe('mock seller command', () => {
     expect(err.join('').trimEnd().split('\n')).toHaveLength(1);
   });
 
-  it('--kind serves only that kind: its tasks and the capabilities task in the agent card', async () => {
+  it('--kind serves only that kind: its tasks and the capability tasks in the agent card', async () => {
     const { out, io } = capture();
     const stop = new AbortController();
     const running = mockSellerCommand(['--kind', 'signals', '--kind', 'governance'], { ...io, stop: stop.signal });
@@ -58,6 +58,7 @@ describe('mock seller command', () => {
     expect(body.skills.map((s) => s.id).sort()).toEqual([
       'activate_signal',
       'check_governance',
+      'get_agent_capabilities',
       'get_plan_audit_logs',
       'get_proto_capabilities',
       'get_signals',

@@ -453,6 +453,11 @@ const PROBES: Record<string, Probe> = {
       );
     },
   },
+  'sync-accounts-status-invented': {
+    violated: async ({ client }) =>
+      ((await client.ok('sync_accounts', accountsSync('op-status.example'))).accounts as { status: string }[])[0]!.status === 'ok',
+  },
+  'agent-capabilities-fails': { violated: async ({ client }) => (await client.call('get_agent_capabilities')).isError === true },
   'brand-identity-fails': {
     violated: async ({ client }) => (await client.call('get_brand_identity', { brand: { domain: 'example.com' } })).isError === true,
   },

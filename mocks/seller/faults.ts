@@ -438,9 +438,17 @@ const BUILTIN: FaultDef[] = [
   },
   // Buyer records on a media-buy seller (interface spec 4.3, 2.6, 7).
   {
+    name: 'sync-accounts-status-invented',
+    rule: 'an account status is one of the documented lifecycle states (digest 4.6, interface spec 4.3); every account is answered status "ok"',
+    targets: ['records.accounts.status-documented'],
+    // "ok" is no active status: list_accounts has nothing it must show (a gap).
+    collateral: ['records.accounts.listed-after-sync'],
+    matrixGroup: 'seller',
+  },
+  {
     name: 'sync-accounts-no-status',
     rule: 'sync_accounts answers a status per account (interface spec 4.3); the status is missing',
-    targets: ['records.accounts.sync-status'],
+    targets: ['records.accounts.sync-status', 'records.accounts.status-documented'],
     // No status is no active account: list_accounts has nothing it must show (a gap).
     collateral: ['records.accounts.listed-after-sync'],
     matrixGroup: 'kinds-a',
@@ -603,6 +611,12 @@ const BUILTIN: FaultDef[] = [
     name: 'buys-not-scoped-by-account',
     rule: "a buy is read and changed only through its own account (interface spec 2.6, digest 4.6: another tenant's entity is not found); reads list every buy of the buyer and updates take any account",
     targets: ['state-machine.scope.other-account'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'agent-capabilities-fails',
+    rule: 'a listed get_agent_capabilities answers (interface spec 4.3, 6); every call is a SERVICE_UNAVAILABLE error',
+    targets: ['capabilities.agent-capabilities.answers'],
     matrixGroup: 'seller',
   },
   // Brand identity agent (interface spec 4.3).

@@ -113,7 +113,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     records,
     events,
     mediaBuys,
-    keys: createWebhookKeys(ids),
+    keys: createWebhookKeys(ids, { deprecatedUsage: faults.has('webhook-key-deprecated-usage') }),
     retry: {
       baseDelayMs: hooks.retryBaseDelayMs ?? DEFAULT_RETRY.baseDelayMs,
       maxDelayMs: hooks.retryMaxDelayMs ?? DEFAULT_RETRY.maxDelayMs,

@@ -11,6 +11,7 @@ import { createArgs, startTestSeller } from './testing/seller-fixtures.js';
 
 const TASKS = [
   'get_proto_capabilities',
+  'get_agent_capabilities',
   'get_products',
   'create_media_buy',
   'update_media_buy',

@@ -66,6 +66,7 @@ describe('webhook-receiver suite', () => {
       'webhook-receiver.bearer.valid-accepted',
       'webhook-receiver.bearer.wrong-credential-rejected',
       'webhook-receiver.dedup.first-copy-wins',
+      'webhook-receiver.dedup.per-sender-keyspace',
       'webhook-receiver.dedup.re-emission-processed',
       'webhook-receiver.dedup.shared-across-endpoints',
       'webhook-receiver.delivery.duplicate-processed-once',

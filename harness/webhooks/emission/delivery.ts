@@ -47,5 +47,5 @@ export interface DeliveryVerification {
   /** Outcome of the registered mode's verification. */
   verdict: { ok: true; keyid?: string } | { ok: false; code?: string; step?: string; detail: string };
   /** Whether the signature's keyid resolves through the seller's brand declaration. */
-  keyLookup?: { ok: true; agentUrl?: string } | { ok: false; reason: string; detail: string };
+  keyLookup?: { ok: true; agentUrl?: string; use?: string } | { ok: false; reason: string; detail: string };
 }

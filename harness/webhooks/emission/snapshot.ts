@@ -26,6 +26,8 @@ export interface DeliveryView {
   verify_detail?: string;
   /** true / false when the keyid was looked up in the seller's published keys; absent otherwise. */
   key_published?: boolean;
+  /** The published key's purpose (`<token>_use`), when it was found and names one. */
+  key_use?: string;
   key_detail?: string;
 }
 
@@ -81,6 +83,7 @@ export function deliveryView(d: Delivery): DeliveryView {
   }
   if (v?.keyLookup) {
     out.key_published = v.keyLookup.ok;
+    if (v.keyLookup.ok && v.keyLookup.use !== undefined) out.key_use = v.keyLookup.use;
     if (!v.keyLookup.ok) out.key_detail = `${v.keyLookup.reason}: ${v.keyLookup.detail}`;
   }
   return out;

@@ -64,7 +64,10 @@ export async function verifyDelivery(d: Delivery, mode: CaptureMode, secret: str
   }
   if (out.signature?.params.keyid !== undefined && env.resolver) {
     const lookup = await env.resolver.resolve(out.signature.params.keyid);
-    out.keyLookup = lookup.ok ? { ok: true, agentUrl: lookup.key.agentUrl } : { ok: false, reason: lookup.reason, detail: lookup.detail };
+    const use = lookup.ok ? lookup.key.jwk[env.ids.keyUseMember] : undefined;
+    out.keyLookup = lookup.ok
+      ? { ok: true, agentUrl: lookup.key.agentUrl, ...(typeof use === 'string' ? { use } : {}) }
+      : { ok: false, reason: lookup.reason, detail: lookup.detail };
   }
   if (!env.resolver) {
     out.verdict = { ok: false, detail: `the seller's keys could not be resolved: ${env.resolverProblem ?? 'no resolver'}` };

@@ -95,7 +95,9 @@ export async function startRunSender(
 ): Promise<{ target: ReceiverTarget; sender: SenderIdentity }> {
   const sender = await startSenderIdentity({ token, port: r.senderPort });
   log(`proto-comply: webhook sender identity (TEST-ONLY keys): ${sender.brandJsonUrl} — the receiver must trust this brand declaration`);
-  log(`proto-comply:   senders ${sender.agentUrls.main} (deliveries) and ${sender.agentUrls.flood} (dedup-bound flood)`);
+  log(
+    `proto-comply:   senders ${sender.agentUrls.main} (deliveries), ${sender.agentUrls.second} (a second sender) and ${sender.agentUrls.flood} (dedup-bound flood)`,
+  );
   log(`proto-comply:   publisher declaration ${sender.publisherDeclarationUrl} — its signing_keys[] pin must be applied too`);
   if (r.senderPort === undefined) log('proto-comply:   the port is ephemeral; use --sender-port N to keep the URL stable across runs');
   return { target: { ...r, senderBrandUrl: sender.brandJsonUrl }, sender };

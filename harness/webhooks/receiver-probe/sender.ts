@@ -4,10 +4,12 @@
  * the way a seller must (interface spec 5.1, digest 1.11): a brand declaration whose `agents[]`
  * entries carry a `jwks_uri`, plus a publisher declaration pinning the kids in `signing_keys[]`.
  *
- * Two sender identities are published, one per `agents[]` entry, so the flood probe (dedup bound,
- * 429) never eats into the dedup budget of the main identity:
- *   main   <base>/senders/main    key own-ed25519-2026
- *   flood  <base>/senders/flood   key own-es256-2026
+ * Three sender identities are published, one per `agents[]` entry, so the flood probe (dedup bound,
+ * 429) never eats into the dedup budget of the others:
+ *   main    <base>/senders/main     key own-ed25519-2026
+ *   flood   <base>/senders/flood    key own-es256-2026
+ *   second  <base>/senders/second   key own-revoked-2026 (another sender, for per-sender dedup; a
+ *           request-signing key the harness revokes nowhere, its name comes from the vector set)
  * More keys sign as the main sender, each in its JWKS:
  *   unpinned          own-webhook-request-purpose-2026   left out of the publisher's pin: a receiver
  *                     applying the pin refuses what it signs (digest 1.11 step 6)
@@ -28,15 +30,16 @@ import type { DefectName } from '../../signing/sign/defects.js';
 import { baseUrlOf, listen } from '../../net/listen.js';
 
 /** A signing key of the harness sender; the roles other than `main` and `flood` sign as the main sender. */
-export type SenderRole = 'main' | 'flood' | 'unpinned' | 'webhook-usage' | 'response-purpose' | 'no-purpose';
+export type SenderRole = 'main' | 'flood' | 'second' | 'unpinned' | 'webhook-usage' | 'response-purpose' | 'no-purpose';
 /** The roles with an `agents[]` entry (a sender identity) of their own. */
-type AgentRole = 'main' | 'flood';
-const AGENT_ROLES: readonly AgentRole[] = ['main', 'flood'];
+type AgentRole = 'main' | 'flood' | 'second';
+const AGENT_ROLES: readonly AgentRole[] = ['main', 'flood', 'second'];
 export const SENDER_ROLES: readonly SenderRole[] = [...AGENT_ROLES, 'unpinned', 'webhook-usage', 'response-purpose', 'no-purpose'];
 /** The identity each key signs as. */
 const AGENT_OF: Record<SenderRole, AgentRole> = {
   main: 'main',
   flood: 'flood',
+  second: 'second',
   unpinned: 'main',
   'webhook-usage': 'main',
   'response-purpose': 'main',
@@ -48,6 +51,7 @@ const PINNED: readonly SenderRole[] = SENDER_ROLES.filter((r) => r !== 'unpinned
 const KEY_IDS: Record<SenderRole, string> = {
   main: 'own-ed25519-2026',
   flood: 'own-es256-2026',
+  second: 'own-revoked-2026',
   unpinned: 'own-webhook-request-purpose-2026',
   'webhook-usage': 'own-webhook-ed25519-2026',
   'response-purpose': 'own-webhook-response-purpose-2026',

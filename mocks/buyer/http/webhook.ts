@@ -99,7 +99,7 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, r
   try {
     outcome = await d.intake.submit({
       sender,
-      scope: d.faults.has('dedup-per-endpoint') ? `${sender}\u0000${reg.id}` : sender,
+      scope: d.faults.has('dedup-per-endpoint') ? `${sender}\u0000${reg.id}` : d.faults.has('dedup-ignores-sender') ? '*' : sender,
       endpoint: reg.id,
       mode: reg.mode,
       idemKey: env.idempotencyKey,

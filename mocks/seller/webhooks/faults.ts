@@ -23,6 +23,11 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     targets: ['webhooks.task.silent-after-terminal'],
   },
   {
+    name: 'webhook-key-deprecated-usage',
+    rule: 'webhooks are signed with a request-signing key; the webhook-signing usage is deprecated (interface spec 5.1); the webhook key is published with webhook-signing',
+    targets: ['webhooks.signature.key-purpose-current'],
+  },
+  {
     name: 'webhook-operation-id-from-url',
     rule: 'operation_id is echoed verbatim from the registration and never derived from the URL (interface spec 6.1 rule 1); the last URL path segment is sent instead',
     targets: ['webhooks.envelope.operation-id'],
@@ -59,6 +64,7 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
       'webhooks.signature.tag',
       'webhooks.signature.window',
       'webhooks.signature.key-published',
+      'webhooks.signature.key-purpose-current',
       'webhooks.signature.fresh-nonce',
     ],
   },
@@ -96,6 +102,8 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     name: 'webhook-key-unpublished',
     rule: "the webhook signing key is published in the seller's brand declaration agents[].jwks_uri (interface spec 5.1); webhooks are signed with a key that is in no published JWKS",
     targets: ['webhooks.signature.key-published', 'webhooks.signature.verifies', 'webhooks.state.pending-start-active'],
+    // A key found nowhere has no purpose to read.
+    collateral: ['webhooks.signature.key-purpose-current'],
   },
   {
     name: 'webhook-impairments-not-coalesced',

@@ -27,9 +27,10 @@ function ed25519Jwk(kid: string, ids: ProtocolIds, purpose = 'request-signing'):
   return { kid, kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', key_ops: ['verify'], [ids.keyUseMember]: purpose, x: priv.x, d: priv.d };
 }
 
-export function createWebhookKeys(ids: ProtocolIds): SellerWebhookKeys {
+/** `deprecatedUsage`: the webhook key carries the deprecated webhook-signing purpose (fault webhook-key-deprecated-usage). */
+export function createWebhookKeys(ids: ProtocolIds, opts: { deprecatedUsage?: boolean } = {}): SellerWebhookKeys {
   const suffix = randomBytes(6).toString('hex');
-  const published = ed25519Jwk(`mock-seller-webhook-${suffix}`, ids);
+  const published = ed25519Jwk(`mock-seller-webhook-${suffix}`, ids, opts.deprecatedUsage ? 'webhook-signing' : 'request-signing');
   const governance = ed25519Jwk(`mock-seller-governance-${suffix}`, ids, 'governance-signing');
   const hidden = ed25519Jwk(`mock-seller-unpublished-${suffix}`, ids);
   return {

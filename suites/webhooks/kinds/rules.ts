@@ -211,6 +211,18 @@ export const RULES: Record<string, Rule> = {
         { actual: d.signature!.keyid },
       );
     }),
+  key_current_purpose: (snap, _p, ctx) =>
+    every(snap, (d) => {
+      const missing = signatureOf(d);
+      if (missing) return missing;
+      if (d.key_published !== true) return fail(d, `keyid ${JSON.stringify(d.signature!.keyid ?? null)} is not published, so its purpose is unknown`);
+      if (d.key_use === 'request-signing') return OK;
+      return fail(
+        d,
+        `keyid ${JSON.stringify(d.signature!.keyid ?? null)} has ${ctx.ids.keyUseMember} ${JSON.stringify(d.key_use ?? null)}: a webhook key is a request-signing key (webhook-signing is deprecated)`,
+        { expected: { [ctx.ids.keyUseMember]: 'request-signing' }, actual: d.key_use ?? null },
+      );
+    }),
   fresh_nonce: (snap) => {
     const signed = snap.deliveries.filter((d) => d.signature?.nonce !== undefined);
     if (signed.length < 2)

@@ -6,6 +6,8 @@
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
 import { taskSchema } from '../validation.js';
+import { failure } from '../errors.js';
+import { AGENT_CAPABILITIES_TASK } from '../../../../harness/protocol/tasks.js';
 import { AGENT_KIND_DEFS } from '../../../../harness/protocol/agent-kinds.js';
 import { CONTROLLER_SCENARIOS } from './controller.js';
 import { WINDOWED_PULL_GRANULARITIES } from './media-buy-read.js';
@@ -18,31 +20,51 @@ export function capabilitiesTask(s: SellerServices): TaskDef {
     description: 'Capability declaration: protocol versions, idempotency window, media-buy features, test scenarios.',
     idempotency: 'exempt',
     schema,
+    run: () => completed(declaration(s)),
+  };
+}
+
+/**
+ * get_agent_capabilities, the capability task interface spec 4.3 refers to for declaring a shorter
+ * coalescence window. Its shape is not shown, so the mock answers its capability declaration and
+ * declares no window (its impairment pushes keep within the default).
+ */
+export function agentCapabilitiesTask(s: SellerServices): TaskDef {
+  return {
+    name: AGENT_CAPABILITIES_TASK,
+    description: 'Agent capability declaration (the same declaration as the protocol capability task; no shorter coalescence window).',
+    idempotency: 'exempt',
+    schema,
     run() {
-      const protocolBlock: Record<string, unknown> = { major_versions: [3] };
-      if (!s.faults.has('idempotency-not-declared')) {
-        protocolBlock.idempotency = {
-          supported: true,
-          replay_ttl_seconds: s.idempotency.replayTtlSeconds,
-          in_flight_max_seconds: s.idempotency.inFlightMaxSeconds,
-        };
-      }
-      return completed({
-        [s.ids.token]: protocolBlock,
-        supported_protocols: s.kinds.map((k) => AGENT_KIND_DEFS[k].protocol),
-        ...(s.kinds.includes('media-buy') ? mediaBuyBlocks(s) : {}),
-        // Webhooks are signed (interface spec 5.1; digest 1.15); legacy HMAC on request.
-        webhook_signing: {
-          supported: true,
-          profile: s.ids.webhookSigningTag,
-          algorithms: ['ed25519'],
-          legacy_hmac_fallback: true,
-          delivery_retry_horizon_seconds: 86_400,
-        },
-        ...(s.requestSigning ? { request_signing: s.requestSigning } : {}),
-        ...(s.testController ? { compliance_testing: { scenarios: [...CONTROLLER_SCENARIOS] } } : {}),
-      });
+      if (s.faults.has('agent-capabilities-fails')) throw failure('SERVICE_UNAVAILABLE', 'capability service unavailable', { recovery: 'transient' });
+      return completed(declaration(s));
     },
+  };
+}
+
+function declaration(s: SellerServices): Record<string, unknown> {
+  const protocolBlock: Record<string, unknown> = { major_versions: [3] };
+  if (!s.faults.has('idempotency-not-declared')) {
+    protocolBlock.idempotency = {
+      supported: true,
+      replay_ttl_seconds: s.idempotency.replayTtlSeconds,
+      in_flight_max_seconds: s.idempotency.inFlightMaxSeconds,
+    };
+  }
+  return {
+    [s.ids.token]: protocolBlock,
+    supported_protocols: s.kinds.map((k) => AGENT_KIND_DEFS[k].protocol),
+    ...(s.kinds.includes('media-buy') ? mediaBuyBlocks(s) : {}),
+    // Webhooks are signed (interface spec 5.1; digest 1.15); legacy HMAC on request.
+    webhook_signing: {
+      supported: true,
+      profile: s.ids.webhookSigningTag,
+      algorithms: ['ed25519'],
+      legacy_hmac_fallback: true,
+      delivery_retry_horizon_seconds: 86_400,
+    },
+    ...(s.requestSigning ? { request_signing: s.requestSigning } : {}),
+    ...(s.testController ? { compliance_testing: { scenarios: [...CONTROLLER_SCENARIOS] } } : {}),
   };
 }
 

@@ -3,7 +3,7 @@ import { tasksOfKinds } from '../../../../harness/protocol/agent-kinds.js';
 import type { SellerServices } from '../services.js';
 import type { TaskDef } from '../task-def.js';
 import { brandTasks } from './brand.js';
-import { capabilitiesTask } from './capabilities.js';
+import { agentCapabilitiesTask, capabilitiesTask } from './capabilities.js';
 import { controllerTask } from './controller.js';
 import { governanceTasks } from './governance.js';
 import { measurementTasks } from './measurement.js';
@@ -27,5 +27,5 @@ export function buildTasks(s: SellerServices): TaskDef[] {
     ...measurementTasks(s),
     ...brandTasks(s),
   ];
-  return [capabilitiesTask(s), ...all.filter((t) => served.has(t.name)), ...(s.testController ? [controllerTask(s)] : [])];
+  return [capabilitiesTask(s), agentCapabilitiesTask(s), ...all.filter((t) => served.has(t.name)), ...(s.testController ? [controllerTask(s)] : [])];
 }

@@ -92,6 +92,7 @@ export function syncTasks(s: SellerServices): TaskDef[] {
         const accountId = `acc_${createHash('sha256').update(`${caller.principal}|${domain}|${a.operator}`).digest('hex').slice(0, 16)}`;
         const record = { account_id: accountId, brand: { domain }, operator: a.operator, billing: a.billing ?? 'operator', status: 'active' };
         const action = upsert(s, 'account', caller.principal, `id:${accountId}`, accountId, record);
+        if (s.faults.has('sync-accounts-status-invented')) return { ...record, status: 'ok', action };
         if (s.faults.has('sync-accounts-no-status')) {
           const { status: _status, ...bare } = record;
           return { ...bare, action };
