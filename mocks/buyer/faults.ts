@@ -197,6 +197,11 @@ const BUILTIN: BuyerFaultDef[] = [
     targets: ['webhook-receiver.signature.key-purpose-invalid-rejected'],
   },
   {
+    name: 'accepts-duplicate-keys',
+    rule: 'a body repeating a JSON key is webhook_body_malformed (checklist step 14); the last copy of the key is processed',
+    targets: ['webhook-receiver.body.duplicate-keys-rejected'],
+  },
+  {
     name: 'refuses-webhook-signing-usage',
     rule: 'keys of the deprecated webhook-signing usage are still accepted in 3.x (interface spec 5.1); they are refused as key_purpose_invalid',
     targets: ['webhook-receiver.signature.webhook-signing-usage-accepted'],

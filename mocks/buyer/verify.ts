@@ -191,4 +191,5 @@ const SKIPPED_RULES: Readonly<Record<string, FailureReason>> = {
   'accepts-unknown-key': 'key_unknown',
   'accepts-bad-signature': 'invalid',
   'accepts-wrong-purpose': 'key_purpose_invalid',
+  'accepts-duplicate-keys': 'body_malformed',
 };
