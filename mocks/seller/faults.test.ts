@@ -458,6 +458,28 @@ const PROBES: Record<string, Probe> = {
       ((await client.ok('sync_accounts', accountsSync('op-status.example'))).accounts as { status: string }[])[0]!.status === 'ok',
   },
   'agent-capabilities-fails': { violated: async ({ client }) => (await client.call('get_agent_capabilities')).isError === true },
+  'update-not-idempotent': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      return (await client.call('update_media_buy', { media_buy_id: buy.media_buy_id, paused: true })).isError !== true;
+    },
+  },
+  'build-creative-not-idempotent': {
+    violated: async ({ seller, client }) =>
+      (
+        await client.call('build_creative', {
+          message: 'm',
+          brand: { domain: 'example.com' },
+          target_format_ids: [{ agent_url: seller.baseUrl, id: 'audio_30s' }],
+        })
+      ).isError !== true,
+  },
+  'sync-creatives-not-idempotent': {
+    violated: async ({ seller, client }) => {
+      const { idempotency_key: _k, ...args } = creativeSync(seller, 'display_300x250');
+      return (await client.call('sync_creatives', args)).isError !== true;
+    },
+  },
   'brand-identity-fails': {
     violated: async ({ client }) => (await client.call('get_brand_identity', { brand: { domain: 'example.com' } })).isError === true,
   },

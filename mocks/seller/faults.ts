@@ -174,8 +174,8 @@ const BUILTIN: FaultDef[] = [
   {
     name: 'conflict-retry-after-zero',
     rule: 'retry_after is an integer of 1-3600 seconds (digest 3.6); IDEMPOTENCY_CONFLICT carries retry_after: 0',
-    // Conflicts happen on create_media_buy and (same key, other task) on sync_audiences; the conflict shape check sees the extra member.
-    targets: ['schemas.response.mutations', 'schemas.response.create_media_buy', 'idempotency.conflict.no-payload-leak'],
+    // Conflicts happen on create_media_buy, update_media_buy and (same key, other task) on sync_audiences; the conflict shape check sees the extra member.
+    targets: ['schemas.response.mutations', 'schemas.response.create_media_buy', 'schemas.response.update_media_buy', 'idempotency.conflict.no-payload-leak'],
   },
   {
     name: 'product-schema-invalid',
@@ -213,6 +213,9 @@ const BUILTIN: FaultDef[] = [
       'idempotency.replay.context-excluded',
       'signals.idempotency.replay',
       ...['accounts', 'audiences', 'catalogs', 'events', 'feedback'].map((r) => `records.${r}.replay`),
+      'idempotency.update.replay',
+      'creative.idempotency.build-replay',
+      'creative.idempotency.sync-replay',
     ],
   },
   {
@@ -237,6 +240,9 @@ const BUILTIN: FaultDef[] = [
       'idempotency.conflict.changed-payload',
       'signals.idempotency.conflict',
       ...['accounts', 'audiences', 'catalogs', 'events', 'feedback'].map((r) => `records.${r}.conflict`),
+      'idempotency.update.conflict',
+      'creative.idempotency.build-conflict',
+      'creative.idempotency.sync-conflict',
     ],
     collateral: ['idempotency.conflict.no-payload-leak'],
   },
@@ -263,6 +269,9 @@ const BUILTIN: FaultDef[] = [
       'idempotency.key.missing-rejected',
       'signals.idempotency.missing-key',
       ...['accounts', 'audiences', 'catalogs', 'events', 'feedback'].map((r) => `records.${r}.missing-key`),
+      'idempotency.update.missing-key',
+      'creative.idempotency.build-missing-key',
+      'creative.idempotency.sync-missing-key',
     ],
   },
   {
@@ -563,6 +572,18 @@ const BUILTIN: FaultDef[] = [
     targets: ['creative.sync.unknown-format-refused'],
     matrixGroup: 'seller',
   },
+  {
+    name: 'build-creative-not-idempotent',
+    rule: 'build_creative is a mutating task under the idempotency rules (interface spec 4.3, 4.4 rules 1-3); it ignores idempotency_key',
+    targets: ['creative.idempotency.build-replay', 'creative.idempotency.build-conflict', 'creative.idempotency.build-missing-key'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'sync-creatives-not-idempotent',
+    rule: 'sync_creatives is a mutating task under the idempotency rules (interface spec 4.3, 4.4 rules 1-3); it ignores idempotency_key',
+    targets: ['creative.idempotency.sync-replay', 'creative.idempotency.sync-conflict', 'creative.idempotency.sync-missing-key'],
+    matrixGroup: 'seller',
+  },
   // Signals agent (interface spec 4.3, 4.4).
   {
     name: 'signals-without-segment-id',
@@ -606,6 +627,14 @@ const BUILTIN: FaultDef[] = [
     rule: "get_plan_audit_logs returns the plan's audit entries, one per check made (interface spec 4.3, 2.6); entries[] is always empty",
     targets: ['governance.audit.reflects-check'],
     matrixGroup: 'kinds-b',
+  },
+  {
+    name: 'update-not-idempotent',
+    rule: 'update_media_buy is a mutating task under the idempotency rules (interface spec 4.4 rules 1-3); it ignores idempotency_key',
+    targets: ['idempotency.update.replay', 'idempotency.update.conflict', 'idempotency.update.missing-key'],
+    // A replayed pause runs again, so the revision moves on a replay.
+    collateral: ['state-machine.revision.not-on-replay'],
+    matrixGroup: 'seller',
   },
   {
     name: 'buys-not-scoped-by-account',

@@ -61,7 +61,7 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
   return {
     name: 'update_media_buy',
     description: 'Pause, resume, cancel or change budgets, dates and packages of a media buy.',
-    idempotency: 'mutating',
+    idempotency: s.faults.has('update-not-idempotent') ? 'exempt' : 'mutating',
     schema: updateSchema,
     renderReplay: mediaBuyReplay(s),
     async run({ args, caller }) {

@@ -125,7 +125,7 @@ export function productTasks(s: SellerServices): TaskDef[] {
   const buildCreative: TaskDef<z.infer<typeof buildSchema>> = {
     name: 'build_creative',
     description: 'Generate sandbox creatives for the target formats from a natural-language message.',
-    idempotency: 'mutating',
+    idempotency: s.faults.has('build-creative-not-idempotent') ? 'exempt' : 'mutating',
     createsResource: true,
     schema: buildSchema,
     run({ args }) {

@@ -118,7 +118,7 @@ export function syncTasks(s: SellerServices): TaskDef[] {
   const syncCreatives: TaskDef<z.infer<typeof syncCreativesSchema>> = {
     name: 'sync_creatives',
     description: 'Upload or update creatives (format, assets) into the creative library of an account.',
-    idempotency: 'mutating',
+    idempotency: s.faults.has('sync-creatives-not-idempotent') ? 'exempt' : 'mutating',
     schema: syncCreativesSchema,
     run({ args, caller, accountKey }) {
       uniqueIds(args.creatives, 'creative_id', 'creatives');
