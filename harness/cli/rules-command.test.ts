@@ -20,7 +20,8 @@ describe('proto-comply rules', () => {
     expect(lines).toContain('  is-4.4-r3  MUST  §4.4  the same key with another payload is IDEMPOTENCY_CONFLICT');
     expect(lines[lines.indexOf('  is-4.4-r3  MUST  §4.4  the same key with another payload is IDEMPOTENCY_CONFLICT') + 1]).toBe(
       '      checks: idempotency.conflict.changed-payload, idempotency.conflict.other-task, signals.idempotency.conflict, ' +
-        'records.accounts.conflict, records.audiences.conflict, records.catalogs.conflict, records.events.conflict, records.feedback.conflict',
+        'records.accounts.conflict, records.audiences.conflict, records.catalogs.conflict, records.events.conflict, records.feedback.conflict, ' +
+        'idempotency.update.conflict, creative.idempotency.build-conflict, creative.idempotency.sync-conflict',
     );
     expect(lines).toContain('      untested: registry face: the OpenAPI description is not fetched or checked');
     const summaries = lines.slice(-2).map((l) => SUMMARY.exec(l));
