@@ -9,6 +9,7 @@ import type { FaultSet } from '../faults.js';
 import type { RecordStore } from '../store/record-store.js';
 import type { ClockScope, SellerClock } from './clock.js';
 import { failure, invalidRequest } from './errors.js';
+import { accountKeyOf } from './validation.js';
 import type { SellerEvents, MediaBuyStatusChanged } from './events.js';
 import { type MediaBuyRecord, type MediaBuyStatus, type PackageRecord, round2, totalBudget, shownValidActions } from './media-buy-record.js';
 
@@ -63,11 +64,19 @@ export class MediaBuyService {
     return buy ? this.progressFlight(buy) : undefined;
   }
 
-  /** The buy or MEDIA_BUY_NOT_FOUND (digest 4.4). */
-  /** The buy, or MEDIA_BUY_NOT_FOUND; given an account, a buy of another account of the buyer is not found either. */
-  require(principal: string, id: string, field = 'media_buy_id', accountKey?: string): MediaBuyRecord {
+  /**
+   * The account key a call's `account` scopes buys to (interface spec 2.6): none without an account,
+   * and none at all for the buggy seller that reads and changes every buy of the buyer.
+   */
+  scopeOf(account: unknown): string | undefined {
+    if (account === undefined || this.deps.faults.has('buys-not-scoped-by-account')) return undefined;
+    return accountKeyOf(account);
+  }
+
+  /** The buy or MEDIA_BUY_NOT_FOUND (digest 4.4); within a scope (`scopeOf`), a buy of another account of the buyer is not found either. */
+  require(principal: string, id: string, field = 'media_buy_id', scope?: string): MediaBuyRecord {
     const buy = this.find(principal, id);
-    if (buy && (accountKey === undefined || buy.account_key === accountKey || this.deps.faults.has('buys-not-scoped-by-account'))) return buy;
+    if (buy && (scope === undefined || buy.account_key === scope)) return buy;
     if (this.deps.faults.has('unknown-buy-wrong-code')) throw invalidRequest(field, `unknown media buy ${JSON.stringify(id)}`);
     throw failure('MEDIA_BUY_NOT_FOUND', `media buy ${JSON.stringify(id)} not found`, { field, recovery: 'correctable' });
   }

@@ -40,12 +40,11 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
     idempotency: 'read',
     schema: getBuysSchema,
     run({ args, caller }) {
-      // The buggy seller reads every buy of the buyer, whatever account the call names.
-      const accountKey = args.account && !s.faults.has('buys-not-scoped-by-account') ? accountKeyOf(args.account) : undefined;
+      const scope = s.mediaBuys.scopeOf(args.account);
       let buys: MediaBuyRecord[] = args.media_buy_ids
         ? args.media_buy_ids.map((id) => s.mediaBuys.find(caller.principal, id)).filter((b): b is MediaBuyRecord => !!b)
-        : s.mediaBuys.list(caller.principal, accountKey);
-      if (accountKey !== undefined) buys = buys.filter((b) => b.account_key === accountKey);
+        : s.mediaBuys.list(caller.principal, scope);
+      if (scope !== undefined) buys = buys.filter((b) => b.account_key === scope);
       const mediaBuys = buys.map((buy) => ({
         ...s.mediaBuys.renderCurrent(buy, args.include_webhook_activity === true),
         // The buggy seller's read maps the completed state to active (digest 4.2: completed is terminal).
@@ -84,8 +83,8 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
       }
       const accountKey = args.account ? accountKeyOf(args.account) : undefined;
       const buys = args.media_buy_ids
-        ? args.media_buy_ids.map((id, i) => s.mediaBuys.require(caller.principal, id, `media_buy_ids[${i}]`, accountKey))
-        : s.mediaBuys.list(caller.principal, accountKey);
+        ? args.media_buy_ids.map((id, i) => s.mediaBuys.require(caller.principal, id, `media_buy_ids[${i}]`, s.mediaBuys.scopeOf(args.account)))
+        : s.mediaBuys.list(caller.principal, s.mediaBuys.scopeOf(args.account));
       const now = s.clock.iso({ principal: caller.principal, account: accountKey ?? '' });
       const earliest = buys.reduce((min, b) => (b.start_time < min ? b.start_time : min), now);
       const deliveries = buys.map((buy) => {

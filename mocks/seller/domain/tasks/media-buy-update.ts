@@ -10,7 +10,7 @@ import { failure, invalidRequest } from '../errors.js';
 import { type MediaBuyRecord, type MediaBuyStatus, isTerminal, round2, totalBudget, validActions } from '../media-buy-record.js';
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
-import { accountKeyOf, accountRef, httpUrl, isoDateTime, pushNotificationConfig, taskSchema } from '../validation.js';
+import { accountRef, httpUrl, isoDateTime, pushNotificationConfig, taskSchema } from '../validation.js';
 import { checkPackageRefs, mediaBuyReplay, packageInput, resolveStart, startTimeSchema } from './media-buy-create.js';
 
 const updateSchema = taskSchema({
@@ -68,7 +68,7 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
       // The one await of this task, before the buy is read: everything after it is synchronous.
       await s.webhooks.admitRegistration(args.push_notification_config, 'push_notification_config', caller.principal);
       await s.webhooks.admitRegistration(args.reporting_webhook, 'reporting_webhook', caller.principal);
-      const buy = s.mediaBuys.require(caller.principal, args.media_buy_id, 'media_buy_id', args.account ? accountKeyOf(args.account) : undefined);
+      const buy = s.mediaBuys.require(caller.principal, args.media_buy_id, 'media_buy_id', s.mediaBuys.scopeOf(args.account));
       const checkRevision = () => {
         if (args.revision === undefined || args.revision === buy.revision || s.faults.has('stale-revision-accepted')) return;
         throw failure('CONFLICT', `revision ${args.revision} is stale; the media buy is at revision ${buy.revision}`, {
