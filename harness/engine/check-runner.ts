@@ -11,6 +11,7 @@
  * - the harness itself broke (or could not run a step and can name no check to blame) → error;
  * - the run budget ran out before the check finished → gap with not_run.
  */
+import type { Lend } from './limiter.js';
 import type { CheckDef, ExpectationDef, StepDef, SuiteDef } from './model.js';
 import type { CheckResult, Evidence, Outcome } from './result.js';
 import type { CallOptions, TaskReply, Transport, WireExchange } from '../transport/types.js';
@@ -137,7 +138,8 @@ function blockedResult(suite: SuiteDef, check: CheckDef, env: Pick<CheckEnv, 'tr
   });
 }
 
-export async function runCheck(suite: SuiteDef, check: CheckDef, env: CheckEnv): Promise<CheckResult> {
+/** `lend`: the engine's limiter slot of this check, lent out while the check only waits (limiter.ts). */
+export async function runCheck(suite: SuiteDef, check: CheckDef, env: CheckEnv, lend: Lend = (wait) => wait()): Promise<CheckResult> {
   const skipped = preflight(suite, check, env);
   if (skipped) return skipped;
 
@@ -145,7 +147,7 @@ export async function runCheck(suite: SuiteDef, check: CheckDef, env: CheckEnv):
   const exchanges: WireExchange[] = [];
   const notes: string[] = [];
   const scope: StepScope = { steps: {}, random: new ScopedRandom(env.seed, `${env.transport.kind}\0${check.id}`) };
-  const ctx = checkContext(env, check.id, exchanges, notes, scope);
+  const ctx = checkContext(env, check.id, exchanges, notes, scope, lend);
 
   const finish = (
     outcome: Outcome,
@@ -210,7 +212,7 @@ export async function runCheck(suite: SuiteDef, check: CheckDef, env: CheckEnv):
  * The context one check's steps run in. `scope` holds the step records and the generator of
  * fresh values; `runSteps` runs a list of steps in this scope or in another one (a shared flow's).
  */
-function checkContext(env: CheckEnv, checkId: string, exchanges: WireExchange[], notes: string[], scope: StepScope): CheckContext {
+function checkContext(env: CheckEnv, checkId: string, exchanges: WireExchange[], notes: string[], scope: StepScope, lend: Lend): CheckContext {
   const ctx: CheckContext = {
     checkId,
     transport: env.transport,
@@ -220,6 +222,7 @@ function checkContext(env: CheckEnv, checkId: string, exchanges: WireExchange[],
     random: scope.random,
     runStartedAt: env.runStartedAt,
     signal: env.signal,
+    idle: lend,
     steps: scope.steps,
     exchanges,
     notes,
@@ -273,7 +276,7 @@ function checkContext(env: CheckEnv, checkId: string, exchanges: WireExchange[],
       return { ok: true };
     },
     runSteps(steps: readonly StepDef[], other?: StepScope): Promise<StepRun> {
-      const target = other === undefined || other === scope ? ctx : checkContext(env, checkId, exchanges, notes, other);
+      const target = other === undefined || other === scope ? ctx : checkContext(env, checkId, exchanges, notes, other, lend);
       return runStepList(steps, target, env.kinds);
     },
   };

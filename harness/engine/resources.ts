@@ -13,21 +13,34 @@ export interface OpenedResource<T> {
 export class RunResources {
   private readonly opened = new Map<string, Promise<OpenedResource<unknown>>>();
 
-  /** The resource named `key`, opening it once with `open`. Concurrent callers share one opening. */
-  async get<T>(key: string, open: () => Promise<OpenedResource<T>>): Promise<T> {
+  private readonly ready = new Set<string>();
+
+  /**
+   * The resource named `key`, opening it once with `open`. Concurrent callers share one opening.
+   * `idle` (the caller's CheckContext.idle): how a caller waits for an opening another check is
+   * running. An opening that itself waits idle (a shared webhook flow) needs its waiters to lend
+   * their concurrency slots too, or they could hold every slot while it waits for one back.
+   */
+  async get<T>(key: string, open: () => Promise<OpenedResource<T>>, idle?: <U>(wait: () => Promise<U>) => Promise<U>): Promise<T> {
     let p = this.opened.get(key) as Promise<OpenedResource<T>> | undefined;
     if (!p) {
       p = open();
       this.opened.set(key, p as Promise<OpenedResource<unknown>>);
       // A failed opening is not cached: the next user tries again.
-      p.catch(() => this.opened.delete(key));
+      p.then(
+        () => this.ready.add(key),
+        () => this.opened.delete(key),
+      );
+      return (await p).value;
     }
-    return (await p).value;
+    const pending = p;
+    return (idle && !this.ready.has(key) ? await idle(() => pending) : await pending).value;
   }
 
   async closeAll(): Promise<void> {
     const all = [...this.opened.values()];
     this.opened.clear();
+    this.ready.clear();
     await Promise.allSettled(all.map(async (p) => (await p).close()));
   }
 }

@@ -2,6 +2,7 @@
  * One certification run: profile each transport, run the selected checks of every suite with
  * bounded concurrency under the run budget, and fold the results into the canonical RunResult.
  */
+import { setMaxListeners } from 'node:events';
 import { type SuiteDef, type CheckDef, suiteRunsOn } from './model.js';
 import type { CheckResult, RunResult, TransportInfo } from './result.js';
 import type { Transport } from '../transport/types.js';
@@ -10,7 +11,7 @@ import type { KindRegistry } from './kinds/registry.js';
 import { protocolIds } from '../token.js';
 import { buildProfile, type AgentProfile } from './profile.js';
 import { ObservedReplies } from './observed.js';
-import { Limiter } from './limiter.js';
+import { Limiter, type Lend } from './limiter.js';
 import { preflight, preflightPrerequisites, runCheck, skippedResult, type CheckEnv } from './check-runner.js';
 import { factPublishersOf, orderSuites, prerequisitesOf, runsBefore, suitePositions } from './loader.js';
 import { compileCheckGlobs } from './glob.js';
@@ -99,6 +100,8 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
   const started = performance.now();
   const ids = protocolIds(plan.token);
   const budget = new AbortController();
+  // Every waiting check listens for the budget's abort; their number is bounded by the plan.
+  setMaxListeners(0, budget.signal);
   const budgetS = plan.budgetS ?? DEFAULT_BUDGET_S;
   const timer = setTimeout(() => budget.abort(), budgetS * 1000);
   timer.unref();
@@ -207,12 +210,12 @@ async function runChecks(plan: RunPlan, suites: SuiteDef[], profiles: AgentProfi
   const position = suitePositions(suites);
   const earlier = (check: CheckDef) => prerequisitesOf(check, plan.kinds).filter((id) => runsBefore(id, check, suites, position));
 
-  const runOne = async (suite: SuiteDef, check: CheckDef, env: CheckEnv) => {
+  const runOne = async (suite: SuiteDef, check: CheckDef, env: CheckEnv, lend: Lend) => {
     const result = budget.signal.aborted
       ? skippedResult(suite, check, env, 'gap', 'not run: the run budget ran out before this check started', { not_run: true, gap: 'run budget' })
       : (preflight(suite, check, env) ??
         preflightPrerequisites(suite, check, env, earlier(check), (id) => results.get(key(id, env.transport))) ??
-        (await runCheck(suite, check, env)));
+        (await runCheck(suite, check, env, lend)));
     st.record(result);
   };
 
@@ -236,8 +239,8 @@ async function runChecks(plan: RunPlan, suites: SuiteDef[], profiles: AgentProfi
         if (!suiteRunsOn(suite, transport.kind)) continue;
         const parallel = suite.checks.filter((c) => !c.serial);
         const serial = suite.checks.filter((c) => c.serial);
-        await Promise.all(parallel.map((check) => limiter.run(() => runOne(suite, check, env))));
-        for (const check of serial) await limiter.run(() => runOne(suite, check, env));
+        await Promise.all(parallel.map((check) => limiter.run((lend) => runOne(suite, check, env, lend))));
+        for (const check of serial) await limiter.run((lend) => runOne(suite, check, env, lend));
       }
     }),
   );

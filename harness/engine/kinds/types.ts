@@ -70,6 +70,11 @@ export interface CheckContext {
   random: ScopedRandom;
   runStartedAt: Date;
   signal: AbortSignal;
+  /**
+   * Wait without calling the agent (a webhook wait, a quiet period, a poll pause): the check's
+   * concurrency slot goes to a queued check meanwhile and is taken back when `wait` settles.
+   */
+  idle<T>(wait: () => Promise<T>): Promise<T>;
   steps: Record<string, StepRecord>;
   /** Every exchange of this check, in order (evidence). */
   exchanges: WireExchange[];

@@ -98,11 +98,11 @@ export const receiverState: StepKind = {
     const ready = (s: StateReadBack) =>
       (s.pending ?? 0) === 0 && processed.every((p) => p.count === 0 || countKey(s, p.id) >= 1) && (wantStatus === undefined || s.task !== null);
     while (read.ok && !ready(read.state) && Date.now() < deadline && !ctx.signal.aborted) {
-      await sleep(READBACK_POLL_MS, ctx.signal);
+      await ctx.idle(() => sleep(READBACK_POLL_MS, ctx.signal));
       read = await readTaskState(ctx, env, taskId, { record: false });
     }
     if (read.ok) {
-      await sleep(READBACK_SETTLE_MS, ctx.signal);
+      await ctx.idle(() => sleep(READBACK_SETTLE_MS, ctx.signal));
       read = await readTaskState(ctx, env, taskId);
     }
     if (!read.ok)

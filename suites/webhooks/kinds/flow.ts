@@ -75,10 +75,16 @@ export const webhookFlow: StepKind = {
   async run(step, ctx) {
     const name = step.flow as string;
     const first = ctx.exchanges.length;
-    const result = await ctx.resources.get(`webhooks.flow\u0000${ctx.kind}\u0000${name}`, async () => ({
-      value: await runFlow(ctx, name, step.steps as StepDef[]),
-      close: async () => {},
-    }));
+    // The flow's own steps lend their slot while they wait for deliveries; so do the checks
+    // waiting for the flow (RunResources.get).
+    const result = await ctx.resources.get(
+      `webhooks.flow\u0000${ctx.kind}\u0000${name}`,
+      async () => ({
+        value: await runFlow(ctx, name, step.steps as StepDef[]),
+        close: async () => {},
+      }),
+      ctx.idle,
+    );
     // The check that ran the flow already holds its exchanges; the others get copies as evidence.
     if (ctx.exchanges.length === first) ctx.exchanges.push(...result.exchanges);
     for (const note of result.notes) if (!ctx.notes.includes(note)) ctx.notes.push(note);

@@ -150,16 +150,21 @@ export const webhookWait: StepKind = {
     const wantDeliveries = (step.deliveries as number | undefined) ?? (step.events === undefined && !quiet ? 1 : 0);
     const limits = timing(settings, ctx.transport.endpoint);
     const waitMs = step.wait_s !== undefined ? Math.round((step.wait_s as number) * 1000) : limits.waitMs;
-    const reached = await capture.waitUntil(
-      () => {
-        const c = counts(capture, where);
-        return c.events >= wantEvents && c.deliveries >= wantDeliveries;
-      },
-      waitMs,
-      ctx.signal,
-    );
+    // Waiting for the seller's deliveries and watching the quiet period send nothing to the agent:
+    // the check's concurrency slot is lent out meanwhile.
+    const reached = await ctx.idle(async () => {
+      const got = await capture.waitUntil(
+        () => {
+          const c = counts(capture, where);
+          return c.events >= wantEvents && c.deliveries >= wantDeliveries;
+        },
+        waitMs,
+        ctx.signal,
+      );
+      if (got && quiet && !ctx.signal.aborted) await sleep(limits.quietMs, undefined, { signal: ctx.signal }).catch(() => undefined);
+      return got;
+    });
     if (ctx.signal.aborted) return { verdict: { status: 'unmet', message: 'the run budget ran out while waiting for webhooks' } };
-    if (reached && quiet) await sleep(limits.quietMs, undefined, { signal: ctx.signal }).catch(() => undefined);
     // Judge what had arrived by now; anything later is not verified yet and stays out.
     const upto = capture.deliveries.length;
     await verifyCapture(capture, await verifyEnv(ctx, capture, settings));
@@ -255,7 +260,7 @@ export const webhookActivity: StepKind = {
           record,
         };
       }
-      await sleep(pause, undefined, { signal: ctx.signal }).catch(() => undefined);
+      await ctx.idle(() => sleep(pause, undefined, { signal: ctx.signal }).catch(() => undefined));
       pause = Math.min(pause * 2, 500);
     }
   },
