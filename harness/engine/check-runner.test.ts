@@ -3,7 +3,8 @@
  * Transport interface (the end-to-end tests against real servers live with the suites).
  */
 import { describe, expect, it } from 'vitest';
-import type { CallOptions, OpenInfo, TaskListReply, TaskReply, Transport, TransportKind } from '../transport/types.js';
+import type { TaskReply, Transport } from '../transport/types.js';
+import { ScriptedAgent } from './testing/scripted-transport.js';
 import type { CheckDef, SuiteDef } from './model.js';
 import { preflightPrerequisites, runCheck, skippedResult, type CheckEnv } from './check-runner.js';
 import type { CheckResult } from './result.js';
@@ -16,49 +17,6 @@ const KINDS = new KindRegistry();
 import type { AgentProfile } from './profile.js';
 import type { SchemaChecker } from './kinds/types.js';
 import { FactStore, RunResources } from './resources.js';
-
-type Script = (task: string, args: Record<string, unknown>, options: CallOptions) => Partial<TaskReply> | Promise<Partial<TaskReply>>;
-
-class ScriptedAgent implements Transport {
-  readonly endpoint = 'scripted://agent';
-  calls: { task: string; args: Record<string, unknown>; options: CallOptions }[] = [];
-  constructor(
-    readonly kind: TransportKind,
-    private readonly script: Script,
-  ) {}
-  async open(): Promise<OpenInfo> {
-    return { transport: this.kind, exchanges: [] };
-  }
-  async listTasks(): Promise<TaskListReply> {
-    return { transport: this.kind, names: ['get_products'], source: 'tools/list', exchanges: [] };
-  }
-  async call(task: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<TaskReply> {
-    this.calls.push({ task, args, options });
-    if (options.signal?.aborted) return this.reply(task, { ok: false, failure: { kind: 'aborted', message: 'aborted' } });
-    return this.reply(task, await this.script(task, args, options));
-  }
-  private reply(task: string, r: Partial<TaskReply>): TaskReply {
-    return {
-      transport: this.kind,
-      task,
-      ok: true,
-      status: 'completed',
-      payloadSource: 'content_text',
-      isError: false,
-      durationMs: 1,
-      exchanges: [],
-      notes: [],
-      ...r,
-    };
-  }
-  async getTask(taskId: string): Promise<TaskReply> {
-    return this.reply(taskId, { ok: false, failure: { kind: 'protocol', message: 'no' } });
-  }
-  stats() {
-    return { sessionsOpened: 1, calls: this.calls.length };
-  }
-  async close() {}
-}
 
 const noSchemas: SchemaChecker = {
   validateTaskResponse: () => ({ valid: true, errors: [] }),

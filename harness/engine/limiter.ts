@@ -8,7 +8,8 @@ export type Lend = <T>(wait: () => Promise<T>) => Promise<T>;
 
 export class Limiter {
   private active = 0;
-  private readonly queue: (() => void)[] = [];
+  /** Waiters, lowest priority value first, then in arrival order. */
+  private readonly queue: { priority: number; resolve: () => void }[] = [];
 
   constructor(private readonly max: number) {
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`concurrency must be a positive integer, got ${max}`);
@@ -19,8 +20,9 @@ export class Limiter {
     return this.active;
   }
 
-  async run<T>(fn: (lend: Lend) => Promise<T>): Promise<T> {
-    await this.acquire(false);
+  /** Run `fn` in a slot; queued tasks get slots by `priority` (lower first, default 0), then in order. */
+  async run<T>(fn: (lend: Lend) => Promise<T>, priority = 0): Promise<T> {
+    await this.acquire(priority);
     let lent = false;
     const lend: Lend = async (wait) => {
       if (lent) return wait(); // a wait inside a wait: the slot is already out
@@ -29,7 +31,7 @@ export class Limiter {
       try {
         return await wait();
       } finally {
-        await this.acquire(true);
+        await this.acquire(Number.NEGATIVE_INFINITY);
         lent = false;
       }
     };
@@ -40,19 +42,23 @@ export class Limiter {
     }
   }
 
-  /** Take a free slot, or wait to be handed one (a returning lender goes ahead of the queue). */
-  private async acquire(ahead: boolean): Promise<void> {
+  /** Take a free slot, or wait to be handed one (a returning lender goes ahead of every queued task). */
+  private async acquire(priority: number): Promise<void> {
     if (this.active < this.max) {
       this.active++;
       return;
     }
-    await new Promise<void>((resolve) => (ahead ? this.queue.unshift(resolve) : this.queue.push(resolve)));
+    await new Promise<void>((resolve) => {
+      let at = this.queue.length;
+      while (at > 0 && this.queue[at - 1]!.priority > priority) at--;
+      this.queue.splice(at, 0, { priority, resolve });
+    });
   }
 
   /** Hand the slot to the next waiter, or free it. */
   private release(): void {
     const next = this.queue.shift();
-    if (next) next();
+    if (next) next.resolve();
     else this.active--;
   }
 }

@@ -247,6 +247,13 @@ function memoized(fn: (check: CheckDef, kinds: KindRegistry) => string[]): (chec
   };
 }
 
+/** Whether a check has a step that mostly waits without calling the agent (StepKind.waits). */
+export function checkWaits(check: CheckDef, kinds: KindRegistry): boolean {
+  return waitingKinds(check, kinds).length > 0;
+}
+
+const waitingKinds = memoized((check, kinds) => allSteps(check.steps, kinds).flatMap((s) => (kinds.stepKind(s.kind)?.waits === true ? [s.kind] : [])));
+
 /** The checks that publish the facts a check's templates read. */
 export const factPublishersOf = memoized((check, kinds) =>
   [...new Set(allSteps(check.steps, kinds).flatMap((s) => factsRead(s, kinds).map((f) => kinds.factPublisher(f)!)))].filter((id) => id !== check.id),

@@ -13,7 +13,7 @@ import { buildProfile, type AgentProfile } from './profile.js';
 import { ObservedReplies } from './observed.js';
 import { Limiter, type Lend } from './limiter.js';
 import { preflight, preflightPrerequisites, runCheck, skippedResult, type CheckEnv } from './check-runner.js';
-import { factPublishersOf, orderSuites, prerequisitesOf, runsBefore, suitePositions } from './loader.js';
+import { checkWaits, factPublishersOf, orderSuites, prerequisitesOf, runsBefore, suitePositions } from './loader.js';
 import { compileCheckGlobs } from './glob.js';
 import { countOutcomes, coverageOf, headline, overallStatus, summarizeSuites } from './summarize.js';
 import { HARNESS_VERSION } from '../version.js';
@@ -208,6 +208,9 @@ async function runChecks(plan: RunPlan, suites: SuiteDef[], profiles: AgentProfi
   // serial check of the same suite) block it deterministically; any other prerequisite in the
   // check's own suite only names what blocked a setup step that failed.
   const position = suitePositions(suites);
+  // Queued checks get slots (the limiter's priority) first if they mostly wait (webhook flows and
+  // quiet periods: their waits then overlap the other checks' calls), then in suite order.
+  const rank = (check: CheckDef) => (position.get(check.id) ?? 0) - (checkWaits(check, plan.kinds) ? suites.length : 0);
   const earlier = (check: CheckDef) => prerequisitesOf(check, plan.kinds).filter((id) => runsBefore(id, check, suites, position));
 
   const runOne = async (suite: SuiteDef, check: CheckDef, env: CheckEnv, lend: Lend) => {
@@ -235,15 +238,63 @@ async function runChecks(plan: RunPlan, suites: SuiteDef[], profiles: AgentProfi
         kinds: plan.kinds,
         facts,
       };
-      for (const suite of suites) {
-        if (!suiteRunsOn(suite, transport.kind)) continue;
-        const parallel = suite.checks.filter((c) => !c.serial);
-        const serial = suite.checks.filter((c) => c.serial);
-        await Promise.all(parallel.map((check) => limiter.run((lend) => runOne(suite, check, env, lend))));
-        for (const check of serial) await limiter.run((lend) => runOne(suite, check, env, lend));
-      }
+      const mine = suites.filter((suite) => suiteRunsOn(suite, transport.kind));
+      for (const phase of phasesOf(mine)) await runPhase(phase, (suite, check, lend) => runOne(suite, check, env, lend));
     }),
   );
+
+  /**
+   * One phase of one transport. A `first` or `last` phase runs its suites one after another (setup
+   * before everything; schemas after every reply it grades). In the `normal` phase suites overlap:
+   * a check waits only for what it depends on (its earlier prerequisites and the publishers of the
+   * facts it reads, prerequisitesOf) and, when serial, for the rest of its suite before it, so a
+   * suite whose checks mostly wait for webhooks does not hold back the next one. Waiting for
+   * dependencies happens outside the limiter: no slot is held meanwhile.
+   */
+  async function runPhase(phase: Phase, run: (suite: SuiteDef, check: CheckDef, lend: Lend) => Promise<void>): Promise<void> {
+    if (phase.order !== 'normal') {
+      for (const suite of phase.suites) await runSuite(suite, new Map(), run);
+      return;
+    }
+    const done = new Map<string, Promise<void>>();
+    await Promise.all(phase.suites.map((suite) => runSuite(suite, done, run)));
+  }
+
+  /** The suite's parallel checks at once, then its serial ones in order; `done` collects each check's end for later dependents. */
+  function runSuite(suite: SuiteDef, done: Map<string, Promise<void>>, run: (suite: SuiteDef, check: CheckDef, lend: Lend) => Promise<void>): Promise<void> {
+    const after = (check: CheckDef) => Promise.all(earlier(check).map((id) => done.get(id)));
+    const parallel = suite.checks
+      .filter((c) => !c.serial)
+      .map((check) => {
+        const p = after(check).then(() => limiter.run((lend) => run(suite, check, lend), rank(check)));
+        done.set(check.id, p);
+        return p;
+      });
+    let previous: Promise<unknown> = Promise.all(parallel);
+    for (const check of suite.checks.filter((c) => c.serial)) {
+      const p = previous.then(() => after(check)).then(() => limiter.run((lend) => run(suite, check, lend), rank(check)));
+      done.set(check.id, p);
+      previous = p;
+    }
+    return previous.then(() => undefined);
+  }
+}
+
+interface Phase {
+  order: NonNullable<SuiteDef['order']>;
+  suites: SuiteDef[];
+}
+
+/** Suites (in run order) grouped into consecutive phases of the same order class. */
+function phasesOf(suites: readonly SuiteDef[]): Phase[] {
+  const phases: Phase[] = [];
+  for (const suite of suites) {
+    const order = suite.order ?? 'normal';
+    const last = phases.at(-1);
+    if (last?.order === order) last.suites.push(suite);
+    else phases.push({ order, suites: [suite] });
+  }
+  return phases;
 }
 
 interface Finished {

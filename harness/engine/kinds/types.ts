@@ -135,6 +135,12 @@ export interface StepKind {
   stepFields?: string[];
   /** Facts the kind reads in code (engine/plugin.ts), so checks using it depend on their publishers like a template does. */
   reads?: readonly string[];
+  /**
+   * The step spends most of its time waiting without calling the agent (through ctx.idle): a
+   * check with such a step is given a concurrency slot before the others, so its wait overlaps
+   * their calls instead of ending the run after them (engine/run.ts).
+   */
+  waits?: boolean;
   run(step: StepDef, ctx: CheckContext): Promise<{ verdict: StepVerdict; record?: StepRecord }>;
 }
 

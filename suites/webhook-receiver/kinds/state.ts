@@ -67,6 +67,7 @@ function countKey(state: StateReadBack, key: string): number {
 
 export const receiverState: StepKind = {
   name: 'receiver_state',
+  waits: true,
   fields: {
     task: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
     expect_task_status: { enum: [...STATUSES] },

@@ -123,6 +123,7 @@ async function verifyEnv(ctx: CheckContext, capture: Capture, settings: Emission
 
 export const webhookWait: StepKind = {
   name: 'webhook_wait',
+  waits: true,
   fields: {
     /** Id of this check's webhook_receiver step. */
     receiver: { type: 'string', minLength: 1 },
@@ -152,7 +153,7 @@ export const webhookWait: StepKind = {
     const waitMs = step.wait_s !== undefined ? Math.round((step.wait_s as number) * 1000) : limits.waitMs;
     // Waiting for the seller's deliveries and watching the quiet period send nothing to the agent:
     // the check's concurrency slot is lent out meanwhile.
-    const reached = await ctx.idle(async () => {
+    const { reached, upto } = await ctx.idle(async () => {
       const got = await capture.waitUntil(
         () => {
           const c = counts(capture, where);
@@ -162,11 +163,11 @@ export const webhookWait: StepKind = {
         ctx.signal,
       );
       if (got && quiet && !ctx.signal.aborted) await sleep(limits.quietMs, undefined, { signal: ctx.signal }).catch(() => undefined);
-      return got;
+      // Judge what had arrived when the wait ended (not when the slot came back); anything later
+      // is not verified yet and stays out.
+      return { reached: got, upto: capture.deliveries.length };
     });
     if (ctx.signal.aborted) return { verdict: { status: 'unmet', message: 'the run budget ran out while waiting for webhooks' } };
-    // Judge what had arrived by now; anything later is not verified yet and stays out.
-    const upto = capture.deliveries.length;
     await verifyCapture(capture, await verifyEnv(ctx, capture, settings));
     for (const d of capture.deliveries.slice(0, upto)) if (!ctx.exchanges.includes(d.exchange)) ctx.exchanges.push(d.exchange);
     const snap = snapshot(capture, upto);
@@ -203,6 +204,7 @@ interface ActivityEntry {
 
 export const webhookActivity: StepKind = {
   name: 'webhook_activity',
+  waits: true,
   fields: {
     /** get_media_buys arguments naming the buy (include_webhook_activity is added). */
     args: { type: 'object' },
