@@ -1,6 +1,6 @@
 /**
  * Webhook receiver benchmark (for `npm run bench`): signed webhooks per second the mock buyer
- * accepts with RFC 9421 verification and durable dedup (group-committed SQLite, synchronous=FULL)
+ * accepts with RFC 9421 verification and durable dedup (group-committed SQLite, the WAL fsynced before each acknowledgement)
  * against the same receiver with verification and dedup switched off, measured side by side in
  * one run over loopback HTTP. Requests are signed before timing; blocks of requests alternate
  * between the two receivers so machine noise hits both alike; ops/s come from the median block.

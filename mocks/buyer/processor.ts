@@ -31,8 +31,9 @@ interface TaskRow {
 
 const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
 
-/** Deliveries per processing transaction (bodies are up to 1 MB each: this bounds memory). */
-export const PROCESS_BATCH = 16;
+/** Deliveries per processing transaction, at most; and body bytes per batch, at most (bodies are up to 1 MB each). */
+export const PROCESS_BATCH = 128;
+export const PROCESS_BATCH_BYTES = 4 * 1024 * 1024;
 
 export class Processor {
   private running = false;
@@ -41,6 +42,7 @@ export class Processor {
   private waiters: Array<() => void> = [];
   private readonly s;
   private readonly processBatch: (rows: InboxRow[]) => void;
+  private readonly processPlain: (rows: InboxRow[]) => void;
   private readonly bump;
 
   constructor(
@@ -50,7 +52,12 @@ export class Processor {
     this.paused = o.paused === true;
     this.bump = bumpCounter(db);
     this.s = {
-      batch: db.prepare<[number], InboxRow>('SELECT * FROM inbox ORDER BY seq LIMIT ?'),
+      // The oldest rows, stopping before the one whose body would pass the byte bound (always at least one).
+      batch: db.prepare<[number, number], InboxRow>(
+        `SELECT seq, sender, endpoint, mode, idem_key, delivery_kind, received_at, body FROM (
+           SELECT *, SUM(length(body)) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - length(body) AS before FROM inbox ORDER BY seq LIMIT ?
+         ) WHERE before < ?`,
+      ),
       count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM inbox'),
       task: db.prepare<[string, string], TaskRow>('SELECT status, timestamp_ms FROM task_state WHERE sender = ? AND task_id = ?'),
       setTask: db.prepare(
@@ -65,8 +72,13 @@ export class Processor {
       ),
       done: db.prepare('DELETE FROM inbox WHERE seq = ?'),
     };
-    // One transaction per batch (one fsync), one savepoint per delivery: a delivery whose
-    // processing throws is recorded as processed with the error and never retried forever.
+    // One transaction per batch. Without savepoints first (nothing throws, the common case); when
+    // a delivery's processing throws, the batch is rolled back and runs again with one savepoint
+    // per delivery: the one that throws is recorded as processed with the error and never
+    // retried forever.
+    this.processPlain = db.transaction((rows: InboxRow[]) => {
+      for (const row of rows) this.apply(row);
+    });
     const one = db.transaction((row: InboxRow) => this.apply(row));
     this.processBatch = db.transaction((rows: InboxRow[]) => {
       for (const row of rows) {
@@ -127,7 +139,7 @@ export class Processor {
       this.running = false;
       return;
     }
-    const rows = this.s.batch.all(PROCESS_BATCH);
+    const rows = this.s.batch.all(PROCESS_BATCH, PROCESS_BATCH_BYTES);
     if (rows.length === 0) {
       this.running = false;
       const waiters = this.waiters;
@@ -136,7 +148,16 @@ export class Processor {
       return;
     }
     try {
-      this.processBatch(rows);
+      // The processing commit does not wait for the disk (synchronous=NORMAL; only
+      // acknowledgements do, store/commit.ts): it deletes the inbox rows in the same transaction
+      // that records them processed, so if a power loss took it back, both come back together
+      // and the deliveries are processed then, once. The next acknowledged commit's fsync makes
+      // it durable with everything before it in the WAL.
+      try {
+        this.processPlain(rows);
+      } catch {
+        this.processBatch(rows);
+      }
     } catch (err) {
       // The database itself failed: stop, the deliveries stay queued for the next start.
       this.o.log(`mock buyer: processing stopped: ${(err as Error).message}`);

@@ -1,10 +1,21 @@
 /**
  * Group commit: units of work submitted in the same turn of the event loop run in one SQLite
- * transaction (each in its own savepoint, so one failing unit does not undo the others), and
- * every submitter learns its result only after COMMIT returned — with synchronous=FULL that is
- * after the WAL reached the disk. This is what lets the receiver send its 200 only once the
- * dedup row is durable, without paying one fsync per webhook under load.
+ * transaction, and one failing unit does not undo the others: the batch runs without savepoints
+ * first (the common case: nothing fails), and when a unit throws, the whole transaction is rolled
+ * back and the batch runs again with one savepoint per unit. Units are database work only, so
+ * running one again after a rollback is safe.
+ *
+ * Every submitter learns its result only once its transaction is on disk. The connection commits
+ * with synchronous=NORMAL (COMMIT writes the WAL but does not wait for the disk), and the
+ * committer then fsyncs the WAL file itself, on libuv's thread pool: the event loop keeps
+ * verifying and admitting deliveries meanwhile, and every transaction committed before an fsync
+ * started is released by that one fsync. The receiver therefore sends its 200 only once the dedup
+ * row survives a power loss (as with synchronous=FULL), without one fsync per webhook and without
+ * blocking on the disk. A checkpoint syncs the WAL before it copies it into the database file and
+ * syncs that file after (SQLite, synchronous=NORMAL), so a frame moved out of the WAL is on disk too.
  */
+import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Transaction } from 'better-sqlite3';
 import type { Db } from './db.js';
 
@@ -14,6 +25,9 @@ interface Unit {
   reject: (e: unknown) => void;
 }
 
+/** Settles one submitter: with an error when its commit could not be made durable. */
+type Settle = (syncError?: unknown) => void;
+
 /** Units per transaction; more wait for the next one. */
 export const MAX_BATCH = 512;
 
@@ -22,9 +36,15 @@ export class GroupCommitter {
   private scheduled = false;
   private closed = false;
   private readonly batch: Transaction<(units: Unit[]) => Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>>;
+  private readonly plain: Transaction<(units: Unit[]) => unknown[]>;
+  /** Committed, waiting for the next fsync of the WAL. */
+  private unsynced: Settle[] = [];
+  private syncing = false;
+  private walFd: number | undefined;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     const unit = db.transaction((work: () => unknown) => work());
+    this.plain = db.transaction((units: Unit[]) => units.map((u) => u.work()));
     this.batch = db.transaction((units: Unit[]) =>
       units.map((u) => {
         try {
@@ -36,7 +56,7 @@ export class GroupCommitter {
     );
   }
 
-  /** Run `work` inside the next batch transaction; resolves with its result after COMMIT. */
+  /** Run `work` inside the next batch transaction; resolves with its result once the commit is on disk. */
   run<T>(work: () => T): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     return new Promise<T>((resolve, reject) => {
@@ -61,23 +81,85 @@ export class GroupCommitter {
       setImmediate(() => this.flush());
     }
     if (units.length === 0) return;
-    let results;
+    const settled = this.commit(units);
+    this.unsynced.push(...settled);
+    this.sync();
+  }
+
+  /** Commit the units; what settles each submitter once the commit is on disk. */
+  private commit(units: Unit[]): Settle[] {
     try {
-      results = this.batch.immediate(units);
+      const values = this.plain.immediate(units);
+      return units.map((u, i) => (e) => (e ? u.reject(e) : u.resolve(values[i])));
+    } catch {
+      // A unit failed (or the database did): the transaction is rolled back; run the batch
+      // again, each unit in its own savepoint.
+    }
+    try {
+      const results = this.batch.immediate(units);
+      return units.map((u, i) => {
+        const r = results[i]!;
+        return r.ok ? (e) => (e ? u.reject(e) : u.resolve(r.value)) : () => u.reject(r.error);
+      });
     } catch (error) {
+      // Nothing was committed: the submitters learn it at once.
       for (const u of units) u.reject(error);
+      return [];
+    }
+  }
+
+  /** Start an fsync of the WAL for every commit so far, unless one is running (its end starts the next). */
+  private sync(): void {
+    if (this.syncing || this.unsynced.length === 0) return;
+    const fd = this.wal();
+    const settled = this.unsynced;
+    this.unsynced = [];
+    if (fd === undefined) {
+      for (const s of settled) s();
       return;
     }
-    units.forEach((u, i) => {
-      const r = results[i]!;
-      if (r.ok) u.resolve(r.value);
-      else u.reject(r.error);
+    this.syncing = true;
+    fsync(fd, (err) => {
+      this.syncing = false;
+      // A failed fsync leaves nothing known durable: the submitters are refused (the sender retries).
+      for (const s of settled) s(err ?? undefined);
+      if (this.closed) this.closeWal();
+      else this.sync();
     });
   }
 
-  /** Commit what is queued, then refuse new work. */
+  /** The WAL's file descriptor (opened once it exists); undefined for an in-memory database. */
+  private wal(): number | undefined {
+    if (this.walFd !== undefined || this.db.memory || this.closed) return this.walFd;
+    this.walFd = openSync(`${this.db.name}-wal`, 'r');
+    // The WAL's directory entry must be durable too (once, when the file is first used).
+    const dir = openSync(dirname(this.db.name), 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+    return this.walFd;
+  }
+
+  /** Commit what is queued, make it durable, then refuse new work. */
   close(): void {
-    while (this.queue.length > 0) this.flush();
+    while (this.queue.length > 0) {
+      this.scheduled = false;
+      this.unsynced.push(...this.commit(this.queue.splice(0, MAX_BATCH)));
+    }
     this.closed = true;
+    const settled = this.unsynced;
+    this.unsynced = [];
+    if (this.walFd !== undefined) fsyncSync(this.walFd);
+    for (const s of settled) s();
+    // An fsync still running closes the file when it ends.
+    if (!this.syncing) this.closeWal();
+  }
+
+  private closeWal(): void {
+    if (this.walFd === undefined) return;
+    closeSync(this.walFd);
+    this.walFd = undefined;
   }
 }
