@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './harness/testing/test-times.js';
 
 export default defineConfig({
   test: {
@@ -9,5 +10,7 @@ export default defineConfig({
     // The machine running CI has two cores.
     maxWorkers: 2,
     maxConcurrency: 3,
+    // The slowest files start first, so none is left running alone at the end (harness/testing/test-times.ts).
+    sequence: { sequencer: SlowFirstSequencer },
   },
 });

@@ -15,6 +15,7 @@ import { webhookReceiverBench } from '../mocks/buyer/bench.js';
 import { fuzzBench } from './fuzz.js';
 import { proxyBench } from './proxy.js';
 import { fleetBench } from './fleet.js';
+import { cliBench } from './cli.js';
 
 interface Section {
   id: string;
@@ -24,6 +25,7 @@ interface Section {
 
 const SECTIONS: Section[] = [
   { id: 'harness', title: 'MCP transport vs bare undici per call; full run against the mock', run: () => harnessBench() },
+  { id: 'cli', title: 'CLI cold start: proto-comply --version vs node -e 0', run: () => cliBench() },
   { id: 'signing', title: 'RFC 9421 verifier (full checklist) vs raw node:crypto; @noble/ed25519 vs node:crypto', run: () => signingBench() },
   {
     id: 'buyer',

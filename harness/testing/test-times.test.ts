@@ -1,0 +1,18 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { SLOW_TEST_FILES } from './test-times.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('slowest test files', () => {
+  it('each listed file exists', () => {
+    for (const file of Object.keys(SLOW_TEST_FILES)) expect(existsSync(`${ROOT}${file}`), file).toBe(true);
+  });
+
+  it('the README names exactly these files with these times', () => {
+    const readme = readFileSync(`${ROOT}README.md`, 'utf8');
+    const rows = [...readme.matchAll(/^\| `([^`]+\.test\.ts)` \| (\d+) \|/gm)].map((m) => [m[1], Number(m[2])]);
+    expect(Object.fromEntries(rows)).toEqual(SLOW_TEST_FILES);
+  });
+});

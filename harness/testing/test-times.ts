@@ -1,0 +1,41 @@
+/**
+ * The slowest test files, with their time in seconds on the 2-core CI machine (a quiet fresh-clone
+ * `.ci/run`, vitest's per-file time). Two uses:
+ * - vitest starts these first, longest first (`SlowFirstSequencer`, vitest.config.ts): in a fresh
+ *   clone vitest has no timings of its own and would start the biggest files first, which left a
+ *   two-minute fault matrix (a small file) to run alone at the end;
+ * - the README's "Tests" section names them with these times (checked by test-times.test.ts).
+ * Refresh the figures from a CI log when a file's time changes much.
+ */
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+export const SLOW_TEST_FILES: Readonly<Record<string, number>> = {
+  'harness/cli/fuzz-command.test.ts': 110,
+  'harness/cli/hostile-agents.test.ts': 95,
+  'suites/faults.test.ts': 88,
+  'suites/webhooks/webhooks.faults.test.ts': 78,
+  'harness/cli/proxy-command.test.ts': 53,
+  'harness/cli/cli.test.ts': 49,
+  'harness/fuzz/fuzz.test.ts': 45,
+  'harness/cli/registry-command.test.ts': 41,
+  'suites/signatures/signatures.faults.test.ts': 41,
+  'harness/fuzz/kill-rate.test.ts': 40,
+  'harness/registry/postgres.test.ts': 32,
+  'harness/cli/run-registry.test.ts': 30,
+  'mocks/buyer/faults.test.ts': 30,
+  'suites/interop/sdk-sellers.test.ts': 23,
+};
+
+/** Known slow files first, longest first; every other file after them in vitest's own order. */
+export class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const base = await super.sort(files);
+    const root = this.ctx.config.root;
+    const seconds = (f: TestSpecification) => SLOW_TEST_FILES[relative(root, f.moduleId).split('\\').join('/')] ?? -1;
+    return base
+      .map((f, i) => ({ f, i, s: seconds(f) }))
+      .sort((a, b) => b.s - a.s || a.i - b.i)
+      .map(({ f }) => f);
+  }
+}
