@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SuiteLoadError, validateSuite } from './loader.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSuiteFile, SuiteLoadError, validateSuite } from './loader.js';
 import { KindRegistry } from './kinds/registry.js';
 
 const KINDS = new KindRegistry();
@@ -55,5 +58,38 @@ describe('suite loader', () => {
   ])('rejects %s', (_name, mutate, message) => {
     expect(() => validateSuite(variant(mutate), 'demo.yaml', KINDS)).toThrow(SuiteLoadError);
     expect(() => validateSuite(variant(mutate), 'demo.yaml', KINDS)).toThrow(message);
+  });
+});
+
+describe('suite files', () => {
+  const load = (text: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'suite-file-'));
+    try {
+      const file = join(dir, 'demo.yaml');
+      writeFileSync(file, text);
+      return loadSuiteFile(file, KINDS);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const suite = (checkExtra: string) => `id: demo
+title: Demo
+fragments:
+  spec: &spec { doc: interface-spec, section: "7" }
+checks:
+  - id: demo.area.rule
+    title: a rule
+    level: MUST
+    spec: { <<: *spec, rule: "merged" }
+    steps: [{ kind: call, task: get_products, expect: [{ kind: success }] }]
+${checkExtra}`;
+
+  it('reads merge keys', () => {
+    expect(load(suite('')).checks[0]!.spec).toMatchObject({ doc: 'interface-spec', section: '7', rule: 'merged' });
+  });
+
+  it('refuses a duplicated key, naming the file and the line', () => {
+    expect(() => load(suite('    title: again\n'))).toThrow(SuiteLoadError);
+    expect(() => load(suite('    title: again\n'))).toThrow(/demo\.yaml: duplicated mapping key \(11:5\)/);
   });
 });
