@@ -191,7 +191,7 @@ export function loadSuiteFile(path: string, kinds: KindRegistry): SuiteDef {
   let data: unknown;
   try {
     // js-yaml (merge keys `<<`, duplicate keys refused): the suites are read at every start, and it
-    // parses them about seven times faster than the \`yaml\` package the user-facing files use.
+    // parses them about seven times faster than the `yaml` package the user-facing files use.
     data = loadYaml(readFileSync(path, 'utf8'));
   } catch (e) {
     throw new SuiteLoadError(`${path}: ${(e as Error).message}`);
