@@ -72,3 +72,17 @@ describe('GroupCommitter', () => {
     db.close();
   });
 });
+
+describe('GroupCommitter without a WAL', () => {
+  it('syncs the database file when the journal is not a WAL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'commit-test-'));
+    dirs.push(dir);
+    const db = openDatabase(join(dir, 'buyer.sqlite'));
+    db.pragma('journal_mode = DELETE');
+    const c = new GroupCommitter(db);
+    await expect(Promise.all([c.run(bump(db)), c.run(bump(db))])).resolves.toEqual([1, 1]);
+    expect(count(db)).toBe(2);
+    c.close();
+    db.close();
+  });
+});

@@ -14,7 +14,7 @@
  * blocking on the disk. A checkpoint syncs the WAL before it copies it into the database file and
  * syncs that file after (SQLite, synchronous=NORMAL), so a frame moved out of the WAL is on disk too.
  */
-import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, existsSync, fsync, fsyncSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Transaction } from 'better-sqlite3';
 import type { Db } from './db.js';
@@ -111,9 +111,16 @@ export class GroupCommitter {
   /** Start an fsync of the WAL for every commit so far, unless one is running (its end starts the next). */
   private sync(): void {
     if (this.syncing || this.unsynced.length === 0) return;
-    const fd = this.wal();
     const settled = this.unsynced;
     this.unsynced = [];
+    let fd: number | undefined;
+    try {
+      fd = this.wal();
+    } catch (error) {
+      // The file cannot be opened for syncing: nothing is known durable, the submitters are refused.
+      for (const s of settled) s(error);
+      return;
+    }
     if (fd === undefined) {
       for (const s of settled) s();
       return;
@@ -131,7 +138,10 @@ export class GroupCommitter {
   /** The WAL's file descriptor (opened once it exists); undefined for an in-memory database. */
   private wal(): number | undefined {
     if (this.walFd !== undefined || this.db.memory || this.closed) return this.walFd;
-    this.walFd = openSync(`${this.db.name}-wal`, 'r');
+    // The WAL, or the database file itself when the journal is not a WAL (a file system without
+    // WAL support leaves SQLite in rollback mode).
+    const wal = `${this.db.name}-wal`;
+    this.walFd = openSync(existsSync(wal) ? wal : this.db.name, 'r');
     // The WAL's directory entry must be durable too (once, when the file is first used).
     const dir = openSync(dirname(this.db.name), 'r');
     try {
