@@ -80,13 +80,14 @@ export function validRequests(task: string, ctx: FuzzContext): fc.Arbitrary<Reco
 /**
  * Defects the schema can express but whose refusal the spec leaves open, so they are never
  * near-valid cases: a malformed `context` (spec 4.3 says the seller echoes it, not that it refuses
- * a malformed one); the syntax of a host name (spec 4.3 names a `domain`, not the syntax a seller
+ * a malformed one); a `$schema` that is not a string (spec 4.3, 9: a request may carry one, with no
+ * word on refusing another); the syntax of a host name (spec 4.3 names a `domain`, not the syntax a seller
  * must refuse); a budget of zero or less (spec 4.3 says a number); and the key format on reads
  * (digest 3.1: reads may omit the key; the format binds the mutating requests that require it, and
  * refusing low-entropy keys is a SHOULD).
  */
 const OPEN_DEFECTS: Record<string, readonly OpenDefect[]> = {
-  '*': [{ pointer: '/context' }, { pointer: '*', kinds: ['malformed-host'] }],
+  '*': [{ pointer: '/context' }, { pointer: '/$schema' }, { pointer: '*', kinds: ['malformed-host'] }],
   create_media_buy: [{ pointer: '/packages/0/budget', kinds: ['out-of-range'] }],
   get_products: [{ pointer: '/idempotency_key' }],
   get_media_buys: [{ pointer: '/idempotency_key' }],

@@ -114,6 +114,16 @@ const PROBES: Record<string, Probe> = {
       return products.some((p) => !Array.isArray(p.pricing_options) || typeof p.forecast?.impressions?.min !== 'number');
     },
   },
+  'available-actions-mode-missing': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      return !(buy.available_actions as Record<string, unknown>[]).every((a) => typeof a.mode === 'string');
+    },
+  },
+  'schema-url-refused': {
+    violated: async ({ client }) =>
+      (await codeOf(client, 'get_products', { brief: 'x', $schema: 'https://schemas.example/schemas/v3/media-buy/get-products-request.json' })) !== undefined,
+  },
   'context-not-echoed': { violated: async ({ client }) => (await client.ok('get_products', { brief: 'x', context: { id: 1 } })).context === undefined },
   'session-per-call': {
     async violated({ seller }) {

@@ -183,6 +183,11 @@ const BUILTIN: FaultDef[] = [
     targets: ['schemas.response.get_products'],
   },
   {
+    name: 'schema-url-refused',
+    rule: 'a request may carry a $schema string naming its schema (interface spec 4.3, 9); a request carrying one is refused as INVALID_REQUEST',
+    targets: ['schemas.request.schema-url-accepted'],
+  },
+  {
     name: 'context-not-echoed',
     rule: 'the request context object must be echoed verbatim (interface spec 4.3); it is dropped',
     targets: ['schemas.context.echoed'],
@@ -325,6 +330,11 @@ const BUILTIN: FaultDef[] = [
     name: 'valid-actions-stale-after-pause',
     rule: 'valid_actions match the state (digest 4.3); a paused buy still lists pause and not resume',
     targets: ['state-machine.valid-actions.match-state'],
+  },
+  {
+    name: 'available-actions-mode-missing',
+    rule: 'each available_actions[] entry carries a mode: self_serve, conditional_self_serve or requires_approval (digest 4.3); no entry has one',
+    targets: ['schemas.response.create_media_buy', 'schemas.response.update_media_buy', 'schemas.response.get_media_buys'],
   },
   {
     name: 'pause-ignored',

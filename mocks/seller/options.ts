@@ -94,7 +94,7 @@ export interface MockWebhookOptions {
   maxAttempts?: number;
   /** Timeout of one POST, connect included (default 5000 ms). */
   timeoutMs?: number;
-  /** Impairment coalescing window in real time (default 100 ms; at most 5 minutes). */
+  /** Coalescing window of general impairments (default 100 ms; at most 5 minutes), on the seller's clock. */
   impairmentWindowMs?: number;
   /** Distinct webhook URLs one principal may register per hour (default 1000); beyond it INVALID_REQUEST. */
   maxUrlsPerPrincipal?: number;

@@ -188,4 +188,5 @@ export const CONTROLLER_FREE_WEBHOOKS: readonly string[] = [
   'webhooks.auth.short-credential-refused',
   'webhooks.registration.reserved-url-refused',
   'webhooks.registration.http-url-refused',
+  'webhooks.activity.only-when-asked',
 ];

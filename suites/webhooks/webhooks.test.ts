@@ -46,14 +46,15 @@ describe('the webhooks suite', () => {
         transports: ['mcp'],
         seed: '7',
       });
-      // the ten selected checks pass, and the setup checks they read facts from (account, product) ran first
-      expect(run.checks.filter((c) => c.suite_id === 'webhooks' && c.outcome === 'pass').length).toBe(10);
+      // the eleven selected checks pass, and the setup checks they read facts from (account, product) ran first
+      expect(run.checks.filter((c) => c.suite_id === 'webhooks' && c.outcome === 'pass').length).toBe(11);
       expect(run.checks.filter((c) => c.suite_id === 'setup').map((c) => `${c.check_id} ${c.outcome}`)).toEqual([
         'setup.account.usable pass',
         'setup.products.offered pass',
       ]);
-      // task-completed serves nine of the checks, two-reports the tenth: two creates in all.
-      expect(lines.filter((l) => /^mcp create_media_buy /.test(l))).toHaveLength(2);
+      // task-completed serves nine of the checks, two-reports the tenth, and envelope.token
+      // registers its own token: three creates in all.
+      expect(lines.filter((l) => /^mcp create_media_buy /.test(l))).toHaveLength(3);
     } finally {
       await seller.close();
     }

@@ -11,7 +11,7 @@ import type { ClockScope, SellerClock } from './clock.js';
 import { failure, invalidRequest } from './errors.js';
 import { accountKeyOf } from './validation.js';
 import type { SellerEvents, MediaBuyStatusChanged } from './events.js';
-import { type MediaBuyRecord, type MediaBuyStatus, type PackageRecord, round2, totalBudget, shownValidActions } from './media-buy-record.js';
+import { type MediaBuyRecord, type MediaBuyStatus, type PackageRecord, round2, totalBudget, shownValidActions, availableActions } from './media-buy-record.js';
 
 const KIND = 'media_buy';
 
@@ -144,6 +144,7 @@ export class MediaBuyService {
         ...(p.paused ? { paused: true } : {}),
       })),
       valid_actions: shownValidActions(buy, this.deps.faults),
+      available_actions: availableActions(buy, this.deps.faults),
       confirmed_at: buy.confirmed_at,
     };
     if (buy.account !== undefined) out.account = buy.account;

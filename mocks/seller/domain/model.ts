@@ -82,6 +82,10 @@ export class SellerModel {
     if (this.s.faults.has('push-config-crashes-sync-task') && def.idempotency === 'read' && rawArgs.push_notification_config !== undefined) {
       throw new Error(`${name} cannot register push_notification_config`);
     }
+    // The buggy seller takes $schema for an unknown field (interface spec 4.3: any request may carry it).
+    if (this.s.faults.has('schema-url-refused') && rawArgs.$schema !== undefined) {
+      return { kind: 'error', error: { code: 'INVALID_REQUEST', message: 'unknown field $schema', recovery: 'correctable' } };
+    }
     const parsed = def.schema.safeParse(rawArgs);
     if (!parsed.success) {
       const error = toValidationFailure(parsed.error).body;

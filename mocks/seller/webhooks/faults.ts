@@ -111,6 +111,33 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     targets: ['webhooks.impairment.coalesced'],
   },
   {
+    name: 'webhook-impairment-window-exceeded',
+    rule: 'a general impairment is pushed within the default window of 5 minutes at most, never longer without the buyer opting in (interface spec 6.5 rule 9, 8); general impairments are held for 10 minutes of seller time',
+    targets: ['webhooks.impairment.window-general'],
+    // Held that long, the pair of impairments the coalescing check makes arrives after its wait too.
+    collateral: ['webhooks.impairment.coalesced'],
+  },
+  {
+    name: 'webhook-impairment-latency-held',
+    rule: 'latency-sensitive impairments (fraud, brand safety) are pushed within a minute or at once (interface spec 6.5 rule 9); they are held for the general 5-minute window',
+    targets: ['webhooks.impairment.window-latency-sensitive'],
+  },
+  {
+    name: 'webhook-token-not-echoed',
+    rule: 'a delivery echoes push_notification_config.token as token (digest 5.2); the token is left out',
+    targets: ['webhooks.envelope.token'],
+  },
+  {
+    name: 'webhook-activity-unasked',
+    rule: 'webhook_activity[] is in a buy read only when include_webhook_activity is true (interface spec 2.4a, 4.3); get_media_buys always carries it',
+    targets: ['webhooks.activity.only-when-asked'],
+  },
+  {
+    name: 'webhook-impairments-not-in-snapshot',
+    rule: "a buy's impairments are readable in get_media_buys impairments[], the recovery path for a missed impairment push (interface spec 6.5 rule 10, 2.4a); the snapshot always shows an empty list",
+    targets: ['webhooks.impairment.snapshot'],
+  },
+  {
     name: 'webhook-task-id-not-echoed',
     rule: "a task webhook carries the task's task_id (interface spec 3.2 rule 3, 6.1); it carries the id of the media buy the task produced",
     targets: ['webhooks.task.status-change', 'webhooks.envelope.fields', 'webhooks.a2a.both-channels'],

@@ -26,7 +26,8 @@ import { type ActivityEntry, WebhookActivity } from './activity.js';
 import { ChannelStore } from './channels.js';
 import { a2aTaskEnvelope } from './envelopes/a2a.js';
 import { buyStatusEnvelope, deliveryReportEnvelope, impairmentEnvelope, inlineResultEnvelope, taskEnvelope } from './envelopes/mcp.js';
-import { ImpairmentCoalescer } from './impairments.js';
+import { checkCoalescingWindows, ImpairmentCoalescer, MAX_COALESCE_WINDOW_MS, type CoalescingWindows } from './impairments.js';
+import type { SellerClock } from '../domain/clock.js';
 import type { SellerWebhookKeys } from './keys.js';
 import { type WebhookRegistration, parseRegistration, registrationOf } from './registration.js';
 import { type RetryPolicy, WebhookSender } from './sender.js';
@@ -37,6 +38,16 @@ import type { AddressPolicy } from '../../../harness/net/address-policy.js';
 const WEBHOOK_TASK_STATUSES = new Set(['working', 'input-required', 'completed', 'failed', 'canceled']);
 export const DEFAULT_IMPAIRMENT_WINDOW_MS = 100;
 
+/** The windows the service coalesces with: the configured one, or a fault's. */
+function coalescingWindows(generalMs: number, faults: FaultSet): CoalescingWindows {
+  const w = { generalMs, latencySensitiveMs: 0 };
+  checkCoalescingWindows(w);
+  if (faults.has('webhook-impairments-not-coalesced')) return { generalMs: 0, latencySensitiveMs: 0 };
+  if (faults.has('webhook-impairment-window-exceeded')) w.generalMs = 2 * MAX_COALESCE_WINDOW_MS;
+  if (faults.has('webhook-impairment-latency-held')) w.latencySensitiveMs = MAX_COALESCE_WINDOW_MS;
+  return w;
+}
+
 export interface WebhookServiceDeps {
   ids: ProtocolIds;
   faults: FaultSet;
@@ -46,7 +57,10 @@ export interface WebhookServiceDeps {
   keys: SellerWebhookKeys;
   retry: RetryPolicy;
   timeoutMs: number;
+  /** General impairments' coalescing window (seller time, within the 5-minute default). */
   impairmentWindowMs: number;
+  /** The seller's clock: coalescing deadlines are kept on it. */
+  clock: SellerClock;
   /** Registration-time URL policy and per-principal bound. */
   admission: WebhookAdmission;
   /** Deliveries connect through it, pinned to the addresses it checked. */
@@ -76,8 +90,11 @@ export class WebhookService {
     this.activity = new WebhookActivity(deps.records);
     this.channels = new ChannelStore(deps.records);
     this.sender = new WebhookSender({ ...deps, activity: this.activity });
-    const window = deps.faults.has('webhook-impairments-not-coalesced') ? 0 : deps.impairmentWindowMs;
-    this.coalescer = new ImpairmentCoalescer(window, (principal, id, items) => this.pushImpairments(principal, id, items));
+    this.coalescer = new ImpairmentCoalescer(
+      coalescingWindows(deps.impairmentWindowMs, deps.faults),
+      (principal, id) => this.buyClock(principal, id),
+      (principal, id, items) => this.pushImpairments(principal, id, items),
+    );
     this.unsubscribe = [
       deps.events.on('task.status_changed', (e) => this.onTaskStatus(e)),
       deps.events.on('delivery.simulated', (e) => this.onDelivery(e)),
@@ -124,6 +141,11 @@ export class WebhookService {
   addImpairment(buy: MediaBuyRecord, impairment: Record<string, unknown>): void {
     this.channels.update(buy.principal, buy.media_buy_id, (s) => s.impairments.push(impairment));
     this.coalescer.add(buy.principal, buy.media_buy_id, impairment);
+  }
+
+  /** The test controller moved the seller's clock: impairment batches now due are pushed. */
+  clockAdvanced(): void {
+    this.coalescer.tick();
   }
 
   /** Resolves once nothing is being delivered or waiting for a retry (tests). */
@@ -218,6 +240,11 @@ export class WebhookService {
     });
     const envelope = deliveryReportEnvelope({ buy, notificationType: type, sequence: state.sequence, periodStart, at }, reg, this.deps.faults);
     this.sender.send({ principal: buy.principal, mediaBuyId: buy.media_buy_id, reg, envelope });
+  }
+
+  private buyClock(principal: string, mediaBuyId: string): number {
+    const buy = this.deps.mediaBuys.find(principal, mediaBuyId);
+    return this.deps.clock.now(buy ? this.deps.mediaBuys.clockScope(buy) : undefined);
   }
 
   private pushImpairments(principal: string, mediaBuyId: string, items: Record<string, unknown>[]): void {

@@ -13,7 +13,7 @@ import { verifyRequestSignature } from '../../../harness/signing/verify/verifier
 import type { RunningMockSeller } from '../options.js';
 import { McpTestClient } from '../testing/wire-client.js';
 import { HookReceiver } from '../testing/hook-receiver.js';
-import { ImpairmentCoalescer } from './impairments.js';
+import { checkCoalescingWindows, ImpairmentCoalescer } from './impairments.js';
 import { createArgs, freshAccount, key, startTestSeller } from '../testing/seller-fixtures.js';
 
 const ids = protocolIds('proto');
@@ -207,11 +207,17 @@ describe('impairments', () => {
 });
 
 describe('the impairment coalescer', () => {
+  const general = { generalMs: 1_000, latencySensitiveMs: 0 };
+
   it('batches per buy for the window, and flushes latency-sensitive ones at once', () => {
     vi.useFakeTimers();
     try {
       const pushed: [string, string[]][] = [];
-      const c = new ImpairmentCoalescer(1_000, (principal, buy, items) => pushed.push([`${principal}/${buy}`, items.map((i) => String(i.category))]));
+      const c = new ImpairmentCoalescer(
+        general,
+        () => Date.now(),
+        (principal, buy, items) => pushed.push([`${principal}/${buy}`, items.map((i) => String(i.category))]),
+      );
       c.add('p', 'b1', { category: 'creative_revoked' });
       vi.advanceTimersByTime(500);
       c.add('p', 'b1', { category: 'audience_suspended' });
@@ -223,11 +229,44 @@ describe('the impairment coalescer', () => {
       expect(pushed[1]).toEqual(['p/b2', ['creative_revoked', 'fraud']]);
       vi.advanceTimersByTime(5_000);
       expect(pushed).toHaveLength(2);
-      expect(() => new ImpairmentCoalescer(10 * 60_000, () => {})).toThrow(RangeError);
       c.close();
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("keeps deadlines on the seller's clock: moving it past a window pushes the batch at once", () => {
+    vi.useFakeTimers();
+    try {
+      let offset = 0;
+      const pushed: string[] = [];
+      const windows = { generalMs: 5 * 60_000, latencySensitiveMs: 30_000 };
+      const c = new ImpairmentCoalescer(
+        windows,
+        (_p, buy) => Date.now() + (buy === 'b1' ? offset : 0),
+        (_p, buy) => pushed.push(buy),
+      );
+      c.add('p', 'b1', { category: 'audience_suspended' });
+      c.add('p', 'b2', { category: 'fraud' });
+      offset = 5 * 60_000 - 1;
+      c.tick();
+      expect(pushed).toEqual([]);
+      offset = 5 * 60_000;
+      c.tick();
+      expect(pushed).toEqual(['b1']);
+      // b2's clock did not move: its 30 s window runs in real time.
+      vi.advanceTimersByTime(30_000);
+      expect(pushed).toEqual(['b1', 'b2']);
+      expect(c.pending()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('refuses configured windows beyond the defaults', () => {
+    expect(() => checkCoalescingWindows({ generalMs: 10 * 60_000, latencySensitiveMs: 0 })).toThrow(RangeError);
+    expect(() => checkCoalescingWindows({ generalMs: 1_000, latencySensitiveMs: 60_000 })).toThrow(RangeError);
+    expect(() => checkCoalescingWindows({ generalMs: 5 * 60_000, latencySensitiveMs: 59_999 })).not.toThrow();
   });
 });
 

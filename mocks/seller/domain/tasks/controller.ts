@@ -211,6 +211,7 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
         case 'advance_clock': {
           const { seconds } = parsed.data as z.infer<typeof paramSchemas.advance_clock>;
           const { previous, current } = s.clock.advance(seconds, { principal: caller.principal, account: accountKeyOf(args.account) });
+          s.webhooks.clockAdvanced();
           return completed({
             success: true,
             previous_state: new Date(previous).toISOString(),

@@ -49,8 +49,11 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
         ...s.mediaBuys.renderCurrent(buy, args.include_webhook_activity === true),
         // The buggy seller's read maps the completed state to active (digest 4.2: completed is terminal).
         ...(buy.status === 'completed' && s.faults.has('completed-read-as-active') ? { status: 'active' } : {}),
-        impairments: s.webhooks.impairmentsFor(caller.principal, buy.media_buy_id),
-        ...(args.include_webhook_activity === true ? { webhook_activity: s.webhooks.activityFor(caller.principal, buy.media_buy_id) } : {}),
+        impairments: s.faults.has('webhook-impairments-not-in-snapshot') ? [] : s.webhooks.impairmentsFor(caller.principal, buy.media_buy_id),
+        // The buggy seller sends the list whether or not it was asked for.
+        ...(args.include_webhook_activity === true || s.faults.has('webhook-activity-unasked')
+          ? { webhook_activity: s.webhooks.activityFor(caller.principal, buy.media_buy_id) }
+          : {}),
       }));
       if (s.faults.has('revision-incremented-on-read')) {
         for (const buy of buys) {

@@ -43,7 +43,7 @@ function base(reg: WebhookRegistration, faults: FaultSet, fields: Envelope, cont
   if (faults.has('webhook-domain-missing')) delete out.domain;
   // The buggy seller sends the message as an object (the MCP envelope schema types it as a string).
   if (faults.has('webhook-message-not-string') && typeof out.message === 'string') out.message = { text: out.message };
-  if (reg.token !== undefined) out.token = reg.token;
+  if (reg.token !== undefined && !faults.has('webhook-token-not-echoed')) out.token = reg.token;
   if (context !== undefined && !faults.has('webhook-context-not-echoed')) out.context = context;
   return out;
 }
