@@ -36,6 +36,6 @@ export const webhookCall: StepKind = {
     const reply = await ctx.call(task, args, { ...push, prepare });
     const record = recordOf(reply);
     const verdict = judgeReply(step.expect as ExpectationDef[] | undefined, reply, record, ctx);
-    return { verdict: refusedPushUrl(push.pushNotificationConfig ?? push.a2aPushNotificationConfig, reply, verdict, ctx), record };
+    return { verdict: refusedPushUrl({ push: push.pushNotificationConfig ?? push.a2aPushNotificationConfig, args }, reply, verdict, ctx), record };
   },
 };

@@ -54,6 +54,6 @@ export const call: StepKind = {
       };
     }
     const verdict = judgeReply(step.expect as ExpectationDef[] | undefined, reply, record, ctx);
-    return { verdict: refusedPushUrl(push.pushNotificationConfig ?? push.a2aPushNotificationConfig, reply, verdict, ctx), record };
+    return { verdict: refusedPushUrl({ push: push.pushNotificationConfig ?? push.a2aPushNotificationConfig, args }, reply, verdict, ctx), record };
   },
 };

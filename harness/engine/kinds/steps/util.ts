@@ -83,19 +83,31 @@ function refusablePushUrl(url: unknown): string | undefined {
   return undefined;
 }
 
+/** Where a step registers webhook URLs: its push registration (MCP-style or A2A-native) and a reporting_webhook argument. */
+export interface RegisteredHooks {
+  push?: Record<string, unknown>;
+  args?: Record<string, unknown>;
+}
+
+/** Names under which a seller's refusal of a registered URL shows (error field or message). */
+const REGISTRATION_FIELDS = ['push_notification_config', 'pushNotificationConfig', 'reporting_webhook'];
+
 /**
- * A step that registered a push URL digest 5.9 lets the seller refuse (http, or a reserved
- * address such as the loopback capture receiver of a local run) and got an error naming
- * push_notification_config: the seller followed the SSRF rules, so what the step needed is a
- * coverage gap (a public https receiver), never a failure. Only for a step whose expectations
- * failed; a step that expects the refusal judges it itself.
+ * A step that registered a webhook URL digest 5.9 lets the seller refuse (http, or a reserved
+ * address such as the loopback capture receiver of a local run), through push_notification_config,
+ * an A2A-native pushNotificationConfig or a reporting_webhook, and got an error naming that
+ * registration: the seller followed the SSRF rules, so what the step needed is a coverage gap (a
+ * public https receiver), never a failure. Only for a step whose expectations failed; a step that
+ * expects the refusal judges it itself.
  */
-export function refusedPushUrl(push: Record<string, unknown> | undefined, reply: TaskReply, verdict: StepVerdict, ctx: CheckContext): StepVerdict {
-  if (verdict.status !== 'failed' || !push || !reply.isError || !reply.error) return verdict;
-  const why = refusablePushUrl(push.url);
+export function refusedPushUrl(hooks: RegisteredHooks, reply: TaskReply, verdict: StepVerdict, ctx: CheckContext): StepVerdict {
+  if (verdict.status !== 'failed' || !reply.isError || !reply.error) return verdict;
+  const reporting = hooks.args?.reporting_webhook;
+  const urls = [hooks.push?.url, typeof reporting === 'object' && reporting !== null ? (reporting as Record<string, unknown>).url : undefined];
+  const why = urls.map(refusablePushUrl).find((w) => w !== undefined);
   const raw = reply.error.raw as { field?: unknown } | undefined;
-  const named =
-    (typeof raw?.field === 'string' && raw.field.startsWith('push_notification_config')) || reply.error.message.includes('push_notification_config');
+  const field = typeof raw?.field === 'string' ? raw.field : '';
+  const named = REGISTRATION_FIELDS.some((f) => field.startsWith(f) || reply.error!.message.includes(f));
   if (!why || !named) return verdict;
   return {
     status: 'gap',
