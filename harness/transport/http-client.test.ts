@@ -233,6 +233,23 @@ describe('JSON-RPC over HTTP', () => {
     expect(bad.failure).toMatchObject({ kind: 'protocol', jsonRpcError: { code: -32602, message: 'bad' } });
   });
 
+  it('shows a plain JSON error body of an HTTP error as it is, and a JSON-RPC one as a JSON-RPC error', async () => {
+    const s = await server((_req, res, body) => {
+      const { id, method } = JSON.parse(body) as { id: number; method: string };
+      res.writeHead(method === 'rest' ? 404 : 400, { 'content-type': 'application/json' });
+      if (method === 'rest') res.end(JSON.stringify({ error: 'not_found', message: 'no such agent' }));
+      else res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message: 'invalid request' } }));
+    });
+    const { http } = client();
+    const rest = await postJsonRpc(http, { url: s.url, rpcMethod: 'rest', id: 5, transport: 'mcp', purpose: 'r' });
+    expect(rest.failure?.kind).toBe('http_status');
+    expect(rest.failure?.message).toBe('HTTP 404: {"error":"not_found","message":"no such agent"}');
+    expect(rest.failure?.jsonRpcError).toBeUndefined();
+    const rpc = await postJsonRpc(http, { url: s.url, rpcMethod: 'rpc', id: 6, transport: 'mcp', purpose: 'j' });
+    expect(rpc.failure?.message).toBe('HTTP 400: JSON-RPC error -32600: invalid request');
+    expect(rpc.failure?.jsonRpcError).toMatchObject({ code: -32600 });
+  });
+
   it('fails with protocol on a 2xx that is not JSON-RPC', async () => {
     const s = await server((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hi</html>'));
     const { http } = client();

@@ -37,6 +37,14 @@ function cut(text: string, max: number): string {
   return t.length > max ? `${t.slice(0, max)}…` : t;
 }
 
+/** A body carrying a JSON-RPC error: `jsonrpc: "2.0"`, or an error object with a numeric code. */
+function looksLikeJsonRpcError(v: unknown): boolean {
+  if (!v || typeof v !== 'object' || Array.isArray(v) || !('error' in v)) return false;
+  const o = v as { jsonrpc?: unknown; error?: unknown };
+  if (o.jsonrpc === '2.0') return true;
+  return typeof o.error === 'object' && o.error !== null && typeof (o.error as { code?: unknown }).code === 'number';
+}
+
 export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcOutcome> {
   const { rpcMethod, params, id, ...rest } = call;
   const notes: string[] = [];
@@ -69,7 +77,9 @@ export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcO
     }
     const parsed = tryParseJson(result.text);
     let detail = parsed.ok || !parsed.tooDeep ? (result.text ? `: ${snippet(result.text)}` : '') : `: ${tooDeepMessage('the error body')}`;
-    if (parsed.ok && parsed.value && typeof parsed.value === 'object' && !Array.isArray(parsed.value) && 'error' in parsed.value) {
+    // A JSON-RPC error answered with a non-2xx status; a plain JSON error body (a REST error such
+    // as {"error": "not_found"}) is shown as it is, not as a JSON-RPC error with a made-up code.
+    if (parsed.ok && looksLikeJsonRpcError(parsed.value)) {
       const err = jsonRpcErrorOf(parsed.value as JsonRpcResponse);
       if (err) {
         extra.jsonRpcError = err;
