@@ -13,8 +13,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 export const SLOW_TEST_FILES: Readonly<Record<string, number>> = {
   'harness/cli/fuzz-command.test.ts': 110,
   'harness/cli/hostile-agents.test.ts': 95,
-  'suites/faults.test.ts': 88,
-  'suites/webhooks/webhooks.faults.test.ts': 78,
+  'suites/faults.test.ts': 93,
+  'suites/webhooks/webhooks.faults.test.ts': 81,
   'harness/cli/proxy-command.test.ts': 53,
   'harness/cli/cli.test.ts': 49,
   'harness/fuzz/fuzz.test.ts': 45,
