@@ -33,6 +33,12 @@ export function pickResponse(parsed: unknown, id: number | string): JsonRpcRespo
   return isResponseFor(parsed, id) ? parsed : undefined;
 }
 
+/** A body carrying a JSON-RPC error (`jsonrpc: "2.0"`, or an error object with a numeric code), not a REST error such as {"error": "not_found"}. */
+export function carriesJsonRpcError(body: unknown): body is JsonRpcResponse {
+  if (!isObject(body) || !('error' in body)) return false;
+  return body.jsonrpc === '2.0' || (isObject(body.error) && typeof body.error.code === 'number');
+}
+
 /** Normalise the `error` member of a response; malformed members are kept visible, not dropped. */
 export function jsonRpcErrorOf(response: JsonRpcResponse): JsonRpcErrorObject | undefined {
   if (!('error' in response) || response.error === undefined) return undefined;

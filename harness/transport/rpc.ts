@@ -5,7 +5,7 @@
 import { failure } from './errors.js';
 import type { HttpClient, HttpRequestSpec, HttpResponse } from './http-client.js';
 import { tooDeepMessage } from './bounded-json.js';
-import { buildRequest, jsonRpcErrorOf, pickResponse, tryParseJson, type JsonRpcResponse } from './jsonrpc.js';
+import { buildRequest, carriesJsonRpcError, jsonRpcErrorOf, pickResponse, tryParseJson, type JsonRpcResponse } from './jsonrpc.js';
 import { createSsePicker, type SsePicker } from './sse.js';
 import type { TransportFailure, WireExchange } from './types.js';
 
@@ -35,14 +35,6 @@ function mediaType(headers: Record<string, string>): string {
 function cut(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max)}…` : t;
-}
-
-/** A body carrying a JSON-RPC error: `jsonrpc: "2.0"`, or an error object with a numeric code. */
-function looksLikeJsonRpcError(v: unknown): boolean {
-  if (!v || typeof v !== 'object' || Array.isArray(v) || !('error' in v)) return false;
-  const o = v as { jsonrpc?: unknown; error?: unknown };
-  if (o.jsonrpc === '2.0') return true;
-  return typeof o.error === 'object' && o.error !== null && typeof (o.error as { code?: unknown }).code === 'number';
 }
 
 export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcOutcome> {
@@ -79,8 +71,8 @@ export async function postJsonRpc(http: HttpClient, call: RpcCall): Promise<RpcO
     let detail = parsed.ok || !parsed.tooDeep ? (result.text ? `: ${snippet(result.text)}` : '') : `: ${tooDeepMessage('the error body')}`;
     // A JSON-RPC error answered with a non-2xx status; a plain JSON error body (a REST error such
     // as {"error": "not_found"}) is shown as it is, not as a JSON-RPC error with a made-up code.
-    if (parsed.ok && looksLikeJsonRpcError(parsed.value)) {
-      const err = jsonRpcErrorOf(parsed.value as JsonRpcResponse);
+    if (parsed.ok && carriesJsonRpcError(parsed.value)) {
+      const err = jsonRpcErrorOf(parsed.value);
       if (err) {
         extra.jsonRpcError = err;
         detail = `: JSON-RPC error ${err.code}: ${err.message}`;

@@ -121,7 +121,6 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     },
     timeoutMs: hooks.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
     impairmentWindowMs: hooks.impairmentWindowMs ?? DEFAULT_IMPAIRMENT_WINDOW_MS,
-    clock,
     admission: new WebhookAdmission({
       allowPrivate,
       policy: webhookPolicy,

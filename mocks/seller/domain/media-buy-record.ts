@@ -79,13 +79,13 @@ export function shownValidActions(buy: Pick<MediaBuyRecord, 'status' | 'hold'>, 
 }
 
 /**
- * `available_actions`, the structured successor of valid_actions (digest 4.3): the same actions,
+ * `available_actions`, the structured successor of valid_actions (digest 4.3): the shown actions,
  * each self-serve in the sandbox. The member naming the action is not shown; `action` is used.
  */
-export function availableActions(buy: Pick<MediaBuyRecord, 'status' | 'hold'>, faults: FaultSet): Record<string, string>[] {
+export function availableActions(shown: readonly string[], faults: FaultSet): Record<string, string>[] {
   // The buggy seller leaves the mode out of every entry.
-  if (faults.has('available-actions-mode-missing')) return shownValidActions(buy, faults).map((action) => ({ action }));
-  return shownValidActions(buy, faults).map((action) => ({ action, mode: 'self_serve' }));
+  if (faults.has('available-actions-mode-missing')) return shown.map((action) => ({ action }));
+  return shown.map((action) => ({ action, mode: 'self_serve' }));
 }
 
 export function totalBudget(buy: Pick<MediaBuyRecord, 'packages'>): number {

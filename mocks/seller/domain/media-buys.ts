@@ -54,6 +54,11 @@ export class MediaBuyService {
     return { principal: buy.principal, account: buy.account_key };
   }
 
+  /** The time of the buy's account on the seller's clock (ms since the epoch). */
+  now(buy: MediaBuyRecord): number {
+    return this.deps.clock.now(this.clockScope(buy));
+  }
+
   save(buy: MediaBuyRecord): void {
     buy.updated_at = this.deps.clock.iso(this.clockScope(buy));
     this.insert(buy);
@@ -114,7 +119,7 @@ export class MediaBuyService {
 
   /** Seller-driven flight transitions, applied lazily whenever a buy is read. */
   private progressFlight(buy: MediaBuyRecord): MediaBuyRecord {
-    const now = this.deps.clock.now(this.clockScope(buy));
+    const now = this.now(buy);
     if (buy.status === 'pending_start' && now >= Date.parse(buy.start_time)) {
       const held = buy.hold;
       buy.hold = false;
@@ -128,6 +133,7 @@ export class MediaBuyService {
 
   /** The media buy as the protocol shows it (interface spec 2.4a). */
   render(buy: MediaBuyRecord): Record<string, unknown> {
+    const actions = shownValidActions(buy, this.deps.faults);
     const out: Record<string, unknown> = {
       media_buy_id: buy.media_buy_id,
       status: buy.status,
@@ -143,8 +149,8 @@ export class MediaBuyService {
         pricing_option_id: p.pricing_option_id,
         ...(p.paused ? { paused: true } : {}),
       })),
-      valid_actions: shownValidActions(buy, this.deps.faults),
-      available_actions: availableActions(buy, this.deps.faults),
+      valid_actions: actions,
+      available_actions: availableActions(actions, this.deps.faults),
       confirmed_at: buy.confirmed_at,
     };
     if (buy.account !== undefined) out.account = buy.account;

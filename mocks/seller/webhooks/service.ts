@@ -27,7 +27,6 @@ import { ChannelStore } from './channels.js';
 import { a2aTaskEnvelope } from './envelopes/a2a.js';
 import { buyStatusEnvelope, deliveryReportEnvelope, impairmentEnvelope, inlineResultEnvelope, taskEnvelope } from './envelopes/mcp.js';
 import { checkCoalescingWindows, ImpairmentCoalescer, MAX_COALESCE_WINDOW_MS, type CoalescingWindows } from './impairments.js';
-import type { SellerClock } from '../domain/clock.js';
 import type { SellerWebhookKeys } from './keys.js';
 import { type WebhookRegistration, parseRegistration, registrationOf } from './registration.js';
 import { type RetryPolicy, WebhookSender } from './sender.js';
@@ -59,8 +58,6 @@ export interface WebhookServiceDeps {
   timeoutMs: number;
   /** General impairments' coalescing window (seller time, within the 5-minute default). */
   impairmentWindowMs: number;
-  /** The seller's clock: coalescing deadlines are kept on it. */
-  clock: SellerClock;
   /** Registration-time URL policy and per-principal bound. */
   admission: WebhookAdmission;
   /** Deliveries connect through it, pinned to the addresses it checked. */
@@ -242,9 +239,10 @@ export class WebhookService {
     this.sender.send({ principal: buy.principal, mediaBuyId: buy.media_buy_id, reg, envelope });
   }
 
+  /** Coalescing deadlines are kept on the clock of the buy's account (a buy gone: wall time). */
   private buyClock(principal: string, mediaBuyId: string): number {
     const buy = this.deps.mediaBuys.find(principal, mediaBuyId);
-    return this.deps.clock.now(buy ? this.deps.mediaBuys.clockScope(buy) : undefined);
+    return buy ? this.deps.mediaBuys.now(buy) : Date.now();
   }
 
   private pushImpairments(principal: string, mediaBuyId: string, items: Record<string, unknown>[]): void {
