@@ -29,7 +29,7 @@ import { fastParseSignatureHeaders } from './signature-fast.js';
 const SEED = Number(process.env.PROTO_COMPLY_DIFF_SEED ?? 9421);
 const RUNS = Number(process.env.PROTO_COMPLY_DIFF_RUNS ?? 10_000);
 
-function contextFor(c: DiffCase, paths: VerifierPathChoice, log: DuplicateKeyLog[]): VerifyContext {
+function contextFor(c: DiffCase, paths: VerifierPathChoice, log: DuplicateKeyLog[], offloadCrypto: boolean): VerifyContext {
   const request = c.setup.profile === 'request';
   return {
     profile: c.setup.profile,
@@ -49,6 +49,7 @@ function contextFor(c: DiffCase, paths: VerifierPathChoice, log: DuplicateKeyLog
     checkBody: c.checkBody,
     onDuplicateKeys: (record) => log.push(record),
     paths,
+    offloadCrypto,
   };
 }
 
@@ -57,9 +58,9 @@ function summary(r: VerifyResult) {
   return r.signer === null ? { ok: true, signer: null } : { ok: true, signer: r.signer, signatureBase: r.signatureBase };
 }
 
-async function verdicts(c: DiffCase, paths: VerifierPathChoice) {
+async function verdicts(c: DiffCase, paths: VerifierPathChoice, offloadCrypto = false) {
   const log: DuplicateKeyLog[] = [];
-  const ctx = contextFor(c, paths, log);
+  const ctx = contextFor(c, paths, log, offloadCrypto);
   try {
     const first = summary(await verifyRequestSignature(c.request, ctx));
     const second = c.twice ? summary(await verifyRequestSignature(c.request, ctx)) : undefined;
@@ -132,6 +133,24 @@ describe('fast path vs reference path (differential)', () => {
       expect(codes.has('request_target_uri_malformed') && codes.has('webhook_target_uri_malformed')).toBe(true);
       expect(codes.has('request_body_malformed') && codes.has('webhook_body_malformed')).toBe(true);
     }
+  }, 120_000);
+});
+
+describe('crypto on the thread pool vs on the event loop (differential)', () => {
+  const runs = Math.min(RUNS, 2_000);
+  it(`gives the same verdicts on ${runs} generated requests (seed ${SEED})`, async () => {
+    let verified = 0;
+    await fc.assert(
+      fc.asyncProperty(diffCase, async (c) => {
+        const inline = await verdicts(c, 'fast');
+        const offloaded = await verdicts(c, 'fast', true);
+        if (!isDeepStrictEqual(offloaded, inline)) expect(offloaded).toEqual(inline);
+        if (inline.first?.ok && inline.first.signer) verified++;
+      }),
+      { seed: SEED, numRuns: runs },
+    );
+    // Both outcomes of the crypto step are compared, not only refusals before it.
+    if (runs >= 2_000) expect(verified).toBeGreaterThan(runs * 0.03);
   }, 120_000);
 });
 

@@ -13,7 +13,7 @@ import { duplicateKeyLog } from './body-log.js';
 import { errorCode, SignatureFormatError, type FailureReason, type VerifyStep } from '../codes.js';
 import type { DuplicateKeyScan } from '../parse/duplicate-keys.js';
 import type { KeyLookup } from '../keys/key-resolver.js';
-import { keyStateFor, verifyWithState, type KeyState } from './key-state.js';
+import { keyStateFor, verifyWithState, verifyWithStateOffloaded, type KeyState } from './key-state.js';
 import { isAllowedSigAlg, type SignatureAlg } from '../keys/keys.js';
 import { bodyRegistersLegacyWebhookAuth, signingMode } from './precheck.js';
 import { combined, header, headerValue, lowerHeaders, type Headers } from '../parse/received-headers.js';
@@ -228,7 +228,7 @@ function afterRevocation(c: Checked, status: RevocationStatus): MaybePromise<Ver
   return isThenable(cap) ? Promise.resolve(cap).then((r) => afterCap(c, r)) : afterCap(c, cap);
 }
 
-/** Step 9a's outcome, Steps 10 and 11, then Step 12 (replay check). */
+/** Step 9a's outcome, then Step 10. */
 function afterCap(c: Checked, capReached: boolean): MaybePromise<VerifyResult> {
   const { ctx, keyid, req, target } = c;
   if (capReached) return failure(ctx, 'rate_abuse', '9a', `replay cache cap reached for ${keyid}`);
@@ -245,9 +245,16 @@ function afterCap(c: Checked, capReached: boolean): MaybePromise<VerifyResult> {
   // while the body is in cache, and each reported in its place.
   const digestOk = c.digest === undefined || c.digest.matches(c.body);
   c.scan = ctx.checkBody !== false && c.body.length > 0 ? c.paths.scanBody(c.body) : undefined;
-  if (!verifyWithState(c.keyState!, baseBytes, c.parsed.signature)) {
-    return failure(ctx, 'invalid', 10, 'signature does not verify over the signature base', base);
+  if (ctx.offloadCrypto) {
+    return verifyWithStateOffloaded(c.keyState!, baseBytes, c.parsed.signature).then((ok) => afterCrypto(c, ok, digestOk));
   }
+  return afterCrypto(c, verifyWithState(c.keyState!, baseBytes, c.parsed.signature), digestOk);
+}
+
+/** Step 10's crypto outcome, Step 11, then Step 12 (replay check). */
+function afterCrypto(c: Checked, signatureOk: boolean, digestOk: boolean): MaybePromise<VerifyResult> {
+  const { ctx, keyid, base } = c;
+  if (!signatureOk) return failure(ctx, 'invalid', 10, 'signature does not verify over the signature base', base);
 
   // Step 11: content digest.
   if (!digestOk) return failure(ctx, 'digest_mismatch', 11, 'Content-Digest does not match the body', base);

@@ -65,6 +65,22 @@ export function keyStateFor(jwk: Jwk, profile: SignatureProfile, keyUseMember: s
  */
 const SIGNATURE_SCRATCH = new Uint8Array(new ArrayBuffer(64));
 
+/**
+ * `verifyWithState` on libuv's thread pool. The bytes are copied first: the caller's views may be
+ * reused (the signature scratch above) before the pool thread reads them.
+ */
+export function verifyWithStateOffloaded(st: KeyState, data: Uint8Array, signature: Uint8Array): Promise<boolean> {
+  const vk = st.verifyKey;
+  if (vk === undefined || (st.alg !== 'ed25519' && signature.length !== 64)) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    try {
+      nodeVerify(st.alg === 'ed25519' ? null : 'sha256', Buffer.from(data), vk, Buffer.from(signature), (err, ok) => resolve(!err && ok));
+    } catch {
+      resolve(false);
+    }
+  });
+}
+
 /** Verify raw signature bytes over `data` with a prepared key (ECDSA signatures are IEEE P1363 r||s). */
 export function verifyWithState(st: KeyState, data: Uint8Array, signature: Uint8Array): boolean {
   const vk = st.verifyKey;

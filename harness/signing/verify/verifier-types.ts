@@ -50,6 +50,12 @@ export interface VerifyContext extends OperationRef {
    * the reference parsers; `reference` runs the reference parsers alone. Same verdicts either way.
    */
   paths?: VerifierPathChoice;
+  /**
+   * Step 10's signature check runs on libuv's thread pool (node:crypto's callback form) instead of
+   * the event loop: a server verifying many requests at once keeps answering meanwhile. Same
+   * verdicts; the result is then always a promise.
+   */
+  offloadCrypto?: boolean;
 }
 
 export interface VerifiedSigner {
