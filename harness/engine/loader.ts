@@ -103,7 +103,7 @@ const SUITE_SCHEMA = {
   additionalProperties: false,
 };
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+const ajv = new Ajv2020({ allErrors: true, strict: false, code: { optimize: false } });
 ajv.addSchema(CONDITION);
 const validateSuiteShape = ajv.compile(SUITE_SCHEMA);
 const kindValidators = new Map<string, ReturnType<typeof ajv.compile>>();
