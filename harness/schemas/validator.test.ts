@@ -5,6 +5,7 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TOKEN, TokenError, protocolIds } from '../token.js';
 import { DEFAULT_SCHEMA_DIR, SCHEMA_BASE_URI, SCHEMA_DIALECT, SchemaLoadError, loadSchemaDocuments } from './loader.js';
@@ -102,6 +103,12 @@ describe('schema files', () => {
     expect(String(schema.description)).toMatch(/(interface spec|spec|digest) \d/);
   });
 
+  // The validator skips this check for the built-in directory at run time (validator.ts).
+  it.each(raw)('$file: valid against the 2020-12 meta-schema', ({ text }) => {
+    const meta = new Ajv2020({ allErrors: true });
+    expect(meta.validateSchema(JSON.parse(text) as object), meta.errorsText(meta.errors)).toBe(true);
+  });
+
   it.each(raw)('$file: never spells a protocol token (templates use {token})', ({ text }) => {
     for (const token of TOKENS) {
       expect(text).not.toMatch(new RegExp(`["/]${token}[_/."]|get_${token}_`));
@@ -125,6 +132,11 @@ describe('strict compilation catches schema mistakes', () => {
   it('a required member not declared in properties fails (strictRequired)', () => {
     const dir = schemaDirWith({ req: { ...header('req'), type: 'object', required: ['nmae'], properties: { name: { type: 'string' } } } });
     expect(() => createSchemaValidator({ schemaDir: dir })).toThrow(/req\.json.*nmae/s);
+  });
+
+  it('a schema that breaks the meta-schema fails in a directory of ones own', () => {
+    const dir = schemaDirWith({ meta: { ...header('meta'), type: 'object', properties: { n: { type: 'integer', deprecated: 'yes' } } } });
+    expect(() => createSchemaValidator({ schemaDir: dir })).toThrow(/meta\.json.*deprecated/s);
   });
 
   it('a dangling $ref fails', () => {
