@@ -4,12 +4,14 @@
  *   decoding, schema validation) against the same N JSON-RPC calls made with bare undici on the
  *   same session (send, read the SSE body) — printed as a ratio;
  * - the wall time of a full `run` (every suite, MCP and A2A) against the mock: the first in the
- *   process and the second.
+ *   process and the second at the concurrency `proto-comply run` uses against the built-in mocks,
+ *   and a third at the default for an agent URL.
  * Blocks of calls alternate between the two contenders so machine noise hits both alike.
  */
 import { randomBytes } from 'node:crypto';
 import { startMockSeller } from '../mocks/seller/index.js';
 import { certify } from '../harness/certify.js';
+import { BUILTIN_MOCK_CONCURRENCY, DEFAULT_CONCURRENCY } from '../harness/cli/run-command.js';
 import { createSchemaValidator } from '../harness/schemas/validator.js';
 import { protocolIds } from '../harness/token.js';
 import type { BenchResult } from '../harness/signing/bench/bench.js';
@@ -47,14 +49,17 @@ export async function harnessBench(opts: { calls?: number; block?: number } = {}
     const harnessOps = 1000 / median(times[1]);
 
     // The first run in a process also compiles schemas and warms the JIT (what one CLI run pays);
-    // the second is what each run of a long-lived process (the registry's prober) costs.
-    const timedRun = async () => {
+    // the second is what each run of a long-lived process (the registry's prober) costs. Both at
+    // the concurrency `proto-comply run` uses against the built-in mocks, then a warm run at the
+    // default for an agent URL.
+    const timedRun = async (concurrency: number) => {
       const t0 = performance.now();
-      const run = await certify({ agentUrl: seller.baseUrl, authToken });
-      return { run, ms: performance.now() - t0 };
+      const run = await certify({ agentUrl: seller.baseUrl, authToken, concurrency });
+      return { run, ms: performance.now() - t0, concurrency };
     };
-    const cold = await timedRun();
-    const warm = await timedRun();
+    const cold = await timedRun(BUILTIN_MOCK_CONCURRENCY);
+    const warm = await timedRun(BUILTIN_MOCK_CONCURRENCY);
+    const polite = await timedRun(DEFAULT_CONCURRENCY);
     return [
       { name: 'mcp get_products, bare undici', ops_per_sec: bareOps, iterations: calls },
       {
@@ -68,9 +73,10 @@ export async function harnessBench(opts: { calls?: number; block?: number } = {}
         [
           ['first', cold],
           ['second', warm],
+          ['third', polite],
         ] as const
-      ).map(([which, { run, ms }]) => ({
-        name: `full run against the mock, ${which} in the process (${run.checks.length} check runs, ${run.overall_status}), runs per second (wall ${Math.round(ms)} ms)`,
+      ).map(([which, { run, ms, concurrency }]) => ({
+        name: `full run against the mock, ${which} in the process, concurrency ${concurrency} (${run.checks.length} check runs, ${run.overall_status}), runs per second (wall ${Math.round(ms)} ms)`,
         ops_per_sec: 1000 / ms,
         iterations: 1,
       })),

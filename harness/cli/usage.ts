@@ -49,7 +49,8 @@ no --agent, only a registry (registry suite).
   --out DIR           report directory (default ./compliance-report/)
   --budget-s N        run budget in seconds (default 1800); unfinished checks are recorded as not run
   --seed N            seed for generated keys, names and dates (default: random, recorded)
-  --concurrency N     checks calling the agent at once (default 4; waiting checks lend their place)
+  --concurrency N     checks calling the agent at once (default 4, 8 against the built-in mocks;
+                      waiting checks lend their place)
   --timeout-s N       total timeout of one call in seconds (default 30)
   --strict            SHOULD failures fail the run too
   --allow-gaps        coverage gaps (an optional feature the agent lacks by design, e.g. no test
