@@ -10,8 +10,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { startMockSeller } from '../mocks/seller/index.js';
-import { certify } from '../harness/certify.js';
-import { BUILTIN_MOCK_CONCURRENCY, DEFAULT_CONCURRENCY } from '../harness/cli/run-command.js';
+import { certify, DEFAULT_CONCURRENCY } from '../harness/certify.js';
+import { BUILTIN_MOCK_CONCURRENCY } from '../harness/cli/builtin-mocks.js';
 import { createSchemaValidator } from '../harness/schemas/validator.js';
 import { protocolIds } from '../harness/token.js';
 import type { BenchResult } from '../harness/signing/bench/bench.js';

@@ -30,6 +30,9 @@ import { Redactor } from './transport/redact.js';
 import { boundRun } from './engine/bound.js';
 import { receiverOnlySuites, receiverOnlyTransports, receiverTargetOf, type ReceiverOptions } from './webhooks/receiver-probe/run.js';
 
+/** Checks calling an agent at once unless the caller says otherwise: polite to an agent whose limits are not known. */
+export const DEFAULT_CONCURRENCY = 4;
+
 export interface CertifyOptions {
   /** Agent URL (MCP endpoint, agent card, A2A endpoint or base URL; see transport/endpoints.ts).
    *  Optional only for a receiver-only run (`receiverUrl` given): then only the suites that need
@@ -53,6 +56,7 @@ export interface CertifyOptions {
   budgetS?: number;
   /** Grace after the budget before checks that do not stop are given up (default 15 s). */
   budgetGraceMs?: number;
+  /** Checks calling the agent at once (default DEFAULT_CONCURRENCY). */
   concurrency?: number;
   timeoutS?: number;
   strict?: boolean;
@@ -241,7 +245,7 @@ function planBase(o: CertifyOptions, token: string, seed: string, receiver: Rece
     seed,
     budgetS: o.budgetS,
     budgetGraceMs: o.budgetGraceMs,
-    concurrency: o.concurrency ?? 4,
+    concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,
     strict: o.strict ?? false,
     allowGaps: o.allowGaps ?? false,
     fixtures: o.fixtures,

@@ -12,6 +12,14 @@ import { join } from 'node:path';
 import type { ReceiverTarget } from '../engine/resources.js';
 import type { RegistryTarget } from '../registry-face/target.js';
 
+/**
+ * Checks calling the agent at once against the built-in mocks, unless --concurrency says otherwise:
+ * the harness started them and knows what they take (an agent URL gets DEFAULT_CONCURRENCY, its
+ * limits not being known). Their create_media_buy waits 50 ms on a simulated booking call, so four
+ * slots left the CPU idle about a quarter of a run (npm run bench -- harness prints both).
+ */
+export const BUILTIN_MOCK_CONCURRENCY = 8;
+
 export interface BuiltinMocks {
   agentUrl: string;
   authToken: string;

@@ -19,7 +19,7 @@ import { certify, pickSuites, UnknownSuiteError } from '../certify.js';
 import { createProgress, renderSummary } from '../../reports/console.js';
 import { renderAgentComplianceJson } from '../../reports/json.js';
 import { loadRunBaseline } from './run-baseline.js';
-import { startBuiltinMocks } from './builtin-mocks.js';
+import { BUILTIN_MOCK_CONCURRENCY, startBuiltinMocks } from './builtin-mocks.js';
 import { applyBaseline } from '../baseline/apply.js';
 import { FixturesError, loadFixtures, type Fixtures } from '../../suites/setup/fixtures.js';
 import type { ReceiverTarget } from '../engine/resources.js';
@@ -61,15 +61,6 @@ const OPTIONS = {
   ...RECEIVER_RUN_OPTIONS,
 } as const;
 
-/** Checks calling an agent at once unless --concurrency says otherwise: polite to an agent whose limits are not known. */
-export const DEFAULT_CONCURRENCY = 4;
-/**
- * The same against the built-in mocks (no --agent): the harness started them and knows what they
- * take. Their create_media_buy waits 50 ms on a simulated booking call, so four slots leave the
- * CPU idle about a quarter of a run (npm run bench -- harness prints both).
- */
-export const BUILTIN_MOCK_CONCURRENCY = 8;
-
 export interface RunArgs {
   agent?: string;
   mcpUrl?: string;
@@ -83,7 +74,7 @@ export interface RunArgs {
   out: string;
   budgetS?: number;
   seed: string;
-  /** Absent: DEFAULT_CONCURRENCY, or BUILTIN_MOCK_CONCURRENCY against the built-in mocks. */
+  /** Absent: certify's DEFAULT_CONCURRENCY, or BUILTIN_MOCK_CONCURRENCY against the built-in mocks. */
   concurrency?: number;
   timeoutS: number;
   strict: boolean;
@@ -372,7 +363,8 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
         budgetS: args.budgetS,
         // Checks that ignore the budget are given up once a call could no longer be running.
         budgetGraceMs: Math.min(DEFAULT_BUDGET_GRACE_MS, args.timeoutS * 1000 + 2_000),
-        concurrency: args.concurrency ?? (stopMocks ? BUILTIN_MOCK_CONCURRENCY : DEFAULT_CONCURRENCY),
+        // Unset: certify's DEFAULT_CONCURRENCY for an agent URL.
+        concurrency: args.concurrency ?? (stopMocks ? BUILTIN_MOCK_CONCURRENCY : undefined),
         timeoutS: args.timeoutS,
         strict: args.strict,
         allowGaps: args.allowGaps,
