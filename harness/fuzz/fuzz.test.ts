@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { startMockSeller } from '../../mocks/seller/index.js';
 import type { TransportKind } from '../transport/types.js';
 import { FUZZ_PROPERTIES, REQUEST_PROPERTIES } from './properties/index.js';
+import { nearValidRefused } from './properties/near-valid-refused.js';
+import { validAccepted } from './properties/valid-accepted.js';
 import type { FuzzProperty } from './property.js';
 import { runFuzz } from './run.js';
 
@@ -19,6 +21,7 @@ async function fuzzMock(o: {
   seed: number;
   tasks?: string[];
   properties?: readonly FuzzProperty[];
+  observe?: (task: string, args: Record<string, unknown>) => void;
 }) {
   const seller = await startMockSeller({ authToken: AUTH, faults: o.faults ?? [], bookingLatencyMs: 0 });
   try {
@@ -33,6 +36,7 @@ async function fuzzMock(o: {
       properties: o.properties ?? FUZZ_PROPERTIES,
       reportFile: 'fuzz-report/agent-compliance.json',
       command: 'test',
+      observe: o.observe,
     });
   } finally {
     await seller.close();
@@ -58,6 +62,24 @@ describe('fuzz against the reference mock seller', () => {
     console.log(`fuzz on the clean mock: ${cases} request cases over MCP and A2A, nothing found`);
     expect(cases).toBeGreaterThanOrEqual(3000);
   }, 120_000);
+
+  it('creates a media buy in setup only when a planned check may involve one', async () => {
+    const perTask = [nearValidRefused, validAccepted];
+    for (const [tasks, properties, creates] of [
+      [['get_products'], perTask, false],
+      [['capabilities', 'get_products'], perTask, false],
+      [['get_products', 'update_media_buy'], perTask, true],
+      [['get_media_buys'], perTask, true],
+      // a check without a task draws from every task the agent lists, update_media_buy among them
+      [['get_products'], REQUEST_PROPERTIES, true],
+    ] as const) {
+      const sent: string[] = [];
+      const run = await fuzzMock({ transports: ['mcp'], runs: 2, seed: 7, tasks: [...tasks], properties, observe: (task) => sent.push(task) });
+      const what = `${tasks.join(',')} (${properties.length} properties)`;
+      expect(run.overall_status, what).toBe('passing');
+      expect(sent.includes('create_media_buy'), what).toBe(creates);
+    }
+  });
 
   it('gives the same verdicts when the same long-lived seller is fuzzed twice with the same seed (fresh accounts and keys)', async () => {
     const seller = await startMockSeller({ authToken: AUTH });

@@ -58,6 +58,9 @@ interface PlannedCheck {
   wire?: string;
 }
 
+/** Fuzzed tasks that neither update nor read media buys: fuzzing only these creates none in setup. */
+const BUY_FREE_TASKS: ReadonlySet<string> = new Set(['capabilities', 'get_products']);
+
 /** The checks of one transport: each property once per task it names (narrowed by --task and --replay), or once. */
 function plannedChecks(o: FuzzOptions): PlannedCheck[] {
   const out: PlannedCheck[] = [];
@@ -132,10 +135,14 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
   const checks: CheckResult[] = [];
   const info: TransportInfo[] = [];
   const planned = plannedChecks(o);
+  // The run's media buy is created unless every planned check is on a task whose requests and
+  // answers do not involve one. A check without a task draws from every task the agent lists
+  // (update_media_buy only when a buy exists), so it needs the buy for its replay to draw alike.
+  const needsMediaBuy = planned.some((p) => p.task === undefined || !BUY_FREE_TASKS.has(p.task));
   o.onPlanned?.(o.transports.length * planned.length);
   try {
     for (const transport of transports) {
-      const state = await findFuzzState(transport, o.fixtures ?? {}, nonce, budget.signal);
+      const state = await findFuzzState(transport, o.fixtures ?? {}, nonce, budget.signal, needsMediaBuy);
       info.push({
         transport: transport.kind,
         endpoint: transport.endpoint,

@@ -2,7 +2,7 @@
  * What the fuzzer needs from the agent before a property runs, found the way the setup suite
  * finds it (suites/setup): the fixtures' account, or a new natural-key account (flagged sandbox if
  * the seller wants that), or one list_accounts offers; the product and pricing option chosen by
- * the setup suite's chooseProduct; and one media buy of the run to update. Accounts are new for
+ * the setup suite's chooseProduct; and, when a check will update it, one media buy of the run. Accounts are new for
  * every run (the run nonce), so fuzzing a long-lived seller twice starts from the same place.
  */
 import { naturalAccount } from '../../suites/setup/accounts.js';
@@ -24,7 +24,11 @@ export interface FuzzState {
 
 const accepted = (r: TaskReply) => !r.failure && !r.isError;
 
-export async function findFuzzState(transport: Transport, fixtures: Fixtures, nonce: string, signal: AbortSignal): Promise<FuzzState> {
+/**
+ * `needsMediaBuy`: whether a planned check may involve the run's media buy (run.ts); without one,
+ * none is created (a buy on a real seller that nothing of the run would use).
+ */
+export async function findFuzzState(transport: Transport, fixtures: Fixtures, nonce: string, signal: AbortSignal, needsMediaBuy = true): Promise<FuzzState> {
   const brand = fixtures.brand ?? { domain: DEFAULT_BRAND_DOMAIN };
   const notes: string[] = [];
   const opened = await transport.open(signal);
@@ -91,7 +95,7 @@ export async function findFuzzState(transport: Transport, fixtures: Fixtures, no
     } else notes.push(`no product: ${choice.message}`);
   }
   let mediaBuy: FuzzState['mediaBuy'];
-  if (account && product && tasks.includes('create_media_buy')) {
+  if (needsMediaBuy && account && product && tasks.includes('create_media_buy')) {
     const reply = await transport.call(
       'create_media_buy',
       {
