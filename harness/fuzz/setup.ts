@@ -2,8 +2,9 @@
  * What the fuzzer needs from the agent before a property runs, found the way the setup suite
  * finds it (suites/setup): the fixtures' account, or a new natural-key account (flagged sandbox if
  * the seller wants that), or one list_accounts offers; the product and pricing option chosen by
- * the setup suite's chooseProduct; and, when a check will update it, one media buy of the run. Accounts are new for
- * every run (the run nonce), so fuzzing a long-lived seller twice starts from the same place.
+ * the setup suite's chooseProduct; and, when a planned check may involve one, a media buy of the
+ * run. Accounts are new for every run (the run nonce), so fuzzing a long-lived seller twice starts
+ * from the same place.
  */
 import { naturalAccount } from '../../suites/setup/accounts.js';
 import { DEFAULT_BRAND_DOMAIN, DEFAULT_BRIEF, type Fixtures } from '../../suites/setup/fixtures.js';
