@@ -39,6 +39,9 @@ export function requestSchema(task: string): Schema {
   return schemaNamed(`${task}-request`);
 }
 
+/** Fuzzed tasks that neither update nor read media buys: a run fuzzing only these needs no media buy of its own (run.ts). */
+export const BUY_FREE_TASKS: ReadonlySet<string> = new Set(['capabilities', 'get_products']);
+
 /** What a task needs from the run before it can be fuzzed; undefined when it has it. */
 export function missingState(task: string, ctx: FuzzContext): string | undefined {
   if (task === 'create_media_buy' && !ctx.product) return 'no product and pricing option the seller offers (get_products gave none usable)';

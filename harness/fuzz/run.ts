@@ -18,7 +18,7 @@ import { Redactor } from '../transport/redact.js';
 import type { CheckResult, RunResult, TransportInfo } from '../engine/result.js';
 import type { Fixtures } from '../../suites/setup/fixtures.js';
 import type { FuzzContext, FuzzProperty, PropertyOutcome } from './property.js';
-import { missingState, wireTask } from './requests.js';
+import { BUY_FREE_TASKS, missingState, wireTask } from './requests.js';
 import { findFuzzState } from './setup.js';
 import { fuzzCheck, fuzzRunResult, type FuzzCheckInput } from './report.js';
 
@@ -57,9 +57,6 @@ interface PlannedCheck {
   /** The task's name on the wire (wireTask). */
   wire?: string;
 }
-
-/** Fuzzed tasks that neither update nor read media buys: fuzzing only these creates none in setup. */
-const BUY_FREE_TASKS: ReadonlySet<string> = new Set(['capabilities', 'get_products']);
 
 /** The checks of one transport: each property once per task it names (narrowed by --task and --replay), or once. */
 function plannedChecks(o: FuzzOptions): PlannedCheck[] {
