@@ -3,6 +3,7 @@
  * the self-tests and a registry probing many agents all go through here.
  */
 import { DEFAULT_TOKEN } from './token.js';
+import { DEFAULT_TARGET, type ProtocolLine } from './protocol/lines.js';
 import { newSeed } from './engine/rng.js';
 import { factPublishersOf, type SuiteCatalog } from './engine/loader.js';
 import { builtinSuites } from '../suites/index.js';
@@ -50,6 +51,8 @@ export interface CertifyOptions {
   catalog?: SuiteCatalog;
   checkGlob?: string;
   token?: string;
+  /** The protocol line to judge against (digest 6.3 requested_compliance_target; default the newest released line, harness/protocol/lines.ts). */
+  target?: ProtocolLine;
   authToken?: string;
   seed?: string;
   /** Run budget in seconds (default engine/run.ts DEFAULT_BUDGET_S). */
@@ -240,6 +243,7 @@ export function addressPolicyOf(o: Pick<CertifyOptions, 'addressPolicy' | 'denyP
 function planBase(o: CertifyOptions, token: string, seed: string, receiver: ReceiverTarget | undefined) {
   return {
     token,
+    target: o.target,
     transportExplicit: o.transportExplicit ?? false,
     checkGlob: o.checkGlob,
     seed,
@@ -251,7 +255,7 @@ function planBase(o: CertifyOptions, token: string, seed: string, receiver: Rece
     fixtures: o.fixtures,
     taskArgs: o.fixtures?.tasks,
     requireFullCoverage: o.requireFullCoverage ?? false,
-    schemas: createSchemaValidator({ token }),
+    schemas: createSchemaValidator({ token, target: o.target ?? DEFAULT_TARGET }),
     receiverUrl: receiver?.url,
     receiver,
     onPlanned: o.onPlanned,

@@ -22,6 +22,7 @@ import type { WireExchange } from '../harness/transport/types.js';
 import { evidenceText } from './evidence-text.js';
 import { writeFileAtomic } from './fs.js';
 import { sanitizeText, specRefText, toJsonText } from './text.js';
+import { interpretationText, rootCauseNote } from './view.js';
 
 export const ALLURE_DIR = 'allure-results';
 
@@ -70,7 +71,7 @@ const SEVERITY = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor' } as const;
 /** Label names the vitest entry point gets from its describe() path instead. */
 export const SUITE_LABELS: ReadonlySet<string> = new Set(['parentSuite', 'suite', 'subSuite']);
 
-export function allureLabels(run: Pick<RunResult, 'agent_url' | 'harness'>, check: CheckResult): Label[] {
+export function allureLabels(run: Pick<RunResult, 'agent_url' | 'harness' | 'target'>, check: CheckResult): Label[] {
   const list: Label[] = [
     { name: 'parentSuite', value: sanitizeText(run.agent_url) },
     { name: 'suite', value: check.suite_id },
@@ -83,8 +84,10 @@ export function allureLabels(run: Pick<RunResult, 'agent_url' | 'harness'>, chec
     { name: 'check_id', value: check.check_id },
     { name: 'outcome', value: check.not_run ? 'not_run' : check.outcome },
     { name: 'framework', value: run.harness.name },
+    { name: 'requested_compliance_target', value: run.target.requested_compliance_target },
   ];
   if (check.baselined) list.push({ name: 'baselined', value: 'true' });
+  if (check.root_cause) list.push({ name: 'root_cause', value: sanitizeText(check.root_cause) });
   return list;
 }
 
@@ -102,13 +105,15 @@ function exchangeName(ex: WireExchange): string {
   return sanitizeText(`exchange #${ex.seq} ${ex.transport} ${ex.purpose}`);
 }
 
-export function allureIdentity(run: Pick<RunResult, 'agent_url' | 'harness'>, check: CheckResult): AllureIdentity {
+export function allureIdentity(run: Pick<RunResult, 'agent_url' | 'harness' | 'target'>, check: CheckResult): AllureIdentity {
   return {
     name: sanitizeText(`${check.check_id}: ${check.title}`),
     fullName: `${check.suite_id}.${check.check_id}[${check.transport}]`,
     historyId: sha256('history', check.suite_id, check.check_id, check.transport).toString('hex').slice(0, 32),
     testCaseId: sha256('case', check.suite_id, check.check_id).toString('hex').slice(0, 32),
-    description: sanitizeText(`${check.level} · ${specRefText(check.spec_ref)}`),
+    description: sanitizeText(
+      [`${check.level} · ${specRefText(check.spec_ref)}`, rootCauseNote(check), interpretationText(check)].filter((x) => x !== undefined).join('\n'),
+    ),
     parameters: [{ name: 'transport', value: check.transport }],
     labels: allureLabels(run, check),
   };

@@ -15,6 +15,7 @@
  */
 import { isFailing, VERIFIED_OUTCOMES } from '../harness/engine/result.js';
 import type { CheckResult, OverallStatus, RunResult, SuiteResult, SuiteStatus } from '../harness/engine/result.js';
+import type { ProtocolLine } from '../harness/protocol/lines.js';
 
 export type RegistryComplianceStatus = 'passing' | 'degraded' | 'failing' | 'unknown';
 export type LifecycleStage = 'development' | 'testing' | 'production' | 'deprecated';
@@ -49,6 +50,8 @@ export interface ComplianceDetail {
   agent_url: string;
   status: RegistryComplianceStatus;
   lifecycle_stage: LifecycleStage;
+  /** The protocol line the run judged against (digest 6.3). */
+  requested_compliance_target: ProtocolLine;
   headline: string;
   last_checked_at: string;
   tracks: Record<string, RegistryTrackStatus>;
@@ -168,6 +171,7 @@ export function toComplianceDetail(run: RunResult): ComplianceDetail {
     agent_url: run.agent_url,
     status: registryStatus(run.overall_status),
     lifecycle_stage: run.lifecycle_stage,
+    requested_compliance_target: run.target.requested_compliance_target,
     headline: run.headline,
     last_checked_at: run.finished_at,
     tracks,

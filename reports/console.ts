@@ -6,7 +6,20 @@
 import { isFailing } from '../harness/engine/result.js';
 import type { CheckResult, OutcomeCounts, RunResult } from '../harness/engine/result.js';
 import { blockedLine, gapLine } from '../harness/engine/summarize.js';
-import { DISPLAY_OUTCOMES, OTHER_FACE, coverageText, displayOutcome, groupsByLevel, hasFindings, otherFace } from './view.js';
+import {
+  DISPLAY_OUTCOMES,
+  OTHER_FACE,
+  coverageText,
+  defectGroups,
+  defectHeadline,
+  displayOutcome,
+  groupsByLevel,
+  hasFindings,
+  interpretationText,
+  otherFace,
+  rootCauseNote,
+  targetText,
+} from './view.js';
 import type { DisplayOutcome } from './view.js';
 import { formatDuration, oneLine, specRefText, truncate } from './text.js';
 
@@ -147,8 +160,11 @@ function levelSections(run: RunResult): string[] {
           continue;
         }
         const tag = outcomeTag(displayOutcome(c)) + (c.baselined ? ' (baselined)' : '');
-        lines.push(`      ${c.transport.padEnd(4)}${tag.padEnd(17)} ${oneLine(c.message, 240)}`);
+        const root = rootCauseNote(c);
+        lines.push(`      ${c.transport.padEnd(4)}${tag.padEnd(17)} ${oneLine(c.message, 240)}${root ? ` (${oneLine(root, 140)})` : ''}`);
       }
+      const interpretation = interpretationText(group.results[0]!);
+      if (interpretation) lines.push(`      ${oneLine(interpretation, 600)}`);
     }
     if (naOnly.length > 0) {
       const names = naOnly.map((g) => {
@@ -157,6 +173,18 @@ function levelSections(run: RunResult): string[] {
       });
       lines.push(`  not applicable: ${oneLine(names.join(', '), 600)}`);
     }
+  }
+  return lines;
+}
+
+/** Failures that share a root cause: one line per defect, then the other checks it fails and blocks. */
+export function defectLines(run: RunResult): string[] {
+  const groups = defectGroups(run);
+  if (groups.length === 0) return [];
+  const lines = ['', 'Failures by defect'];
+  for (const g of groups) {
+    lines.push(`  ✗ ${oneLine(defectHeadline(g), 300)}: ${oneLine(g.message, 240)}`, `      also failing: ${oneLine(g.failing.join(', '), 600)}`);
+    if (g.blocked.length) lines.push(`      blocked: ${oneLine(g.blocked.join(', '), 600)}`);
   }
   return lines;
 }
@@ -201,6 +229,7 @@ export function renderSummary(run: RunResult, options: SummaryOptions = {}): str
     `${oneLine(run.harness.name)} ${oneLine(run.harness.version)} · agent ${oneLine(run.agent_url, 200)} · token ${oneLine(run.token)} · seed ${oneLine(run.seed)}`,
   );
   lines.push(`started ${oneLine(run.started_at)} · took ${formatDuration(run.duration_ms)} · ${run.checks.length} results`);
+  lines.push(`judged against ${oneLine(targetText(run), 300)}`);
   for (const info of run.transport_info) {
     const state = !info.reachable ? 'unreachable' : info.auth_required ? 'auth required' : 'reachable';
     const problem = info.problem ? `: ${oneLine(info.problem, 200)}` : '';
@@ -208,6 +237,7 @@ export function renderSummary(run: RunResult, options: SummaryOptions = {}): str
   }
   lines.push('', ...suiteTable(run));
   lines.push(...levelSections(run));
+  lines.push(...defectLines(run));
   lines.push(...notVerifiedLines(run));
   lines.push(...baselineLines(run));
   lines.push('');

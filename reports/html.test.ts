@@ -17,6 +17,8 @@ afterAll(async () => {
 
 const ALLOWED_ATTRS = new Set([
   'data-blocked-by',
+  'data-target',
+  'data-root',
   'data-gap',
   'lang',
   'charset',

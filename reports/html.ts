@@ -15,7 +15,20 @@ import { evidenceHtml } from './html-evidence.js';
 import { SafeHtml, html } from './html-escape.js';
 import { formatDuration, specRefText } from './text.js';
 import { blockedLine, gapLine } from '../harness/engine/summarize.js';
-import { DISPLAY_OUTCOMES, OTHER_FACE, coverageText, displayOutcome, groupsByLevel, otherFace, outcomeLabel } from './view.js';
+import {
+  DISPLAY_OUTCOMES,
+  OTHER_FACE,
+  coverageText,
+  defectGroups,
+  defectHeadline,
+  displayOutcome,
+  groupsByLevel,
+  interpretationText,
+  otherFace,
+  outcomeLabel,
+  rootCauseNote,
+  targetText,
+} from './view.js';
 import type { CheckGroup, DisplayOutcome } from './view.js';
 
 export const HTML_FILE = 'report.html';
@@ -37,7 +50,21 @@ function header(run: RunResult): SafeHtml {
 <p class="agent">Agent: <code id="agent-url">${run.agent_url}</code></p>
 <p id="headline"><strong>${run.headline}</strong></p>
 <p id="coverage"><span class="badge ${run.coverage.complete ? 'o-pass' : 'o-warn'}">coverage ${run.coverage.complete ? 'complete' : 'incomplete'}</span> ${coverageText(run)}</p>
+<p id="target" data-target="${run.target.requested_compliance_target}">Judged against ${targetText(run)}</p>
 </header>`;
+}
+
+/** Failures that share a root cause, one item per defect. */
+function defects(run: RunResult): SafeHtml {
+  const groups = defectGroups(run);
+  if (groups.length === 0) return html``;
+  return html`<section id="defects"><h2>Failures by defect</h2><ul>
+${groups.map(
+  (g) => html`<li class="defect" data-root="${g.root}"><span class="badge o-fail">defect</span> ${defectHeadline(g)}: <span class="message">${g.message}</span>
+<details><summary>${g.failing.length} more failing${g.blocked.length ? `, ${g.blocked.length} blocked` : ''}</summary><code>${g.failing.join(', ')}</code>${
+    g.blocked.length ? html`<br>blocked: <code>${g.blocked.join(', ')}</code>` : ''
+  }</details></li>`,
+)}</ul></section>`;
 }
 
 /** Each blocked cascade and each coverage gap as one line, with the checks it covers. */
@@ -63,6 +90,7 @@ function facts(run: RunResult): SafeHtml {
 <dt>Harness</dt><dd>${run.harness.name} ${run.harness.version}</dd>
 <dt>Token</dt><dd><code>${run.token}</code></dd>
 <dt>Transports</dt><dd>${run.transports.join(', ')}</dd>
+<dt>Target</dt><dd>${targetText(run)}</dd>
 <dt>Seed</dt><dd><code id="seed">${run.seed}</code></dd>
 <dt>Started</dt><dd>${run.started_at}</dd>
 <dt>Finished</dt><dd>${run.finished_at} (${formatDuration(run.duration_ms)})</dd>
@@ -121,14 +149,16 @@ function resultRow(check: CheckResult): SafeHtml {
 <td>${check.transport}</td>
 <td><span class="badge o-${outcome}${must}">${outcomeLabel(outcome)}</span>${check.baselined ? html` <small>baselined</small>` : ''}</td>
 <td>${formatDuration(check.duration_ms)}</td>
-<td><span class="message">${check.message}</span>${check.evidence ? evidenceHtml(check.evidence) : ''}</td></tr>`;
+<td><span class="message">${check.message}</span>${rootCauseNote(check) ? html` <small class="root-cause">(${rootCauseNote(check)})</small>` : ''}${
+    check.evidence ? evidenceHtml(check.evidence) : ''
+  }</td></tr>`;
 }
 
 function groupBody(group: CheckGroup): SafeHtml {
   return html`<tbody class="group" data-check="${group.check_id}"><tr class="group-head"><th colspan="4">
 <span class="id">${group.check_id}</span> ${group.title} <small>${group.level} · ${specRefText(group.spec_ref)} · suite ${group.suite_id}</small>${
     group.differs ? html` <span class="differs" title="transports disagree">≠ transports disagree</span>` : ''
-  }</th></tr>
+  }${interpretationText(group.results[0]!) ? html`<br><small class="interpretation">${interpretationText(group.results[0]!)}</small>` : ''}</th></tr>
 ${group.results.map(resultRow)}</tbody>`;
 }
 
@@ -195,6 +225,7 @@ export function renderHtml(run: RunResult, options: { nonce?: string } = {}): st
 ${header(run)}
 <nav>${levels.map((l) => html`<a href="#level-${l.level}">${l.level}</a>`)}<a href="#matrix">Suites</a>${run.baseline ? html`<a href="#baseline">Baseline</a>` : ''}${run.injected ? html`<a href="#injected">Injected faults</a>` : ''}<a href="#run">Run</a></nav>
 ${matrix(run)}
+${defects(run)}
 ${notVerified(run)}
 <section id="checks"><h2>Checks</h2>${filters(run)}
 ${levels.map((l) => levelSection(l.level, l.groups))}</section>

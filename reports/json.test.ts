@@ -58,7 +58,7 @@ describe('agent-compliance.json', () => {
     });
     const a = renderAgentComplianceJson(run);
     expect(renderAgentComplianceJson(shuffled)).toBe(a);
-    expect(a.startsWith('{\n  "schema_version": "1.1",\n  "harness": {\n    "name": "proto-comply",')).toBe(true);
+    expect(a.startsWith('{\n  "schema_version": "1.2",\n  "harness": {\n    "name": "proto-comply",')).toBe(true);
     const top = Object.keys(JSON.parse(a));
     // harness_error is only present on a run the harness broke in, injected only on a proxy report with --inject
     const schemaOrder = Object.keys(agentComplianceSchema().properties as object).filter((k) => k !== 'harness_error' && k !== 'injected');

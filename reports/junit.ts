@@ -19,6 +19,7 @@ import type { CheckResult, RunResult } from '../harness/engine/result.js';
 import { evidenceText } from './evidence-text.js';
 import { writeFileAtomic } from './fs.js';
 import { oneLine, specRefText } from './text.js';
+import { defectGroups, defectHeadline, interpretationText, rootCauseNote, type DefectGroup } from './view.js';
 import { el, renderXmlDocument } from './xml.js';
 import type { XmlElement } from './xml.js';
 
@@ -48,7 +49,13 @@ function skipMessage(check: CheckResult): string {
   return oneLine(`${why}: ${check.message}`, 1000);
 }
 
-function testcase(check: CheckResult, strict: boolean): XmlElement {
+/** A root cause's failure names the other checks of its defect (reports/view.ts defectGroups). */
+function defectNote(check: CheckResult, defects: ReadonlyMap<string, DefectGroup>): string | undefined {
+  const g = check.root_cause === check.check_id ? defects.get(check.check_id) : undefined;
+  return g ? `${defectHeadline(g)}; also failing: ${g.failing.join(', ')}${g.blocked.length ? `; blocked: ${g.blocked.join(', ')}` : ''}` : undefined;
+}
+
+function testcase(check: CheckResult, strict: boolean, defects: ReadonlyMap<string, DefectGroup>): XmlElement {
   const v = verdict(check, strict);
   const evidence = evidenceText(check.evidence);
   const properties = el('properties', undefined, [
@@ -56,9 +63,13 @@ function testcase(check: CheckResult, strict: boolean): XmlElement {
     el('property', { name: 'spec_ref', value: specRefText(check.spec_ref) }),
     el('property', { name: 'outcome', value: check.not_run ? 'not_run' : check.outcome }),
     check.baselined ? el('property', { name: 'baselined', value: 'true' }) : undefined,
+    check.root_cause ? el('property', { name: 'root_cause', value: oneLine(check.root_cause, 200) }) : undefined,
+    check.lines ? el('property', { name: 'protocol_lines', value: check.lines.join(' ') }) : undefined,
+    check.interpretation ? el('property', { name: 'interpretation', value: oneLine(interpretationText(check)!, 1000) }) : undefined,
   ]);
   const body: Array<XmlElement | undefined> = [properties];
-  const message = oneLine(check.message, 1000);
+  const root = rootCauseNote(check) ?? defectNote(check, defects);
+  const message = oneLine(root ? `${check.message} (${root})` : check.message, 1000);
   if (v === 'failure') {
     body.push(el('failure', { message, type: check.outcome }, evidence ? [evidence] : []));
   } else if (v === 'error') {
@@ -164,6 +175,7 @@ function notVerifiedSuite(run: RunResult): { suite: XmlElement; totals: Totals }
 
 export function renderJUnit(run: RunResult): string {
   const strict = run.selection?.strict ?? false;
+  const defects = new Map(defectGroups(run).map((g) => [g.root, g] as const));
   const suites: XmlElement[] = [];
   for (const suite of run.suites) {
     for (const transport of run.transports) {
@@ -189,8 +201,9 @@ export function renderJUnit(run: RunResult): string {
               el('property', { name: 'transport', value: transport }),
               el('property', { name: 'agent_url', value: run.agent_url }),
               el('property', { name: 'seed', value: run.seed }),
+              el('property', { name: 'requested_compliance_target', value: run.target.requested_compliance_target }),
             ]),
-            ...checks.map((c) => testcase(c, strict)),
+            ...checks.map((c) => testcase(c, strict, defects)),
           ],
         ),
       );

@@ -11,7 +11,20 @@
  */
 import type { CheckResult, RunResult } from '../harness/engine/result.js';
 import { oneLine, specRefText } from './text.js';
-import { OTHER_FACE, coverageText, displayOutcome, groupsByLevel, hasFindings, otherFace, outcomeLabel } from './view.js';
+import {
+  OTHER_FACE,
+  coverageText,
+  defectGroups,
+  defectHeadline,
+  displayOutcome,
+  groupsByLevel,
+  hasFindings,
+  interpretationText,
+  otherFace,
+  outcomeLabel,
+  rootCauseNote,
+  targetText,
+} from './view.js';
 import { blockedLine, gapLine } from '../harness/engine/summarize.js';
 import type { CheckGroup } from './view.js';
 
@@ -77,7 +90,28 @@ function matrix(run: RunResult): string[] {
 
 function message(group: CheckGroup): string {
   const problems = group.results.filter((c) => displayOutcome(c) !== 'pass' && c.outcome !== 'not_applicable');
-  return problems.map((c) => `${c.transport}: ${md(c.message, 200)}`).join('<br>');
+  const lines = problems.map((c) => {
+    const root = rootCauseNote(c);
+    return `${c.transport}: ${md(c.message, 200)}${root ? ` <sub>(${md(root, 140)})</sub>` : ''}`;
+  });
+  const interpretation = interpretationText(group.results[0]!);
+  if (interpretation) lines.push(`<sub>${md(interpretation, 600)}</sub>`);
+  return lines.join('<br>');
+}
+
+/** One bullet per defect that fails several checks. */
+function defectSection(run: RunResult): string[] {
+  const groups = defectGroups(run);
+  if (groups.length === 0) return [];
+  return [
+    '',
+    '### Failures by defect',
+    '',
+    ...groups.map(
+      (g) =>
+        `- ✗ ${md(defectHeadline(g), 300)}: ${md(g.message, 240)}<br>also failing: ${md(g.failing.join(', '), 600)}${g.blocked.length ? `<br>blocked: ${md(g.blocked.join(', '), 600)}` : ''}`,
+    ),
+  ];
 }
 
 function levelSection(run: RunResult, level: string, groups: CheckGroup[], max: number): string[] {
@@ -128,9 +162,12 @@ export function renderMarkdownSummary(run: RunResult, options: MarkdownOptions =
     '',
     `Agent ${md(run.agent_url, 200)} · ${run.transports.join(' + ')} · ${run.checks.length} results · seed ${md(run.seed, 40)}`,
     '',
+    `Judged against ${md(targetText(run), 300)}`,
+    '',
     `Coverage: ${md(coverageText(run), 400)}`,
     '',
     ...matrix(run),
+    ...defectSection(run),
     ...notVerifiedSection(run),
   ];
   for (const { level, groups } of groupsByLevel(run)) lines.push(...levelSection(run, level, groups, max));

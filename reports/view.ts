@@ -177,3 +177,69 @@ export function otherFace(suite: Pick<SuiteResult, 'by_transport'>, t: Transport
 
 /** What an empty cell of the suite table says: `—` across faces, `untested` otherwise. */
 export const OTHER_FACE = '—';
+
+/**
+ * One defect seen through several rules: a failing check that is the root cause of other
+ * failures (`root_cause`, harness/engine/root-cause.ts), the checks that fail because of it, and
+ * those it blocked. Only roots with at least one other failing check are listed: a lone failure
+ * is its own line in the findings.
+ */
+export interface DefectGroup {
+  root: string;
+  /** The root's message on the first transport it failed on. */
+  message: string;
+  transports: TransportKind[];
+  /** Other checks failing (fail, warn, info) because of the same defect, in run order. */
+  failing: string[];
+  /** Checks blocked by it, in run order. */
+  blocked: string[];
+}
+
+const FAILED = new Set<Outcome>(['fail', 'warn', 'info']);
+
+export function defectGroups(run: Pick<RunResult, 'checks'>): DefectGroup[] {
+  const groups = new Map<string, DefectGroup>();
+  for (const c of run.checks) {
+    if (!c.root_cause || c.root_cause !== c.check_id || !FAILED.has(c.outcome)) continue;
+    const g = groups.get(c.check_id) ?? { root: c.check_id, message: c.message, transports: [], failing: [], blocked: [] };
+    if (!g.transports.includes(c.transport)) g.transports.push(c.transport);
+    groups.set(c.check_id, g);
+  }
+  for (const c of run.checks) {
+    const g = c.root_cause && c.root_cause !== c.check_id ? groups.get(c.root_cause) : undefined;
+    if (!g) continue;
+    const list = c.outcome === 'blocked' ? g.blocked : FAILED.has(c.outcome) ? g.failing : undefined;
+    if (list && !list.includes(c.check_id)) list.push(c.check_id);
+  }
+  return [...groups.values()].filter((g) => g.failing.length > 0);
+}
+
+/** `3 checks fail because of one defect` (the root included), plus what it blocked. */
+export function defectHeadline(g: DefectGroup): string {
+  const blocked = g.blocked.length ? `; ${g.blocked.length} more blocked by it` : '';
+  return `${g.failing.length + 1} checks fail because of one defect, first seen in ${g.root} [${g.transports.join(', ')}]${blocked}`;
+}
+
+/** The root cause of a failing result when it is another check: `root cause: <id>`; undefined otherwise. */
+export function rootCauseNote(check: Pick<CheckResult, 'check_id' | 'root_cause' | 'outcome'>): string | undefined {
+  return FAILED.has(check.outcome) && check.root_cause && check.root_cause !== check.check_id ? `root cause: ${check.root_cause}` : undefined;
+}
+
+/** `target 3.1 (default: the newest released line); the agent declares 3.0` — how a run's target reads. */
+export function targetText(run: Pick<RunResult, 'target'>): string {
+  const t = run.target;
+  const declared = t.agent_declared?.supported_versions?.length
+    ? `; the agent declares ${t.agent_declared.supported_versions.join(', ')}`
+    : t.agent_declared?.major_versions?.length
+      ? `; the agent declares major version ${t.agent_declared.major_versions.join(', ')}`
+      : '; the agent declares no version';
+  const build = t.agent_declared?.build_version ? ` (build ${t.agent_declared.build_version})` : '';
+  const lacks = t.agent_lacks_target ? ', not the target' : '';
+  return `protocol line ${t.requested_compliance_target}${t.explicit ? '' : ' (default: the newest released line)'}${declared}${build}${lacks}`;
+}
+
+/** `interpretation: <reading> (rests on: <spec text>)` for a check that carries one. */
+export function interpretationText(check: Pick<CheckResult, 'interpretation'>): string | undefined {
+  const i = check.interpretation;
+  return i ? `interpretation: ${i.reading} (rests on: ${i.spec_text})` : undefined;
+}

@@ -17,6 +17,8 @@ import { readComplianceReport } from './read-report.js';
 import { runFuzz } from '../fuzz/run.js';
 import { FUZZ_PROPERTIES } from '../fuzz/properties/index.js';
 import type { FuzzEvidence } from '../fuzz/report.js';
+import { parseTargetFlag } from './target-flag.js';
+import type { ProtocolLine } from '../protocol/lines.js';
 import type { RunResult } from '../engine/result.js';
 
 const OPTIONS = {
@@ -25,6 +27,7 @@ const OPTIONS = {
   'a2a-url': { type: 'string' },
   transport: { type: 'string', default: 'both' },
   token: { type: 'string', default: DEFAULT_TOKEN },
+  target: { type: 'string' },
   'auth-token': { type: 'string' },
   fixtures: { type: 'string' },
   seed: { type: 'string' },
@@ -49,6 +52,8 @@ export interface FuzzArgs {
   transports: TransportKind[];
   transportExplicit: boolean;
   token: string;
+  /** The protocol line judged against (`--target`; a replay takes its report's). */
+  target?: ProtocolLine;
   authToken?: string;
   fixtures?: string;
   seed: number;
@@ -129,6 +134,7 @@ export function parseFuzzArgs(argv: string[], env: NodeJS.ProcessEnv = process.e
     transports: v.transport === 'both' ? ['mcp', 'a2a'] : [v.transport as TransportKind],
     transportExplicit: v.transport !== 'both',
     token: v.token,
+    target: parseTargetFlag('fuzz', v.target),
     authToken: v['auth-token'] ?? (env.PROTO_COMPLY_AUTH_TOKEN || undefined),
     fixtures: v.fixtures,
     seed,
@@ -156,6 +162,7 @@ export function fuzzReproduceCommand(a: FuzzArgs): string {
   if (a.a2aUrl) parts.push(`--a2a-url ${q(a.a2aUrl)}`);
   if (a.transportExplicit) parts.push(`--transport ${a.transports[0]}`);
   if (a.token !== DEFAULT_TOKEN) parts.push(`--token ${a.token}`);
+  if (a.target) parts.push(`--target ${a.target}`);
   if (a.authToken && a.agent) parts.push('--auth-token "$PROTO_COMPLY_AUTH_TOKEN"');
   if (a.fixtures) parts.push(`--fixtures ${q(a.fixtures)}`);
   if (a.tasks) parts.push(`--task ${q(a.tasks.join(','))}`);
@@ -231,6 +238,7 @@ export async function fuzzCommand(argv: string[]): Promise<number> {
       a2aUrl: args.a2aUrl,
       transports,
       token: args.token,
+      target: args.target ?? (target?.run.target?.explicit ? target.run.target.requested_compliance_target : undefined),
       authToken,
       fixtures,
       seed,
@@ -259,6 +267,7 @@ export async function fuzzCommand(argv: string[]): Promise<number> {
       strict: false,
       budgetS: args.budgetS,
       startedAt: new Date(run.started_at),
+      target: run.target,
     };
     const saved = await writeReportsSafely(run, frame, { dir: out });
     run = saved.run;

@@ -12,6 +12,7 @@ are written as the "fuzz" suite of an agent-compliance report (JSON, JUnit, HTML
   --mcp-url URL, --a2a-url URL   endpoint overrides (as for run)
   --transport T       mcp | a2a | both (default both)
   --token T           protocol token (default proto)
+  --target LINE       protocol line to judge against: 3.0, 3.1 or 3.2 (default 3.1; a replay takes its report's)
   --auth-token T      bearer token (or PROTO_COMPLY_AUTH_TOKEN)
   --fixtures FILE     agent-specific setup values (account, product), as for run
   --seed N            fast-check seed, 0..2147483647 (default random; printed and in the report)

@@ -11,6 +11,7 @@ import { UsageError } from './usage.js';
 import { DEFAULT_TOKEN, protocolIds, TokenError } from '../token.js';
 import { exitCodeFor } from '../engine/summarize.js';
 import { writeReportsSafely, type RunFrame } from './run-failure.js';
+import { targetInfo } from '../engine/run-envelope.js';
 import { renderSummary } from '../../reports/console.js';
 import { oneLine } from '../../reports/text.js';
 import { startAuditingProxy } from '../proxy/session.js';
@@ -232,6 +233,7 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     suites: auditedSuites(proxy.checkIds).suites,
     strict: false,
     startedAt: new Date(),
+    target: targetInfo(undefined),
   };
   const callerFrame: RunFrame = { ...frame, suites: auditedSuites(proxy.callerCheckIds).suites };
   const write = async () => {

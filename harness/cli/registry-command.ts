@@ -355,5 +355,6 @@ function frameOf(r: RunResult) {
     suites: [],
     strict: r.selection.strict,
     startedAt: new Date(r.started_at),
+    target: r.target,
   };
 }

@@ -1,6 +1,6 @@
 /** `proto-comply run` argument parsing: the concurrency default is left to the run (4 for an agent URL, 8 for the built-in mocks). */
 import { describe, expect, it } from 'vitest';
-import { parseRunArgs } from './run-command.js';
+import { parseRunArgs, reproduceCommand } from './run-command.js';
 import { UsageError } from './usage.js';
 
 describe('run --concurrency', () => {
@@ -15,5 +15,25 @@ describe('run --concurrency', () => {
 
   it('refuses what is not a positive integer', () => {
     for (const bad of ['0', '-1', '1.5', 'many']) expect(() => parseRunArgs(['--concurrency', bad])).toThrow(UsageError);
+  });
+});
+
+describe('run --target', () => {
+  const parsed = (argv: string[]) => {
+    const a = parseRunArgs(['--agent', 'https://a.example', ...argv]);
+    if (a === 'help') throw new Error('help');
+    return a;
+  };
+
+  it('is absent unless given (the run then judges the newest released line and says so), and reproduces', () => {
+    expect(parsed([]).target).toBeUndefined();
+    expect(reproduceCommand(parsed([]))).not.toContain('--target');
+    expect(parsed(['--target', '3.0']).target).toBe('3.0');
+    expect(reproduceCommand(parsed(['--target', '3.2']))).toContain('--target 3.2');
+  });
+
+  it('refuses a line that is not a protocol line, naming the lines', () => {
+    for (const bad of ['4.0', '3', '3.1.0', 'latest'])
+      expect(() => parsed(['--target', bad])).toThrow(new UsageError(`run: --target must be one of 3.0, 3.1, 3.2, got ${JSON.stringify(bad)}`));
   });
 });

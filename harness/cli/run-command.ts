@@ -25,6 +25,9 @@ import { FixturesError, loadFixtures, type Fixtures } from '../../suites/setup/f
 import type { ReceiverTarget } from '../engine/resources.js';
 import { receiverOnlySuites } from '../webhooks/receiver-probe/run.js';
 import { type RegistryTarget, registryTargetOf } from '../registry-face/target.js';
+import { parseTargetFlag } from './target-flag.js';
+import type { ProtocolLine } from '../protocol/lines.js';
+import { targetInfo } from '../engine/run-envelope.js';
 import { RECEIVER_RUN_OPTIONS, ReceiverFlagError, receiverFromFlags, receiverReproduceFlags, startRunSender } from '../webhooks/receiver-probe/cli.js';
 
 const OPTIONS = {
@@ -35,6 +38,7 @@ const OPTIONS = {
   suite: { type: 'string' },
   check: { type: 'string' },
   token: { type: 'string', default: DEFAULT_TOKEN },
+  target: { type: 'string' },
   'auth-token': { type: 'string' },
   out: { type: 'string', default: 'compliance-report' },
   'budget-s': { type: 'string' },
@@ -70,6 +74,8 @@ export interface RunArgs {
   suites?: string[];
   check?: string;
   token: string;
+  /** The protocol line to judge against (`--target`); absent: the default, the newest released line. */
+  target?: ProtocolLine;
   authToken?: string;
   out: string;
   budgetS?: number;
@@ -175,6 +181,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     suites,
     check: v.check,
     token: v.token,
+    target: parseTargetFlag('run', v.target),
     authToken: v['auth-token'] ?? (env.PROTO_COMPLY_AUTH_TOKEN || undefined),
     out: v.out,
     budgetS: positiveNumber('budget-s', v['budget-s'], false),
@@ -207,6 +214,7 @@ export function reproduceCommand(a: RunArgs): string {
   if (a.suites) parts.push(`--suite ${shellQuote(a.suites.join(','))}`);
   if (a.check) parts.push(`--check ${shellQuote(a.check)}`);
   if (a.token !== DEFAULT_TOKEN) parts.push(`--token ${a.token}`);
+  if (a.target) parts.push(`--target ${a.target}`);
   if (a.authToken && a.agent) parts.push('--auth-token "$PROTO_COMPLY_AUTH_TOKEN"');
   if (a.budgetS !== undefined) parts.push(`--budget-s ${a.budgetS}`);
   if (a.strict) parts.push('--strict');
@@ -339,6 +347,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
       strict: args.strict,
       budgetS: args.budgetS,
       startedAt: new Date(),
+      target: targetInfo(args.target),
     };
     // A rejection or exception nothing handled, while the run is under way, is a harness error of the run, not a crash.
     const stray: string[] = [];
@@ -358,6 +367,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
         suites,
         checkGlob: args.check,
         token: args.token,
+        target: args.target,
         authToken,
         seed: args.seed,
         budgetS: args.budgetS,

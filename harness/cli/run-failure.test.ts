@@ -20,6 +20,7 @@ function frame(): RunFrame {
     suites: pickSuites(['capabilities']),
     strict: false,
     startedAt: new Date(),
+    target: { requested_compliance_target: '3.1', explicit: false },
   };
 }
 

@@ -9,7 +9,9 @@ import { countOutcomes, coverageOf, summarizeSuites } from '../engine/summarize.
 import type { SuiteDef } from '../engine/model.js';
 import type { CheckResult, RunResult } from '../engine/result.js';
 import type { TransportKind } from '../transport/types.js';
-import { HARNESS_VERSION } from '../version.js';
+import { runEnvelope } from '../engine/run-envelope.js';
+import { withRootCauses } from '../engine/root-cause.js';
+import type { TargetInfo } from '../engine/result.js';
 import { writeReports } from '../../reports/index.js';
 import { AGENT_COMPLIANCE_FILE } from '../../reports/json.js';
 import { writeFileAtomic } from '../../reports/fs.js';
@@ -24,6 +26,7 @@ export interface RunFrame {
   strict: boolean;
   budgetS?: number;
   startedAt: Date;
+  target: TargetInfo;
 }
 
 /** One line naming an unexpected error, without a stack trace. */
@@ -38,28 +41,19 @@ export function errorRun(frame: RunFrame, cause: string, finished: readonly Chec
   const byKey = new Map<string, CheckResult>();
   for (const c of finished)
     if (known.has(`${c.suite_id}\0${c.check_id}`) && frame.transports.includes(c.transport)) byKey.set(`${c.check_id}\0${c.transport}`, c);
-  const checks = [...byKey.values()];
+  const checks = withRootCauses([...byKey.values()], frame.suites);
   const suites = frame.suites.filter((s) => checks.some((c) => c.suite_id === s.id));
   const coverage = coverageOf(checks, frame.transports, frame.budgetS);
   coverage.complete = false;
   coverage.reasons.push(`the harness broke: ${cause}`);
   const planned = frame.suites.reduce((n, s) => n + s.checks.length, 0) * frame.transports.length;
   return boundRun({
-    schema_version: '1.1',
-    harness: { name: 'proto-comply', version: HARNESS_VERSION },
-    agent_url: frame.agentUrl,
-    token: frame.token,
-    transports: frame.transports,
+    ...runEnvelope(frame),
     transport_info: [],
     overall_status: 'error',
     coverage,
     lifecycle_stage: 'production',
     headline: `harness error: ${cause} (${checks.length} of ${planned} check runs finished; they are in the report)`,
-    seed: frame.seed,
-    started_at: frame.startedAt.toISOString(),
-    finished_at: new Date().toISOString(),
-    duration_ms: Date.now() - frame.startedAt.getTime(),
-    command: frame.command,
     selection: { suites: suites.map((s) => s.id), budget_s: frame.budgetS, strict: frame.strict },
     counts: countOutcomes(checks),
     suites: summarizeSuites(suites, checks, frame.transports, frame.strict),

@@ -39,6 +39,7 @@ function env(transport: Transport, profile: Partial<AgentProfile> = {}, signal =
       ...profile,
     },
     ids: protocolIds('proto'),
+    target: '3.1',
     seed: '42',
     runStartedAt: new Date('2026-11-22T00:00:00Z'),
     signal,
@@ -297,5 +298,60 @@ describe('check runner outcomes', () => {
     expect(seen[2]).toBe(seen[0]);
     expect(seen[3]).toBe(seen[0]);
     expect(seen[4]).not.toBe(seen[0]);
+  });
+});
+
+describe('check runner under a compliance target (harness/protocol/lines.ts)', () => {
+  const atTarget = (agent: Transport, target: CheckEnv['target']) => ({ ...env(agent), target });
+
+  it('a check of other lines is not applicable, naming the lines, and calls nothing', async () => {
+    const agent = new ScriptedAgent('mcp', () => ok({ value: 3 }));
+    const { suite, check } = suiteWith({ id: 'demo.v.later', level: 'MUST', lines: ['3.1', '3.2'], steps: [{ kind: 'call', task: 'get_products' }] });
+    const r = await runCheck(suite, check, atTarget(agent, '3.0'));
+    expect(r).toMatchObject({ outcome: 'not_applicable', lines: ['3.1', '3.2'] });
+    expect(r.message).toBe('not a rule of the 3.0 line: the rule belongs to 3.1 and later');
+    expect(agent.calls).toHaveLength(0);
+    expect((await runCheck(suite, check, atTarget(agent, '3.1'))).outcome).toBe('pass');
+  });
+
+  it("judges the target's shape: steps and expectations of other lines are skipped", async () => {
+    const agent = new ScriptedAgent('mcp', () => ok({ status: 'active' }));
+    const { suite, check } = suiteWith({
+      id: 'demo.v.shape',
+      level: 'MUST',
+      steps: [
+        {
+          kind: 'call',
+          task: 'create_media_buy',
+          expect: [
+            { kind: 'field', path: '/status', equals: 'active', lines: ['3.0', '3.1'] },
+            { kind: 'field', path: '/media_buy_status', equals: 'active', lines: ['3.2'] },
+          ],
+        },
+        { kind: 'call', task: 'only_in_32', lines: ['3.2'] },
+      ],
+    });
+    expect((await runCheck(suite, check, atTarget(agent, '3.0'))).outcome).toBe('pass');
+    expect(agent.calls.map((c) => c.task)).toEqual(['create_media_buy']);
+    const r = await runCheck(suite, check, atTarget(agent, '3.2'));
+    expect(r.outcome).toBe('fail');
+    expect(r.message).toContain('/media_buy_status');
+  });
+
+  it('refuses a line that is not a protocol line at load', () => {
+    expect(() => suiteWith({ id: 'demo.v.bad', level: 'MUST', lines: ['4.0' as never], steps: [{ kind: 'call', task: 'x' }] })).toThrow(/lines/);
+    expect(() => suiteWith({ id: 'demo.v.bad2', level: 'MUST', steps: [{ kind: 'call', task: 'x', lines: ['3' as never] }] })).toThrow(/lines/);
+  });
+
+  it('carries the interpretation note into every result of the check', async () => {
+    const agent = new ScriptedAgent('mcp', () => ok({ value: 4 }));
+    const interpretation = { spec_text: 'interface spec 7: INVALID_REQUEST: bad input', reading: 'an unknown product is bad input' };
+    const { suite, check } = suiteWith({
+      id: 'demo.v.reading',
+      level: 'SHOULD',
+      interpretation,
+      steps: [{ kind: 'call', task: 'get_products', expect: [{ kind: 'field', path: '/value', equals: 3 }] }],
+    });
+    expect(await runCheck(suite, check, env(agent))).toMatchObject({ outcome: 'warn', interpretation });
   });
 });

@@ -24,11 +24,14 @@ import type { KindRegistry } from './kinds/registry.js';
 import { ScopedRandom } from './rng.js';
 import { expandTemplates, MissingFactError, TemplateError, TemplateGapError } from './template.js';
 import { describeCondition, evaluateCondition } from './conditions.js';
+import { describeLines, inLines, type ProtocolLine } from '../protocol/lines.js';
 
 export interface CheckEnv {
   transport: Transport;
   profile: AgentProfile;
   ids: ProtocolIds;
+  /** The protocol line judged against (harness/protocol/lines.ts). */
+  target: ProtocolLine;
   seed: string;
   runStartedAt: Date;
   signal: AbortSignal;
@@ -65,6 +68,8 @@ export function skippedResult(
     duration_ms: 0,
     message,
     evidence: { exchanges: [] },
+    ...(check.lines ? { lines: check.lines } : {}),
+    ...(check.interpretation ? { interpretation: check.interpretation } : {}),
     ...extra,
   };
 }
@@ -72,6 +77,9 @@ export function skippedResult(
 /** Decide applicability before running anything; undefined means: run it. */
 export function preflight(suite: SuiteDef, check: CheckDef, env: CheckEnv): CheckResult | undefined {
   const p = env.profile;
+  if (!inLines(env.target, check.lines)) {
+    return skippedResult(suite, check, env, 'not_applicable', `not a rule of the ${env.target} line: the rule belongs to ${describeLines(check.lines!)}`);
+  }
   if (check.transports && !check.transports.includes(env.transport.kind)) {
     return skippedResult(suite, check, env, 'not_applicable', `applies to ${check.transports.join(', ')} only`);
   }
@@ -218,6 +226,7 @@ function checkContext(env: CheckEnv, checkId: string, exchanges: WireExchange[],
     transport: env.transport,
     kind: env.transport.kind,
     ids: env.ids,
+    target: env.target,
     profile: env.profile,
     random: scope.random,
     runStartedAt: env.runStartedAt,
@@ -268,6 +277,7 @@ function checkContext(env: CheckEnv, checkId: string, exchanges: WireExchange[],
     },
     judge(expectations: ExpectationDef[] | undefined, subject: Subject): Judgement {
       for (const exp of expectations ?? []) {
+        if (!inLines(env.target, exp.lines)) continue;
         const kind = env.kinds.expectationKind(exp.kind);
         if (!kind) throw new Error(`unknown expectation kind ${exp.kind}`); // the loader prevents this
         const j = kind.evaluate(exp, subject, ctx);
@@ -287,6 +297,7 @@ function checkContext(env: CheckEnv, checkId: string, exchanges: WireExchange[],
 async function runStepList(steps: readonly StepDef[], ctx: CheckContext, kinds: KindRegistry): Promise<StepRun> {
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i];
+    if (!inLines(ctx.target, step.lines)) continue;
     const kind = kinds.stepKind(step.kind);
     if (!kind) throw new Error(`unknown step kind ${step.kind}`); // the loader prevents this
     let verdict: StepVerdict;

@@ -14,6 +14,7 @@ import type { ExpectationKind, StepKind } from './kinds/types.js';
 import type { SuitePlugin } from './plugin.js';
 import { BUILTIN_FUNCTIONS, templateExpressions } from './template.js';
 import { AGENT_KINDS } from '../protocol/agent-kinds.js';
+import { PROTOCOL_LINES } from '../protocol/lines.js';
 
 export class SuiteLoadError extends Error {}
 
@@ -55,6 +56,9 @@ const CONDITION = {
 
 const CHECK_ID = '^[a-z][a-z0-9-]*(\\.[a-z0-9][a-z0-9_-]*)+$';
 
+/** `lines: ["3.1", "3.2"]`: the protocol lines a check, step or expectation belongs to. */
+const LINES = { type: 'array', items: { enum: [...PROTOCOL_LINES] }, minItems: 1, uniqueItems: true };
+
 const SUITE_SCHEMA = {
   type: 'object',
   properties: {
@@ -85,6 +89,14 @@ const SUITE_SCHEMA = {
             additionalProperties: false,
           },
           description: { type: 'string' },
+          lines: LINES,
+          interpretation: {
+            type: 'object',
+            properties: { spec_text: { type: 'string', minLength: 1 }, reading: { type: 'string', minLength: 1 } },
+            required: ['spec_text', 'reading'],
+            additionalProperties: false,
+          },
+          rests_on: { type: 'array', items: { type: 'string', pattern: CHECK_ID }, minItems: 1, uniqueItems: true },
           applies_when: { $ref: 'condition' },
           not_applicable_reason: { type: 'string' },
           requires: { $ref: 'condition' },
@@ -140,7 +152,7 @@ function checkExpectations(list: unknown, where: string, kinds: KindRegistry): v
     if (!e || typeof e !== 'object' || typeof e.kind !== 'string') throw new SuiteLoadError(`${at}: an expectation needs a kind`);
     const kind = kinds.expectationKind(e.kind);
     if (!kind) throw new SuiteLoadError(`${at}: unknown expectation kind "${e.kind}" (known: ${kinds.expectationKindNames().join(', ')})`);
-    const v = kindValidator('expect', kind, {});
+    const v = kindValidator('expect', kind, { lines: LINES });
     if (!v(e)) throw new SuiteLoadError(`${at} (${e.kind}): ${formatErrors(v.errors)}`);
     for (const f of kind.expectationFields ?? []) checkExpectations((e as Record<string, unknown>)[f], `${at}.${f}`, kinds);
   });
@@ -153,6 +165,7 @@ function checkStep(step: StepDef, where: string, kinds: KindRegistry): void {
     id: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
     role: { enum: ['setup', 'probe'] },
     prerequisite: { type: 'string', pattern: CHECK_ID },
+    lines: LINES,
   });
   if (!v(step)) throw new SuiteLoadError(`${where} (${step.kind}): ${formatErrors(v.errors)}`);
   for (const f of kind.expectationFields ?? []) checkExpectations(step[f], `${where}.${f}`, kinds);

@@ -6,6 +6,7 @@
 import type { Level, SpecRef } from './result.js';
 import type { TransportKind } from '../transport/types.js';
 import type { AgentKind } from '../protocol/agent-kinds.js';
+import type { ProtocolLine } from '../protocol/lines.js';
 
 /** Condition on the agent profile (its declared capabilities and listed tasks). */
 export type Condition =
@@ -34,12 +35,16 @@ export interface StepDef {
    *  did not pass on the same transport, this check is not run (blocked by it, or a gap when it was
    *  one); when this step fails or cannot be carried out, the check is blocked by it. */
   prerequisite?: string;
+  /** The protocol lines the step belongs to (harness/protocol/lines.ts); under another target it is skipped. */
+  lines?: ProtocolLine[];
   /** Kind-specific fields, validated by the kind's own schema. */
   [field: string]: unknown;
 }
 
 export interface ExpectationDef {
   kind: string;
+  /** The protocol lines the expectation belongs to; under another target it is not judged. */
+  lines?: ProtocolLine[];
   [field: string]: unknown;
 }
 
@@ -51,6 +56,16 @@ export interface CheckDef {
   spec: SpecRef;
   /** What the check verifies and why, for people reading the report. */
   description?: string;
+  /** The protocol lines the check's rule belongs to (absent: every line); under another target the check is not applicable. */
+  lines?: ProtocolLine[];
+  /** Where the spec leaves room for more than one reading: the sentence the check rests on and the reading it applies (shown in every report). */
+  interpretation?: Interpretation;
+  /**
+   * Checks whose failure on the same transport is most likely this check's failure too: the same
+   * defect seen through another rule. When one of them failed, this check's failure names that
+   * one's root cause (`root_cause`) and reports group them as one defect.
+   */
+  rests_on?: string[];
   applies_when?: Condition;
   /** Why the check is not applicable when `applies_when` is false (shown in the report). */
   not_applicable_reason?: string;
@@ -65,6 +80,14 @@ export interface CheckDef {
   /** Run alone (not concurrently with other checks of the same suite and transport). */
   serial?: boolean;
   steps: StepDef[];
+}
+
+/** The reading a check applies where the spec can be read more than one way. */
+export interface Interpretation {
+  /** The spec sentence (or sentences) the check rests on, quoted with its place. */
+  spec_text: string;
+  /** The reading chosen, and why. */
+  reading: string;
 }
 
 export interface SuiteDef {

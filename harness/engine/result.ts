@@ -3,6 +3,8 @@
  * is a rendering of this one object; nothing in reports/ calls an agent.
  */
 import type { TransportKind, WireExchange } from '../transport/types.js';
+import type { Interpretation } from './model.js';
+import type { ProtocolLine } from '../protocol/lines.js';
 
 /**
  * The closed set of outcomes of one check on one transport:
@@ -77,6 +79,16 @@ export interface CheckResult {
   not_run?: boolean;
   /** True when a baseline entry expected this failure (issue 6). */
   baselined?: boolean;
+  /**
+   * A failing (fail, warn, info) or blocked result: the check whose failure is the first of the
+   * same defect on this transport (itself when it is the first; for a blocked check, the root of
+   * what blocked it). Reports group failures by it, so one defect reads as one defect.
+   */
+  root_cause?: string;
+  /** The protocol lines the check's rule belongs to, when not every line. */
+  lines?: ProtocolLine[];
+  /** The reading the check applies where the spec can be read more than one way. */
+  interpretation?: Interpretation;
 }
 
 export type OutcomeCounts = Record<Outcome, number>;
@@ -131,8 +143,20 @@ export interface TransportInfo {
   problem?: string;
 }
 
+/** The protocol line the run judged against, and what the agent says it speaks. */
+export interface TargetInfo {
+  /** The line judged (digest 6.3 `requested_compliance_target`): `--target`, default DEFAULT_TARGET. */
+  requested_compliance_target: ProtocolLine;
+  /** The target was given by the user (false: the default, the newest released line). */
+  explicit: boolean;
+  /** What the agent declares in its capabilities (`<token>.supported_versions`, `major_versions`, `build_version`), from the first transport that answered. */
+  agent_declared?: { supported_versions?: string[]; major_versions?: number[]; build_version?: string };
+  /** The agent declares release versions and the target is not among them (its verdicts then judge a line it does not claim). */
+  agent_lacks_target?: boolean;
+}
+
 export interface RunResult {
-  schema_version: '1.1';
+  schema_version: '1.2';
   harness: { name: 'proto-comply'; version: string };
   agent_url: string;
   token: string;
@@ -140,6 +164,8 @@ export interface RunResult {
   transport_info: TransportInfo[];
   overall_status: OverallStatus;
   coverage: Coverage;
+  /** The protocol line judged against and the agent's own declaration. */
+  target: TargetInfo;
   /** The agent's lifecycle stage as the registry records it (digest 6.3): given by the caller, or
    *  `testing` for an agent that declares a sandbox test controller and `production` otherwise. */
   lifecycle_stage: 'development' | 'testing' | 'production' | 'deprecated';

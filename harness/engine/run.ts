@@ -16,11 +16,14 @@ import { preflight, preflightPrerequisites, runCheck, skippedResult, type CheckE
 import { checkWaits, factPublishersOf, orderSuites, prerequisitesOf, runsBefore, suitePositions } from './loader.js';
 import { compileCheckGlobs } from './glob.js';
 import { countOutcomes, coverageOf, headline, overallStatus, summarizeSuites } from './summarize.js';
-import { HARNESS_VERSION } from '../version.js';
+import { runEnvelope, targetInfo } from './run-envelope.js';
+import type { ProtocolLine } from '../protocol/lines.js';
+import { DEFAULT_TARGET } from '../protocol/lines.js';
 import { FactStore, RunResources, type ReceiverTarget } from './resources.js';
 import type { AddressPolicy } from '../net/address-policy.js';
 import type { Redactor } from '../transport/redact.js';
 import { boundCheckResult, cutText, LIMITS } from './bound.js';
+import { withRootCauses } from './root-cause.js';
 
 /** The run budget when the caller gives none: a run always ends. */
 export const DEFAULT_BUDGET_S = 1_800;
@@ -36,6 +39,8 @@ export interface RunPlan {
   /** RunFacts.agentCredentials. */
   agentCredentials?: { token: string; origins: string[] };
   token: string;
+  /** The protocol line to judge against (`--target`; default DEFAULT_TARGET, the newest released line). */
+  target?: ProtocolLine;
   transports: Transport[];
   /** The user asked for these transports by name (an absent A2A card is then unreachable, not "not offered"). */
   transportExplicit: boolean;
@@ -228,6 +233,7 @@ async function runChecks(plan: RunPlan, suites: SuiteDef[], profiles: AgentProfi
         transport,
         profile: profiles[i],
         ids,
+        target: plan.target ?? DEFAULT_TARGET,
         seed: plan.seed,
         runStartedAt: startedAt,
         signal: budget.signal,
@@ -330,15 +336,16 @@ function nameCascadeRoots(results: Map<string, CheckResult>): void {
 function assemble(plan: RunPlan, f: Finished): RunResult {
   const { suites, profiles, results, key, transportKinds, startedAt, started, harnessError } = f;
   nameCascadeRoots(results);
-  const checks: CheckResult[] = [];
+  const ordered: CheckResult[] = [];
   for (const suite of suites) {
     for (const check of suite.checks) {
       for (const t of plan.transports) {
         const r = results.get(key(check.id, t));
-        if (r) checks.push(r);
+        if (r) ordered.push(r);
       }
     }
   }
+  const checks = withRootCauses(ordered, suites);
 
   const coverage = coverageOf(checks, transportKinds, f.budgetS);
   if (harnessError) coverage.reasons.push(`the harness broke: ${harnessError}`);
@@ -358,13 +365,20 @@ function assemble(plan: RunPlan, f: Finished): RunResult {
     declared_tasks: p.tasks,
     problem: p.problem,
   }));
-  const finishedAt = new Date();
+  const declared = profiles?.find((p) => p.capabilities !== undefined)?.capabilities?.[plan.token];
   return {
-    schema_version: '1.1',
-    harness: { name: 'proto-comply', version: HARNESS_VERSION },
-    agent_url: plan.agentUrl,
-    token: plan.token,
-    transports: transportKinds,
+    ...runEnvelope(
+      {
+        agentUrl: plan.agentUrl,
+        token: plan.token,
+        transports: transportKinds,
+        target: targetInfo(plan.target, declared),
+        seed: plan.seed,
+        command: plan.command,
+        startedAt,
+      },
+      Math.round(performance.now() - started),
+    ),
     transport_info: transportInfo,
     overall_status: status,
     coverage,
@@ -375,11 +389,6 @@ function assemble(plan: RunPlan, f: Finished): RunResult {
         ? `partial: the run budget ran out before the transports were profiled (${checks.length} of ${planned} check runs finished)`
         : headline(status, checks, coverage, profiles, plan.strict),
     ...(harnessError ? { harness_error: harnessError } : {}),
-    seed: plan.seed,
-    started_at: startedAt.toISOString(),
-    finished_at: finishedAt.toISOString(),
-    duration_ms: Math.round(performance.now() - started),
-    command: plan.command,
     selection: {
       suites: suites.map((s) => s.id),
       check_glob: plan.checkGlob,

@@ -3,6 +3,7 @@
  * compliance check of the `fuzz` suite: it drives an agent through an open transport with
  * fast-check, shrinks any counterexample, and reports it with what replays it exactly.
  */
+import type { ProtocolLine } from '../protocol/lines.js';
 import type { Transport, WireExchange } from '../transport/types.js';
 
 export type FuzzLevel = 'MUST' | 'SHOULD' | 'MAY';
@@ -12,6 +13,8 @@ export interface FuzzContext {
   transport: Transport;
   /** The protocol token (`proto`, or `adcp` for @adcp/sdk sellers). */
   token: string;
+  /** The protocol line judged against (harness/protocol/lines.ts; default the newest released line). */
+  target?: ProtocolLine;
   /** An account reference the agent accepts (interface spec 2.5a), fresh for this run. */
   account: Record<string, unknown>;
   /** Another account of the same buyer (the fixtures' second_account), for the per-account key scope. */

@@ -3,12 +3,13 @@
  * task and transport; a violation carries the shrunk counterexample, the seed and fast-check path,
  * and the command that replays exactly that case.
  */
-import type { CheckResult, Level, Outcome, RunResult, TransportInfo } from '../engine/result.js';
+import type { CheckResult, Level, Outcome, RunResult, TargetInfo, TransportInfo } from '../engine/result.js';
 import { countOutcomes, coverageOf, summarizeSuites } from '../engine/summarize.js';
 import type { SuiteDef } from '../engine/model.js';
 import { boundRun } from '../engine/bound.js';
 import type { TransportKind } from '../transport/types.js';
-import { HARNESS_VERSION } from '../version.js';
+import { runEnvelope } from '../engine/run-envelope.js';
+import { withRootCauses } from '../engine/root-cause.js';
 import type { FuzzProperty, PropertyOutcome } from './property.js';
 
 export const FUZZ_SUITE_ID = 'fuzz';
@@ -100,6 +101,7 @@ export function fuzzRunResult(o: {
   startedAt: Date;
   command: string;
   budgetS?: number;
+  target: TargetInfo;
 }): RunResult {
   const coverage = coverageOf(o.checks, o.transports, o.budgetS);
   const unreachable = o.info.filter((i) => !i.reachable);
@@ -125,25 +127,25 @@ export function fuzzRunResult(o: {
           ? `no fuzz property violated (${o.checks.filter((c) => c.outcome === 'pass').length} checks)`
           : `no fuzz property violated, coverage incomplete: ${coverage.reasons[0] ?? ''}`;
   const suite = fuzzSuite(o.checks);
+  const checks = withRootCauses(o.checks, [suite]);
   return boundRun({
-    schema_version: '1.1',
-    harness: { name: 'proto-comply', version: HARNESS_VERSION },
-    agent_url: o.agentUrl,
-    token: o.token,
-    transports: o.transports,
+    ...runEnvelope({
+      agentUrl: o.agentUrl,
+      token: o.token,
+      transports: o.transports,
+      target: o.target,
+      seed: String(o.seed),
+      command: o.command,
+      startedAt: o.startedAt,
+    }),
     transport_info: o.info,
     overall_status: status,
     coverage,
     lifecycle_stage: 'production',
     headline,
-    seed: String(o.seed),
-    started_at: o.startedAt.toISOString(),
-    finished_at: new Date().toISOString(),
-    duration_ms: Date.now() - o.startedAt.getTime(),
-    command: o.command,
     selection: { suites: [FUZZ_SUITE_ID], budget_s: o.budgetS, strict: false },
     counts: countOutcomes(o.checks),
-    suites: summarizeSuites([suite], o.checks, o.transports, false),
-    checks: o.checks,
+    suites: summarizeSuites([suite], checks, o.transports, false),
+    checks,
   });
 }

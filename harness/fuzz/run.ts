@@ -3,6 +3,8 @@
  * selected property on every task it names, and turn the outcomes into the checks of a `fuzz`
  * suite of an ordinary RunResult (report.ts), so the report writers of `run` write it.
  */
+import type { ProtocolLine } from '../protocol/lines.js';
+import { targetInfo } from '../engine/run-envelope.js';
 import { randomBytes } from 'node:crypto';
 import {
   createRecorder,
@@ -28,6 +30,8 @@ export interface FuzzOptions {
   a2aUrl?: string;
   transports: TransportKind[];
   token: string;
+  /** The protocol line judged against (`--target`; default the newest released line). */
+  target?: ProtocolLine;
   authToken?: string;
   fixtures?: Fixtures;
   seed: number;
@@ -152,6 +156,7 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
       const ctx: FuzzContext = {
         transport,
         token: o.token,
+        ...(o.target ? { target: o.target } : {}),
         account: state.account ?? {},
         ...(o.fixtures?.second_account ? { secondAccount: o.fixtures.second_account as unknown as Record<string, unknown> } : {}),
         product: state.product,
@@ -201,6 +206,7 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
     startedAt,
     command: o.command,
     budgetS: o.budgetS,
+    target: targetInfo(o.target),
   });
   return redactor.value(run);
 }

@@ -10,7 +10,8 @@ import type { CheckDef, SuiteDef } from '../engine/model.js';
 import type { CheckResult, InjectionSummary, Level, Outcome, RunResult } from '../engine/result.js';
 import { countOutcomes, coverageOf, summarizeSuites } from '../engine/summarize.js';
 import type { TransportKind } from '../transport/types.js';
-import { HARNESS_VERSION } from '../version.js';
+import { runEnvelope, targetInfo } from '../engine/run-envelope.js';
+import { withRootCauses } from '../engine/root-cause.js';
 import type { Verdict } from './audit.js';
 
 const FAILING: Record<Level, Outcome> = { MUST: 'fail', SHOULD: 'warn', MAY: 'info' };
@@ -130,25 +131,24 @@ export function auditRunResult(o: {
     ? `${failing.length} ${what}, first: ${failing[0].check_id} (${failing[0].transport})`
     : `no ${caller ? 'buyer ' : ''}rule broken in ${o.exchanges} observed exchange(s) (${o.tally.judged} verdicts)`;
   return boundRun({
-    schema_version: '1.1',
-    harness: { name: 'proto-comply', version: HARNESS_VERSION },
-    agent_url: o.upstream,
-    token: o.token,
-    transports,
+    ...runEnvelope({
+      agentUrl: o.upstream,
+      token: o.token,
+      transports,
+      target: targetInfo(undefined),
+      seed: o.injected?.seed ?? '0',
+      command: o.command,
+      startedAt: o.startedAt,
+    }),
     transport_info: transports.map((t) => ({ transport: t, endpoint: o.upstream, reachable: true, auth_required: false, declared_tasks: [] })),
     overall_status: status,
     coverage,
     lifecycle_stage: 'production',
     headline,
-    seed: o.injected?.seed ?? '0',
-    started_at: o.startedAt.toISOString(),
-    finished_at: new Date().toISOString(),
-    duration_ms: Date.now() - o.startedAt.getTime(),
-    command: o.command,
     selection: { suites: suites.map((s) => s.id), strict: false },
     counts: countOutcomes(checks),
     suites: summarizeSuites(suites, checks, transports, false),
-    checks,
+    checks: withRootCauses(checks, suites),
     ...(o.injected ? { injected: o.injected } : {}),
   });
 }

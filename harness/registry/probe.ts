@@ -7,6 +7,8 @@ import { certify, pickSuites } from '../certify.js';
 import { causeOf, errorRun } from '../cli/run-failure.js';
 import type { RunResult } from '../engine/result.js';
 import type { AgentRow } from './types.js';
+import type { ProtocolLine } from '../protocol/lines.js';
+import { targetInfo } from '../engine/run-envelope.js';
 
 export interface ProbeSettings {
   /** Budget of one run in seconds (the registry's probing allows 600). */
@@ -21,6 +23,8 @@ export interface ProbeSettings {
   concurrency?: number;
   /** Per-call timeout in seconds. */
   timeoutS?: number;
+  /** The protocol line probes judge against (default the newest released line). */
+  target?: ProtocolLine;
 }
 
 export const DEFAULT_PROBE_BUDGET_S = 600;
@@ -37,6 +41,7 @@ export const probeAgent: Prober = async (agent, s) => {
       token: agent.token,
       authToken: agent.authToken,
       budgetS: s.budgetS,
+      ...(s.target ? { target: s.target } : {}),
       denyPrivate: s.denyPrivate,
       allowHosts: s.allowHosts,
       ...(s.suites ? { suites: s.suites } : {}),
@@ -52,7 +57,18 @@ export const probeAgent: Prober = async (agent, s) => {
       // an unknown suite is the service's configuration error; the run records the cause
     }
     return errorRun(
-      { agentUrl: agent.url, token: agent.token, transports: agent.transports, seed: '0', command, suites, strict: false, budgetS: s.budgetS, startedAt },
+      {
+        agentUrl: agent.url,
+        token: agent.token,
+        transports: agent.transports,
+        seed: '0',
+        command,
+        suites,
+        strict: false,
+        budgetS: s.budgetS,
+        startedAt,
+        target: targetInfo(s.target),
+      },
       causeOf(e),
       [],
     );

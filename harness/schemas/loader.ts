@@ -3,11 +3,16 @@
  * protocol token. Schema files are templates: `{token}` / `{TOKEN}` in member names and in
  * string values are replaced through `protocolIds(token).expand` (harness/token.ts), so the
  * token is spelled in exactly one place.
+ *
+ * A schema object may say how it differs by protocol line: `"x-from-line": {"3.1": {<keywords>}}`
+ * replaces those keywords of the object for every target from that line on (e.g. `required`
+ * gaining `revision` in 3.1). The documents are built for one target line.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { protocolIds, type ProtocolIds } from '../token.js';
+import { DEFAULT_TARGET, isProtocolLine, PROTOCOL_LINES, type ProtocolLine } from '../protocol/lines.js';
 
 export const SCHEMA_BASE_URI = 'https://proto-comply.local/schemas/';
 export const SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
@@ -49,6 +54,40 @@ function expand(value: unknown, ids: ProtocolIds, inProperties = false): unknown
   return value;
 }
 
+/** The member naming an object's keywords per protocol line. */
+export const FROM_LINE = 'x-from-line';
+
+/**
+ * `schema` as it reads under `target`: every `x-from-line` member is removed, and the keywords of
+ * each of its lines up to the target (oldest first) replace the object's own. Throws
+ * SchemaLoadError for a line that is not a protocol line or an entry that is not an object.
+ */
+export function applyLineVariants<T>(schema: T, target: ProtocolLine, where: string): T {
+  return variant(schema, target, where, '') as T;
+}
+
+function variant(value: unknown, target: ProtocolLine, where: string, pointer: string): unknown {
+  if (Array.isArray(value)) return value.map((v, i) => variant(v, target, where, `${pointer}/${i}`));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (k !== FROM_LINE) out[k] = variant(v, target, where, `${pointer}/${k}`);
+  const lines = (value as Record<string, unknown>)[FROM_LINE];
+  if (lines === undefined) return out;
+  if (lines === null || typeof lines !== 'object' || Array.isArray(lines)) throw new SchemaLoadError(`${where}#${pointer}: ${FROM_LINE} must be an object`);
+  for (const [line, keywords] of Object.entries(lines)) {
+    if (!isProtocolLine(line))
+      throw new SchemaLoadError(`${where}#${pointer}: ${FROM_LINE} names ${JSON.stringify(line)}, not one of ${PROTOCOL_LINES.join(', ')}`);
+    if (keywords === null || typeof keywords !== 'object' || Array.isArray(keywords))
+      throw new SchemaLoadError(`${where}#${pointer}: ${FROM_LINE}.${line} must be an object of keywords`);
+  }
+  for (const line of PROTOCOL_LINES) {
+    if (PROTOCOL_LINES.indexOf(line) > PROTOCOL_LINES.indexOf(target)) break;
+    const keywords = (lines as Record<string, Record<string, unknown>>)[line];
+    if (keywords) Object.assign(out, variant(keywords, target, where, `${pointer}/${FROM_LINE}/${line}`));
+  }
+  return out;
+}
+
 /** Every object inside `schema`, keyed by identity, to `<name>.json#<pointer>`. */
 export function indexSchemaObjects(name: string, schema: unknown, into: WeakMap<object, string>, pointer = ''): void {
   if (schema === null || typeof schema !== 'object') return;
@@ -58,8 +97,8 @@ export function indexSchemaObjects(name: string, schema: unknown, into: WeakMap<
   }
 }
 
-/** Reads every `*.json` of `dir`, checks `$schema`/`$id`, expands the token. Sorted by name. */
-export function loadSchemaDocuments(token: string, dir: string = DEFAULT_SCHEMA_DIR): SchemaDocument[] {
+/** Reads every `*.json` of `dir`, checks `$schema`/`$id`, expands the token, takes the `target` line's variant. Sorted by name. */
+export function loadSchemaDocuments(token: string, dir: string = DEFAULT_SCHEMA_DIR, target: ProtocolLine = DEFAULT_TARGET): SchemaDocument[] {
   const ids = protocolIds(token);
   const root = resolve(dir);
   let files: string[];
@@ -82,7 +121,7 @@ export function loadSchemaDocuments(token: string, dir: string = DEFAULT_SCHEMA_
       if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
         throw new SchemaLoadError(`schema ${f}: the top level must be an object`);
       }
-      const schema = expandTokenPlaceholders(raw as Record<string, unknown>, ids);
+      const schema = applyLineVariants(expandTokenPlaceholders(raw as Record<string, unknown>, ids), target, f);
       if (schema.$schema !== SCHEMA_DIALECT) {
         throw new SchemaLoadError(`schema ${f}: $schema must be ${SCHEMA_DIALECT}`);
       }

@@ -167,6 +167,39 @@ describe('strict compilation catches schema mistakes', () => {
   });
 });
 
+describe('schemas by protocol line (x-from-line)', () => {
+  it("a keyword set for a line replaces the object's own from that line on, and the member is gone", () => {
+    const dir = schemaDirWith({
+      b: { ...header('b'), type: 'object', required: ['id'], 'x-from-line': { '3.1': { required: ['id', 'revision'] } }, properties: { id: {}, revision: {} } },
+    });
+    expectValid(createSchemaValidator({ schemaDir: dir, target: '3.0' }).validate('b', { id: 'x' }));
+    for (const target of ['3.1', '3.2'] as const)
+      expect(createSchemaValidator({ schemaDir: dir, target }).validate('b', { id: 'x' }).errors).toMatchObject([{ keyword: 'required', pointer: '' }]);
+    expect(JSON.stringify(loadSchemaDocuments(DEFAULT_TOKEN, dir, '3.2'))).not.toContain('x-from-line');
+  });
+
+  it('refuses a line that is not a protocol line, or keywords that are not an object', () => {
+    expect(() => loadSchemaDocuments(DEFAULT_TOKEN, schemaDirWith({ c: { ...header('c'), 'x-from-line': { '4.0': {} } } }))).toThrow(
+      /c\.json#: x-from-line names "4\.0"/,
+    );
+    expect(() => loadSchemaDocuments(DEFAULT_TOKEN, schemaDirWith({ d: { ...header('d'), 'x-from-line': { '3.1': [] } } }))).toThrow(
+      /must be an object of keywords/,
+    );
+  });
+
+  it('the built-in media buy requires revision from 3.1 only (digest 4.5; released schemas from 3.1.0)', () => {
+    const buy = { media_buy_id: 'mb_1', status: 'active' };
+    expectValid(createSchemaValidator({ target: '3.0' }).validateTaskResponse('update_media_buy', buy));
+    expect(
+      createSchemaValidator({ target: '3.1' })
+        .validateTaskResponse('update_media_buy', buy)
+        .errors.map((e) => e.message),
+    ).toContain("must have required property 'revision'");
+    expect(createSchemaValidator({ target: '3.1' }).validateTaskResponse('get_media_buys', { media_buys: [buy] }).valid).toBe(false);
+    expectValid(createSchemaValidator({ target: '3.0' }).validateTaskResponse('get_media_buys', { media_buys: [buy] }));
+  });
+});
+
 describe('createSchemaValidator', () => {
   it('compiles once per process per token: the same instance is returned', () => {
     const a = createSchemaValidator({ token: DEFAULT_TOKEN });

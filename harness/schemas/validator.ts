@@ -8,6 +8,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsPlugin from 'ajv-formats';
 import { resolve } from 'node:path';
 import { DEFAULT_TOKEN, protocolIds, type ProtocolIds } from '../token.js';
+import { DEFAULT_TARGET, type ProtocolLine } from '../protocol/lines.js';
 import { applyCrossFieldRules, crossFieldRules } from './cross-field.js';
 import { DEFAULT_SCHEMA_DIR, SCHEMA_BASE_URI, SchemaLoadError, indexSchemaObjects, loadSchemaDocuments } from './loader.js';
 
@@ -65,6 +66,8 @@ export interface SchemaValidatorOptions {
   token?: string;
   /** Directory of schema files (default fixtures/schemas). */
   schemaDir?: string;
+  /** The protocol line whose variant of the schemas is judged (default DEFAULT_TARGET; loader.ts `x-from-line`). */
+  target?: ProtocolLine;
 }
 
 export class UnknownSchemaError extends Error {}
@@ -76,17 +79,18 @@ const cache = new Map<string, SchemaValidator>();
 export function createSchemaValidator(options: SchemaValidatorOptions = {}): SchemaValidator {
   const ids = protocolIds(options.token ?? DEFAULT_TOKEN);
   const dir = resolve(options.schemaDir ?? DEFAULT_SCHEMA_DIR);
-  const key = `${ids.token}\u0000${dir}`;
+  const target = options.target ?? DEFAULT_TARGET;
+  const key = `${ids.token}\u0000${dir}\u0000${target}`;
   let validator = cache.get(key);
   if (!validator) {
-    validator = buildValidator(ids, dir);
+    validator = buildValidator(ids, dir, target);
     cache.set(key, validator);
   }
   return validator;
 }
 
-function buildValidator(ids: ProtocolIds, dir: string): SchemaValidator {
-  const docs = loadSchemaDocuments(ids.token, dir);
+function buildValidator(ids: ProtocolIds, dir: string, target: ProtocolLine): SchemaValidator {
+  const docs = loadSchemaDocuments(ids.token, dir, target);
   // verbose: errors carry their parent schema object, located through `locations`. Generated code
   // is not optimized: compiling the schemas takes about 0.15 s less at every start, and
   // validation measured no slower (the verdicts are the same code paths either way).

@@ -159,6 +159,12 @@ const S = {
   negative: { suite: 'signing', id: 'signing.vectors.negative', title: 'Rejects negative vectors', level: 'MUST', section: '7.2', rule: 'step 9a' },
 } satisfies Record<string, Spec>;
 
+/** An interpretation note (a check resting on a reading of the spec), with agent-looking text in it. */
+const LISTED_READING = {
+  spec_text: `interface spec 4.3: the same tasks run on both transports ${HOSTILE.script}`,
+  reading: `a declared task is listed ${HOSTILE.bidi}`,
+};
+
 /** A fresh, consistent RunResult (every call builds new objects). */
 export function buildRunFixture(options: { strict?: boolean; baseline?: boolean; withoutHarnessError?: boolean } = {}): RunResult {
   seq = 0;
@@ -176,11 +182,18 @@ export function buildRunFixture(options: { strict?: boolean; baseline?: boolean;
         exchanges: [a2aExchange(ids.capabilitiesTask, 200, `{"kind":"task","note":"${HOSTILE.textarea}"} ${HOSTILE.control}`)],
         notes: [`payload from artifact; ${HOSTILE.svg}`],
       }),
+      root_cause: S.version.id,
     }),
     check(S.listed, 'mcp', 'warn', `task ${HOSTILE.alert} declared but not listed`, {
       evidence: evidence({ expected: ['get_products'], actual: [HOSTILE.alert], pointer: '/tasks' }),
+      root_cause: S.listed.id,
+      interpretation: LISTED_READING,
     }),
-    check(S.listed, 'a2a', 'warn', `skill missing: ${HOSTILE.bidi}`, { evidence: evidence({ actual: HOSTILE.bidi }) }),
+    check(S.listed, 'a2a', 'warn', `skill missing: ${HOSTILE.bidi}`, {
+      evidence: evidence({ actual: HOSTILE.bidi }),
+      root_cause: S.version.id,
+      interpretation: LISTED_READING,
+    }),
     check(S.replay, 'mcp', 'fail', `replay differs: ${HOSTILE.cdata} ${HOSTILE.control}`, {
       evidence: evidence({
         expected: { media_buy_id: 'mb-1' },
@@ -233,11 +246,12 @@ export function buildRunFixture(options: { strict?: boolean; baseline?: boolean;
   ];
   const duration = 4321;
   return {
-    schema_version: '1.1',
+    schema_version: '1.2',
     harness: { name: 'proto-comply', version: '0.1.0' },
     agent_url: HOSTILE_AGENT_URL,
     token: DEFAULT_TOKEN,
     transports,
+    target: { requested_compliance_target: '3.0', explicit: true, agent_declared: { supported_versions: ['3.0'], major_versions: [3] } },
     transport_info: [
       {
         transport: 'mcp',

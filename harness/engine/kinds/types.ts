@@ -11,6 +11,7 @@ import type { ScopedRandom } from '../rng.js';
 import type { ExpectationDef, StepDef } from '../model.js';
 import type { ObservedReplies } from '../observed.js';
 import type { RunFacts, RunResources } from '../resources.js';
+import type { ProtocolLine } from '../../protocol/lines.js';
 
 /** What a step leaves behind for later templates: `{{steps.<id>.payload.media_buy_id}}`. */
 export interface StepRecord {
@@ -66,6 +67,8 @@ export interface CheckContext {
   transport: Transport;
   kind: TransportKind;
   ids: ProtocolIds;
+  /** The protocol line judged against: steps and expectations of other lines are skipped; kinds may shape what they judge by it. */
+  target: ProtocolLine;
   profile: AgentProfile;
   random: ScopedRandom;
   runStartedAt: Date;

@@ -18,7 +18,7 @@ export const validAccepted: FuzzProperty = {
   tasks: FUZZ_TASKS,
   run(ctx, opts, task) {
     const t = task as string;
-    const schemas = createSchemaValidator({ token: ctx.token });
+    const schemas = createSchemaValidator({ token: ctx.token, target: ctx.target });
     return checkProperty({
       checkId: `${this.id}.${t}`,
       task: t,
