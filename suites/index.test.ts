@@ -16,6 +16,28 @@ describe('plugin index', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('every check a check names exists: prerequisites, owners of expectations, rests_on, read owners', () => {
+    const { suites } = builtinSuites();
+    const ids = new Set(suites.flatMap((s) => s.checks.map((c) => c.id)));
+    const named: string[] = [];
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (v && typeof v === 'object') {
+        for (const [k, x] of Object.entries(v)) {
+          if ((k === 'prerequisite' || k === 'owner' || k === 'read_owner') && typeof x === 'string') named.push(x);
+          else walk(x);
+        }
+      }
+    };
+    for (const s of suites)
+      for (const c of s.checks) {
+        walk(c.steps);
+        named.push(...(c.rests_on ?? []));
+      }
+    expect(named.length).toBeGreaterThan(100);
+    expect([...new Set(named.filter((id) => !ids.has(id)))]).toEqual([]);
+  });
+
   it('lists every suite folder, and every listed suite has its folder', () => {
     const folders = readdirSync(SUITES_DIR).filter((f) => statSync(SUITES_DIR + f).isDirectory() && !NOT_SUITES.has(f));
     expect(SUITE_PLUGINS.map((p) => p.id).sort()).toEqual(folders.sort());

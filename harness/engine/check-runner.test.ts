@@ -355,3 +355,65 @@ describe('check runner under a compliance target (harness/protocol/lines.ts)', (
     expect(await runCheck(suite, check, env(agent))).toMatchObject({ outcome: 'warn', interpretation });
   });
 });
+
+describe('expectations owned by another check (one failure per defect)', () => {
+  it("a failed expectation of another check's rule blocks the check by it; its own expectations still fail it", async () => {
+    const readBack = (payload: unknown) =>
+      suiteWith({
+        id: 'demo.o.replay',
+        level: 'MUST',
+        steps: [
+          {
+            kind: 'call',
+            task: 'get_media_buys',
+            expect: [
+              { kind: 'success', owner: 'demo.o.read' },
+              { kind: 'count_matching', in: '/media_buys', where: { '/media_buy_id': 'mb_1' }, at_least: 1, owner: 'demo.o.read' },
+              { kind: 'count_matching', in: '/media_buys', where: { '/media_buy_id': 'mb_1' }, equals: 1 },
+            ],
+          },
+        ],
+      });
+    const { suite, check } = readBack(undefined);
+    const failing = await runCheck(suite, check, env(new ScriptedAgent('mcp', () => err('VALIDATION_ERROR'))));
+    expect(failing).toMatchObject({ outcome: 'blocked', blocked_by: 'demo.o.read' });
+    expect(failing.message).toMatch(/^blocked by demo\.o\.read: step 1 could not be carried out: get_media_buys: .*\(the rule of demo\.o\.read\)$/);
+    const empty = await runCheck(suite, check, env(new ScriptedAgent('mcp', () => ok({ media_buys: [] }))));
+    expect(empty).toMatchObject({ outcome: 'blocked', blocked_by: 'demo.o.read' });
+    const twice = await runCheck(suite, check, env(new ScriptedAgent('mcp', () => ok({ media_buys: [{ media_buy_id: 'mb_1' }, { media_buy_id: 'mb_1' }] }))));
+    expect(twice.outcome).toBe('fail');
+    const once = await runCheck(suite, check, env(new ScriptedAgent('mcp', () => ok({ media_buys: [{ media_buy_id: 'mb_1' }] }))));
+    expect(once.outcome).toBe('pass');
+  });
+
+  it('the owning check itself fails on its own expectation', async () => {
+    const { suite, check } = suiteWith({
+      id: 'demo.o.read',
+      level: 'MUST',
+      steps: [{ kind: 'call', task: 'get_media_buys', expect: [{ kind: 'success', owner: 'demo.o.read' }] }],
+    });
+    expect((await runCheck(suite, check, env(new ScriptedAgent('mcp', () => err('VALIDATION_ERROR'))))).outcome).toBe('fail');
+  });
+
+  it('assert with else_not_applicable: a rule of an optional member that is absent does not apply', async () => {
+    const { suite, check } = suiteWith({
+      id: 'demo.o.optional',
+      level: 'MUST',
+      steps: [
+        { kind: 'call', id: 'create', task: 'create_media_buy' },
+        {
+          kind: 'assert',
+          step: 'create',
+          expect: [{ kind: 'field', path: '/revision', type: 'integer' }],
+          else_not_applicable: 'revision is optional in 3.0 and absent',
+        },
+        { kind: 'assert', step: 'create', expect: [{ kind: 'field', path: '/revision', equals: 1 }] },
+      ],
+    });
+    const absent = await runCheck(suite, check, env(new ScriptedAgent('mcp', () => ok({}))));
+    expect(absent.outcome).toBe('not_applicable');
+    expect(absent.message).toMatch(/^revision is optional in 3\.0 and absent \(/);
+    expect((await runCheck(suite, check, env(new ScriptedAgent('mcp', () => ok({ revision: 2 }))))).outcome).toBe('fail');
+    expect((await runCheck(suite, check, env(new ScriptedAgent('mcp', () => ok({ revision: 1 }))))).outcome).toBe('pass');
+  });
+});

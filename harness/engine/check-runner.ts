@@ -137,7 +137,8 @@ export function preflightPrerequisites(
 }
 
 function blockedResult(suite: SuiteDef, check: CheckDef, env: Pick<CheckEnv, 'transport'>, by: string, cause: string): CheckResult {
-  return skippedResult(suite, check, env, 'blocked', `blocked by ${by}: ${cause}`, {
+  // The cause of a check that was blocked itself starts with its own "blocked by <root>: ".
+  return skippedResult(suite, check, env, 'blocked', `blocked by ${by}: ${cause.replace(/^blocked by \S+: /, '')}`, {
     blocked_by: by,
     evidence: {
       exchanges: [],
@@ -281,7 +282,7 @@ function checkContext(env: CheckEnv, checkId: string, exchanges: WireExchange[],
         const kind = env.kinds.expectationKind(exp.kind);
         if (!kind) throw new Error(`unknown expectation kind ${exp.kind}`); // the loader prevents this
         const j = kind.evaluate(exp, subject, ctx);
-        if (!j.ok) return j;
+        if (!j.ok) return exp.owner ? { ...j, owner: exp.owner } : j;
       }
       return { ok: true };
     },
@@ -313,6 +314,11 @@ async function runStepList(steps: readonly StepDef[], ctx: CheckContext, kinds: 
       else verdict = { status: 'unmet', message };
     }
     if (ctx.signal.aborted) throw new BudgetExhausted();
+    // An expectation about another check's rule failed: this check is blocked by that one.
+    if (verdict.status === 'failed' && verdict.owner && verdict.owner !== ctx.checkId) {
+      const { owner, ...rest } = verdict;
+      verdict = { ...rest, status: 'unmet', message: `${verdict.message} (the rule of ${owner})`, blocked_by: owner };
+    }
     if (verdict.status !== 'ok') return { verdict, failedStep: i + 1, failedRole: step.role ?? 'probe', failedPrerequisite: step.prerequisite };
   }
   return { verdict: { status: 'ok' } };

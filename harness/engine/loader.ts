@@ -152,7 +152,7 @@ function checkExpectations(list: unknown, where: string, kinds: KindRegistry): v
     if (!e || typeof e !== 'object' || typeof e.kind !== 'string') throw new SuiteLoadError(`${at}: an expectation needs a kind`);
     const kind = kinds.expectationKind(e.kind);
     if (!kind) throw new SuiteLoadError(`${at}: unknown expectation kind "${e.kind}" (known: ${kinds.expectationKindNames().join(', ')})`);
-    const v = kindValidator('expect', kind, { lines: LINES });
+    const v = kindValidator('expect', kind, { lines: LINES, owner: { type: 'string', pattern: CHECK_ID } });
     if (!v(e)) throw new SuiteLoadError(`${at} (${e.kind}): ${formatErrors(v.errors)}`);
     for (const f of kind.expectationFields ?? []) checkExpectations((e as Record<string, unknown>)[f], `${at}.${f}`, kinds);
   });

@@ -3,7 +3,7 @@
  * each step and each expectation names a kind that the engine's small registry interprets.
  * An unknown kind or an unknown field is a load error, never a silent pass.
  */
-import type { Level, SpecRef } from './result.js';
+import type { Interpretation, Level, SpecRef } from './result.js';
 import type { TransportKind } from '../transport/types.js';
 import type { AgentKind } from '../protocol/agent-kinds.js';
 import type { ProtocolLine } from '../protocol/lines.js';
@@ -45,6 +45,12 @@ export interface ExpectationDef {
   kind: string;
   /** The protocol lines the expectation belongs to; under another target it is not judged. */
   lines?: ProtocolLine[];
+  /**
+   * The check whose rule this expectation is about, when it is not the check's own (a read-back
+   * must succeed before it can show anything): when it fails, the check is blocked by that check
+   * instead of failing on evidence about another rule.
+   */
+  owner?: string;
   [field: string]: unknown;
 }
 
@@ -80,14 +86,6 @@ export interface CheckDef {
   /** Run alone (not concurrently with other checks of the same suite and transport). */
   serial?: boolean;
   steps: StepDef[];
-}
-
-/** The reading a check applies where the spec can be read more than one way. */
-export interface Interpretation {
-  /** The spec sentence (or sentences) the check rests on, quoted with its place. */
-  spec_text: string;
-  /** The reading chosen, and why. */
-  reading: string;
 }
 
 export interface SuiteDef {

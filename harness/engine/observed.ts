@@ -30,3 +30,15 @@ export class ObservedReplies {
     return this.all(transport).filter((o) => o.reply.task === task);
   }
 }
+
+/**
+ * Observations by the id of the check that made them (then in arrival order): what a step that
+ * grades observed replies reports first does not depend on which concurrent check ran first, so
+ * reruns give the same message.
+ */
+export function inCheckOrder(list: readonly Observation[]): Observation[] {
+  return list
+    .map((o, i) => [o, i] as const)
+    .sort(([a, i], [b, j]) => (a.checkId < b.checkId ? -1 : a.checkId > b.checkId ? 1 : i - j))
+    .map(([o]) => o);
+}

@@ -3,7 +3,6 @@
  * is a rendering of this one object; nothing in reports/ calls an agent.
  */
 import type { TransportKind, WireExchange } from '../transport/types.js';
-import type { Interpretation } from './model.js';
 import type { ProtocolLine } from '../protocol/lines.js';
 
 /**
@@ -43,6 +42,14 @@ export interface SpecRef {
   anchor?: string;
   /** Rule within the section, e.g. `rule 2`, or a short name of the statement. */
   rule?: string;
+}
+
+/** The reading a check applies where the spec can be read more than one way. */
+export interface Interpretation {
+  /** The spec sentence (or sentences) the check rests on, quoted with its place. */
+  spec_text: string;
+  /** The reading chosen, and why. */
+  reading: string;
 }
 
 export interface Evidence {

@@ -27,6 +27,11 @@ export function refusalShapeProblem(reply: TaskReply): string | undefined {
   return j.ok ? undefined : (j.message ?? 'the error is not well-formed');
 }
 
+/** `text` cut to `max` characters, marked with … when cut. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 export function short(value: unknown, max = 300): string {
   let s: string;
   try {

@@ -19,6 +19,8 @@ export interface FuzzContext {
   account: Record<string, unknown>;
   /** Another account of the same buyer (the fixtures' second_account), for the per-account key scope. */
   secondAccount?: Record<string, unknown>;
+  /** `account` is a natural key and sync_accounts showed two natural keys are two accounts (fresh keys are then accounts of their own). */
+  distinctKeys?: boolean;
   /** A product and pricing option the agent offers, for creates; absent when it offers none. */
   product?: { product_id: string; pricing_option_id: string; currency?: string; min_budget?: number };
   /** Aborts when the run's budget runs out; a property stops and reports what it has. */
@@ -52,8 +54,16 @@ export interface PropertyOutcome {
   /** The check id (`fuzz.<area>.<name>[.<task>]`). */
   check_id: string;
   task?: string;
-  /** 'violated': the agent broke the rule; 'gap': the agent lacks what the property needs. */
-  outcome: 'pass' | 'violated' | 'gap';
+  /**
+   * 'violated': the agent broke the rule; 'gap': the agent lacks an optional feature the property
+   * needs (`gap` names it), or the budget ran out (`not_run`); 'not_applicable': the agent does not
+   * claim what the property is about.
+   */
+  outcome: 'pass' | 'violated' | 'gap' | 'not_applicable';
+  /** Outcome 'gap': the optional feature the agent lacks, in a few words. */
+  gap?: string;
+  /** Outcome 'gap': the run budget ran out before the property finished. */
+  not_run?: boolean;
   /** Cases run (generated requests or command sequences). */
   runs: number;
   seed: number;

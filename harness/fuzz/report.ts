@@ -48,14 +48,14 @@ export function fuzzCheck(input: FuzzCheckInput, o: PropertyOutcome | Skipped, d
     duration_ms: durationMs,
   };
   const notes = { exchanges: [], notes: input.notes };
-  if (o.outcome === 'not_applicable') return { ...base, outcome: 'not_applicable', message: o.message, evidence: notes };
+  if (o.outcome === 'not_applicable') return { ...base, outcome: 'not_applicable', message: o.message ?? '', evidence: notes };
   if (o.outcome === 'gap') {
     const s = o as Skipped & PropertyOutcome;
     return {
       ...base,
       outcome: 'gap',
-      gap: s.gap ?? 'run budget',
-      ...(s.not_run || s.gap === undefined ? { not_run: true } : {}),
+      gap: s.gap ?? (s.not_run ? 'run budget' : 'optional feature'),
+      ...(s.not_run ? { not_run: true } : {}),
       message: o.message ?? '',
       evidence: notes,
     };

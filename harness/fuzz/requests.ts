@@ -85,13 +85,17 @@ export function validRequests(task: string, ctx: FuzzContext): fc.Arbitrary<Reco
  * near-valid cases: a malformed `context` (spec 4.3 says the seller echoes it, not that it refuses
  * a malformed one); a `$schema` that is not a string (spec 4.3, 9: a request may carry one, with no
  * word on refusing another); the syntax of a host name (spec 4.3 names a `domain`, not the syntax a seller
- * must refuse); a budget of zero or less (spec 4.3 says a number); and the key format on reads
- * (digest 3.1: reads may omit the key; the format binds the mutating requests that require it, and
- * refusing low-entropy keys is a SHOULD).
+ * must refuse); a budget of zero or less (spec 4.3 says a number); a create without packages (the
+ * released 3.0 and 3.1 schemas leave packages optional, for proposal mode); and the key format on
+ * reads (digest 3.1: reads may omit the key; the format binds the mutating requests that require
+ * it, and refusing low-entropy keys is a SHOULD).
  */
 const OPEN_DEFECTS: Record<string, readonly OpenDefect[]> = {
   '*': [{ pointer: '/context' }, { pointer: '/$schema' }, { pointer: '*', kinds: ['malformed-host'] }],
-  create_media_buy: [{ pointer: '/packages/0/budget', kinds: ['out-of-range'] }],
+  create_media_buy: [
+    { pointer: '/packages/0/budget', kinds: ['out-of-range'] },
+    { pointer: '/packages', kinds: ['missing-required'] },
+  ],
   get_products: [{ pointer: '/idempotency_key' }],
   get_media_buys: [{ pointer: '/idempotency_key' }],
 };
@@ -100,8 +104,16 @@ function openDefects(task: string): OpenDefect[] {
   return [...OPEN_DEFECTS['*'], ...(OPEN_DEFECTS[task] ?? [])];
 }
 
-/** The tasks with at least one defect whose refusal the spec requires (the capabilities task takes no parameters). */
-export const NEAR_VALID_TASKS = FUZZ_TASKS.filter((t) => statedSites(requestSchema(t), openDefects(t)).length > 0);
+/**
+ * The tasks whose malformed requests the spec requires refused: the mutating ones (their schema
+ * requires idempotency_key). Digest 3.2 rule 1 (validate the request before the cache; a missing or
+ * malformed key is INVALID_REQUEST) binds them; for reads the spec names the code of bad input
+ * (interface spec 7) but no rule to refuse it, so a read that answers a malformed request is not
+ * judged. Each with at least one defect whose refusal is required.
+ */
+export const NEAR_VALID_TASKS = FUZZ_TASKS.filter(
+  (t) => ((requestSchema(t).required as string[] | undefined) ?? []).includes('idempotency_key') && statedSites(requestSchema(t), openDefects(t)).length > 0,
+);
 
 /** Near-valid requests of a task: a valid one (validRequests) with one defect the schema states. */
 export function nearValidRequests(task: string, ctx: FuzzContext): fc.Arbitrary<NearValid> {

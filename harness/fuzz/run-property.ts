@@ -59,6 +59,7 @@ export async function checkProperty<T>(o: {
       exchanges: last?.exchanges,
     };
   }
-  if (aborted) return { ...base, outcome: 'gap', message: `the budget ran out after ${runs} case(s), none of them violating the rule` };
+  if (aborted)
+    return { ...base, outcome: 'gap', gap: 'run budget', not_run: true, message: `the budget ran out after ${runs} case(s), none of them violating the rule` };
   return { ...base, outcome: 'pass', message: `${runs} case(s), none violating the rule` };
 }

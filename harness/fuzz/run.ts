@@ -159,6 +159,7 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
         ...(o.target ? { target: o.target } : {}),
         account: state.account ?? {},
         ...(o.fixtures?.second_account ? { secondAccount: o.fixtures.second_account as unknown as Record<string, unknown> } : {}),
+        ...(state.distinctKeys ? { distinctKeys: true } : {}),
         product: state.product,
         signal: budget.signal,
         brand: state.brand,

@@ -6,7 +6,7 @@
  * run. Accounts are new for every run (the run nonce), so fuzzing a long-lived seller twice starts
  * from the same place.
  */
-import { naturalAccount } from '../../suites/setup/accounts.js';
+import { naturalAccount, probeDistinctKeys } from '../../suites/setup/accounts.js';
 import { DEFAULT_BRAND_DOMAIN, DEFAULT_BRIEF, type Fixtures } from '../../suites/setup/fixtures.js';
 import { chooseProduct } from '../../suites/setup/products.js';
 import type { Transport, TaskReply } from '../transport/types.js';
@@ -18,6 +18,8 @@ export interface FuzzState {
   account?: Record<string, unknown>;
   product?: { product_id: string; pricing_option_id: string; currency?: string; min_budget?: number };
   mediaBuy?: { media_buy_id: string };
+  /** The account is a natural key outside a sandbox, and sync_accounts showed two natural keys are two accounts. */
+  distinctKeys?: true;
   /** Why the agent could not be used at all (unreachable, refused). */
   unreachable?: string;
   notes: string[];
@@ -82,6 +84,18 @@ export async function findFuzzState(transport: Transport, fixtures: Fixtures, no
       notes.push(`${what} refused: ${reply.error?.code ?? problem ?? short(reply.payload, 80)}`);
     }
   }
+  let distinctKeys: FuzzState['distinctKeys'];
+  if (account && !fixtures.account && account.sandbox !== true && typeof account.operator === 'string') {
+    const probe = await probeDistinctKeys(
+      (task, args) => transport.call(task, args, { signal }),
+      tasks,
+      brand.domain,
+      (alias) => `${nonce.slice(0, 8)}${alias === 'distinct_a' ? 'a' : 'b'}${nonce.slice(8, 11)}`,
+      `${nonce.slice(0, 8)}-0000-4000-9000-${transport.kind === 'mcp' ? '0' : '1'}${nonce.slice(8, 19)}`,
+    );
+    if (probe.shown) distinctKeys = true;
+    notes.push(probe.note);
+  }
   let product: FuzzState['product'];
   if (offer) {
     const choice = chooseProduct(offer.payload, fixtures);
@@ -113,5 +127,5 @@ export async function findFuzzState(transport: Transport, fixtures: Fixtures, no
     if (accepted(reply) && typeof id === 'string') mediaBuy = { media_buy_id: id };
     else notes.push(`no media buy to update: create_media_buy answered ${reply.error?.code ?? replyProblem(reply) ?? short(reply.payload, 80)}`);
   }
-  return { tasks, brand, account, product, mediaBuy, notes };
+  return { tasks, brand, account, product, mediaBuy, ...(distinctKeys ? { distinctKeys } : {}), notes };
 }

@@ -388,13 +388,6 @@ const PROBES: Record<string, Probe> = {
       (await client.call('get_products', { buying_mode: 'refine', refine: [{ scope: 'product', product_id: 'ctv_sports_premium', action: 'more_like_this' }] }))
         .isError === true,
   },
-  'refine-unknown-product-accepted': {
-    violated: async ({ client }) =>
-      (await codeOf(client, 'get_products', {
-        buying_mode: 'refine',
-        refine: [{ scope: 'product', product_id: 'no_such_product', action: 'more_like_this' }],
-      })) !== 'INVALID_REQUEST',
-  },
   'granularity-declared-refused': {
     async violated({ client }) {
       const buy = await client.ok('create_media_buy', createArgs());

@@ -37,6 +37,17 @@ export interface FaultDef {
    * against every suite (suites/testing/mock-run.ts runFaultMatrix).
    */
   readonly matrixGroup?: string;
+  /**
+   * The broken rule binds production deployments only: the fault is judged against the mock with
+   * its sandbox test controller switched off (a seller presenting as production), on the targets'
+   * checks alone.
+   */
+  readonly production?: boolean;
+  /**
+   * The certifier's values (`--fixtures`) of the runs judging the fault: with them the target is
+   * judged where, without, it would be a coverage gap (a destination the seller takes).
+   */
+  readonly fixtures?: Readonly<Record<string, unknown>>;
 }
 
 const FAULT_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -55,6 +66,8 @@ export function registerFault(def: FaultDef): void {
     ...(def.transports?.length ? { transports: Object.freeze([...def.transports]) } : {}),
     ...(def.breaksTransport ? { breaksTransport: true } : {}),
     ...(def.matrixGroup ? { matrixGroup: def.matrixGroup } : {}),
+    ...(def.production ? { production: true } : {}),
+    ...(def.fixtures ? { fixtures: def.fixtures } : {}),
   });
   const existing = registry.get(def.name);
   if (existing) {
@@ -147,6 +160,8 @@ const BUILTIN: FaultDef[] = [
     name: 'controller-not-listed',
     rule: 'a declared test controller is listed as comply_test_controller (interface spec 4.3); it is callable but missing from tools/list and the agent card',
     targets: ['capabilities.tasks.listed'],
+    // The check judges MCP's tools/list only: A2A skills[] need not list every task.
+    transports: ['mcp'],
     // Alone: an unlisted controller takes the controller checks of the other faults out of a shared run.
   },
   {
@@ -320,6 +335,16 @@ const BUILTIN: FaultDef[] = [
     name: 'revision-incremented-on-replay',
     rule: 'revision does not increment on replays (digest 4.5); a replayed update bumps the stored buy',
     targets: ['state-machine.revision.not-on-replay'],
+  },
+  {
+    name: 'asap-buy-unreadable',
+    rule: 'create_media_buy takes start_time asap (interface spec 4.3) and get_media_buys reads a created buy back; the buggy seller echoes asap on the read, which its own response validation then refuses (VALIDATION_ERROR), as the @adcp/sdk 6.11 example sellers do',
+    targets: ['state-machine.create.asap'],
+  },
+  {
+    name: 'media-buys-never-listed',
+    rule: 'get_media_buys answers the media buys (interface spec 4.3); the buggy seller answers an empty list whatever was created, as the @adcp/sdk hybrid example seller does',
+    targets: ['state-machine.read.listed', 'state-machine.create.asap'],
   },
   {
     name: 'revision-incremented-on-read',
@@ -533,12 +558,6 @@ const BUILTIN: FaultDef[] = [
     targets: ['products.refine.more-like-this'],
     matrixGroup: 'kinds-a',
   },
-  {
-    name: 'refine-unknown-product-accepted',
-    rule: 'a refinement of a product the seller never offered is bad input, INVALID_REQUEST (interface spec 7); it is ignored',
-    targets: ['products.refine.unknown-product-refused'],
-    matrixGroup: 'kinds-b',
-  },
   // Delivery reporting (interface spec 4.3).
   {
     name: 'granularity-declared-refused',
@@ -606,6 +625,8 @@ const BUILTIN: FaultDef[] = [
     rule: 'activate_signal activates an offered segment to a platform destination (interface spec 4.3); every destination is refused',
     targets: ['signals.activate.destination'],
     matrixGroup: 'kinds-b',
+    // A destination the certifier gave: its refusal is judged (without one it would be a coverage gap).
+    fixtures: { signals: { destinations: [{ type: 'platform', platform: 'proto-comply-test-dsp' }] } },
   },
   {
     name: 'activate-unknown-segment-accepted',

@@ -13,6 +13,7 @@
 import type { TemplateFunction } from '../../harness/engine/plugin.js';
 import { OMIT, requireFact, TemplateGapError, type TemplateScope } from '../../harness/engine/template.js';
 import { DEFAULT_BRAND_DOMAIN, fixturesOf, type AccountRef } from './fixtures.js';
+import type { TaskReply } from '../../harness/transport/types.js';
 
 export interface BuyerFact {
   brand: { domain: string };
@@ -25,6 +26,8 @@ export interface AccountsFact {
   source: 'fixtures' | 'natural key' | 'sandbox natural key' | 'list_accounts' | 'sync_accounts' | 'unverified natural key';
   /** `per-check`: every account reference carries `sandbox: true`. */
   sandbox?: true;
+  /** `per-check`: the seller showed that two natural keys are two accounts (sync_accounts gave them two account_ids). */
+  distinct_keys?: true;
   brand_domain: string;
   /** `fixed`: the account every check uses. */
   primary?: AccountRef;
@@ -35,6 +38,33 @@ export interface AccountsFact {
 /** A natural-key account no seller has seen before: `{brand: {domain}, operator: pc-<12 hex>.example}`. */
 export function naturalAccount(brandDomain: string, hex: string): AccountRef {
   return { brand: { domain: brandDomain }, operator: `pc-${hex}.example` };
+}
+
+/**
+ * Whether two new natural keys are two accounts: a seller may map several brands or operators to
+ * one account (interface spec 2.5a names the reference, not the mapping), so what needs a second
+ * account uses a second natural key only when sync_accounts showed two different account_ids for
+ * two keys. `hex` gives fresh operator names, `key` the idempotency key of the sync.
+ */
+export async function probeDistinctKeys(
+  call: (task: string, args: Record<string, unknown>) => Promise<TaskReply>,
+  tasks: readonly string[],
+  brandDomain: string,
+  hex: (alias: string) => string,
+  key: string,
+): Promise<{ shown: boolean; note: string }> {
+  if (!tasks.includes('sync_accounts')) return { shown: false, note: 'no sync_accounts to show that two natural keys are two accounts' };
+  const keys = ['distinct_a', 'distinct_b'].map((alias) => naturalAccount(brandDomain, hex(alias)));
+  const sync = await call('sync_accounts', { idempotency_key: key, accounts: keys.map((k) => ({ ...k, billing: 'operator' })) });
+  const items = (sync.payload as { accounts?: Array<{ account_id?: unknown }> } | undefined)?.accounts;
+  const ok = sync.ok && !sync.isError && !sync.failure;
+  const ids = ok && Array.isArray(items) ? items.map((i) => i?.account_id) : [];
+  if (ids.length === 2 && ids.every((id) => typeof id === 'string') && ids[0] !== ids[1])
+    return { shown: true, note: 'sync_accounts gave two natural keys two account_ids' };
+  return {
+    shown: false,
+    note: `two natural keys are not shown to be two accounts (sync_accounts: ${ok ? `account_ids ${JSON.stringify(ids).slice(0, 120)}` : (sync.error?.code ?? sync.failure?.kind ?? 'no answer')})`,
+  };
 }
 
 function accounts(scope: TemplateScope): AccountsFact {
@@ -106,6 +136,12 @@ export const otherAccountFunction: TemplateFunction = {
     if (a.mode === 'per-check' && a.sandbox) {
       throw new TemplateGapError(
         'the check needs a second account, and the seller takes new natural keys only in its sandbox, where two keys need not be two accounts: give one as second_account in --fixtures (with account)',
+        'second buyer account (--fixtures second_account)',
+      );
+    }
+    if (a.mode === 'per-check' && !a.distinct_keys) {
+      throw new TemplateGapError(
+        'the check needs a second account, and two natural keys need not be two accounts (a seller may map several brands or operators to one); the seller did not show these are two (sync_accounts gave them no two account_ids): give one as second_account in --fixtures (with account)',
         'second buyer account (--fixtures second_account)',
       );
     }

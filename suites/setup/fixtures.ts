@@ -31,6 +31,8 @@ export interface Fixtures {
   account?: AccountRef;
   second_account?: AccountRef;
   product?: { product_id?: string; pricing_option_id?: string; budget?: number };
+  /** A signals agent's destinations the run may activate segments to (interface spec 4.3 activate_signal destinations[]). */
+  signals?: { destinations?: Array<Record<string, unknown> & { type: string }> };
   tasks?: Record<string, Record<string, unknown>>;
 }
 
@@ -70,6 +72,18 @@ const SCHEMA = {
         budget: { type: 'number', exclusiveMinimum: 0 },
       },
       dependentRequired: { pricing_option_id: ['product_id'] },
+    },
+    signals: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        destinations: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 16,
+          items: { type: 'object', required: ['type'], properties: { type: { type: 'string', minLength: 1 }, platform: { type: 'string', minLength: 1 } } },
+        },
+      },
     },
     tasks: {
       type: 'object',

@@ -158,7 +158,7 @@ export async function runFaultMatrix(
   for (const [name, group] of groups) {
     named.set(name, [...new Set(group.flatMap((f) => [...f.targets, ...(f.collateral ?? [])]))].join(','));
     jobs.push(async () => {
-      const run = await certifyMock({ ...o.certify, mock: { faults: group.map((f) => f.name) } });
+      const run = await certifyMock({ ...o.certify, mock: { faults: group.map((f) => f.name) }, ...fixturesOf(group) });
       const judged = judgeGroup(group, run);
       const errored = erroredChecks(run);
       for (const f of group) add(f.name, { missed: judged.missed.get(f.name), unexpected: judged.unexpected, errored });
@@ -166,9 +166,10 @@ export async function runFaultMatrix(
   }
   // Full runs first (the longest), then the focused runs of grouped faults.
   for (const f of [...faults.filter((x) => !x.matrixGroup), ...faults.filter((x) => x.matrixGroup)]) {
-    const checkGlob = f.matrixGroup ? named.get(f.matrixGroup) : undefined;
+    const checkGlob = f.matrixGroup ? named.get(f.matrixGroup) : f.production ? [...f.targets, ...(f.collateral ?? [])].join(',') : undefined;
     jobs.push(async () => {
-      const run = await certifyMock({ ...o.certify, mock: { faults: [f.name] }, ...(checkGlob ? { checkGlob } : {}) });
+      const mock = { faults: [f.name], ...(f.production ? { testController: false } : {}) };
+      const run = await certifyMock({ ...o.certify, mock, ...(checkGlob ? { checkGlob } : {}), ...fixturesOf([f]) });
       add(f.name, { ...judgeFault(f, run), errored: erroredChecks(run) });
     });
   }
@@ -178,6 +179,12 @@ export async function runFaultMatrix(
     }),
   );
   return verdicts;
+}
+
+/** The fixtures the faults of a run ask for (FaultDef.fixtures), merged; none when no fault asks. */
+function fixturesOf(faults: readonly FaultDef[]): Pick<MockRunOptions, 'fixtures'> {
+  const given = faults.filter((f) => f.fixtures);
+  return given.length ? { fixtures: Object.assign({}, ...given.map((f) => f.fixtures)) } : {};
 }
 
 /** Webhook checks that make their event happen without the test controller (suites/webhooks/webhooks.yaml: no `requires`). */

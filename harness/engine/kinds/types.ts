@@ -35,13 +35,15 @@ export interface Judgement {
   expected?: unknown;
   actual?: unknown;
   pointer?: string;
+  /** The failed expectation's `owner`: the check whose rule it judges (model.ts ExpectationDef). */
+  owner?: string;
 }
 
 export type StepVerdict =
   | { status: 'ok' }
   /** An expectation of the step failed: a probe step fails the check; a setup step blocks it
    *  (by the step's `prerequisite`, the check that tests the call the setup needed). */
-  | { status: 'failed'; message: string; expected?: unknown; actual?: unknown; pointer?: string }
+  | { status: 'failed'; message: string; expected?: unknown; actual?: unknown; pointer?: string; owner?: string }
   /** The step could not be carried out: the check is blocked by `blocked_by` (or the step's
    *  `prerequisite`); with neither named, the harness could not run it (error). */
   | { status: 'unmet'; message: string; blocked_by?: string; expected?: unknown; actual?: unknown; pointer?: string }

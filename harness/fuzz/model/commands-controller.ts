@@ -8,6 +8,7 @@ import { type ForcedStatus, type ModelState, predictForce } from './media-buy-mo
 import type { Cmd } from './execute.js';
 import { expectBuy, expectSuccess, ModelViolation, payloadOf, statusOf } from './reply-checks.js';
 import { type RealRun, send } from './run-state.js';
+import { short } from '../judge.js';
 
 export class ForceCmd implements Cmd {
   constructor(
@@ -32,21 +33,22 @@ export class ForceCmd implements Cmd {
       const code = reply.error?.code ?? (body.success === false ? body.error : undefined);
       if (code !== 'INVALID_TRANSITION')
         throw new ModelViolation(
-          `${what}: forcing ${b.status} → ${this.target} must be INVALID_TRANSITION (digest 4.6), got ${JSON.stringify(reply.error ?? body).slice(0, 200)}`,
+          `${what}: forcing ${b.status} → ${this.target} must be INVALID_TRANSITION (digest 4.6), got ${short(reply.error ?? body, 200)}`,
         );
       return;
     }
     if (!reply.ok || body.success !== true)
-      throw new ModelViolation(`${what}: forcing ${b.status} → ${this.target} was not done: ${JSON.stringify(reply.error ?? body).slice(0, 200)}`);
+      throw new ModelViolation(`${what}: forcing ${b.status} → ${this.target} was not done: ${short(reply.error ?? body, 200)}`);
     const read = expectSuccess(what, await send(r, 'get_media_buys', { account: b.account, media_buy_ids: [b.id] }));
     const found = ((read.media_buys as Record<string, unknown>[] | undefined) ?? []).find((x) => x?.media_buy_id === b.id);
     if (!found) throw new ModelViolation(`${what}: get_media_buys no longer lists ${b.id}`);
     const status = statusOf(what, found);
     if (status !== this.target) throw new ModelViolation(`${what}: after forcing ${this.target} the buy reads as ${JSON.stringify(status)}`);
-    const revision = found.revision;
+    // A 3.0 read may leave revision out (required on reads from 3.1, digest 4.5).
+    const revision = found.revision === undefined && m.line === '3.0' ? b.revision : found.revision;
     if (typeof revision !== 'number' || revision < b.revision)
       throw new ModelViolation(`${what}: revision ${JSON.stringify(revision)} after a forced move, it was ${b.revision}`);
-    expectBuy(what, found, this.target, revision, m);
+    expectBuy(what, found, this.target, revision, m, 'read');
     b.status = this.target;
     b.revision = revision;
   }

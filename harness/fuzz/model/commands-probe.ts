@@ -23,7 +23,7 @@ export class ReadCmd implements Cmd {
     const body = expectSuccess(what, await send(r, 'get_media_buys', args));
     const found = ((body.media_buys as Record<string, unknown>[] | undefined) ?? []).filter((x) => x?.media_buy_id === b.id);
     if (found.length !== 1) throw new ModelViolation(`${what}: get_media_buys lists ${found.length} entries for ${b.id}`);
-    expectBuy(what, found[0]!, b.status, b.revision, m);
+    expectBuy(what, found[0]!, b.status, b.revision, m, 'read');
     if (b.status === 'canceled') expectCancellation(what, found[0]!);
   }
   toString(): string {

@@ -3,6 +3,7 @@
  * cache (interface spec 4.4, digest 3). It predicts what the agent must answer; where the spec
  * leaves an answer open, the prediction is undefined and the command generating it is skipped.
  */
+import type { ProtocolLine } from '../../protocol/lines.js';
 
 export type BuyStatus = 'pending_creatives' | 'pending_start' | 'active' | 'paused' | 'completed' | 'rejected' | 'canceled';
 export const TERMINAL: readonly BuyStatus[] = ['completed', 'rejected', 'canceled'];
@@ -72,6 +73,8 @@ export interface ModelState {
   aged?: boolean;
   /** valid_actions is judged (fuzz.model.valid-actions, SHOULD); the MUST property leaves it out. */
   validActions?: boolean;
+  /** The protocol line judged against (default 3.1): 3.0 leaves revision optional and has no pause in the pending states' valid_actions. */
+  line?: ProtocolLine;
 }
 
 export function newModel(accounts: Record<string, unknown>[], baseBudget: number, idempotency = true, controller = false, replayTtlS?: number): ModelState {
@@ -135,7 +138,10 @@ export function predictUpdate(buy: BuyModel, op: Op, sentRevision: number | unde
 }
 
 /** valid_actions per state (digest 4.3; the same table as state-machine.valid-actions.match-state). */
-export const VALID_ACTIONS: Record<BuyStatus, { include: string[]; exclude?: string[]; exactly?: string[] }> = {
+export type ActionsTable = Record<BuyStatus, { include: string[]; exclude?: string[]; exactly?: string[] }>;
+
+/** Digest 4.3 (3.1 and 3.2): what each state's valid_actions includes, excludes, or exactly is; extra actions are not judged. */
+export const VALID_ACTIONS: ActionsTable = {
   pending_creatives: { include: ['pause', 'cancel'] },
   pending_start: { include: ['pause', 'cancel'] },
   active: { include: ['pause', 'cancel'], exclude: ['resume'] },
@@ -144,6 +150,12 @@ export const VALID_ACTIONS: Record<BuyStatus, { include: string[]; exclude?: str
   canceled: { include: [], exactly: [] },
   rejected: { include: [], exactly: [] },
 };
+
+/** The table of a line: the 3.0 table lists cancel and sync_creatives for the pending states (pause arrived in 3.1). */
+export function validActionsTable(line: ProtocolLine | undefined): ActionsTable {
+  if (line !== '3.0') return VALID_ACTIONS;
+  return { ...VALID_ACTIONS, pending_creatives: { include: ['cancel'] }, pending_start: { include: ['cancel'] } };
+}
 
 export type ForcedStatus = 'completed' | 'rejected' | 'active' | 'pending_start';
 

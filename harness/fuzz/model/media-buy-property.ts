@@ -19,6 +19,7 @@ import { newModel } from './media-buy-model.js';
 import { ModelViolation, ValidActionsViolation } from './reply-checks.js';
 import { type RealRun, RunAborted, sequenceAccounts } from './run-state.js';
 import { joinPath, splitPath } from './run-path.js';
+import { clip } from '../judge.js';
 
 export const MODEL_CHECK_ID = 'fuzz.model.media-buy';
 export const VALID_ACTIONS_CHECK_ID = 'fuzz.model.valid-actions';
@@ -121,11 +122,13 @@ export const validActionsModel = modelProperty(
 
 async function runModel(checkId: string, validActions: boolean, ctx: FuzzContext, opts: FuzzRunOptions): Promise<PropertyOutcome> {
   const base = { check_id: checkId, seed: opts.seed };
-  const gap = (message: string): PropertyOutcome => ({ ...base, outcome: 'gap', runs: 0, message });
-  if (!ctx.product) return gap('the agent offers no product with a pricing option to create a buy of');
   const listed = (await ctx.transport.listTasks(ctx.signal)).names;
   const missing = REQUIRED_TASKS.filter((t) => !listed.includes(t));
-  if (missing.length > 0) return gap(`the agent does not list ${missing.join(', ')}, which the media-buy model drives`);
+  // As the state-machine suite: an agent without the media-buy tasks is not judged on them.
+  if (missing.length > 0)
+    return { ...base, outcome: 'not_applicable', runs: 0, message: `the agent does not list ${missing.join(', ')}, which the media-buy model drives` };
+  if (!ctx.product)
+    return { ...base, outcome: 'gap', gap: 'a product to buy', runs: 0, message: 'the agent offers no product with a pricing option to create a buy of' };
   const caps = await ctx.transport.call(protocolIds(ctx.token).capabilitiesTask, {}, { signal: ctx.signal });
   // Digest 3.5: replay semantics are the seller's only with <token>.idempotency.supported: true
   // (read at the top level too, as suites/idempotency does).
@@ -153,7 +156,7 @@ async function runModel(checkId: string, validActions: boolean, ctx: FuzzContext
       const { accounts, private: privateAccounts } = sequenceAccounts(ctx, tag);
       // Every sequence starts from one created buy (the first command of its counterexample).
       const setup = async () => {
-        const model = { ...newModel(accounts, baseBudget, idempotency, controller, replayTtlS), validActions };
+        const model = { ...newModel(accounts, baseBudget, idempotency, controller, replayTtlS), validActions, ...(ctx.target ? { line: ctx.target } : {}) };
         const real: RealRun = { ctx, prefix: `pcfz.${tag}`, counter: 0, privateAccounts };
         await new CreateCmd(0, { fresh: true }).run(model, real);
         return { model, real };
@@ -190,6 +193,6 @@ async function runModel(checkId: string, validActions: boolean, ctx: FuzzContext
     runs: details.numRuns,
     ...(details.counterexamplePath ? { path: joinPath(details.counterexamplePath, ran.replayPath) } : {}),
     counterexample: ['create budget+0 key=fresh (setup)', ...ran.commands],
-    message: message.split('\n')[0]!.slice(0, 400),
+    message: clip(message.split('\n')[0]!, 400),
   };
 }

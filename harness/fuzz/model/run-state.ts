@@ -20,18 +20,19 @@ export function freshKey(real: RealRun): string {
 /**
  * The sequence's accounts: natural keys derived from the context's (interface spec 2.5a) so runs
  * against a long-lived seller never share buys or keys; an account the agent assigned by id is
- * reused as it is (then the list read is skipped). A second account, for the per-account key scope
- * (digest 3.1), only where it is surely another account: a second natural key the seller takes
- * outside its sandbox, or the fixtures' second_account. In a sandbox two natural keys need not be
- * two accounts (as the setup suite's other_account says), so the probe is left out there.
+ * reused as it is. Two natural keys need not be two accounts (a seller may map several to one, as
+ * the setup suite's other_account says): only when sync_accounts showed they are (ctx.distinctKeys)
+ * is a derived key the sequence's own account (`private`: a list read then shows only its buys) and
+ * a second derived key a second account for the per-account key scope (digest 3.1); otherwise the
+ * list read is skipped and the second account is the fixtures' second_account, if any.
  */
 export function sequenceAccounts(ctx: FuzzContext, tag: string): { accounts: Record<string, unknown>[]; private: boolean } {
   const a = ctx.account;
   const second = ctx.secondAccount ? [ctx.secondAccount] : [];
   if (typeof a.operator === 'string' && a.brand && typeof a.brand === 'object') {
     const derive = (n: number) => ({ ...a, operator: `fz${tag}${n}.${a.operator}` });
-    if (a.sandbox === true) return { accounts: [derive(0), ...second], private: true };
-    return { accounts: [derive(0), derive(1)], private: true };
+    if (ctx.distinctKeys) return { accounts: [derive(0), derive(1)], private: true };
+    return { accounts: [derive(0), ...second], private: false };
   }
   return { accounts: [a, ...second], private: false };
 }

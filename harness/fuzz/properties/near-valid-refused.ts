@@ -1,9 +1,9 @@
 /**
- * `fuzz.errors.near-valid-refused.<task>`: a request with exactly one defect the spec states
- * (harness/fuzz/defects.ts) is refused as a task error with a documented code (interface spec 7:
- * INVALID_REQUEST for bad input) in the error format of spec 7 ({code, message}; on MCP the JSON
- * text of content[0].text), never accepted, never a transport error, a 5xx, a non-JSON body or a
- * timeout.
+ * `fuzz.errors.near-valid-refused.<task>`: a mutating request (digest 3.2 rule 1: validated before
+ * anything else) with exactly one defect the spec states (harness/fuzz/defects.ts) is refused as a
+ * task error with the code of bad input (interface spec 7: INVALID_REQUEST) in the error format of
+ * spec 7 ({code, message}; on MCP the JSON text of content[0].text), never accepted, never a
+ * transport error, a 5xx, a non-JSON body or a timeout.
  */
 import fc from 'fast-check';
 import { REFUSAL_CODES, refusalShapeProblem, replyProblem, short } from '../judge.js';
@@ -38,7 +38,7 @@ export const nearValidRefused: FuzzProperty = {
         const code = reply.error?.code;
         if (!code || !REFUSAL_CODES.has(code)) {
           return {
-            violation: `${t} with ${what} was refused with ${code ? `code ${JSON.stringify(code)}` : 'no error code'}, not a documented one (${[...REFUSAL_CODES].join(', ')})`,
+            violation: `${t} with ${what} was refused with ${code ? `code ${JSON.stringify(code)}` : 'no error code'}, not the code of bad input (interface spec 7: INVALID_REQUEST; VALIDATION_ERROR, as the storyboards accept; RATE_LIMITED when throttled)`,
             exchanges: reply.exchanges,
           };
         }

@@ -34,11 +34,11 @@ describe('fuzz.signatures.mutation-refused against the reference mock', () => {
     }
   });
 
-  it('is a gap for an agent that does not verify signatures', async () => {
+  it('does not apply to an agent that does not verify signatures (as the signatures suite)', async () => {
     const plain = await openMockContext({ requestSigning: false });
     try {
       const out = await signatureMutations.run(plain.ctx, { seed: 1, numRuns: 5 });
-      expect(out.outcome).toBe('gap');
+      expect(out.outcome).toBe('not_applicable');
       expect(out.message).toMatch(/does not verify request signatures/);
     } finally {
       await plain.close();

@@ -13,6 +13,7 @@ import type { OutgoingRequest, TaskReply } from '../../transport/types.js';
 import type { FuzzContext, FuzzProperty, FuzzRunOptions, PropertyOutcome } from '../property.js';
 import { type DigestPolicy, expectedCodes, type Probe, probeArb } from './mutations.js';
 import { mutatedSigning } from './sign-mutated.js';
+import { clip } from '../judge.js';
 
 export const SIGNATURE_CHECK_ID = 'fuzz.signatures.mutation-refused';
 
@@ -61,14 +62,18 @@ export const signatureMutations: FuzzProperty = {
   spec: { doc: 'digest', section: '1.9', rule: 'each checklist step refuses its defect with its error code, never accepting the request (digest 1.9, 1.14)' },
   async run(ctx: FuzzContext, opts: FuzzRunOptions): Promise<PropertyOutcome> {
     const base = { check_id: SIGNATURE_CHECK_ID, seed: opts.seed };
-    const gap = (message: string): PropertyOutcome => ({ ...base, outcome: 'gap', runs: 0, message });
+    const gap = (message: string): PropertyOutcome => ({ ...base, outcome: 'gap', gap: 'a task to sign', runs: 0, message });
     const ids = protocolIds(ctx.token);
     const caps = await ctx.transport.call(ids.capabilitiesTask, {}, { signal: ctx.signal });
     const cap = asObject(asObject(caps.payload).request_signing);
+    // As the signatures suite: an agent that does not claim request signing is not judged on it.
     if (!caps.ok || cap.supported !== true)
-      return gap(
-        `the agent does not verify request signatures: ${ids.capabilitiesTask} declares no request_signing.supported: true${caps.ok ? '' : ` (${describe(caps)})`}`,
-      );
+      return {
+        ...base,
+        outcome: 'not_applicable',
+        runs: 0,
+        message: `the agent does not verify request signatures: ${ids.capabilitiesTask} declares no request_signing.supported: true${caps.ok ? '' : ` (${describe(caps)})`}`,
+      };
     const policy: DigestPolicy = cap.covers_content_digest === 'required' || cap.covers_content_digest === 'forbidden' ? cap.covers_content_digest : 'either';
     const listed = (await ctx.transport.listTasks(ctx.signal)).names;
     const target = pickTarget(ctx, ids, cap, listed);
@@ -134,7 +139,7 @@ export const signatureMutations: FuzzProperty = {
         runs: details.numRuns,
         ...(details.counterexamplePath ? { path: details.counterexamplePath } : {}),
         counterexample: { task: target.task, ...probe, expected: expectedCodes(probe.mutation, policy) },
-        message: (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 400),
+        message: clip((err instanceof Error ? err.message : String(err)).split('\n')[0]!, 400),
       };
     } finally {
       await server.close();

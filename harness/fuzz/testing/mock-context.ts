@@ -1,5 +1,6 @@
 /** Test support: a FuzzContext against a freshly started reference mock seller (optionally with faults). */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { probeDistinctKeys } from '../../../suites/setup/accounts.js';
 import { startMockSeller } from '../../../mocks/seller/index.js';
 import type { MockSellerOptions, RunningMockSeller } from '../../../mocks/seller/options.js';
 import { createRecorder } from '../../transport/capture.js';
@@ -31,7 +32,23 @@ export async function openMockContext(mockOptions: MockSellerOptions = {}, kind:
     const account = freshAccount();
     const products = await transport.call('get_products', { brief: 'any inventory', account });
     const product = firstPricedProduct(products.payload);
-    const ctx: FuzzContext = { transport, token: mock.token, account, signal: new AbortController().signal, ...(product ? { product } : {}) };
+    // The mock shows that two natural keys are two accounts, as a run's setup would find out.
+    const t0 = transport;
+    const distinct = await probeDistinctKeys(
+      (task, args) => t0.call(task, args),
+      (await t0.listTasks()).names,
+      'example.com',
+      () => randomBytes(6).toString('hex'),
+      randomUUID(),
+    );
+    const ctx: FuzzContext = {
+      transport,
+      token: mock.token,
+      account,
+      signal: new AbortController().signal,
+      ...(product ? { product } : {}),
+      ...(distinct.shown ? { distinctKeys: true } : {}),
+    };
     const t = transport;
     return {
       ctx,

@@ -39,6 +39,8 @@ export interface MediaBuyRecord {
   /** A pause requested while the buy was still pending: latent until the blockers clear (digest 4.2). */
   hold: boolean;
   start_time: string;
+  /** The create asked for start_time `asap` (start_time holds the time it resolved to). */
+  created_asap?: boolean;
   end_time: string;
   currency: string;
   packages: PackageRecord[];

@@ -159,6 +159,16 @@ export class MediaBuyService {
     return out;
   }
 
+  /**
+   * The buy as create_media_buy and update_media_buy answer it: the state under both names, 3.0's
+   * `status` and `media_buy_status`, which 3.1 adds and 3.2 keeps alone (digest 4.5: identical when
+   * both are sent), so a buyer of every 3.x line reads it.
+   */
+  reply(buy: MediaBuyRecord): Record<string, unknown> {
+    const out = this.render(buy);
+    return { ...out, media_buy_status: out.status };
+  }
+
   /** The buy's current state as get_media_buys shows it (with `impairments[]`, interface spec 2.4a). */
   renderCurrent(buy: MediaBuyRecord, withWebhookActivity = false): Record<string, unknown> {
     return { ...this.render(buy), impairments: [], ...(withWebhookActivity ? { webhook_activity: [] } : {}) };

@@ -275,8 +275,9 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
   },
   {
     name: 'webhook-http-accepted',
-    rule: 'webhook URLs are HTTPS only (digest 5.9 rule 1); a seller under local test may take plain http to a local receiver only; it admits plain http to any host',
+    rule: 'webhook URLs are HTTPS only in production (digest 5.9 rule 1; the docs: "reject non-HTTPS URLs in production"); the seller, presenting as production, admits plain http to any host',
     targets: ['webhooks.registration.http-url-refused'],
+    production: true,
   },
 ];
 

@@ -11,7 +11,7 @@ import type { CheckContext, StepKind, StepVerdict } from '../../../harness/engin
 import { describeReply } from '../../../harness/engine/kinds/types.js';
 import { unreachable } from '../../../harness/engine/kinds/steps/util.js';
 import type { TaskReply } from '../../../harness/transport/types.js';
-import { naturalAccount, type AccountsFact, type BuyerFact } from '../accounts.js';
+import { naturalAccount, probeDistinctKeys, type AccountsFact, type BuyerFact } from '../accounts.js';
 import { DEFAULT_BRAND_DOMAIN, DEFAULT_BRIEF, fixturesOf, type AccountRef } from '../fixtures.js';
 
 function accepted(reply: TaskReply): boolean {
@@ -66,8 +66,19 @@ export const setupAccount: StepKind = {
     const first = await productsCall(ctx, buyer, probe);
     const down = unreachable(first);
     if (down) return { verdict: down };
-    if (accepted(first))
-      return publish({ ...base, mode: 'per-check', source: 'natural key' }, 'the seller accepts a new natural-key account: one account per check');
+    if (accepted(first)) {
+      const distinct = await probeDistinctKeys(
+        (task, args) => ctx.call(task, args),
+        ctx.profile.tasks,
+        buyer.brand.domain,
+        (alias) => ctx.random.alias('hex', alias, (r) => r.hex(12)),
+        ctx.random.alias('uuid', 'distinct_sync', (r) => r.uuid()),
+      );
+      return publish(
+        { ...base, mode: 'per-check', source: 'natural key', ...(distinct.shown ? { distinct_keys: true } : {}) },
+        `the seller accepts a new natural-key account: one account per check; ${distinct.note}`,
+      );
+    }
     attempts.push(`get_products with a new natural-key account: ${describeReply(first)}`);
     const inSandbox = await productsCall(ctx, buyer, { ...probe, sandbox: true });
     if (accepted(inSandbox)) {

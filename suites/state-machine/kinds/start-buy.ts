@@ -3,7 +3,9 @@
  * `pending_start` (digest 4.2) instead of `active`; checks that walk an active buy then start it
  * the only way a run can, through the sandbox test controller's `force_media_buy_status`
  * (digest 4.6), and read it back with get_media_buys to be sure it moved. A buy created active
- * needs nothing; a pending one on a seller without that scenario is a coverage gap.
+ * needs nothing; a pending one on a seller without that scenario is a coverage gap. A read-back
+ * that does not answer or list the buy at all fails the rule of `read_owner` (when given), not
+ * the start: the check is then blocked by that check.
  */
 import { evaluateCondition } from '../../../harness/engine/conditions.js';
 import { describeReply, recordOf, type StepKind, type StepRecord } from '../../../harness/engine/kinds/types.js';
@@ -23,6 +25,8 @@ export const startBuy: StepKind = {
     from: { type: 'string', minLength: 1 },
     /** The account the buy was created in (a template, e.g. `{{account:account}}`). */
     account: {},
+    /** The check whose rule a read-back that lists no such buy breaks (get_media_buys reads a created buy back). */
+    read_owner: { type: 'string', minLength: 1 },
   },
   required: ['from', 'account'],
   async run(step, ctx) {
@@ -70,6 +74,18 @@ export const startBuy: StepKind = {
     const buys = (read.payload as { media_buys?: Array<Record<string, unknown>> } | undefined)?.media_buys;
     const item = Array.isArray(buys) ? buys.find((b) => b?.media_buy_id === id) : undefined;
     const now = item?.status;
+    if (step.read_owner !== undefined && (!read.ok || read.isError || item === undefined)) {
+      const down = unreachable(read);
+      if (down) return { verdict: down, record: recordOf(read) };
+      return {
+        verdict: {
+          status: 'failed',
+          message: `get_media_buys did not read the buy back: ${read.ok && !read.isError ? 'it is not listed' : describeReply(read)}`,
+          owner: String(step.read_owner),
+        },
+        record: recordOf(read),
+      };
+    }
     if (now !== 'active') {
       return {
         verdict: {

@@ -213,6 +213,8 @@ export const webhookActivity: StepKind = {
     /** An attempt answered with this HTTP status must be recorded besides the successful one. */
     failed_status: { type: 'integer', minimum: 200, maximum: 599 },
     wait_s: { type: 'number', exclusiveMinimum: 0, maximum: 120 },
+    /** The check whose rule a read that does not answer at all breaks (get_media_buys reads a created buy back). */
+    read_owner: { type: 'string', minLength: 1 },
   },
   required: ['args', 'key'],
   async run(step, ctx) {
@@ -231,10 +233,13 @@ export const webhookActivity: StepKind = {
           verdict: {
             status: 'failed',
             message: `get_media_buys with include_webhook_activity failed: ${reply.error?.code ?? reply.failure?.message ?? reply.status}`,
+            ...(step.read_owner !== undefined ? { owner: String(step.read_owner) } : {}),
           },
           record,
         };
       const buys = (reply.payload as { media_buys?: { webhook_activity?: unknown }[] } | undefined)?.media_buys;
+      if (step.read_owner !== undefined && (!Array.isArray(buys) || buys.length === 0))
+        return { verdict: { status: 'failed', message: 'get_media_buys did not list the buy', owner: String(step.read_owner) }, record };
       const activity = Array.isArray(buys) && buys.length > 0 ? buys[0]!.webhook_activity : undefined;
       if (!Array.isArray(activity)) {
         return {

@@ -48,18 +48,21 @@ export const item: ExpectationKind = {
   },
 };
 
+/** How many items of the array at `in` match `where`: exactly `equals` (default 1), or `at_least`. */
 export const countMatching: ExpectationKind = {
   name: 'count_matching',
-  fields: { in: { type: 'string' }, where: WHERE, equals: { type: 'integer', minimum: 0 } },
-  required: ['in', 'where', 'equals'],
+  fields: { in: { type: 'string' }, where: WHERE, equals: { type: 'integer', minimum: 0 }, at_least: { type: 'integer', minimum: 1 } },
+  required: ['in', 'where'],
   evaluate(exp, subject, ctx) {
     const m = matching(subject, exp, ctx);
     if (!m.list) return { ok: false, message: `${m.pointer} must be an array`, pointer: m.pointer };
-    if (m.items.length !== exp.equals) {
+    const atLeast = exp.at_least as number | undefined;
+    const wanted = (exp.equals as number | undefined) ?? atLeast ?? 1;
+    if (atLeast !== undefined ? m.items.length < atLeast : m.items.length !== wanted) {
       return {
         ok: false,
-        message: `${m.items.length} items of ${m.pointer} match ${short(m.where)}, expected ${exp.equals as number}`,
-        expected: exp.equals,
+        message: `${m.items.length} items of ${m.pointer} match ${short(m.where)}, expected ${atLeast !== undefined ? 'at least ' : ''}${wanted}`,
+        expected: atLeast !== undefined ? { at_least: atLeast } : wanted,
         actual: m.items,
         pointer: m.pointer,
       };

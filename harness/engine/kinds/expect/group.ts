@@ -38,7 +38,13 @@ export const each: ExpectationKind = {
     const replies = subject.replies ?? [];
     for (let i = 0; i < replies.length; i++) {
       const j = ctx.judge(exp.expect as ExpectationDef[], { reply: replies[i], record: recordOf(replies[i]) });
-      if (!j.ok) return { ...j, message: `reply ${i + 1} of ${replies.length}: ${j.message ?? 'failed'}` };
+      // Which of concurrent replies breaks the rule first is the agent's timing: the message says "one of n", the evidence which.
+      if (!j.ok)
+        return {
+          ...j,
+          message: `one of the ${replies.length} replies: ${j.message ?? 'failed'}`,
+          actual: { reply: i + 1, of: replies.length, value: j.actual },
+        };
     }
     return OK;
   },

@@ -3,7 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import type { ExpectationKind, Judgement, SchemaVerdict } from '../types.js';
-import { at, OK, PATH_FIELD, payloadOf } from './util.js';
+import { at, OK, PATH_FIELD, payloadOf, short } from './util.js';
 
 export function verdictToJudgement(verdict: SchemaVerdict, what: string, basePointer = ''): Judgement {
   if (verdict.valid) return OK;
@@ -67,6 +67,6 @@ export const matches: ExpectationKind = {
     if (fn(r.value)) return OK;
     const errors = (fn.errors ?? []).map((e) => ({ pointer: e.instancePath, message: e.message ?? e.keyword, keyword: e.keyword, schemaPath: e.schemaPath }));
     const j = verdictToJudgement({ valid: false, errors }, (exp.description as string | undefined) ?? (r.pointer || 'the payload'), r.pointer);
-    return { ...j, actual: r.value };
+    return { ...j, message: `${j.message}; it is ${short(r.value)}`, actual: r.value };
   },
 };

@@ -25,9 +25,22 @@ export const call: StepKind = {
      * agent nothing it can answer (an unknown reference the spec shows no way to learn): a
      * coverage gap named `gap`, with `because` as the reason, instead of a failure.
      */
+    /**
+     * The step expects a refusal for another reason (a missing key, say), and the check needs the
+     * push URL to be one the seller takes: an error that refuses the push URL under digest 5.9
+     * makes the check a coverage gap even though a refusal was expected (nothing could have been
+     * delivered, so a quiet receiver afterwards would prove nothing).
+     */
+    push_url_refusal_is_gap: { type: 'boolean' },
     gap_if_refused: {
       type: 'object',
-      properties: { codes: { type: 'string', minLength: 1 }, gap: { type: 'string', minLength: 1 }, because: { type: 'string', minLength: 1 } },
+      properties: {
+        codes: { type: 'string', minLength: 1 },
+        gap: { type: 'string', minLength: 1 },
+        because: { type: 'string', minLength: 1 },
+        /** A dotted path into the fixtures: when the certifier gave that value, a refusal is judged, not a gap. */
+        unless_fixture: { type: 'string', pattern: '^[a-z_]+(\\.[a-z_]+)*$' },
+      },
       required: ['codes', 'gap', 'because'],
       additionalProperties: false,
     },
@@ -42,8 +55,14 @@ export const call: StepKind = {
     if ('status' in push) return { verdict: push };
     const reply = await ctx.call(task, args, { auth, ...push, pollUntilTerminal: step.poll === true });
     const record = recordOf(reply);
-    const refusedGap = step.gap_if_refused as { codes: string; gap: string; because: string } | undefined;
-    if (refusedGap && reply.isError && reply.error && new RegExp(`^(?:${refusedGap.codes})$`).test(reply.error.code)) {
+    const refusedGap = step.gap_if_refused as { codes: string; gap: string; because: string; unless_fixture?: string } | undefined;
+    if (
+      refusedGap &&
+      !fixtureGiven(ctx.run.fixtures, refusedGap.unless_fixture) &&
+      reply.isError &&
+      reply.error &&
+      new RegExp(`^(?:${refusedGap.codes})$`).test(reply.error.code)
+    ) {
       return {
         verdict: {
           status: 'gap',
@@ -54,6 +73,19 @@ export const call: StepKind = {
       };
     }
     const verdict = judgeReply(step.expect as ExpectationDef[] | undefined, reply, record, ctx);
-    return { verdict: refusedPushUrl({ push: push.pushNotificationConfig ?? push.a2aPushNotificationConfig, args }, reply, verdict, ctx), record };
+    const hooks = { push: push.pushNotificationConfig ?? push.a2aPushNotificationConfig, args };
+    if (verdict.status === 'ok' && step.push_url_refusal_is_gap === true && reply.isError) {
+      const refused = refusedPushUrl(hooks, reply, { status: 'failed', message: '' }, ctx);
+      if (refused.status === 'gap') return { verdict: refused, record };
+    }
+    return { verdict: refusedPushUrl(hooks, reply, verdict, ctx), record };
   },
 };
+
+/** Is the fixtures' value at the dotted `path` given? (No path: never.) */
+function fixtureGiven(fixtures: unknown, path: string | undefined): boolean {
+  if (path === undefined) return false;
+  let at: unknown = fixtures;
+  for (const key of path.split('.')) at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined;
+  return at !== undefined;
+}

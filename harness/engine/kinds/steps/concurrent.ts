@@ -28,7 +28,14 @@ export const callConcurrent: StepKind = {
     const j = ctx.judge(step.expect as ExpectationDef[] | undefined, { replies, record });
     if (j.ok) return { verdict: { status: 'ok' }, record };
     return {
-      verdict: { status: 'failed', message: `${n} concurrent ${task} calls: ${j.message}`, expected: j.expected, actual: j.actual, pointer: j.pointer },
+      verdict: {
+        status: 'failed',
+        message: `${n} concurrent ${task} calls: ${j.message}`,
+        expected: j.expected,
+        actual: j.actual,
+        pointer: j.pointer,
+        owner: j.owner,
+      },
       record,
     };
   },

@@ -8,7 +8,7 @@ import { describeReply, recordOf } from '../types.js';
 import type { TaskReply } from '../../../transport/types.js';
 import { unreachable } from './util.js';
 import { verdictToJudgement } from '../expect/schema.js';
-import type { Observation } from '../../observed.js';
+import { inCheckOrder, type Observation } from '../../observed.js';
 
 export const observedSchema: StepKind = {
   name: 'observed_schema',
@@ -46,7 +46,7 @@ export const observedSchema: StepKind = {
       return { verdict: { status: 'not_applicable', message: `no ${tasks.join('/')} reply was received during this run` } };
     }
     let errorReplies = 0;
-    for (const o of seen) {
+    for (const o of inCheckOrder(seen)) {
       const r = o.reply;
       const verdict = r.isError
         ? r.error && r.error.raw !== undefined
@@ -87,7 +87,7 @@ export const observedReplies: StepKind = {
     const tasks = (step.tasks as string[] | undefined)?.map((t) => ctx.ids.expand(t));
     const seen = ctx.observed.all(ctx.kind).filter((o) => o.reply.ok && !o.reply.isError && (!tasks || tasks.includes(o.reply.task)));
     if (seen.length === 0) return { verdict: { status: 'unmet', message: 'no successful reply was received during the run, so there is nothing to judge' } };
-    for (const o of seen) {
+    for (const o of inCheckOrder(seen)) {
       const j = ctx.judge(step.expect as ExpectationDef[], { reply: o.reply, record: recordOf(o.reply) });
       if (!j.ok) {
         ctx.exchanges.push(...o.reply.exchanges);

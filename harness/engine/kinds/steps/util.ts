@@ -65,6 +65,7 @@ export function judgeReply(expect: ExpectationDef[] | undefined, reply: TaskRepl
     expected: j.expected,
     actual: j.actual,
     pointer: j.pointer,
+    ...(j.owner ? { owner: j.owner } : {}),
   };
 }
 

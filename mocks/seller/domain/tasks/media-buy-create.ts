@@ -133,6 +133,7 @@ export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
         revision: s.faults.has('initial-revision-zero') ? 0 : 1,
         hold: future && paused,
         start_time: new Date(start).toISOString(),
+        ...(args.start_time === 'asap' ? { created_asap: true } : {}),
         end_time: new Date(end).toISOString(),
         currency: 'USD',
         packages: args.packages.map((p) => s.mediaBuys.newPackage(p)),
@@ -144,7 +145,7 @@ export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
         ...(args.context !== undefined ? { context: args.context } : {}),
       };
       s.mediaBuys.insert(buy);
-      const rendered = s.mediaBuys.render(buy);
+      const rendered = s.mediaBuys.reply(buy);
       // A terminal first answer: no task webhook (interface spec 3.2 rule 1).
       s.webhooks.inlineCompletion({
         principal: caller.principal,

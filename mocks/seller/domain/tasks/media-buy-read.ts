@@ -4,7 +4,7 @@
  * be one the seller declares in `reporting_capabilities.windowed_pull_granularities`).
  */
 import { z } from 'zod';
-import { invalidRequest } from '../errors.js';
+import { failure, invalidRequest } from '../errors.js';
 import { type MediaBuyRecord, type PackageRecord, round2 } from '../media-buy-record.js';
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
@@ -45,6 +45,11 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
         ? args.media_buy_ids.map((id) => s.mediaBuys.find(caller.principal, id)).filter((b): b is MediaBuyRecord => !!b)
         : s.mediaBuys.list(caller.principal, scope);
       if (scope !== undefined) buys = buys.filter((b) => b.account_key === scope);
+      // The buggy seller echoes the asap it was given, then refuses its own reply (not a date-time).
+      if (s.faults.has('asap-buy-unreadable') && buys.some((b) => b.created_asap))
+        throw failure('VALIDATION_ERROR', 'response validation failed: /media_buys/0/start_time must match format "date-time"');
+      // The buggy seller's read is a stub.
+      if (s.faults.has('media-buys-never-listed')) buys = [];
       const mediaBuys = buys.map((buy) => ({
         ...s.mediaBuys.renderCurrent(buy, args.include_webhook_activity === true),
         // The buggy seller's read maps the completed state to active (digest 4.2: completed is terminal).

@@ -81,7 +81,7 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
       if (args.canceled === true) {
         if (buy.status === 'canceled') {
           if (s.faults.has('second-cancel-invalid-state')) throw invalidState(buy, 'cancel');
-          if (s.faults.has('cancel-canceled-accepted')) return completed(s.mediaBuys.render(buy));
+          if (s.faults.has('cancel-canceled-accepted')) return completed(s.mediaBuys.reply(buy));
           throw failure('NOT_CANCELLABLE', `media buy ${buy.media_buy_id} is already canceled`, { recovery: 'correctable' });
         }
         if (isTerminal(buy.status)) throw invalidState(buy, 'cancel');
@@ -96,7 +96,7 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
         buy.hold = false;
         buy.revision += 1;
         s.mediaBuys.setStatus(buy, 'canceled', 'buyer');
-        return completed(s.mediaBuys.render(buy));
+        return completed(s.mediaBuys.reply(buy));
       }
 
       if (args.push_notification_config !== undefined) s.webhooks.checkRegistration(args.push_notification_config, 'push_notification_config');
@@ -114,8 +114,8 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
       if (isTerminal(buy.status)) {
         const pause = args.paused === true;
         const resume = args.paused === false;
-        if (pause && s.faults.has('pause-terminal-accepted')) return completed(s.mediaBuys.render(buy));
-        if (resume && buy.status === 'canceled' && s.faults.has('resume-canceled-accepted')) return completed(s.mediaBuys.render(buy));
+        if (pause && s.faults.has('pause-terminal-accepted')) return completed(s.mediaBuys.reply(buy));
+        if (resume && buy.status === 'canceled' && s.faults.has('resume-canceled-accepted')) return completed(s.mediaBuys.reply(buy));
         acceptTerminal = !pause && !resume && s.faults.has('update-terminal-accepted');
         if (!acceptTerminal) throw invalidState(buy, actions[0]?.replace('_', ' ') ?? 'update');
       }
@@ -170,7 +170,7 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
       if (args.reporting_webhook !== undefined && !frozen) buy.reporting_webhook = args.reporting_webhook;
       if (bumpRevision) buy.revision += 1;
       s.mediaBuys.setStatus(buy, nextStatus, 'buyer');
-      return completed(s.mediaBuys.render(buy));
+      return completed(s.mediaBuys.reply(buy));
     },
   };
 }

@@ -64,7 +64,6 @@ export function productTasks(s: SellerServices): TaskDef[] {
           if (r.scope !== 'product') return;
           if (!r.product_id) throw invalidRequest(`refine[${i}].product_id`, 'required for scope "product"');
           const product = s.catalog.product(r.product_id);
-          if (!product && s.faults.has('refine-unknown-product-accepted')) return;
           if (!product) throw invalidRequest(`refine[${i}].product_id`, `unknown product ${JSON.stringify(r.product_id)}`);
           product.channels.forEach((c) => channels.add(c));
         });
