@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReceiverTarget } from '../engine/resources.js';
 import type { RegistryTarget } from '../registry-face/target.js';
+import type { ProtocolLine } from '../protocol/lines.js';
 
 /**
  * Checks calling the agent at once against the built-in mocks, unless --concurrency says otherwise:
@@ -30,11 +31,18 @@ export interface BuiltinMocks {
   close(): Promise<void>;
 }
 
-export async function startBuiltinMocks(o: { token: string; withBuyer: boolean; withRegistry: boolean; log: (line: string) => void }): Promise<BuiltinMocks> {
+export async function startBuiltinMocks(o: {
+  token: string;
+  /** The run's target: the mock seller speaks that line (default the default target). */
+  target?: ProtocolLine;
+  withBuyer: boolean;
+  withRegistry: boolean;
+  log: (line: string) => void;
+}): Promise<BuiltinMocks> {
   const { startMockSeller } = await import('../../mocks/seller/index.js');
   const authToken = randomBytes(24).toString('base64url');
   // Loopback only: the seller posts webhooks to the harness's loopback receivers over http.
-  const seller = await startMockSeller({ token: o.token, authToken, allowPrivateWebhooks: true });
+  const seller = await startMockSeller({ token: o.token, authToken, allowPrivateWebhooks: true, ...(o.target ? { protocolLine: o.target } : {}) });
   o.log(`proto-comply: certifying the built-in mock seller at ${seller.baseUrl}`);
   const closers: Array<() => Promise<void> | void> = [() => seller.close()];
   const close = async () => {

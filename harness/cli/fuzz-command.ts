@@ -207,6 +207,7 @@ export async function fuzzCommand(argv: string[]): Promise<number> {
   if (!agentUrl) {
     const mocks = await startBuiltinMocks({
       token: args.token,
+      ...(args.target ? { target: args.target } : {}),
       withBuyer: false,
       withRegistry: false,
       log: (line) => process.stderr.write(`${line.replace('certifying', 'fuzzing')}\n`),

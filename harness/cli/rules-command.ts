@@ -3,6 +3,7 @@
  * traceability maps, each rule with the checks that test it or the reason it is untested, and a
  * summary line per document.
  */
+import { describeLines } from '../protocol/lines.js';
 import { parseArgs } from 'node:util';
 import { traceMaps } from '../../suites/traceability/index.js';
 import { summarizeRules, summaryLine } from '../traceability/summary.js';
@@ -17,7 +18,7 @@ const OPTIONS = {
 } as const;
 
 function ruleLines(r: TraceRule): string[] {
-  const head = `${r.id}  ${r.level}  §${r.section}  ${r.rule}`;
+  const head = `${r.id}  ${r.level}  §${r.section}${r.lines ? `  [${r.lines.length ? describeLines(r.lines) : 'no 3.x line'}]` : ''}  ${r.rule}`;
   return [head, r.checks ? `    checks: ${r.checks.join(', ')}` : `    untested: ${r.untested}`];
 }
 

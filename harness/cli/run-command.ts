@@ -297,6 +297,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
   if (!args.agent && !receiverOnly && !registryOnly) {
     const mocks = await startBuiltinMocks({
       token: args.token,
+      ...(args.target ? { target: args.target } : {}),
       withBuyer: args.receiver === undefined,
       withRegistry: args.registry === undefined,
       log: (line) => process.stderr.write(`${line}\n`),

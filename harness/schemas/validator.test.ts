@@ -187,16 +187,20 @@ describe('schemas by protocol line (x-from-line)', () => {
     );
   });
 
-  it('the built-in media buy requires revision from 3.1 only (digest 4.5; released schemas from 3.1.0)', () => {
+  it('a listed media buy carries revision from 3.1 (released schemas from 3.1.0), a create or update reply in every line (the 3.0 text)', () => {
     const buy = { media_buy_id: 'mb_1', status: 'active' };
-    expectValid(createSchemaValidator({ target: '3.0' }).validateTaskResponse('update_media_buy', buy));
-    expect(
-      createSchemaValidator({ target: '3.1' })
-        .validateTaskResponse('update_media_buy', buy)
-        .errors.map((e) => e.message),
-    ).toContain("must have required property 'revision'");
-    expect(createSchemaValidator({ target: '3.1' }).validateTaskResponse('get_media_buys', { media_buys: [buy] }).valid).toBe(false);
+    const messages = (target: '3.0' | '3.1' | '3.2', task: string, payload: unknown) =>
+      createSchemaValidator({ target })
+        .validateTaskResponse(task, payload)
+        .errors.map((e) => e.message);
     expectValid(createSchemaValidator({ target: '3.0' }).validateTaskResponse('get_media_buys', { media_buys: [buy] }));
+    expect(messages('3.1', 'get_media_buys', { media_buys: [buy] })).toContain("must have required property 'revision'");
+    for (const target of ['3.0', '3.1', '3.2'] as const)
+      expect(messages(target, 'update_media_buy', buy), target).toContain("must have required property 'revision'");
+    expectValid(createSchemaValidator({ target: '3.1' }).validateTaskResponse('update_media_buy', { ...buy, revision: 2 }));
+    // 3.2 names the state media_buy_status in create and update replies (digest 4.5).
+    expect(messages('3.2', 'update_media_buy', { ...buy, revision: 2 })).toContain("must have required property 'media_buy_status'");
+    expectValid(createSchemaValidator({ target: '3.2' }).validateTaskResponse('update_media_buy', { ...buy, revision: 2, media_buy_status: 'active' }));
   });
 });
 

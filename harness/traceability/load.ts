@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject } from 'ajv';
 import { RULE_ID_PREFIX, SPEC_DOCS, UNTESTED_CATEGORIES, type TraceMap } from './types.js';
+import { PROTOCOL_LINES } from '../protocol/lines.js';
 
 export class TraceMapError extends Error {
   constructor(readonly problems: string[]) {
@@ -65,7 +66,10 @@ const MAP_SCHEMA = {
             items: { type: 'string', pattern: '^[a-z][a-z0-9-]*(\\.[a-z0-9][a-z0-9_-]*)+$' },
           },
           untested: { type: 'string', pattern: `^(${CATEGORIES}): [^\\n]*\\S[^\\n]*$`, maxLength: 200 },
+          lines: { type: 'array', uniqueItems: true, items: { enum: [...PROTOCOL_LINES] } },
+          lines_source: { type: 'string', pattern: ONE_LINE, maxLength: 400 },
         },
+        dependentRequired: { lines: ['lines_source'], lines_source: ['lines'] },
       },
     },
   },

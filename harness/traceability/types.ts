@@ -4,6 +4,7 @@
  * (suites/traceability/<doc>.yaml); `proto-comply rules` prints it.
  */
 import type { Level } from '../engine/result.js';
+import type { ProtocolLine } from '../protocol/lines.js';
 
 export const SPEC_DOCS = ['interface-spec', 'digest'] as const;
 export type SpecDoc = (typeof SPEC_DOCS)[number];
@@ -44,6 +45,13 @@ export interface TraceRule {
   checks?: string[];
   /** `<category>: <reason>` when no check tests the rule. */
   untested?: string;
+  /**
+   * The protocol lines the rule belongs to, when not every 3.x line (empty: none of them, a 4.0
+   * rule); absent: every line. A check judged under a target is tied to a rule of that line.
+   */
+  lines?: ProtocolLine[];
+  /** Where the lines come from: the digest's version note, or the released docs and schemas of each line. */
+  lines_source?: string;
 }
 
 /** A numbered section that holds no rule of its own (a heading over subsections, a source list). */

@@ -7,11 +7,35 @@
 import type { SpecRef } from '../engine/result.js';
 import { markdownHeadings } from './anchors.js';
 import type { SpecDoc, TraceMap } from './types.js';
+import { PROTOCOL_LINES, type ProtocolLine } from '../protocol/lines.js';
 
-/** A check as the maps see it: its id and its spec reference. */
+/** A check as the maps see it: its id, its spec reference and the protocol lines it is judged at (absent: every line). */
 export interface TracedCheck {
   id: string;
   spec: SpecRef;
+  lines?: readonly string[];
+}
+
+/**
+ * Checks judged under a target where none of the rules they test exists: a check's lines (every
+ * line when it names none) must be lines of at least one of its rules (harness/protocol/lines.ts),
+ * so no check fails an agent of a line on a rule of another.
+ */
+export function checkLineProblems(maps: readonly TraceMap[], checks: readonly TracedCheck[]): string[] {
+  const rulesOf = new Map<string, { id: string; lines?: readonly string[] }[]>();
+  for (const map of maps) for (const r of map.rules) for (const id of r.checks ?? []) rulesOf.set(id, [...(rulesOf.get(id) ?? []), r]);
+  const problems: string[] = [];
+  for (const c of checks) {
+    const rules = rulesOf.get(c.id) ?? [];
+    if (rules.length === 0) continue;
+    const covered = new Set(rules.flatMap((r) => r.lines ?? PROTOCOL_LINES));
+    const orphan = (c.lines ?? PROTOCOL_LINES).filter((l) => !covered.has(l as ProtocolLine));
+    if (orphan.length)
+      problems.push(
+        `check ${c.id} is judged at ${orphan.join(', ')}, where none of its rules exists (${rules.map((r) => `${r.id}: ${r.lines ? r.lines.join(', ') || 'no 3.x line' : 'every line'}`).join('; ')}): give it lines`,
+      );
+  }
+  return problems;
 }
 
 /** Mapped check ids that no suite defines, and checks that no rule names. */

@@ -238,6 +238,25 @@ const PROBES: Record<string, Probe> = {
       return (await readBuy(client, buy.media_buy_id)).revision !== paused.revision;
     },
   },
+  'asap-buy-unreadable': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      return (await client.call('get_media_buys', { media_buy_ids: [buy.media_buy_id] })).isError === true;
+    },
+  },
+  'media-buys-never-listed': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs({ start_time: isoIn(1) }));
+      return ((await client.ok('get_media_buys', { media_buy_ids: [buy.media_buy_id] })).media_buys as unknown[]).length === 0;
+    },
+  },
+  'account-listing-empty': {
+    async violated({ client }) {
+      const args = createArgs({ start_time: isoIn(1) });
+      await client.ok('create_media_buy', args);
+      return ((await client.ok('get_media_buys', { account: args.account })).media_buys as unknown[]).length === 0;
+    },
+  },
   'revision-incremented-on-read': {
     async violated({ client }) {
       const buy = await client.ok('create_media_buy', createArgs());

@@ -48,6 +48,11 @@ export interface FaultDef {
    * judged where, without, it would be a coverage gap (a destination the seller takes).
    */
   readonly fixtures?: Readonly<Record<string, unknown>>;
+  /**
+   * The broken rule belongs to this protocol line only: the fault is judged by a run at this
+   * compliance target, against the mock speaking that line (not in a matrix group).
+   */
+  readonly target?: '3.0' | '3.1' | '3.2';
 }
 
 const FAULT_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -68,6 +73,7 @@ export function registerFault(def: FaultDef): void {
     ...(def.matrixGroup ? { matrixGroup: def.matrixGroup } : {}),
     ...(def.production ? { production: true } : {}),
     ...(def.fixtures ? { fixtures: def.fixtures } : {}),
+    ...(def.target ? { target: def.target } : {}),
   });
   const existing = registry.get(def.name);
   if (existing) {
@@ -344,7 +350,12 @@ const BUILTIN: FaultDef[] = [
   {
     name: 'media-buys-never-listed',
     rule: 'get_media_buys answers the media buys (interface spec 4.3); the buggy seller answers an empty list whatever was created, as the @adcp/sdk hybrid example seller does',
-    targets: ['state-machine.read.listed', 'state-machine.create.asap'],
+    targets: ['state-machine.read.listed', 'state-machine.read.account', 'state-machine.create.asap'],
+  },
+  {
+    name: 'account-listing-empty',
+    rule: 'get_media_buys answers the media buys of the account (interface spec 4.3); read without media_buy_ids, the buggy seller lists none (a read by id still works)',
+    targets: ['state-machine.read.account'],
   },
   {
     name: 'revision-incremented-on-read',

@@ -34,6 +34,7 @@ import { DEFAULT_IMPAIRMENT_WINDOW_MS, WebhookService } from './webhooks/service
 import { DEFAULT_MAX_WEBHOOK_URLS, LocalTestingPolicy, WebhookAdmission } from './webhooks/admission.js';
 import { AddressPolicy } from '../../harness/net/address-policy.js';
 import { AGENT_KINDS, isAgentKind } from '../../harness/protocol/agent-kinds.js';
+import { DEFAULT_TARGET, isProtocolLine, PROTOCOL_LINES } from '../../harness/protocol/lines.js';
 
 export type {
   MockSellerOptions,
@@ -62,6 +63,8 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
   if (kinds.length === 0) throw new RangeError('kinds must name at least one agent kind');
   for (const k of kinds) if (!isAgentKind(k)) throw new RangeError(`unknown agent kind ${JSON.stringify(k)} (known: ${AGENT_KINDS.join(', ')})`);
   const ids = protocolIds(opts.token ?? DEFAULT_TOKEN);
+  const protocolLine = opts.protocolLine ?? DEFAULT_TARGET;
+  if (!isProtocolLine(protocolLine)) throw new RangeError(`protocolLine must be one of ${PROTOCOL_LINES.join(', ')}, got ${JSON.stringify(protocolLine)}`);
   const log = opts.log ?? (() => {});
   const replyMode = opts.mcpReplyMode ?? 'sse';
   if (replyMode !== 'sse' && replyMode !== 'json') throw new Error(`mcpReplyMode must be "sse" or "json", got ${JSON.stringify(replyMode)}`);
@@ -83,7 +86,8 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
         })
       : undefined;
   const verifyRequest =
-    opts.verifyRequest ?? (requestSigning && createMockRequestVerifier({ ids, capability: requestSigning, faults, authToken: opts.authToken }));
+    opts.verifyRequest ??
+    (requestSigning && createMockRequestVerifier({ ids, capability: requestSigning, faults, authToken: opts.authToken, line: protocolLine }));
   const http = new SellerHttpServer({ maxBodyBytes: MAX_BODY_BYTES, authToken: opts.authToken, faults, verifyRequest, log });
   const events = new SellerEvents(log);
 
@@ -146,6 +150,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     testController: (opts.testController ?? true) && kinds.includes('media-buy'),
     kinds,
     requestSigning,
+    protocolLine,
     log,
   };
   const model = new SellerModel(services);

@@ -4,6 +4,7 @@ import type { SellerEvents } from './domain/events.js';
 import type { RequestSigningCapability } from '../../harness/signing/verify/precheck.js';
 import type { LookupFunction } from '../../harness/net/address-policy.js';
 import type { AgentKind } from '../../harness/protocol/agent-kinds.js';
+import type { ProtocolLine } from '../../harness/protocol/lines.js';
 
 export type McpReplyMode = 'sse' | 'json';
 
@@ -58,6 +59,13 @@ export interface MockSellerOptions {
    * `false` switches them off; an object overrides members of the declared capability.
    */
   requestSigning?: boolean | Partial<RequestSigningCapability>;
+  /**
+   * The protocol line the seller speaks (default 3.1): the versions its capabilities declare
+   * (`supported_versions`) and, for 3.2, the strict request-signing profile (padded standard-base64
+   * sf-binary values, a base64url token refused, digest 1.5). Everything else it answers fits every
+   * line (both `status` and `media_buy_status`, `revision` everywhere).
+   */
+  protocolLine?: ProtocolLine;
   /**
    * Serve the sandbox test controller (default true). False behaves like a production seller:
    * no comply_test_controller in tools/list or the agent card, no compliance_testing capability,

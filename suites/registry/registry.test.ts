@@ -84,8 +84,8 @@ describe('the registry beside an agent', () => {
     expect(run.transports).toEqual(['mcp', 'a2a', 'rest']);
     expect(new Set(run.checks.filter((c) => c.transport === 'rest').map((c) => c.suite_id))).toEqual(new Set(['registry']));
     expect(new Set(run.checks.filter((c) => c.transport !== 'rest').map((c) => c.suite_id))).toEqual(new Set(['capabilities']));
-    // capabilities.mcp.session-reused is an MCP rule: not applicable on A2A.
-    expect(notPassing(run)).toEqual(['capabilities.mcp.session-reused not_applicable']);
+    // capabilities.mcp.session-reused is an MCP rule, and tasks.listed judges MCP's tools/list: not applicable on A2A.
+    expect(notPassing(run)).toEqual(['capabilities.tasks.listed not_applicable', 'capabilities.mcp.session-reused not_applicable']);
   });
 
   it('leaves the registry suite out of an agent run that names no registry, and refuses it by name', async () => {

@@ -70,7 +70,15 @@ export function signingPrepare(ctx: CheckContext, spec: SignSpec, onSigned?: (re
   return (req: OutgoingRequest): OutgoingRequest => {
     const signed = signRequest(
       { method: req.method, url: req.url, headers: { ...req.headers }, body: req.body },
-      { profile: 'request', ids: ctx.ids, key: keys.signingKey(spec.key), encoding: 'legacy', coverContentDigest: spec.coverDigest, defects },
+      {
+        profile: 'request',
+        ids: ctx.ids,
+        key: keys.signingKey(spec.key),
+        // The 3.2 request profile: padded standard-base64 sf-binary; earlier lines base64url (digest 1.5).
+        encoding: ctx.target === '3.2' ? 'strict' : 'legacy',
+        coverContentDigest: spec.coverDigest,
+        defects,
+      },
     );
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(signed.headers)) headers[k.toLowerCase()] = v;

@@ -15,7 +15,8 @@ export interface MockRunOptions extends Omit<CertifyOptions, 'agentUrl' | 'authT
 
 export async function certifyMock(o: MockRunOptions = {}): Promise<RunResult> {
   const authToken = o.withAuth === false ? undefined : randomBytes(18).toString('base64url');
-  const mock = await startMockSeller({ token: o.token, authToken, allowPrivateWebhooks: true, ...o.mock });
+  // The mock speaks the run's target line unless the test says otherwise.
+  const mock = await startMockSeller({ token: o.token, authToken, allowPrivateWebhooks: true, ...(o.target ? { protocolLine: o.target } : {}), ...o.mock });
   try {
     return await certify({ ...o, agentUrl: mock.baseUrl, authToken, seed: o.seed ?? '20261122' });
   } finally {
@@ -140,6 +141,7 @@ export async function runFaultMatrix(
   for (const f of faults) {
     if (!f.matrixGroup) continue;
     if (f.breaksTransport) throw new Error(`fault ${f.name} breaks its transport and cannot be judged in a group`);
+    if (f.target) throw new Error(`fault ${f.name} is judged at its own target and cannot be judged in a group`);
     groups.set(f.matrixGroup, [...(groups.get(f.matrixGroup) ?? []), f]);
   }
   const verdicts = new Map<string, MatrixVerdict>();
@@ -169,7 +171,7 @@ export async function runFaultMatrix(
     const checkGlob = f.matrixGroup ? named.get(f.matrixGroup) : f.production ? [...f.targets, ...(f.collateral ?? [])].join(',') : undefined;
     jobs.push(async () => {
       const mock = { faults: [f.name], ...(f.production ? { testController: false } : {}) };
-      const run = await certifyMock({ ...o.certify, mock, ...(checkGlob ? { checkGlob } : {}), ...fixturesOf([f]) });
+      const run = await certifyMock({ ...o.certify, mock, ...(checkGlob ? { checkGlob } : {}), ...fixturesOf([f]), ...(f.target ? { target: f.target } : {}) });
       add(f.name, { ...judgeFault(f, run), errored: erroredChecks(run) });
     });
   }

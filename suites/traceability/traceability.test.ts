@@ -13,7 +13,7 @@ import { parse } from 'yaml';
 import { builtinSuites } from '../index.js';
 import { TRACE_MAP_FILES, traceMaps } from './index.js';
 import { readTraceMap } from '../../harness/traceability/load.js';
-import { checkAnchorProblems, checkCoverageProblems, documentProblems, type TracedCheck } from '../../harness/traceability/validate.js';
+import { checkAnchorProblems, checkCoverageProblems, checkLineProblems, documentProblems, type TracedCheck } from '../../harness/traceability/validate.js';
 import { SPEC_DOCS, type SpecDoc, type TraceMap } from '../../harness/traceability/types.js';
 
 const SPEC_DIR = join(process.cwd(), '../shared/spec');
@@ -21,7 +21,8 @@ const specText = (doc: SpecDoc): string => readFileSync(join(SPEC_DIR, `${doc}.m
 const hasSpec = existsSync(join(SPEC_DIR, 'interface-spec.md')) && existsSync(join(SPEC_DIR, 'digest.md'));
 if (!hasSpec) console.warn(`skipping the document half of the traceability test: ${SPEC_DIR} is absent`);
 
-const checks = (): TracedCheck[] => builtinSuites().suites.flatMap((s) => s.checks.map((c) => ({ id: c.id, spec: c.spec })));
+const checks = (): TracedCheck[] =>
+  builtinSuites().suites.flatMap((s) => s.checks.map((c) => ({ id: c.id, spec: c.spec, ...(c.lines ? { lines: c.lines } : {}) })));
 const rawMap = (doc: SpecDoc): Record<string, unknown> => parse(readFileSync(fileURLToPath(TRACE_MAP_FILES[doc]), 'utf8'));
 const copy = (): TraceMap[] => structuredClone(traceMaps());
 
@@ -39,6 +40,13 @@ describe('traceability maps', () => {
     expect(checkAnchorProblems(traceMaps(), checks())).toEqual([]);
   });
 
+  it('judge every check only at the protocol lines of the rules it tests, and say where each rule line comes from', () => {
+    expect(checkLineProblems(traceMaps(), checks())).toEqual([]);
+    const scoped = traceMaps().flatMap((m) => m.rules.filter((r) => r.lines));
+    expect(scoped.length).toBeGreaterThan(100);
+    for (const r of scoped) expect(r.lines_source, r.id).toMatch(/\S/);
+  });
+
   it.skipIf(!hasSpec).each(SPEC_DOCS)('match the headings of the %s, and map every numbered heading', (doc) => {
     const map = traceMaps().find((m) => m.doc === doc)!;
     expect(documentProblems(map, specText(doc))).toEqual([]);
@@ -52,6 +60,14 @@ describe('the traceability test fails', () => {
     const maps = copy();
     maps[0]!.rules.find((r) => r.checks)!.checks!.push('errors.no-such.check');
     expect(checkCoverageProblems(maps, checks())).toEqual([expect.stringMatching(/: no check errors\.no-such\.check exists$/)]);
+  });
+
+  it('when a check is judged at a line none of its rules has', () => {
+    const maps = copy();
+    for (const m of maps) for (const r of m.rules) if (r.checks?.includes('webhooks.envelope.token')) r.lines = ['3.2'];
+    expect(checkLineProblems(maps, checks())).toEqual([
+      expect.stringMatching(/^check webhooks\.envelope\.token is judged at 3\.1, where none of its rules exists/),
+    ]);
   });
 
   it('when a check is in no rule', () => {

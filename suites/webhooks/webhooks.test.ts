@@ -7,6 +7,10 @@ import { certify } from '../../harness/certify.js';
 import { builtinSuites } from '../index.js';
 import { startMockSeller } from '../../mocks/seller/index.js';
 import { CONTROLLER_FREE_WEBHOOKS, certifyMock, findings } from '../testing/mock-run.js';
+import { DEFAULT_TARGET, inLines } from '../../harness/protocol/lines.js';
+
+/** Judged on sellers presenting as production only (no test controller declared). */
+const PRODUCTION_ONLY = 'webhooks.registration.http-url-refused';
 
 const suite = builtinSuites().suites.find((s) => s.id === 'webhooks')!;
 /** Checks of A2A-native push registration: not applicable over MCP. */
@@ -29,10 +33,16 @@ describe('the webhooks suite', () => {
         .filter((c) => c.transport === t && c.outcome === 'pass' && c.suite_id === 'webhooks')
         .map((c) => c.check_id)
         .sort();
-      const expected = suite.checks.map((c) => c.id).filter((id) => t === 'a2a' || !A2A_ONLY.includes(id));
+      // Every check of the default target's line, but the production-only one (the mock declares a test controller).
+      const expected = suite.checks
+        .filter((c) => inLines(DEFAULT_TARGET, c.lines) && c.id !== PRODUCTION_ONLY)
+        .map((c) => c.id)
+        .filter((id) => t === 'a2a' || !A2A_ONLY.includes(id));
       expect(passed).toEqual(expected.sort());
     }
     for (const id of A2A_ONLY) expect(run.checks.find((c) => c.transport === 'mcp' && c.check_id === id)?.outcome).toBe('not_applicable');
+    for (const c of suite.checks.filter((x) => !inLines(DEFAULT_TARGET, x.lines)))
+      expect(run.checks.find((r) => r.check_id === c.id)?.message, c.id).toMatch(/^not a rule of the 3\.1 line/);
   });
 
   it('runs a shared flow once per transport for every check that uses it', async () => {
@@ -62,8 +72,10 @@ describe('the webhooks suite', () => {
 
   it('makes controller-driven checks coverage gaps, with the reason, on a seller without a test controller', async () => {
     const run = await certifyMock({ suites: ['webhooks'], mock: { testController: false } });
+    const lineOf = new Map(suite.checks.map((c) => [c.id, c.lines] as const));
     for (const c of run.checks.filter((x) => x.suite_id === 'webhooks')) {
-      if (CONTROLLER_FREE_WEBHOOKS.includes(c.check_id)) expect(c.outcome, `${c.transport} ${c.check_id}: ${c.message}`).toBe('pass');
+      if (!inLines(DEFAULT_TARGET, lineOf.get(c.check_id))) expect(c.outcome, c.check_id).toBe('not_applicable');
+      else if (CONTROLLER_FREE_WEBHOOKS.includes(c.check_id)) expect(c.outcome, `${c.transport} ${c.check_id}: ${c.message}`).toBe('pass');
       else if (c.transport === 'mcp' && A2A_ONLY.includes(c.check_id)) expect(c.outcome).toBe('not_applicable');
       else {
         expect(c.outcome, `${c.transport} ${c.check_id}`).toBe('gap');

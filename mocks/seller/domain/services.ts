@@ -11,6 +11,7 @@ import type { IdempotencyGuard } from './idempotency.js';
 import type { MediaBuyService } from './media-buys.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { RequestSigningCapability } from '../../../harness/signing/verify/precheck.js';
+import type { ProtocolLine } from '../../../harness/protocol/lines.js';
 
 export interface SellerServices {
   ids: ProtocolIds;
@@ -30,6 +31,8 @@ export interface SellerServices {
   kinds: readonly AgentKind[];
   /** The request_signing capability whose signatures the seller verifies (digest 1.15); absent: none. */
   requestSigning?: RequestSigningCapability;
+  /** The protocol line the seller speaks (MockSellerOptions.protocolLine). */
+  protocolLine: ProtocolLine;
   /** Simulated latency of the downstream booking call inside create_media_buy (ms). */
   bookingLatencyMs: number;
   log: (line: string) => void;

@@ -37,6 +37,8 @@ export const VERIFIER_FAULTS = {
   componentsUnchecked: 'verifier-components-unchecked',
   unknownKeyAccepted: 'verifier-unknown-key-accepted',
   keyConstraintsIgnored: 'verifier-key-constraints-ignored',
+  v32LegacyDecoder: 'verifier-v32-legacy-decoder',
+  v32EitherDeclared: 'verifier-v32-either-declared',
 } as const;
 
 const F = VERIFIER_FAULTS;
@@ -120,6 +122,18 @@ registerFault({
   name: F.digestEitherDeclared,
   rule: 'the seller enforces the covers_content_digest policy it declares (digest 1.7); it declares either but refuses a signature without content-digest',
   targets: ['signatures.digest.uncovered-accepted'],
+});
+registerFault({
+  name: F.v32LegacyDecoder,
+  rule: 'a 3.2 verifier decodes the sf-binary token with the strict standard-base64 decoder only, never retrying a legacy one (digest 1.5); the seller, speaking 3.2, also takes base64url',
+  targets: ['signatures.profile.base64url-refused'],
+  target: '3.2',
+});
+registerFault({
+  name: F.v32EitherDeclared,
+  rule: 'a 3.2 verifier advertises covers_content_digest required (digest 1.1, 1.15); the seller, speaking 3.2, declares either (and enforces required)',
+  targets: ['signatures.profile.digest-required-declared'],
+  target: '3.2',
 });
 registerFault({
   name: F.digestForbiddenDeclared,

@@ -27,6 +27,7 @@ import { verifyRequestSignature } from '../../../harness/signing/verify/verifier
 import type { VerifyContext, VerifyFailure, VerifyResult } from '../../../harness/signing/verify/verifier-types.js';
 import { wwwAuthenticate } from '../../../harness/signing/parse/www-authenticate.js';
 import { VERIFIER_FAULTS as F } from './faults.js';
+import type { ProtocolLine } from '../../../harness/protocol/lines.js';
 
 /**
  * Operations the mock verifies signatures for; create_media_buy is required when a bearer exists.
@@ -35,7 +36,12 @@ import { VERIFIER_FAULTS as F } from './faults.js';
 export function mockRequestSigningCapability(
   opts: { authToken?: string; overrides?: Partial<RequestSigningCapability>; faults?: FaultSet } = {},
 ): RequestSigningCapability {
-  const declared = opts.faults?.has(F.digestEitherDeclared) ? 'either' : opts.faults?.has(F.digestForbiddenDeclared) ? 'forbidden' : 'required';
+  const declared =
+    opts.faults?.has(F.digestEitherDeclared) || opts.faults?.has(F.v32EitherDeclared)
+      ? 'either'
+      : opts.faults?.has(F.digestForbiddenDeclared)
+        ? 'forbidden'
+        : 'required';
   return {
     supported: true,
     covers_content_digest: declared,
@@ -55,6 +61,8 @@ export interface MockVerifierOptions {
   authToken?: string;
   /** Unix seconds. */
   now?: () => number;
+  /** The protocol line: 3.2 verifies the strict sf-binary profile (digest 1.5), earlier lines the legacy one. */
+  line?: ProtocolLine;
 }
 
 /** The counterparty's revocation list, refreshed locally (never stale). */
@@ -121,7 +129,7 @@ class PurposeBlindResolver implements KeyResolver {
 
 /** The content-digest policy the verifier applies: the declared one, unless a digest-policy fault declared another. */
 function enforcedDigestPolicy(capability: RequestSigningCapability, faults: FaultSet): DigestPolicy {
-  if (faults.has(F.digestEitherDeclared)) return 'required';
+  if (faults.has(F.digestEitherDeclared) || faults.has(F.v32EitherDeclared)) return 'required';
   if (faults.has(F.digestForbiddenDeclared)) return 'either';
   return capability.covers_content_digest ?? 'either';
 }
@@ -216,7 +224,7 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
   const base = {
     profile: 'request' as const,
     ids,
-    encoding: 'legacy' as const,
+    encoding: opts.line === '3.2' && !faults.has(F.v32LegacyDecoder) ? ('strict' as const) : ('legacy' as const),
     capability: opts.capability,
     digestPolicy: enforcedDigestPolicy(opts.capability, faults),
     keys: faults.has(F.keyPurposeIgnored) ? new PurposeBlindResolver(resolver, ids.keyUseMember) : resolver,

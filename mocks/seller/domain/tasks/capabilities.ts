@@ -43,7 +43,9 @@ export function agentCapabilitiesTask(s: SellerServices): TaskDef {
 }
 
 function declaration(s: SellerServices): Record<string, unknown> {
-  const protocolBlock: Record<string, unknown> = { major_versions: [3] };
+  // The lines it answers: a 3.2 seller verifies only the strict signing profile (digest 1.5).
+  const versions = s.protocolLine === '3.2' ? ['3.2'] : s.protocolLine === '3.1' ? ['3.0', '3.1'] : ['3.0'];
+  const protocolBlock: Record<string, unknown> = { major_versions: [3], supported_versions: versions };
   if (!s.faults.has('idempotency-not-declared')) {
     protocolBlock.idempotency = {
       supported: true,

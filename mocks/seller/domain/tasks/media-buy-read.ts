@@ -48,8 +48,8 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
       // The buggy seller echoes the asap it was given, then refuses its own reply (not a date-time).
       if (s.faults.has('asap-buy-unreadable') && buys.some((b) => b.created_asap))
         throw failure('VALIDATION_ERROR', 'response validation failed: /media_buys/0/start_time must match format "date-time"');
-      // The buggy seller's read is a stub.
-      if (s.faults.has('media-buys-never-listed')) buys = [];
+      // The buggy seller's read is a stub (or its account listing is).
+      if (s.faults.has('media-buys-never-listed') || (s.faults.has('account-listing-empty') && !args.media_buy_ids)) buys = [];
       const mediaBuys = buys.map((buy) => ({
         ...s.mediaBuys.renderCurrent(buy, args.include_webhook_activity === true),
         // The buggy seller's read maps the completed state to active (digest 4.2: completed is terminal).
