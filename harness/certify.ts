@@ -9,6 +9,7 @@ import { factPublishersOf, type SuiteCatalog } from './engine/loader.js';
 import { builtinSuites } from '../suites/index.js';
 import type { Fixtures } from '../suites/setup/fixtures.js';
 import { executeRun } from './engine/run.js';
+import type { LifecycleStage } from './engine/lifecycle.js';
 import type { SuiteDef } from './engine/model.js';
 import type { ReceiverTarget } from './engine/resources.js';
 import type { CheckResult, RunResult } from './engine/result.js';
@@ -53,6 +54,8 @@ export interface CertifyOptions {
   token?: string;
   /** The protocol line to judge against (digest 6.3 requested_compliance_target; default the newest released line, harness/protocol/lines.ts). */
   target?: ProtocolLine;
+  /** The agent's lifecycle stage, when the caller knows it (`--lifecycle-stage`; default: inferred, engine/lifecycle.ts). */
+  lifecycleStage?: LifecycleStage;
   authToken?: string;
   seed?: string;
   /** Run budget in seconds (default engine/run.ts DEFAULT_BUDGET_S). */
@@ -244,6 +247,7 @@ function planBase(o: CertifyOptions, token: string, seed: string, receiver: Rece
   return {
     token,
     target: o.target,
+    ...(o.lifecycleStage ? { lifecycleStage: o.lifecycleStage } : {}),
     transportExplicit: o.transportExplicit ?? false,
     checkGlob: o.checkGlob,
     seed,

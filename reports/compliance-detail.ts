@@ -16,9 +16,9 @@
 import { isFailing, VERIFIED_OUTCOMES } from '../harness/engine/result.js';
 import type { CheckResult, OverallStatus, RunResult, SuiteResult, SuiteStatus } from '../harness/engine/result.js';
 import type { ProtocolLine } from '../harness/protocol/lines.js';
+import type { LifecycleStage } from '../harness/engine/lifecycle.js';
 
 export type RegistryComplianceStatus = 'passing' | 'degraded' | 'failing' | 'unknown';
-export type LifecycleStage = 'development' | 'testing' | 'production' | 'deprecated';
 export type RegistryTrackStatus = 'pass' | 'fail' | 'partial' | 'skip';
 export type RegistryStoryboardStatus = 'passing' | 'failing' | 'partial' | 'untested';
 

@@ -89,6 +89,8 @@ describe('a seller without a test controller (production-like)', () => {
       }
       // a check of the other transport only does not apply here, controller or not
       if (SINGLE_TRANSPORT.has(c.check_id) && c.outcome === 'not_applicable' && /only$/.test(c.message ?? '')) continue;
+      // and neither does a rule of another protocol line than the run's target
+      if (c.outcome === 'not_applicable' && /^not a rule of the 3\.1 line/.test(c.message ?? '')) continue;
       expect(c.outcome, `${c.transport} ${c.check_id}`).toBe('gap');
       expect(c.gap).toMatch(/^test controller/);
       expect(c.message).toMatch(/test controller/);
@@ -130,5 +132,19 @@ describe('a seller whose get_products errors (SERVICE_UNAVAILABLE "Account resol
     );
     expect(run.overall_status).toBe('failing');
     expect(exitCodeFor(run)).toBe(1);
+  });
+
+  it('a defect of the read-back alone is one failing check; the checks that read a buy back are blocked by it, root cause set', async () => {
+    // The seller echoes start_time "asap" on the read, which its response validation then refuses.
+    const run = await certifyMock({ mock: { faults: ['asap-buy-unreadable'] }, suites: ['setup', 'capabilities', 'state-machine', 'idempotency', 'webhooks'] });
+    const failing = run.checks.filter((c) => c.outcome === 'fail' || c.outcome === 'warn');
+    expect([...new Set(failing.map((c) => c.check_id))]).toEqual(['state-machine.create.asap']);
+    for (const c of failing) expect(c.root_cause).toBe('state-machine.create.asap');
+    const blocked = run.checks.filter((c) => c.outcome === 'blocked');
+    expect(new Set(blocked.map((c) => c.check_id)).size).toBeGreaterThan(5);
+    for (const c of blocked) expect(`${c.check_id} ${c.root_cause}`).toBe(`${c.check_id} state-machine.create.asap`);
+    // A buy created with explicit date-times still reads back: those checks are judged, and pass.
+    for (const id of ['state-machine.read.listed', 'state-machine.read.account', 'idempotency.replay.no-second-resource'])
+      expect(run.checks.filter((c) => c.check_id === id).map((c) => c.outcome)).toEqual(['pass', 'pass']);
   });
 });

@@ -12,6 +12,7 @@ import { DEFAULT_TOKEN, protocolIds, TokenError } from '../token.js';
 import { exitCodeFor } from '../engine/summarize.js';
 import { writeReportsSafely, type RunFrame } from './run-failure.js';
 import { targetInfo } from '../engine/run-envelope.js';
+import { parseTargetFlag } from './target-flag.js';
 import { renderSummary } from '../../reports/console.js';
 import { oneLine } from '../../reports/text.js';
 import { startAuditingProxy } from '../proxy/session.js';
@@ -37,6 +38,7 @@ idempotency keys, retries, signatures), into a second report under <out>/caller.
   --port N              port to listen on (default 0: any free port, printed at start)
   --host H              address to listen on (default 127.0.0.1)
   --token T             protocol token of the agent's task names (default ${DEFAULT_TOKEN})
+  --target LINE         protocol line to judge against: 3.0, 3.1 or 3.2 (default 3.1, the newest released line)
   --out DIR             report directory (default proxy-report; the buyer's report in DIR/caller)
   --report-every-s N    also write the report every N seconds while running
   --rewrite-host        send the upstream's Host instead of the client's (breaks request signatures)
@@ -74,6 +76,7 @@ const OPTIONS = {
   port: { type: 'string', default: '0' },
   host: { type: 'string', default: '127.0.0.1' },
   token: { type: 'string', default: DEFAULT_TOKEN },
+  target: { type: 'string' },
   out: { type: 'string', default: 'proxy-report' },
   'report-every-s': { type: 'string' },
   'rewrite-host': { type: 'boolean', default: false },
@@ -193,6 +196,7 @@ export async function proxyCommand(argv: string[]): Promise<number> {
       throw e;
     }
   }
+  const target = parseTargetFlag('proxy', values.target);
   const seed = values.seed ?? newSeed();
   const inject = rules.length ? new Injector(rules, seed) : undefined;
   const out = resolve(values.out);
@@ -210,6 +214,7 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     ...(callerKeys ? { callerKeys } : {}),
     ...(mitm ? { mitm } : {}),
     inject,
+    ...(target ? { target } : {}),
     onFinding: (v) => err(`${v.checkId.startsWith('caller.') ? 'buyer finding' : 'finding'}: ${v.checkId}: ${oneLine(v.message, 240)}`),
   }).catch((e: unknown) => {
     throw new UsageError(`proxy: cannot listen on ${values.host}:${port}: ${(e as Error).message}`);
@@ -233,7 +238,7 @@ export async function proxyCommand(argv: string[]): Promise<number> {
     suites: auditedSuites(proxy.checkIds).suites,
     strict: false,
     startedAt: new Date(),
-    target: targetInfo(undefined),
+    target: targetInfo(target),
   };
   const callerFrame: RunFrame = { ...frame, suites: auditedSuites(proxy.callerCheckIds).suites };
   const write = async () => {

@@ -18,13 +18,14 @@ describe('run --concurrency', () => {
   });
 });
 
-describe('run --target', () => {
-  const parsed = (argv: string[]) => {
-    const a = parseRunArgs(['--agent', 'https://a.example', ...argv]);
-    if (a === 'help') throw new Error('help');
-    return a;
-  };
+/** The parsed arguments of `run --agent https://a.example ARGV`. */
+const parsed = (argv: string[]) => {
+  const a = parseRunArgs(['--agent', 'https://a.example', ...argv]);
+  if (a === 'help') throw new Error('help');
+  return a;
+};
 
+describe('run --target', () => {
   it('is absent unless given (the run then judges the newest released line and says so), and reproduces', () => {
     expect(parsed([]).target).toBeUndefined();
     expect(reproduceCommand(parsed([]))).not.toContain('--target');
@@ -35,5 +36,20 @@ describe('run --target', () => {
   it('refuses a line that is not a protocol line, naming the lines', () => {
     for (const bad of ['4.0', '3', '3.1.0', 'latest'])
       expect(() => parsed(['--target', bad])).toThrow(new UsageError(`run: --target must be one of 3.0, 3.1, 3.2, got ${JSON.stringify(bad)}`));
+  });
+});
+
+describe('run --lifecycle-stage', () => {
+  it('is absent unless given (the declaration then decides), and reproduces', () => {
+    expect(parsed([]).lifecycleStage).toBeUndefined();
+    expect(parsed(['--lifecycle-stage', 'development']).lifecycleStage).toBe('development');
+    expect(reproduceCommand(parsed(['--lifecycle-stage', 'production']))).toContain('--lifecycle-stage production');
+  });
+
+  it('refuses what is not a registry stage, naming the stages', () => {
+    for (const bad of ['prod', 'sandbox', ''])
+      expect(() => parsed(['--lifecycle-stage', bad])).toThrow(
+        new UsageError(`run: --lifecycle-stage must be one of development, testing, production, deprecated, got ${JSON.stringify(bad)}`),
+      );
   });
 });

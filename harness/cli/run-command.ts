@@ -26,6 +26,7 @@ import type { ReceiverTarget } from '../engine/resources.js';
 import { receiverOnlySuites } from '../webhooks/receiver-probe/run.js';
 import { type RegistryTarget, registryTargetOf } from '../registry-face/target.js';
 import { parseTargetFlag } from './target-flag.js';
+import { isLifecycleStage, LIFECYCLE_STAGES, type LifecycleStage } from '../engine/lifecycle.js';
 import type { ProtocolLine } from '../protocol/lines.js';
 import { targetInfo } from '../engine/run-envelope.js';
 import { RECEIVER_RUN_OPTIONS, ReceiverFlagError, receiverFromFlags, receiverReproduceFlags, startRunSender } from '../webhooks/receiver-probe/cli.js';
@@ -39,6 +40,7 @@ const OPTIONS = {
   check: { type: 'string' },
   token: { type: 'string', default: DEFAULT_TOKEN },
   target: { type: 'string' },
+  'lifecycle-stage': { type: 'string' },
   'auth-token': { type: 'string' },
   out: { type: 'string', default: 'compliance-report' },
   'budget-s': { type: 'string' },
@@ -76,6 +78,8 @@ export interface RunArgs {
   token: string;
   /** The protocol line to judge against (`--target`); absent: the default, the newest released line. */
   target?: ProtocolLine;
+  /** The agent's lifecycle stage as the user knows it (`--lifecycle-stage`); absent: inferred. */
+  lifecycleStage?: LifecycleStage;
   authToken?: string;
   out: string;
   budgetS?: number;
@@ -182,6 +186,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     check: v.check,
     token: v.token,
     target: parseTargetFlag('run', v.target),
+    lifecycleStage: lifecycleStageFlag(v['lifecycle-stage']),
     authToken: v['auth-token'] ?? (env.PROTO_COMPLY_AUTH_TOKEN || undefined),
     out: v.out,
     budgetS: positiveNumber('budget-s', v['budget-s'], false),
@@ -204,6 +209,13 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   };
 }
 
+/** `--lifecycle-stage`: one of the registry's stages (digest 6.3), or a usage error naming them. */
+function lifecycleStageFlag(raw: string | undefined): LifecycleStage | undefined {
+  if (raw === undefined) return undefined;
+  if (!isLifecycleStage(raw)) throw new UsageError(`run: --lifecycle-stage must be one of ${LIFECYCLE_STAGES.join(', ')}, got ${JSON.stringify(raw)}`);
+  return raw;
+}
+
 /** The command line that reproduces a run (never the bearer token). */
 export function reproduceCommand(a: RunArgs): string {
   const parts = ['npx proto-comply run'];
@@ -215,6 +227,7 @@ export function reproduceCommand(a: RunArgs): string {
   if (a.check) parts.push(`--check ${shellQuote(a.check)}`);
   if (a.token !== DEFAULT_TOKEN) parts.push(`--token ${a.token}`);
   if (a.target) parts.push(`--target ${a.target}`);
+  if (a.lifecycleStage) parts.push(`--lifecycle-stage ${a.lifecycleStage}`);
   if (a.authToken && a.agent) parts.push('--auth-token "$PROTO_COMPLY_AUTH_TOKEN"');
   if (a.budgetS !== undefined) parts.push(`--budget-s ${a.budgetS}`);
   if (a.strict) parts.push('--strict');
@@ -369,6 +382,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
         checkGlob: args.check,
         token: args.token,
         target: args.target,
+        lifecycleStage: args.lifecycleStage,
         authToken,
         seed: args.seed,
         budgetS: args.budgetS,

@@ -39,6 +39,9 @@ no --agent, only a registry (registry suite).
   --target LINE       protocol line to judge against: 3.0, 3.1 or 3.2 (default 3.1, the newest released
                       line); rules of other lines are not applicable, and each rule is judged in this
                       line's shape; every report states the target beside what the agent declares
+  --lifecycle-stage S development | testing | production | deprecated: what the agent is (default: testing
+                      when it declares a sandbox test controller, production otherwise); rules of
+                      production deployments only (plain-http push URLs refused) are judged at production
   --auth-token T      bearer token for the agent (or env PROTO_COMPLY_AUTH_TOKEN); never written to reports
   --allow-card-origin use an agent card url on an origin --agent, --mcp-url, --a2a-url do not name
                       (otherwise A2A is unusable and nothing is sent there);

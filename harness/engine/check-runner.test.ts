@@ -416,4 +416,29 @@ describe('expectations owned by another check (one failure per defect)', () => {
     expect((await runCheck(suite, check, env(new ScriptedAgent('mcp', () => ok({ revision: 2 }))))).outcome).toBe('fail');
     expect((await runCheck(suite, check, env(new ScriptedAgent('mcp', () => ok({ revision: 1 }))))).outcome).toBe('pass');
   });
+
+  it('assert with else_gap: a state the check needs to observe its rule, not shown, is a coverage gap', async () => {
+    const { suite, check } = suiteWith({
+      id: 'demo.o.observable',
+      level: 'MUST',
+      steps: [
+        { kind: 'call', id: 'before', task: 'get_media_buys' },
+        {
+          kind: 'assert',
+          step: 'before',
+          expect: [{ kind: 'field', path: '/status', equals: 'pending_start' }],
+          else_gap: { gap: 'a pending buy', reason: 'the buy is not pending, so its start cannot be seen' },
+        },
+        { kind: 'call', task: 'get_media_buys', expect: [{ kind: 'field', path: '/status', equals: 'active' }] },
+      ],
+    });
+    const started = await runCheck(suite, check, env(new ScriptedAgent('mcp', () => ok({ status: 'active' }))));
+    expect(started).toMatchObject({ outcome: 'gap', gap: 'a pending buy' });
+    expect(started.message).toMatch(/^the buy is not pending, so its start cannot be seen \(/);
+    let n = 0;
+    const moves = () => ok({ status: n++ === 0 ? 'pending_start' : 'active' });
+    expect((await runCheck(suite, check, env(new ScriptedAgent('mcp', moves)))).outcome).toBe('pass');
+    const stuck = await runCheck(suite, check, env(new ScriptedAgent('mcp', () => ok({ status: 'pending_start' }))));
+    expect(stuck.outcome).toBe('fail');
+  });
 });

@@ -127,7 +127,14 @@ export function preflightPrerequisites(
       case 'gap':
         return skippedResult(suite, check, env, 'gap', `needs ${id}, not verified: ${r.message}`, { gap: r.gap, not_run: r.not_run });
       case 'blocked':
-        return blockedResult(suite, check, env, r.blocked_by ?? id, r.message);
+        // The root cause, and the prerequisite it reached this check through (whose step the cause names).
+        return blockedResult(
+          suite,
+          check,
+          env,
+          r.blocked_by ?? id,
+          r.blocked_by && r.blocked_by !== id ? `through ${id}, ${stripBlocked(r.message)}` : r.message,
+        );
       case 'fail':
       case 'error':
         return blockedResult(suite, check, env, id, r.message);
@@ -136,9 +143,11 @@ export function preflightPrerequisites(
   return undefined;
 }
 
+/** The cause of a check that was blocked itself starts with its own "blocked by <root>: ". */
+const stripBlocked = (cause: string): string => cause.replace(/^blocked by \S+: /, '');
+
 function blockedResult(suite: SuiteDef, check: CheckDef, env: Pick<CheckEnv, 'transport'>, by: string, cause: string): CheckResult {
-  // The cause of a check that was blocked itself starts with its own "blocked by <root>: ".
-  return skippedResult(suite, check, env, 'blocked', `blocked by ${by}: ${cause.replace(/^blocked by \S+: /, '')}`, {
+  return skippedResult(suite, check, env, 'blocked', `blocked by ${by}: ${stripBlocked(cause)}`, {
     blocked_by: by,
     evidence: {
       exchanges: [],

@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Condition } from './model.js';
 import type { AgentProfile } from './profile.js';
 import { resolvePointer } from './pointer.js';
+import { lifecycleStageOf } from './lifecycle.js';
 import type { ProtocolIds } from '../token.js';
 import { AGENT_KIND_DEFS, agentKindsOf } from '../protocol/agent-kinds.js';
 
@@ -23,6 +24,7 @@ export function evaluateCondition(cond: Condition, profile: AgentProfile, ids: P
   if ('task_declared' in cond) return profile.tasks.includes(ids.expand(cond.task_declared));
   if ('agent_kind' in cond) return agentKindsOf(profile.tasks, profile.capabilities).includes(cond.agent_kind);
   if ('run' in cond) return cond.run === 'auth_token' ? profile.authTokenSet : false;
+  if ('lifecycle_stage' in cond) return cond.lifecycle_stage.includes(lifecycleStageOf(profile.lifecycleStage, [profile.capabilities]));
   if ('agent_card' in cond) {
     const card = profile.open?.agentCard;
     const r = card === undefined ? { found: false, value: undefined } : resolvePointer(card, cond.agent_card);
@@ -47,6 +49,8 @@ export function describeCondition(cond: Condition): string {
   if ('agent_kind' in cond)
     return `a ${cond.agent_kind} agent (supported_protocols lists ${AGENT_KIND_DEFS[cond.agent_kind].protocol}, or it lists ${AGENT_KIND_DEFS[cond.agent_kind].defining.join(' or ')})`;
   if ('run' in cond) return cond.run === 'auth_token' ? 'a bearer token given with --auth-token' : cond.run;
+  if ('lifecycle_stage' in cond)
+    return `a ${cond.lifecycle_stage.join(' or ')} deployment (--lifecycle-stage, or production when no test controller is declared)`;
   if ('agent_card' in cond) {
     if (cond.equals !== undefined) return `A2A agent card ${cond.agent_card} = ${JSON.stringify(cond.equals)}`;
     return `A2A agent card ${cond.agent_card} ${cond.present === false ? 'absent' : 'declared'}`;

@@ -15,6 +15,7 @@ import type { SuitePlugin } from './plugin.js';
 import { BUILTIN_FUNCTIONS, templateExpressions } from './template.js';
 import { AGENT_KINDS } from '../protocol/agent-kinds.js';
 import { PROTOCOL_LINES } from '../protocol/lines.js';
+import { LIFECYCLE_STAGES } from './lifecycle.js';
 
 export class SuiteLoadError extends Error {}
 
@@ -48,6 +49,12 @@ const CONDITION = {
       additionalProperties: false,
     },
     { type: 'object', properties: { run: { enum: ['auth_token'] } }, required: ['run'], additionalProperties: false },
+    {
+      type: 'object',
+      properties: { lifecycle_stage: { type: 'array', items: { enum: [...LIFECYCLE_STAGES] }, minItems: 1, uniqueItems: true } },
+      required: ['lifecycle_stage'],
+      additionalProperties: false,
+    },
     { type: 'object', properties: { all: { type: 'array', items: { $ref: 'condition' } } }, required: ['all'], additionalProperties: false },
     { type: 'object', properties: { any: { type: 'array', items: { $ref: 'condition' } } }, required: ['any'], additionalProperties: false },
     { type: 'object', properties: { not: { $ref: 'condition' } }, required: ['not'], additionalProperties: false },

@@ -7,6 +7,7 @@ import type { Interpretation, Level, SpecRef } from './result.js';
 import type { TransportKind } from '../transport/types.js';
 import type { AgentKind } from '../protocol/agent-kinds.js';
 import type { ProtocolLine } from '../protocol/lines.js';
+import type { LifecycleStage } from './lifecycle.js';
 
 /** Condition on the agent profile (its declared capabilities and listed tasks). */
 export type Condition =
@@ -20,6 +21,8 @@ export type Condition =
   | { agent_card: string; equals?: unknown; present?: boolean }
   /** Facts about the run itself, e.g. `auth_token`: the user gave a bearer token. */
   | { run: 'auth_token' }
+  /** The agent's lifecycle stage is one of these (given by the user, or shown by its declaration: lifecycle.ts). */
+  | { lifecycle_stage: LifecycleStage[] }
   | { all: Condition[] }
   | { any: Condition[] }
   | { not: Condition };

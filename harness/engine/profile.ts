@@ -4,6 +4,7 @@
  */
 import type { OpenInfo, TaskReply, Transport, TransportKind } from '../transport/types.js';
 import type { ProtocolIds } from '../token.js';
+import type { LifecycleStage } from './lifecycle.js';
 
 export interface AgentProfile {
   transport: TransportKind;
@@ -20,12 +21,14 @@ export interface AgentProfile {
   open?: OpenInfo;
   /** The run has a bearer token for the agent. */
   authTokenSet: boolean;
+  /** The lifecycle stage the user gave (`run --lifecycle-stage`); absent, the declaration decides (lifecycle.ts). */
+  lifecycleStage?: LifecycleStage;
 }
 
 export async function buildProfile(
   transport: Transport,
   ids: ProtocolIds,
-  opts: { signal: AbortSignal; authTokenSet: boolean; explicitlyRequested: boolean },
+  opts: { signal: AbortSignal; authTokenSet: boolean; explicitlyRequested: boolean; lifecycleStage?: LifecycleStage },
 ): Promise<AgentProfile> {
   const base: AgentProfile = {
     transport: transport.kind,
@@ -34,6 +37,7 @@ export async function buildProfile(
     authRequired: false,
     tasks: [],
     authTokenSet: opts.authTokenSet,
+    ...(opts.lifecycleStage ? { lifecycleStage: opts.lifecycleStage } : {}),
   };
   const open = await transport.open(opts.signal);
   base.open = open;

@@ -4,6 +4,7 @@
  */
 import type { TransportKind, WireExchange } from '../transport/types.js';
 import type { ProtocolLine } from '../protocol/lines.js';
+import type { LifecycleStage } from './lifecycle.js';
 
 /**
  * The closed set of outcomes of one check on one transport:
@@ -175,7 +176,7 @@ export interface RunResult {
   target: TargetInfo;
   /** The agent's lifecycle stage as the registry records it (digest 6.3): given by the caller, or
    *  `testing` for an agent that declares a sandbox test controller and `production` otherwise. */
-  lifecycle_stage: 'development' | 'testing' | 'production' | 'deprecated';
+  lifecycle_stage: LifecycleStage;
   headline: string;
   seed: string;
   started_at: string;

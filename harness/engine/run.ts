@@ -24,6 +24,7 @@ import type { AddressPolicy } from '../net/address-policy.js';
 import type { Redactor } from '../transport/redact.js';
 import { boundCheckResult, cutText, LIMITS } from './bound.js';
 import { withRootCauses } from './root-cause.js';
+import { type LifecycleStage, lifecycleStageOf } from './lifecycle.js';
 
 /** The run budget when the caller gives none: a run always ends. */
 export const DEFAULT_BUDGET_S = 1_800;
@@ -59,8 +60,8 @@ export interface RunPlan {
   fixtures?: unknown;
   /** Extra arguments per task, added to every call of it. */
   taskArgs?: Readonly<Record<string, Record<string, unknown>>>;
-  /** The agent's lifecycle stage (default: inferred from a declared test controller). */
-  lifecycleStage?: RunResult['lifecycle_stage'];
+  /** The agent's lifecycle stage (`--lifecycle-stage`; default: inferred from a declared test controller, lifecycle.ts). */
+  lifecycleStage?: LifecycleStage;
   /** Exit policy recorded in the selection (see summarize.ts exitCodeFor). */
   allowGaps?: boolean;
   requireFullCoverage?: boolean;
@@ -136,7 +137,12 @@ export async function executeRun(plan: RunPlan): Promise<RunResult> {
     const work = async (): Promise<void> => {
       profiles = await Promise.all(
         plan.transports.map((t) =>
-          buildProfile(t, ids, { signal: budget.signal, authTokenSet: plan.authTokenSet, explicitlyRequested: plan.transportExplicit }),
+          buildProfile(t, ids, {
+            signal: budget.signal,
+            authTokenSet: plan.authTokenSet,
+            explicitlyRequested: plan.transportExplicit,
+            ...(plan.lifecycleStage ? { lifecycleStage: plan.lifecycleStage } : {}),
+          }),
         ),
       );
       const ready = profiles;
@@ -382,7 +388,10 @@ function assemble(plan: RunPlan, f: Finished): RunResult {
     transport_info: transportInfo,
     overall_status: status,
     coverage,
-    lifecycle_stage: plan.lifecycleStage ?? (profiles?.some((p) => p.capabilities?.compliance_testing !== undefined) ? 'testing' : 'production'),
+    lifecycle_stage: lifecycleStageOf(
+      plan.lifecycleStage,
+      (profiles ?? []).map((p) => p.capabilities),
+    ),
     headline: harnessError
       ? `harness error: ${harnessError} (${checks.length} of ${planned} check runs finished; they are in the report)`
       : !profiles

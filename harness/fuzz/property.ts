@@ -5,6 +5,7 @@
  */
 import type { ProtocolLine } from '../protocol/lines.js';
 import type { Transport, WireExchange } from '../transport/types.js';
+import type { Interpretation } from '../engine/result.js';
 
 export type FuzzLevel = 'MUST' | 'SHOULD' | 'MAY';
 
@@ -83,6 +84,8 @@ export interface FuzzProperty {
   title: string;
   level: FuzzLevel;
   spec: { doc: 'interface-spec' | 'digest'; section: string; rule: string; anchor?: string };
+  /** The spec text it rests on and the reading chosen, where the text is open to more than one (shown with a failure). */
+  interpretation?: Interpretation;
   /** The tasks it runs against, one check each; undefined: one check for the whole property. */
   tasks?: readonly string[];
   /** Why the property does not apply to this agent or run (reported not applicable); undefined: it applies. */

@@ -69,6 +69,7 @@ export function fuzzCheck(input: FuzzCheckInput, o: PropertyOutcome | Skipped, d
   return {
     ...base,
     outcome: FAILING[p.level],
+    ...(p.interpretation ? { interpretation: p.interpretation } : {}),
     message: `${po.message ?? 'violated'} (shrunk counterexample; seed ${po.seed}, path ${po.path ?? '?'})`,
     evidence: {
       expected: p.spec.rule,

@@ -43,6 +43,8 @@ async function throughProxy(faults: string[], withKeys = true): Promise<{ buyer:
     upstream: seller.baseUrl,
     token: 'proto',
     inject: new Injector(parseInjectRules([INJECT]), SEED),
+    // Every caller rule is one of the 3.2 line (caller.retry.stays-signed is 3.2's only).
+    target: '3.2',
     // The buyer's published keys (`--caller-jwks`): its signatures go through the whole checklist.
     ...(withKeys ? { callerKeys: new StaticKeyResolver(counterpartyKeys(protocolIds('proto')).jwks.keys) } : {}),
   });

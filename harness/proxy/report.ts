@@ -13,6 +13,7 @@ import type { TransportKind } from '../transport/types.js';
 import { runEnvelope, targetInfo } from '../engine/run-envelope.js';
 import { withRootCauses } from '../engine/root-cause.js';
 import type { Verdict } from './audit.js';
+import { DEFAULT_TARGET, describeLines, inLines, type ProtocolLine } from '../protocol/lines.js';
 
 const FAILING: Record<Level, Outcome> = { MUST: 'fail', SHOULD: 'warn', MAY: 'info' };
 const KEPT_FAILURES = 3;
@@ -80,6 +81,8 @@ export function auditRunResult(o: {
   unaudited?: number;
   /** `caller`: the report on the buyer's requests (the caller suite), not on the agent. */
   subject?: 'agent' | 'caller';
+  /** The protocol line judged against (default the newest released line). */
+  target?: ProtocolLine;
 }): RunResult {
   const caller = o.subject === 'caller';
   const seen = caller ? 'request(s)' : 'answer(s)';
@@ -90,6 +93,17 @@ export function auditRunResult(o: {
     for (const id of o.ids) {
       const { suite, def } = defs.get(id) as { suite: string; def: CheckDef };
       const base = { check_id: id, suite_id: suite, title: def.title, level: def.level, spec_ref: def.spec, transport, duration_ms: 0 };
+      const line = o.target ?? DEFAULT_TARGET;
+      if (!inLines(line, def.lines)) {
+        checks.push({
+          ...base,
+          outcome: 'not_applicable',
+          lines: def.lines,
+          message: `not a rule of the ${line} line: the rule belongs to ${describeLines(def.lines!)}`,
+          evidence: { exchanges: [] },
+        });
+        continue;
+      }
       const t = o.tally.get(id, transport);
       if (!t) {
         checks.push({
@@ -135,7 +149,7 @@ export function auditRunResult(o: {
       agentUrl: o.upstream,
       token: o.token,
       transports,
-      target: targetInfo(undefined),
+      target: targetInfo(o.target),
       seed: o.injected?.seed ?? '0',
       command: o.command,
       startedAt: o.startedAt,

@@ -24,6 +24,7 @@ import type { KeyResolver } from '../signing/keys/key-resolver.js';
 import type { TransportKind } from '../transport/types.js';
 import type { AddressPolicy } from '../net/address-policy.js';
 import { brandJsonUrlFor, publishedKeyResolver } from '../webhooks/emission/keys.js';
+import { DEFAULT_TARGET, inLines, type ProtocolLine } from '../protocol/lines.js';
 
 export interface AuditingProxyOptions {
   upstream: string;
@@ -49,6 +50,8 @@ export interface AuditingProxyOptions {
   inject?: Injector;
   /** Called for every failing verdict as it happens (the live console line). */
   onFinding?: (v: Verdict) => void;
+  /** The protocol line judged against (default the newest released line): rules of other lines are not applicable. */
+  target?: ProtocolLine;
 }
 
 export interface AuditingProxy {
@@ -84,12 +87,12 @@ export interface AuditingProxy {
 type ActionRow = { include?: string[]; exclude?: string[]; exactly?: string[] };
 
 /** The valid_actions table, read from the state-machine suite (one table for `run` and the audit). */
-export function validActionsTable(): Record<string, ActionRow> {
+export function validActionsTable(target: ProtocolLine = DEFAULT_TARGET): Record<string, ActionRow> {
   for (const suite of builtinSuites().suites)
     for (const check of suite.checks)
       for (const step of check.steps)
-        for (const e of Array.isArray(step.expect) ? (step.expect as Array<{ kind?: unknown; table?: unknown }>) : [])
-          if (e.kind === 'valid_actions' && e.table) return e.table as Record<string, ActionRow>;
+        for (const e of Array.isArray(step.expect) ? (step.expect as Array<{ kind?: unknown; table?: unknown; lines?: string[] }>) : [])
+          if (e.kind === 'valid_actions' && e.table && inLines(target, e.lines)) return e.table as Record<string, ActionRow>;
   throw new Error('no valid_actions table in the built-in suites');
 }
 
@@ -107,7 +110,7 @@ export function groupedResponseChecks(): Map<string, string> {
 
 export async function startAuditingProxy(o: AuditingProxyOptions): Promise<AuditingProxy> {
   const errorMember = protocolIds(o.token).errorMember;
-  const audit = new PassiveAudit(o.token, validActionsTable(), groupedResponseChecks());
+  const audit = new PassiveAudit(o.token, validActionsTable(o.target), groupedResponseChecks());
   const webhookAudit = new WebhookAudit({
     token: o.token,
     upstream: o.upstream,
@@ -260,6 +263,7 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
           tally,
           exchanges,
           startedAt,
+          ...(o.target ? { target: o.target } : {}),
           command: o.command ?? 'proto-comply proxy',
           injected: o.inject?.summary(),
           unaudited,
@@ -274,6 +278,7 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
           tally: callerTally,
           exchanges,
           startedAt,
+          ...(o.target ? { target: o.target } : {}),
           command: o.command ?? 'proto-comply proxy',
           injected: o.inject?.summary(),
           unaudited,

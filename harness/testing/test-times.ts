@@ -15,6 +15,7 @@ export const SLOW_TEST_FILES: Readonly<Record<string, number>> = {
   'harness/cli/hostile-agents.test.ts': 95,
   'suites/faults.test.ts': 93,
   'suites/webhooks/webhooks.faults.test.ts': 81,
+  'suites/interop/sdk-sellers.test.ts': 55,
   'harness/cli/proxy-command.test.ts': 53,
   'harness/cli/cli.test.ts': 49,
   'harness/fuzz/fuzz.test.ts': 45,
@@ -24,7 +25,6 @@ export const SLOW_TEST_FILES: Readonly<Record<string, number>> = {
   'harness/registry/postgres.test.ts': 32,
   'harness/cli/run-registry.test.ts': 30,
   'mocks/buyer/faults.test.ts': 30,
-  'suites/interop/sdk-sellers.test.ts': 23,
 };
 
 /** Known slow files first, longest first; every other file after them in vitest's own order. */

@@ -326,6 +326,22 @@ const PROBES: Record<string, Probe> = {
       return (await codeOf(client, 'update_media_buy', update(buy.media_buy_id, { paused: false, revision: buy.revision }))) !== 'CONFLICT';
     },
   },
+  'unknown-buy-accepted': {
+    violated: async ({ client }) => !(await client.call('update_media_buy', update('mb_missing', { paused: true }))).isError,
+  },
+  'unknown-package-ignored': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      return !(await client.call('update_media_buy', update(buy.media_buy_id, { packages: [{ package_id: 'pkg_missing', budget: 1 }] }))).isError;
+    },
+  },
+  'in-flight-unavailable': {
+    async violated({ client }) {
+      const args = createArgs();
+      const answers = await Promise.all(Array.from({ length: 3 }, () => client.call('create_media_buy', args)));
+      return answers.some((a) => a.isError && (a.payload as { code?: string } | undefined)?.code === 'SERVICE_UNAVAILABLE');
+    },
+  },
   'unknown-buy-wrong-code': {
     violated: async ({ client }) => (await codeOf(client, 'update_media_buy', update('mb_missing', { paused: true }))) !== 'MEDIA_BUY_NOT_FOUND',
   },

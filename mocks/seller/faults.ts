@@ -321,6 +321,11 @@ const BUILTIN: FaultDef[] = [
     targets: ['idempotency.concurrent.single-resource'],
   },
   {
+    name: 'in-flight-unavailable',
+    rule: 'a request arriving while the same key is in flight waits and replays or gets IDEMPOTENCY_IN_FLIGHT (digest 3.4 rule 9, from 3.1); it is refused SERVICE_UNAVAILABLE',
+    targets: ['idempotency.concurrent.in-flight-answer'],
+  },
+  {
     name: 'read-rejects-idempotency-key',
     rule: 'reads accept an idempotency_key and apply replay semantics (digest 3.1, 3.7); they answer INVALID_REQUEST',
     targets: ['idempotency.read.key-accepted'],
@@ -435,14 +440,24 @@ const BUILTIN: FaultDef[] = [
     targets: ['state-machine.revision.stale-conflict'],
   },
   {
-    name: 'unknown-buy-wrong-code',
-    rule: 'an unknown media buy is MEDIA_BUY_NOT_FOUND (digest 4.4); it answers INVALID_REQUEST',
+    name: 'unknown-buy-accepted',
+    rule: 'an update of a media buy the seller never made is refused (digest 4.4 MEDIA_BUY_NOT_FOUND); it answers success as if it had paused one',
     targets: ['state-machine.not-found.media-buy'],
   },
   {
-    name: 'unknown-package-wrong-code',
-    rule: 'an unknown package is PACKAGE_NOT_FOUND (digest 4.4); it answers INVALID_REQUEST',
+    name: 'unknown-package-ignored',
+    rule: 'an update naming a package the buy does not have is refused (digest 4.4 PACKAGE_NOT_FOUND); the unknown package is dropped and the update succeeds',
     targets: ['state-machine.not-found.package'],
+  },
+  {
+    name: 'unknown-buy-wrong-code',
+    rule: 'an unknown media buy is MEDIA_BUY_NOT_FOUND (digest 4.4, a SHOULD of the not-found precedence); it answers INVALID_REQUEST',
+    targets: ['state-machine.not-found.media-buy-code'],
+  },
+  {
+    name: 'unknown-package-wrong-code',
+    rule: 'an unknown package is PACKAGE_NOT_FOUND (digest 4.4, a SHOULD of the not-found precedence); it answers INVALID_REQUEST',
+    targets: ['state-machine.not-found.package-code'],
   },
   // Setup (interface spec 2.5a, 4.3).
   {

@@ -87,7 +87,7 @@ function fixturesOf(agent: InteropAgent) {
   return agent.fixtures ? loadFixtures(join(here, agent.fixtures)) : undefined;
 }
 
-/** `proto-comply run --token adcp` against the agent, at `target` (default: the harness's default line). */
+/** `proto-comply run --token adcp --lifecycle-stage development` against the agent, at `target` (default: the harness's default line). */
 export function certifyAgent(agent: InteropAgent, l: Launched, target?: ProtocolLine): Promise<RunResult> {
   return certify({
     agentUrl: l.facts.mcp,
@@ -96,6 +96,9 @@ export function certifyAgent(agent: InteropAgent, l: Launched, target?: Protocol
     transportExplicit: true,
     token: 'adcp',
     ...(target ? { target } : {}),
+    // Every launcher here starts its example with NODE_ENV=development (the SDK keeps in-memory
+    // state only there, and there lets plain-http push URLs through): a development deployment.
+    lifecycleStage: 'development',
     ...(l.facts.token ? { authToken: l.facts.token } : {}),
     fixtures: fixturesOf(agent),
     // One seed per target: both runs meet the same long-lived agent, and a seed's keys are its own.

@@ -67,6 +67,31 @@ export function renderTable(run: Pick<RunResult, 'checks'>): string {
   return [...TABLE_HEAD, ...(rows.length ? rows : ['| | (none) | | | | |'])].join('\n');
 }
 
+/**
+ * Checks whose verdict on one agent depends on timing the run does not control: whether one of the
+ * concurrent copies of a request meets its key still in flight (a seller answering those copies
+ * wrongly fails only when one does). Their rows are compared when the run and the table both have
+ * them, and may be missing from either.
+ */
+export const TIMING_DEPENDENT: ReadonlySet<string> = new Set(['idempotency.concurrent.in-flight-answer']);
+
+const rowCheck = (row: string): string | undefined => /^\| [^|]* \| `([^`]+)`/.exec(row)?.[1];
+const rowKey = (row: string): string => row.split(' | ').slice(0, 2).join(' | ');
+
+/** How a run's table differs from the committed one: rows missing or extra, timing-dependent rows compared only when both have them. */
+export function tableDifferences(actual: string, committed: string): { missing: string[]; extra: string[] } {
+  const rows = (t: string) => t.split('\n').filter((r) => !TABLE_HEAD.includes(r) && r !== '| | (none) | | | | |');
+  const a = rows(actual);
+  const c = rows(committed);
+  const timing = (r: string) => TIMING_DEPENDENT.has(rowCheck(r) ?? '');
+  const bothHave = (r: string, other: string[]) => other.some((o) => rowKey(o) === rowKey(r));
+  const counted = (r: string, other: string[]) => !timing(r) || bothHave(r, other);
+  return {
+    missing: c.filter((r) => counted(r, a) && !a.includes(r)),
+    extra: a.filter((r) => counted(r, c) && !c.includes(r)),
+  };
+}
+
 const START = (name: string) => `<!-- table: ${name} -->`;
 const END = '<!-- end table -->';
 

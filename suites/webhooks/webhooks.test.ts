@@ -45,6 +45,31 @@ describe('the webhooks suite', () => {
       expect(run.checks.find((r) => r.check_id === c.id)?.message, c.id).toMatch(/^not a rule of the 3\.1 line/);
   });
 
+  it('judges the production-only rule by the lifecycle stage the user gives, or the declaration shows', async () => {
+    const outcome = (run: Awaited<ReturnType<typeof certifyMock>>) => run.checks.find((c) => c.check_id === PRODUCTION_ONLY && c.transport === 'mcp');
+    const checkGlob = `setup.*,${PRODUCTION_ONLY}`;
+    // a test controller declared: a test deployment, unless the user says it is production
+    const declared = await certifyMock({ suites: ['setup', 'webhooks'], checkGlob, transports: ['mcp'] });
+    expect(outcome(declared)).toMatchObject({ outcome: 'not_applicable' });
+    expect(declared.lifecycle_stage).toBe('testing');
+    const named = await certifyMock({ suites: ['setup', 'webhooks'], checkGlob, transports: ['mcp'], lifecycleStage: 'production' });
+    expect(outcome(named)?.outcome).toBe('pass');
+    expect(named.lifecycle_stage).toBe('production');
+    // no test controller: production, unless the user says it is a development deployment
+    const bare = await certifyMock({ suites: ['setup', 'webhooks'], checkGlob, transports: ['mcp'], mock: { testController: false } });
+    expect(outcome(bare)?.outcome).toBe('pass');
+    const dev = await certifyMock({
+      suites: ['setup', 'webhooks'],
+      checkGlob,
+      transports: ['mcp'],
+      mock: { testController: false },
+      lifecycleStage: 'development',
+    });
+    expect(outcome(dev)?.outcome).toBe('not_applicable');
+    expect(outcome(dev)?.message).toMatch(/not a production deployment/);
+    expect(dev.lifecycle_stage).toBe('development');
+  });
+
   it('runs a shared flow once per transport for every check that uses it', async () => {
     const lines: string[] = [];
     const seller = await startMockSeller({ allowPrivateWebhooks: true, log: (l) => lines.push(l) });

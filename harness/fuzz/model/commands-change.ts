@@ -132,7 +132,7 @@ export class ConflictCmd implements Cmd {
 
 /**
  * The same create sent twice at once under one fresh key (digest 3.4): one buy; each reply is
- * that buy (the other flagged replayed) or IDEMPOTENCY_IN_FLIGHT.
+ * that buy (the other flagged replayed) or, from 3.1, IDEMPOTENCY_IN_FLIGHT (at 3.0, any refusal).
  */
 export class ParallelCreateCmd implements Cmd {
   check(m: Readonly<ModelState>): boolean {
@@ -145,8 +145,16 @@ export class ParallelCreateCmd implements Cmd {
     const args = createArgs(r, key, account, m.baseBudget + 3);
     const replies = await Promise.all([0, 1].map(() => send(r, 'create_media_buy', args)));
     const bodies: Record<string, unknown>[] = [];
+    // One copy booked and the other refused: the refused one met the key in flight. How it is
+    // answered is rule 9's, new in 3.1 (the buy or IDEMPOTENCY_IN_FLIGHT); at 3.0 any refusal stands.
+    const refused = replies.filter((x) => x.error && x.error.code !== 'IDEMPOTENCY_IN_FLIGHT');
+    const oneBooked = refused.length < replies.length;
+    if (oneBooked && refused.length > 0 && m.line !== '3.0')
+      throw new ModelViolation(
+        `${what}: the copy that met its key in flight must be the buy or IDEMPOTENCY_IN_FLIGHT (digest 3.4 rule 9), got ${refused[0]!.error!.code}: ${refused[0]!.error!.message.slice(0, 160)}`,
+      );
     for (const reply of replies) {
-      if (reply.error?.code === 'IDEMPOTENCY_IN_FLIGHT') continue;
+      if (reply.error && (reply.error.code === 'IDEMPOTENCY_IN_FLIGHT' || oneBooked)) continue;
       bodies.push(expectSuccess(what, reply));
     }
     const ids = [...new Set(bodies.map((b) => b.media_buy_id))];

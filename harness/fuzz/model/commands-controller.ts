@@ -39,7 +39,7 @@ export class ForceCmd implements Cmd {
     }
     if (!reply.ok || body.success !== true)
       throw new ModelViolation(`${what}: forcing ${b.status} → ${this.target} was not done: ${short(reply.error ?? body, 200)}`);
-    const read = expectSuccess(what, await send(r, 'get_media_buys', { account: b.account, media_buy_ids: [b.id] }));
+    const read = expectSuccess(`${what}: get_media_buys after the force`, await send(r, 'get_media_buys', { account: b.account, media_buy_ids: [b.id] }));
     const found = ((read.media_buys as Record<string, unknown>[] | undefined) ?? []).find((x) => x?.media_buy_id === b.id);
     if (!found) throw new ModelViolation(`${what}: get_media_buys no longer lists ${b.id}`);
     const status = statusOf(what, found);

@@ -3,7 +3,7 @@
  * names an error for (unknown buy or package, missing or malformed key, invalid payload).
  */
 import { accountKey, type BuyModel, type ModelState } from './media-buy-model.js';
-import { expectBuy, expectCancellation, expectError, expectSuccess, ModelViolation } from './reply-checks.js';
+import { expectBuy, expectCancellation, expectError, expectRefused, expectSuccess, ModelViolation } from './reply-checks.js';
 import type { Cmd } from './execute.js';
 import { freshKey, type RealRun, send } from './run-state.js';
 
@@ -44,16 +44,26 @@ export class ListCmd implements Cmd {
     const account = m.accounts[0]!;
     const body = expectSuccess('list', await send(r, 'get_media_buys', { account }));
     const known = new Set(m.buys.map((b) => b.id));
-    const extra = ((body.media_buys as Record<string, unknown>[] | undefined) ?? []).map((x) => x?.media_buy_id).filter((id) => !known.has(id as string));
+    const listed = ((body.media_buys as Record<string, unknown>[] | undefined) ?? []).map((x) => x?.media_buy_id);
+    const extra = listed.filter((id) => !known.has(id as string));
     if (extra.length > 0)
       throw new ModelViolation(`list: get_media_buys lists ${JSON.stringify(extra)} the model never created (of ${JSON.stringify([...known])})`);
+    // And every buy the sequence made in this account (interface spec 4.3: the account's media buys).
+    const mine = m.buys.filter((b) => JSON.stringify(b.account) === JSON.stringify(account)).map((b) => b.id);
+    const missing = mine.filter((id) => !listed.includes(id));
+    if (missing.length > 0)
+      throw new ModelViolation(`list: get_media_buys of the account does not list ${JSON.stringify(missing)}, which the sequence created there`);
   }
   toString(): string {
     return 'list';
   }
 }
 
-/** Errors the spec names for a bad request, none of which changes anything. */
+/**
+ * Errors the spec names for a bad request, none of which changes anything. An update of an unknown
+ * buy or package must be refused (a MUST); which code it carries is the SHOULD of the not-found
+ * precedence, judged by the suite's state-machine.not-found.*-code checks, not here.
+ */
 export class RefusedCmd implements Cmd {
   constructor(
     readonly kind: 'unknown-buy' | 'unknown-package' | 'missing-key' | 'malformed-key' | 'invalid-payload',
@@ -77,11 +87,9 @@ export class RefusedCmd implements Cmd {
     const call = (args: Record<string, unknown>) => send(r, 'update_media_buy', args);
     switch (this.kind) {
       case 'unknown-buy':
-        return expectError(what, await call({ idempotency_key: freshKey(r), account: m.accounts[0], media_buy_id: `pc-missing-${r.prefix}`, paused: true }), [
-          'MEDIA_BUY_NOT_FOUND',
-        ]);
+        return expectRefused(what, await call({ idempotency_key: freshKey(r), account: m.accounts[0], media_buy_id: `pc-missing-${r.prefix}`, paused: true }));
       case 'unknown-package':
-        return expectError(
+        return expectRefused(
           what,
           await call({
             idempotency_key: freshKey(r),
@@ -89,7 +97,6 @@ export class RefusedCmd implements Cmd {
             media_buy_id: b!.id,
             packages: [{ package_id: `pc-missing-${r.prefix}`, budget: m.baseBudget + 3 }],
           }),
-          ['PACKAGE_NOT_FOUND'],
         );
       case 'missing-key':
         // Digest 3.2 rule 1: a mutating request without a key is INVALID_REQUEST (the storyboard also accepts VALIDATION_ERROR).

@@ -31,6 +31,12 @@ export function expectSuccess(what: string, reply: TaskReply): Record<string, un
   return payloadOf(reply);
 }
 
+/** A refusal, whatever its code (never a success). */
+export function expectRefused(what: string, reply: TaskReply): void {
+  if (reply.failure) fail(what, `expected a refusal, got ${describe(reply)}`);
+  if (reply.ok && !reply.error) fail(what, `expected a refusal, the change was accepted: ${describe(reply)}`);
+}
+
 /** A refusal with one of the codes the spec names (and never a success). */
 export function expectError(what: string, reply: TaskReply, codes: readonly string[]): void {
   if (reply.failure) fail(what, `expected ${codes.join(' or ')}, got ${describe(reply)}`);

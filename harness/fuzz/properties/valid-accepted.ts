@@ -15,6 +15,15 @@ export const validAccepted: FuzzProperty = {
   title: 'a valid request gets a schema-valid answer that echoes context and keeps sandbox boolean',
   level: 'MUST',
   spec: { doc: 'interface-spec', section: '4.3', anchor: '43-tasks', rule: 'the seller echoes context verbatim; responses per 2.4a / 2.5; sandbox boolean' },
+  interpretation: {
+    spec_text:
+      'interface spec 2.4a and 2.5 (the records as sent); digest 4.5: revision "is required in create, get and update success responses"; ' +
+      'the 3.0 specification (media-buy/specification.mdx): "Sales agents MUST include revision in create and update responses", ' +
+      'while the 3.0.x schemas leave it optional; the 3.1.0 schemas require it in create, update and get',
+    reading:
+      "an answer is judged against the harness's response schema of the run's target line (harness/schemas): create and update " +
+      'replies carry revision in every line (the 3.0 text), the buys get_media_buys lists from 3.1; a refusal of a valid request fails too',
+  },
   tasks: FUZZ_TASKS,
   run(ctx, opts, task) {
     const t = task as string;

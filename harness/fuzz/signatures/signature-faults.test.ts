@@ -3,8 +3,13 @@ import { VERIFIER_FAULTS } from '../../../mocks/seller/signing/faults.js';
 import { openMockContext } from '../testing/mock-context.js';
 import { signatureMutations } from './signature-property.js';
 
-/** Verifier faults a single-defect mutation cannot show: the cap, unsigned calls, valid signatures refused. */
+/**
+ * Verifier faults a single-defect mutation cannot show: the cap, unsigned calls, valid signatures
+ * refused, and the 3.2 decoder's refusal of base64url (the mutations are those of the 14-step
+ * checklist every line shares; signatures.profile.base64url-refused catches that fault at --target 3.2).
+ */
 const OUT_OF_REACH = new Set<string>([
+  VERIFIER_FAULTS.v32LegacyDecoder,
   VERIFIER_FAULTS.rateCapIgnored,
   VERIFIER_FAULTS.unsignedAccepted,
   VERIFIER_FAULTS.webhookAuthUnsigned,

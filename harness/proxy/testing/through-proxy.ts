@@ -7,6 +7,7 @@
 import { freeLoopbackPort } from '../../net/listen.js';
 import { certify } from '../../certify.js';
 import type { RunResult } from '../../engine/result.js';
+import type { ProtocolLine } from '../../protocol/lines.js';
 import { startMockSeller } from '../../../mocks/seller/index.js';
 import { protocolIds } from '../../token.js';
 import { LISTEN_ENV } from '../../webhooks/emission/config.js';
@@ -26,12 +27,16 @@ export async function throughProxy(o: {
   relay?: boolean;
   /** Give the proxy the public keys of the run's test counterparty (what `--caller-jwks` does). */
   callerKeys?: boolean;
+  /** The protocol line the seller speaks and both the run and the audit judge (a fault's own line). */
+  target?: ProtocolLine;
 }): Promise<{ run: RunResult; audit: RunResult }> {
-  const seller = await startMockSeller({ allowPrivateWebhooks: true, authToken: o.authToken, faults: o.faults ?? [] });
+  const line = o.target ? { protocolLine: o.target } : {};
+  const seller = await startMockSeller({ allowPrivateWebhooks: true, authToken: o.authToken, faults: o.faults ?? [], ...line });
   const port = o.relay ? await freeLoopbackPort() : 0;
   const proxy = await startAuditingProxy({
     upstream: seller.baseUrl,
     token: 'proto',
+    ...(o.target ? { target: o.target } : {}),
     ...(o.relay ? { webhooksTo: `http://127.0.0.1:${port}` } : {}),
     ...(o.callerKeys ? { callerKeys: new StaticKeyResolver(counterpartyKeys(protocolIds('proto')).jwks.keys) } : {}),
   });
@@ -42,7 +47,7 @@ export async function throughProxy(o: {
     process.env[baseEnv] = proxy.webhookUrl;
   }
   try {
-    const run = await certify({ agentUrl: proxy.url, authToken: o.authToken, suites: o.suites, checkGlob: o.checkGlob });
+    const run = await certify({ agentUrl: proxy.url, authToken: o.authToken, suites: o.suites, checkGlob: o.checkGlob, target: o.target });
     await proxy.settle();
     return { run, audit: proxy.result() };
   } finally {
@@ -66,7 +71,7 @@ export async function throughProxy(o: {
  * by the run" is counted only for checks the run executed.
  */
 export async function passiveKillRate(
-  faults: ReadonlyArray<{ name: string; targets: readonly string[]; transports?: readonly string[] }>,
+  faults: ReadonlyArray<{ name: string; targets: readonly string[]; transports?: readonly string[]; target?: ProtocolLine }>,
   audited: ReadonlySet<string>,
   o: { authToken: string; suites: string[]; relay: boolean; callerKeys?: boolean },
 ): Promise<{ caught: number; missed: string[]; extra: string[] }> {
@@ -77,10 +82,11 @@ export async function passiveKillRate(
     const narrow = ['setup.*', ...fault.targets].join(',');
     const wide = ['setup.*', ...new Set(fault.targets.map((t) => `${t.split('.')[0]}.*`))].join(',');
     // Narrowest traffic first; wider until the run itself fails every target (the suites of the targets, then all of `o.suites`).
-    let r = await throughProxy({ ...o, faults: [fault.name], checkGlob: narrow });
+    const at = { ...o, faults: [fault.name], target: fault.target };
+    let r = await throughProxy({ ...at, checkGlob: narrow });
     for (const checkGlob of [wide, undefined]) {
       if (expected.every((e) => broken(r.run).includes(e))) break;
-      r = await throughProxy({ ...o, faults: [fault.name], checkGlob });
+      r = await throughProxy({ ...at, checkGlob });
     }
     const found = broken(r.audit);
     const miss = expected.filter((e) => !found.includes(e));

@@ -13,7 +13,8 @@ import type { IdempotencyClass, SuccessOutcome, TaskOutcome } from './task-def.j
 import { A2A_PUSH_FIELD, isPlainObject } from './task-def.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** How long the concurrent-double-create fault holds each request between lookup and execution. */
+/** How long the concurrent-double-create fault holds each request between lookup and execution
+ *  (and the in-flight-unavailable fault the claimed one), so concurrent copies overlap. */
 const FAULT_RACE_WINDOW_MS = 500;
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_.:-]{16,255}$/;
@@ -150,6 +151,10 @@ export class IdempotencyGuard {
       }
       // In flight: a different payload conflicts at once (digest 3.4); the same payload waits.
       if (row.hash !== hash) return { kind: 'error', error: this.conflictError(row.task, undefined) };
+      // The buggy seller answers a busy-looking refusal instead of waiting or IDEMPOTENCY_IN_FLIGHT.
+      if (this.faults.has('in-flight-unavailable')) {
+        return { kind: 'error', error: { code: 'SERVICE_UNAVAILABLE', message: 'busy, try again', recovery: 'transient', retry_after: 1 } };
+      }
       if (now() - row.claimed_at > this.inFlightMaxMs || Date.now() > deadline) {
         this.store.release(scope); // the first request outlived in_flight_max_seconds: take over
         continue;
@@ -165,6 +170,7 @@ export class IdempotencyGuard {
   private async executeClaimed(scope: IdemScope, claimId: string, now: () => number, execute: () => Promise<TaskOutcome>): Promise<GuardResult> {
     let outcome: TaskOutcome;
     try {
+      if (this.faults.has('in-flight-unavailable')) await sleep(FAULT_RACE_WINDOW_MS);
       outcome = await execute();
     } catch (err) {
       this.store.release(scope, claimId);

@@ -206,9 +206,9 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
   },
   {
     name: 'webhook-timestamp-renewed-on-retry',
-    rule: 'every payload member, timestamp included, stays the same across retries (digest 5.4); each retry is re-stamped',
+    rule: 'every payload member, timestamp included, stays the same across retries (digest 5.4, a 3.2 rule); each retry is re-stamped',
     targets: ['webhooks.retry.same-payload'],
-    matrixGroup: 'webhook-delivery',
+    target: '3.2',
   },
   {
     name: 'webhook-activity-not-recorded',

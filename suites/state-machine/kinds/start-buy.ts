@@ -97,7 +97,7 @@ export const startBuy: StepKind = {
         record: recordOf(read),
       };
     }
-    ctx.notes.push(`the buy was created ${String(status)} and started through the test controller`);
+    ctx.notes.push(`the buy was created ${String(status)}; after force_media_buy_status to active it reads active`);
     return { verdict: { status: 'ok' }, record: { ...created, payload: { ...(created?.payload as object), ...item } } };
   },
 };

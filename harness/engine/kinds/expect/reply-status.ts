@@ -76,6 +76,9 @@ export const isError: ExpectationKind = {
     const r = subject.reply;
     if (!r) return { ok: false, message: 'no reply to judge' };
     if (r.failure) return { ok: false, message: `expected a task error reply, got ${describeReply(r)}`, expected: { isError: true }, actual: r.failure };
+    // No error object at all: the request was not refused.
+    if (!r.isError && !r.error)
+      return { ok: false, message: `expected a refusal, got ${describeReply(r)}`, expected: { isError: true }, actual: { isError: false, status: r.status } };
     if (!r.isError) {
       return {
         ok: false,

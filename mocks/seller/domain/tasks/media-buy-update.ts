@@ -68,7 +68,15 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
       // The one await of this task, before the buy is read: everything after it is synchronous.
       await s.webhooks.admitRegistration(args.push_notification_config, 'push_notification_config', caller.principal);
       await s.webhooks.admitRegistration(args.reporting_webhook, 'reporting_webhook', caller.principal);
+      // The buggy seller answers an update of a buy it never made as if it had paused it.
+      if (s.faults.has('unknown-buy-accepted') && !s.mediaBuys.find(caller.principal, args.media_buy_id)) {
+        return completed({ media_buy_id: args.media_buy_id, status: 'paused', media_buy_status: 'paused', revision: 2, valid_actions: ['resume', 'cancel'] });
+      }
       const buy = s.mediaBuys.require(caller.principal, args.media_buy_id, 'media_buy_id', s.mediaBuys.scopeOf(args.account));
+      // The buggy seller drops the package changes that name no package of the buy, and applies the rest.
+      const packages = s.faults.has('unknown-package-ignored')
+        ? args.packages?.filter((p) => buy.packages.some((x) => x.package_id === p.package_id))
+        : args.packages;
       const checkRevision = () => {
         if (args.revision === undefined || args.revision === buy.revision || s.faults.has('stale-revision-accepted')) return;
         throw failure('CONFLICT', `revision ${args.revision} is stale; the media buy is at revision ${buy.revision}`, {
@@ -120,7 +128,7 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
         if (!acceptTerminal) throw invalidState(buy, actions[0]?.replace('_', ' ') ?? 'update');
       }
 
-      args.packages?.forEach((p, i) => s.mediaBuys.requirePackage(buy, p.package_id, `packages[${i}].package_id`));
+      packages?.forEach((p, i) => s.mediaBuys.requirePackage(buy, p.package_id, `packages[${i}].package_id`));
       if (args.new_packages) checkPackageRefs(s, args.new_packages, 'new_packages');
       checkRevision();
 
@@ -156,7 +164,7 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
         const factor = args.budget / totalBudget(buy);
         for (const p of buy.packages) p.budget = round2(p.budget * factor);
       }
-      for (const change of args.packages ?? []) {
+      for (const change of packages ?? []) {
         const pkg = s.mediaBuys.requirePackage(buy, change.package_id, 'packages');
         if (change.budget !== undefined) pkg.budget = change.budget;
         if (change.paused !== undefined) pkg.paused = change.paused;
