@@ -86,6 +86,8 @@ export interface FuzzProperty {
   spec: { doc: 'interface-spec' | 'digest'; section: string; rule: string; anchor?: string };
   /** The spec text it rests on and the reading chosen, where the text is open to more than one (shown with a failure). */
   interpretation?: Interpretation;
+  /** The suite check that judges the same rule: its interpretation, when it has one, is shown with a failure. */
+  sameRuleAs?: string;
   /** The tasks it runs against, one check each; undefined: one check for the whole property. */
   tasks?: readonly string[];
   /** Why the property does not apply to this agent or run (reported not applicable); undefined: it applies. */

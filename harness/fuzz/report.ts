@@ -11,6 +11,13 @@ import type { TransportKind } from '../transport/types.js';
 import { runEnvelope } from '../engine/run-envelope.js';
 import { withRootCauses } from '../engine/root-cause.js';
 import type { FuzzProperty, PropertyOutcome } from './property.js';
+import { builtinSuites } from '../../suites/index.js';
+
+/** A built-in suite check by id (for the interpretation of the rule a property shares with it). */
+const suiteCheck = (id: string) =>
+  builtinSuites()
+    .suites.flatMap((s) => s.checks)
+    .find((c) => c.id === id);
 
 export const FUZZ_SUITE_ID = 'fuzz';
 
@@ -66,10 +73,11 @@ export function fuzzCheck(input: FuzzCheckInput, o: PropertyOutcome | Skipped, d
   const actual: FuzzEvidence = {
     fuzz: { seed: po.seed, path: po.path ?? '', runs: po.runs, counterexample: po.counterexample, property: p.id, ...(task ? { task } : {}) },
   };
+  const interpretation = p.interpretation ?? (p.sameRuleAs ? suiteCheck(p.sameRuleAs)?.interpretation : undefined);
   return {
     ...base,
     outcome: FAILING[p.level],
-    ...(p.interpretation ? { interpretation: p.interpretation } : {}),
+    ...(interpretation ? { interpretation } : {}),
     message: `${po.message ?? 'violated'} (shrunk counterexample; seed ${po.seed}, path ${po.path ?? '?'})`,
     evidence: {
       expected: p.spec.rule,

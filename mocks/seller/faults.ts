@@ -710,6 +710,8 @@ const BUILTIN: FaultDef[] = [
     name: 'brand-identity-fails',
     rule: 'get_brand_identity answers a brand reference with its identity (interface spec 4.3); every call is a SERVICE_UNAVAILABLE error',
     targets: ['brand.identity.answers'],
+    // With no successful reply, the response shape cannot be judged: a coverage gap.
+    collateral: ['schemas.response.get_brand_identity'],
     matrixGroup: 'seller',
   },
 ];

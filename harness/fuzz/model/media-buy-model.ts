@@ -172,6 +172,7 @@ export function predictForce(status: BuyStatus, target: ForcedStatus): 'success'
   if (target === 'rejected') return pending ? 'success' : 'INVALID_TRANSITION';
   // Creatives assigned (digest 4.2 pending_creatives → pending_start).
   if (target === 'pending_start') return status === 'pending_creatives' ? 'success' : undefined;
-  // The start of flight, as state-machine's start_buy forces it from either pending state.
-  return pending ? 'success' : undefined;
+  // The start of flight, from pending_start, as state-machine's start_buy forces it (a buy awaiting
+  // creatives is moved to pending_start first: a controller may refuse the jump, which no rule settles).
+  return status === 'pending_start' ? 'success' : undefined;
 }

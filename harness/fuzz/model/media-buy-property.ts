@@ -85,7 +85,7 @@ export function ranCommands(rendered: string): { commands: string[]; replayPath?
  * rule first ends there without a verdict, since that rule is the other property's to report.
  */
 function modelProperty(
-  def: Pick<FuzzProperty, 'id' | 'title' | 'level' | 'spec'>,
+  def: Pick<FuzzProperty, 'id' | 'title' | 'level' | 'spec' | 'sameRuleAs'>,
   validActions: boolean,
 ): FuzzProperty & { run(ctx: FuzzContext, opts: FuzzRunOptions): Promise<PropertyOutcome> } {
   return { ...def, run: (ctx, opts) => runModel(def.id, validActions, ctx, opts) };
@@ -99,7 +99,7 @@ export const stateMachineModel = modelProperty(
     spec: {
       doc: 'digest',
       section: '4',
-      rule: 'status, revision and refusals follow the state machine (digest 4.2-4.5); replays and conflicts follow idempotency (digest 3.2)',
+      rule: 'status, revision and refusals follow the state machine (digest 4.2-4.5), a forced transition reads back as forced (digest 4.6); replays and conflicts follow idempotency (digest 3.2)',
     },
   },
   false,
@@ -116,6 +116,7 @@ export const validActionsModel = modelProperty(
       anchor: '43-which-actions-are-valid-in-which-state-should-level-valid_actions-on-getcreateupdate',
       rule: 'valid_actions per state (SHOULD-level on get, create and update)',
     },
+    sameRuleAs: 'state-machine.valid-actions.match-state',
   },
   true,
 );

@@ -37,6 +37,7 @@ export const unknownTaskRefused: FuzzProperty = {
   title: 'a call of a task the agent does not have is refused with INVALID_REQUEST naming the task',
   level: 'MUST',
   spec: { doc: 'interface-spec', section: '7', anchor: '7-errors', rule: 'unknown tool name yields INVALID_REQUEST with a message naming the tool' },
+  sameRuleAs: 'errors.unknown-task.invalid-request',
   run(ctx, opts) {
     return checkProperty({
       checkId: this.id,

@@ -1,6 +1,7 @@
 /**
  * Steps that grade every reply the run has received so far on this transport (the schemas suite
- * runs last), optionally after one sample call of their own.
+ * runs last), optionally after one sample call of their own. A task that answered only refusals
+ * leaves its response shape unjudged: a coverage gap, never a pass.
  */
 import type { ExpectationDef } from '../../model.js';
 import type { StepKind } from '../types.js';
@@ -68,6 +69,16 @@ export const observedSchema: StepKind = {
           record: recordOf(r),
         };
       }
+    }
+    // Valid error objects alone say nothing about the response shape the check is about.
+    if (errorReplies === seen.length) {
+      return {
+        verdict: {
+          status: 'gap',
+          gap: 'a successful reply to judge',
+          message: `no successful ${tasks.join('/')} reply was received during this run (${seen.length === 1 ? 'one refusal, a valid error object' : `${seen.length} refusals, each a valid error object`}), so the response shape could not be judged`,
+        },
+      };
     }
     ctx.notes.push(`${seen.length} ${tasks.join('/')} replies validated (${errorReplies} error objects)`);
     return { verdict: { status: 'ok' } };
