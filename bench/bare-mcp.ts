@@ -4,9 +4,9 @@
  */
 import { request } from 'undici';
 import type { startMockSeller } from '../mocks/seller/index.js';
-import { createRecorder, createTransport, resolveEndpoints, DEFAULT_TRANSPORT_LIMITS } from '../harness/transport/index.js';
-import type { Transport } from '../harness/transport/types.js';
-import { protocolIds } from '../harness/token.js';
+import { createRecorder, createTransport, resolveEndpoints, DEFAULT_TRANSPORT_LIMITS } from '../harness/core/transport/index.js';
+import type { Transport } from '../harness/core/transport/types.js';
+import { protocolIds } from '../harness/core/token.js';
 
 export const GET_PRODUCTS_ARGS = { buying_mode: 'brief', brief: 'Video campaign for a sports drink', brand: { domain: 'example.com' } };
 

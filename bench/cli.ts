@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { BenchResult } from '../harness/signing/bench/bench.js';
+import type { BenchResult } from '../harness/core/signing/bench/bench.js';
 import { median } from './bare-mcp.js';
 
 const BIN = fileURLToPath(new URL('../bin/proto-comply.js', import.meta.url));

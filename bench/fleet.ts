@@ -8,10 +8,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { BenchResult } from '../harness/signing/bench/bench.js';
-import { probeFleet } from '../harness/registry/fleet-probe.js';
+import type { BenchResult } from '../harness/core/signing/bench/bench.js';
+import { probeFleet } from '../harness/compliance-service/fleet-probe.js';
 import { registryStatus } from '../reports/compliance-detail.js';
-import { startTestPostgres } from '../harness/registry/testing/postgres.js';
+import { startTestPostgres } from '../harness/compliance-service/testing/postgres.js';
 import { cpuSecondsOf, cpuSecondsOfCommand, seconds } from './cpu.js';
 import type { FleetAgent } from '../mocks/fleet/index.js';
 

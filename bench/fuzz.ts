@@ -8,11 +8,11 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { startMockSeller } from '../mocks/seller/index.js';
-import { protocolIds } from '../harness/token.js';
+import { protocolIds } from '../harness/core/token.js';
 import { runFuzz } from '../harness/fuzz/run.js';
 import { nearValidRefused } from '../harness/fuzz/properties/near-valid-refused.js';
 import { validAccepted } from '../harness/fuzz/properties/valid-accepted.js';
-import type { BenchResult } from '../harness/signing/bench/bench.js';
+import type { BenchResult } from '../harness/core/signing/bench/bench.js';
 import { median, openMcpContenders } from './bare-mcp.js';
 
 /**

@@ -10,11 +10,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { startMockSeller } from '../mocks/seller/index.js';
-import { certify, DEFAULT_CONCURRENCY } from '../harness/certify.js';
+import { certify, DEFAULT_CONCURRENCY } from '../harness/certify/certify.js';
 import { BUILTIN_MOCK_CONCURRENCY } from '../harness/cli/builtin-mocks.js';
-import { createSchemaValidator } from '../harness/schemas/validator.js';
-import { protocolIds } from '../harness/token.js';
-import type { BenchResult } from '../harness/signing/bench/bench.js';
+import { createSchemaValidator } from '../harness/core/schemas/validator.js';
+import { protocolIds } from '../harness/core/token.js';
+import type { BenchResult } from '../harness/core/signing/bench/bench.js';
 import { GET_PRODUCTS_ARGS, median, openMcpContenders } from './bare-mcp.js';
 
 export async function harnessBench(opts: { calls?: number; block?: number } = {}): Promise<BenchResult[]> {

@@ -9,7 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { formatBenchResults, signingBench, type BenchResult } from '../harness/signing/bench/bench.js';
+import { formatBenchResults, signingBench, type BenchResult } from '../harness/core/signing/bench/bench.js';
 import { harnessBench } from './harness.js';
 import { webhookReceiverBench } from '../mocks/buyer/bench.js';
 import { fuzzBench } from './fuzz.js';

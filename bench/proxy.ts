@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { startMockSeller } from '../mocks/seller/index.js';
 import { startAuditingProxy } from '../harness/proxy/session.js';
-import type { BenchResult } from '../harness/signing/bench/bench.js';
+import type { BenchResult } from '../harness/core/signing/bench/bench.js';
 import { median, openMcpContenders } from './bare-mcp.js';
 
 export async function proxyBench(opts: { calls?: number; block?: number } = {}): Promise<BenchResult[]> {

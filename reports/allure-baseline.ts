@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Label, Status, StatusDetails } from 'allure-js-commons';
-import type { BaselineEntryResult, RunResult } from '../harness/engine/result.js';
+import type { BaselineEntryResult, RunResult } from '../harness/core/engine/result.js';
 import type { AllureIdentity } from './allure-identity.js';
 import { sanitizeText } from './text.js';
 

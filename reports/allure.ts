@@ -12,13 +12,13 @@ import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Label, Status, StatusDetails, TestResult } from 'allure-js-commons';
-import { isFailing } from '../harness/engine/result.js';
-import type { BaselineEntryResult, CheckResult, RunResult } from '../harness/engine/result.js';
+import { isFailing } from '../harness/core/engine/result.js';
+import type { BaselineEntryResult, CheckResult, RunResult } from '../harness/core/engine/result.js';
 import { baselineEntryDetails, baselineEntryIdentity, baselineEntryStatus } from './allure-baseline.js';
 import type { AllureIdentity } from './allure-identity.js';
 
 export type { AllureIdentity };
-import type { WireExchange } from '../harness/transport/types.js';
+import type { WireExchange } from '../harness/core/transport/types.js';
 import { evidenceText } from './evidence-text.js';
 import { writeFileAtomic } from './fs.js';
 import { sanitizeText, specRefText, toJsonText } from './text.js';

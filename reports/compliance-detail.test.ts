@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OverallStatus } from '../harness/engine/result.js';
+import type { OverallStatus } from '../harness/core/engine/result.js';
 import { registryStatus, toComplianceDetail, trackStatus } from './compliance-detail.js';
 import { buildRunFixture } from './testing/run-result.js';
 

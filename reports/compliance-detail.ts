@@ -13,10 +13,10 @@
  * - a step fails when it fails the run (`isFailing`, honouring --strict); it is skipped when it
  *   was not run, not applicable, or not testable without failing the run; otherwise it passed.
  */
-import { isFailing, VERIFIED_OUTCOMES } from '../harness/engine/result.js';
-import type { CheckResult, OverallStatus, RunResult, SuiteResult, SuiteStatus } from '../harness/engine/result.js';
-import type { ProtocolLine } from '../harness/protocol/lines.js';
-import type { LifecycleStage } from '../harness/engine/lifecycle.js';
+import { isFailing, VERIFIED_OUTCOMES } from '../harness/core/engine/result.js';
+import type { CheckResult, OverallStatus, RunResult, SuiteResult, SuiteStatus } from '../harness/core/engine/result.js';
+import type { ProtocolLine } from '../harness/core/protocol/lines.js';
+import type { LifecycleStage } from '../harness/core/engine/lifecycle.js';
 
 export type RegistryComplianceStatus = 'passing' | 'degraded' | 'failing' | 'unknown';
 export type RegistryTrackStatus = 'pass' | 'fail' | 'partial' | 'skip';

@@ -3,9 +3,9 @@
  * Every piece of text goes through `oneLine` (text.ts), so agent text can neither move the
  * cursor, recolour the terminal (ANSI / C1 escapes) nor break lines.
  */
-import { isFailing } from '../harness/engine/result.js';
-import type { CheckResult, OutcomeCounts, RunResult } from '../harness/engine/result.js';
-import { blockedLine, gapLine } from '../harness/engine/summarize.js';
+import { isFailing } from '../harness/core/engine/result.js';
+import type { CheckResult, OutcomeCounts, RunResult } from '../harness/core/engine/result.js';
+import { blockedLine, gapLine } from '../harness/core/engine/summarize.js';
 import {
   DISPLAY_OUTCOMES,
   OTHER_FACE,

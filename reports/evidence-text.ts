@@ -4,8 +4,8 @@
  * body fits (JUnit failure bodies, Allure traces). The output is sanitised (see text.ts) but
  * not escaped: the caller escapes for its format.
  */
-import type { Evidence } from '../harness/engine/result.js';
-import type { WireExchange } from '../harness/transport/types.js';
+import type { Evidence } from '../harness/core/engine/result.js';
+import type { WireExchange } from '../harness/core/transport/types.js';
 import { oneLine, sanitizeText, toJsonText, truncate } from './text.js';
 
 export interface EvidenceTextOptions {

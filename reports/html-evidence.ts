@@ -3,8 +3,8 @@
  * exchange (request and response, headers and bodies) in its own `<details>`. Everything is
  * agent-controlled and goes through `html\`\`` escaping; bodies are shown verbatim (capped).
  */
-import type { Evidence } from '../harness/engine/result.js';
-import type { WireExchange } from '../harness/transport/types.js';
+import type { Evidence } from '../harness/core/engine/result.js';
+import type { WireExchange } from '../harness/core/transport/types.js';
 import { html } from './html-escape.js';
 import type { SafeHtml } from './html-escape.js';
 import { formatDuration, toJsonText, truncate } from './text.js';

@@ -8,13 +8,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { CheckResult, OutcomeCounts, RunResult, SuiteResult } from '../harness/engine/result.js';
+import type { CheckResult, OutcomeCounts, RunResult, SuiteResult } from '../harness/core/engine/result.js';
 import { writeFileAtomic } from './fs.js';
 import { REPORT_CSS, REPORT_SCRIPT } from './html-assets.js';
 import { evidenceHtml } from './html-evidence.js';
 import { SafeHtml, html } from './html-escape.js';
 import { formatDuration, specRefText } from './text.js';
-import { blockedLine, gapLine } from '../harness/engine/summarize.js';
+import { blockedLine, gapLine } from '../harness/core/engine/summarize.js';
 import {
   DISPLAY_OUTCOMES,
   OTHER_FACE,

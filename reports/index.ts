@@ -5,7 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunResult } from '../harness/engine/result.js';
+import type { RunResult } from '../harness/core/engine/result.js';
 import { ALLURE_DIR, writeAllureResults } from './allure.js';
 import { writeHtml } from './html.js';
 import { writeAgentComplianceJson } from './json.js';

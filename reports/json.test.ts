@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../harness/engine/result.js';
+import type { RunResult } from '../harness/core/engine/result.js';
 import {
   AgentComplianceValidationError,
   agentComplianceSchema,

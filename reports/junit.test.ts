@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { protocolIds } from '../harness/token.js';
+import { protocolIds } from '../harness/core/token.js';
 import { renderJUnit, writeJUnit } from './junit.js';
 import { HOSTILE, HOSTILE_AGENT_URL, HOSTILE_ALL, buildRunFixture } from './testing/run-result.js';
 import { oneLine, sanitizeText } from './text.js';

@@ -13,9 +13,9 @@
  * Level, spec reference and outcome are testcase `<properties>`.
  */
 import { join } from 'node:path';
-import { isFailing } from '../harness/engine/result.js';
-import { blockedLine, gapLine } from '../harness/engine/summarize.js';
-import type { CheckResult, RunResult } from '../harness/engine/result.js';
+import { isFailing } from '../harness/core/engine/result.js';
+import { blockedLine, gapLine } from '../harness/core/engine/summarize.js';
+import type { CheckResult, RunResult } from '../harness/core/engine/result.js';
 import { evidenceText } from './evidence-text.js';
 import { writeFileAtomic } from './fs.js';
 import { oneLine, specRefText } from './text.js';

@@ -9,7 +9,7 @@
  * neither break the tables nor add links, images or markup. The listing is capped
  * (`maxFindings` rows per level) because GitHub caps a step summary at 1 MiB.
  */
-import type { CheckResult, RunResult } from '../harness/engine/result.js';
+import type { CheckResult, RunResult } from '../harness/core/engine/result.js';
 import { oneLine, specRefText } from './text.js';
 import {
   OTHER_FACE,
@@ -25,7 +25,7 @@ import {
   rootCauseNote,
   targetText,
 } from './view.js';
-import { blockedLine, gapLine } from '../harness/engine/summarize.js';
+import { blockedLine, gapLine } from '../harness/core/engine/summarize.js';
 import type { CheckGroup } from './view.js';
 
 export interface MarkdownOptions {

@@ -1,9 +1,9 @@
-/** Bounds on what an agent can make a result hold (harness/engine/bound.ts), down to a valid agent-compliance document. */
+/** Bounds on what an agent can make a result hold (harness/core/engine/bound.ts), down to a valid agent-compliance document. */
 import { describe, expect, it } from 'vitest';
 import { buildRunFixture } from './testing/run-result.js';
 import { renderAgentComplianceJson } from './json.js';
-import { boundCheckResult, boundRun, boundValue, LIMITS } from '../harness/engine/bound.js';
-import type { CheckResult } from '../harness/engine/result.js';
+import { boundCheckResult, boundRun, boundValue, LIMITS } from '../harness/core/engine/bound.js';
+import type { CheckResult } from '../harness/core/engine/result.js';
 
 function check(over: Partial<CheckResult> = {}): CheckResult {
   return {

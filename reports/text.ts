@@ -5,7 +5,7 @@
  * replaced by a visible `\uXXXX` spelling, so the evidence stays readable and nothing hidden
  * reaches a terminal, an XML parser or a browser.
  */
-import type { SpecRef } from '../harness/engine/result.js';
+import type { SpecRef } from '../harness/core/engine/result.js';
 
 /**
  * C0 controls except TAB/LF/CR, DEL, C1 controls, unpaired surrogates (the `u` flag makes the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckResult } from '../harness/engine/result.js';
+import type { CheckResult } from '../harness/core/engine/result.js';
 import { buildRunFixture } from './testing/run-result.js';
 import { displayOutcome, groupChecks, groupsByLevel, severityRank, verdictsDiffer } from './view.js';
 

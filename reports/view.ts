@@ -4,9 +4,9 @@
  * which problems are listed (MUST failures first), and the grouping of one check's results
  * across transports so MCP sits next to A2A and differing verdicts can be flagged.
  */
-import { LEVELS, OUTCOMES, VERIFIED_OUTCOMES, isFailing } from '../harness/engine/result.js';
-import type { CheckResult, Level, Outcome, RunResult, SpecRef, SuiteResult } from '../harness/engine/result.js';
-import type { TransportKind } from '../harness/transport/types.js';
+import { LEVELS, OUTCOMES, VERIFIED_OUTCOMES, isFailing } from '../harness/core/engine/result.js';
+import type { CheckResult, Level, Outcome, RunResult, SpecRef, SuiteResult } from '../harness/core/engine/result.js';
+import type { TransportKind } from '../harness/core/transport/types.js';
 
 export type DisplayOutcome = Outcome | 'not_run';
 export const DISPLAY_OUTCOMES: readonly DisplayOutcome[] = [...OUTCOMES, 'not_run'];
@@ -180,7 +180,7 @@ export const OTHER_FACE = '—';
 
 /**
  * One defect seen through several rules: a failing check that is the root cause of other
- * failures (`root_cause`, harness/engine/root-cause.ts), the checks that fail because of it, and
+ * failures (`root_cause`, harness/core/engine/root-cause.ts), the checks that fail because of it, and
  * those it blocked. Only roots with at least one other failing check are listed: a lone failure
  * is its own line in the findings.
  */

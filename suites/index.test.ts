@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SUITE_PLUGINS, builtinSuites } from './index.js';
-import { KindRegistry } from '../harness/engine/kinds/registry.js';
-import { suitePlugin } from '../harness/engine/plugin.js';
+import { KindRegistry } from '../harness/core/engine/kinds/registry.js';
+import { suitePlugin } from '../harness/core/engine/plugin.js';
 
 const SUITES_DIR = fileURLToPath(new URL('./', import.meta.url));
 const NOT_SUITES = new Set(['testing', 'shared', 'traceability', 'interop']);

@@ -3,8 +3,8 @@
  * `<id>.yaml`, a `plugin.ts` (default export: its SuitePlugin) and, for code-only checks,
  * `kinds/`; adding one means adding its folder and its line below.
  */
-import { loadSuites, type SuiteCatalog } from '../harness/engine/loader.js';
-import type { SuitePlugin } from '../harness/engine/plugin.js';
+import { loadSuites, type SuiteCatalog } from '../harness/core/engine/loader.js';
+import type { SuitePlugin } from '../harness/core/engine/plugin.js';
 /** One line per suite, in run order (within each suite's `order` class). */
 export const SUITE_PLUGINS: readonly SuitePlugin[] = (
   await Promise.all([

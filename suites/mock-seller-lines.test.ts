@@ -1,12 +1,12 @@
 /**
- * The reference mock seller at every compliance target (harness/protocol/lines.ts): certified at
+ * The reference mock seller at every compliance target (harness/core/protocol/lines.ts): certified at
  * --target 3.0 and 3.2 (3.1, the default, is mock-seller.test.ts), over MCP and A2A, it passes
  * every check of that line, coverage complete, and the report says which line it judged. The
  * checks of other lines are not applicable there with their reason.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../harness/engine/result.js';
-import { inLines, type ProtocolLine } from '../harness/protocol/lines.js';
+import type { RunResult } from '../harness/core/engine/result.js';
+import { inLines, type ProtocolLine } from '../harness/core/protocol/lines.js';
 import { certifyMock, findings } from './testing/mock-run.js';
 import { builtinSuites } from './index.js';
 

@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { certify } from '../harness/certify.js';
-import type { RunResult } from '../harness/engine/result.js';
+import { certify } from '../harness/certify/certify.js';
+import type { RunResult } from '../harness/core/engine/result.js';
 import { startMockSeller } from '../mocks/seller/index.js';
 import type { RunningMockSeller } from '../mocks/seller/options.js';
 import { CONTROLLER_FREE_WEBHOOKS, certifyMock, findings } from './testing/mock-run.js';
-import { exitCodeFor } from '../harness/engine/summarize.js';
+import { exitCodeFor } from '../harness/core/engine/summarize.js';
 import { toComplianceDetail } from '../reports/compliance-detail.js';
 import { renderSummary } from '../reports/console.js';
 import { builtinSuites } from './index.js';

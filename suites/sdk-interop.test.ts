@@ -10,9 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { certify } from '../harness/certify.js';
-import { protocolIds } from '../harness/token.js';
-import type { RunResult } from '../harness/engine/result.js';
+import { certify } from '../harness/certify/certify.js';
+import { protocolIds } from '../harness/core/token.js';
+import type { RunResult } from '../harness/core/engine/result.js';
 
 function sdkSeller(): McpServer {
   const server = new McpServer({ name: 'sdk-seller', version: '1.0.0' });

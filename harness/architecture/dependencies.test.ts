@@ -21,7 +21,7 @@ const RULES: IForbiddenRuleType[] = [
     name: 'engine-is-generic',
     comment: 'the engine knows only generic kinds; suites register theirs through their plugin',
     severity: 'error',
-    from: { path: '^harness/engine/' },
+    from: { path: '^harness/core/engine/' },
     to: { path: '^(suites|mocks|reports|bin)/|^harness/(cli|cli-kit|vitest|webhooks|baseline)/|^harness/certify\\.ts$' },
   },
   {
@@ -54,10 +54,11 @@ const RULES: IForbiddenRuleType[] = [
   },
   {
     name: 'fast-path-is-fenced',
-    comment: "the verifier's fast path (harness/signing/fast/) is an accelerator that only verify/verifier.ts selects; the reference code never imports it",
+    comment:
+      "the verifier's fast path (harness/core/signing/fast/) is an accelerator that only verify/verifier.ts selects; the reference code never imports it",
     severity: 'error',
-    from: { pathNot: `${TEST_CODE}|^harness/signing/fast/|^harness/signing/verify/verifier\\.ts$` },
-    to: { path: '^harness/signing/fast/' },
+    from: { pathNot: `${TEST_CODE}|^harness/core/signing/fast/|^harness/core/signing/verify/verifier\\.ts$` },
+    to: { path: '^harness/core/signing/fast/' },
   },
   { name: 'resolvable', comment: 'every import resolves', severity: 'error', from: {}, to: { couldNotResolve: true } },
 ];

@@ -9,9 +9,9 @@
  * failures (`passing`, or `partial` / `error` when coverage is incomplete). Suite
  * statuses and counts keep telling the truth (a suite with a baselined failure still fails).
  */
-import { isFailing, VERIFIED_OUTCOMES } from '../engine/result.js';
-import type { BaselineEntryResult, CheckResult, RunResult } from '../engine/result.js';
-import { headline } from '../engine/summarize.js';
+import { isFailing, VERIFIED_OUTCOMES } from '../core/engine/result.js';
+import type { BaselineEntryResult, CheckResult, RunResult } from '../core/engine/result.js';
+import { headline } from '../core/engine/summarize.js';
 import type { Baseline, BaselineEntry } from './file.js';
 
 function covers(entry: BaselineEntry, check: Pick<CheckResult, 'check_id' | 'transport'>): boolean {

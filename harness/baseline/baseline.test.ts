@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { BaselineError, parseBaseline, renderBaseline, type Baseline } from './file.js';
 import { applyBaseline, staleEntries } from './apply.js';
 import { baselineFromRun } from './from-report.js';
-import { exitCodeFor } from '../engine/summarize.js';
-import { isFailing, type CheckResult, type RunResult } from '../engine/result.js';
+import { exitCodeFor } from '../core/engine/summarize.js';
+import { isFailing, type CheckResult, type RunResult } from '../core/engine/result.js';
 import { buildRunFixture } from '../../reports/testing/run-result.js';
 import { validateAgentCompliance, buildAgentCompliance } from '../../reports/json.js';
 

@@ -15,7 +15,7 @@ import { envWithout, runChild, type ChildResult } from '../testing/spawn.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../cli/main.js';
 import { startMockSeller } from '../../mocks/seller/index.js';
-import type { RunResult } from '../engine/result.js';
+import type { RunResult } from '../core/engine/result.js';
 import { validateAgentCompliance } from '../../reports/json.js';
 
 const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));

@@ -13,7 +13,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { Document, YAMLParseError, parse } from 'yaml';
-import type { TransportKind } from '../transport/types.js';
+import type { TransportKind } from '../core/transport/types.js';
 
 export const BASELINE_VERSION = 1;
 /** A baseline is a short list; anything larger than this is not one. */

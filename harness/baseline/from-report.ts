@@ -4,9 +4,9 @@
  * check failing on every transport it ran on gets one entry without transport; otherwise one
  * entry per failing transport. The reason records when and how it failed, for people to edit.
  */
-import { isFailing } from '../engine/result.js';
-import type { CheckResult, RunResult } from '../engine/result.js';
-import type { TransportKind } from '../transport/types.js';
+import { isFailing } from '../core/engine/result.js';
+import type { CheckResult, RunResult } from '../core/engine/result.js';
+import type { TransportKind } from '../core/transport/types.js';
 import type { BaselineEntry } from './file.js';
 
 const MAX_REASON = 200;

@@ -1,5 +1,5 @@
 /** `--deny-private` for the commands that talk to an agent (`run`, `fuzz`): the hosts the user named are checked before anything is sent. */
-import { type AddressPolicy, AllowHostError, findAddressRefusal, parseAllowHosts } from '../net/address-policy.js';
+import { type AddressPolicy, AllowHostError, findAddressRefusal, parseAllowHosts } from '../core/net/address-policy.js';
 import { UsageError } from './usage.js';
 
 /** The `--allow-host` values, checked: a malformed one is a usage error of `command`. */

@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ReceiverTarget } from '../engine/resources.js';
-import type { RegistryTarget } from '../registry-face/target.js';
-import type { ProtocolLine } from '../protocol/lines.js';
+import type { ReceiverTarget } from '../core/engine/resources.js';
+import type { RegistryTarget } from '../core/registry-face/target.js';
+import type { ProtocolLine } from '../core/protocol/lines.js';
 
 /**
  * Checks calling the agent at once against the built-in mocks, unless --concurrency says otherwise:
@@ -52,7 +52,7 @@ export async function startBuiltinMocks(o: {
   try {
     if (o.withRegistry) {
       const { startMockRegistry } = await import('../../mocks/registry/index.js');
-      const { fetchDiscoveryJson } = await import('../discovery/fetch.js');
+      const { fetchDiscoveryJson } = await import('../core/discovery/fetch.js');
       const capabilities = ['get_products', 'create_media_buy'];
       // The seller's own public keys: the test brand's key set and the test publisher's pin.
       const jwks = await fetchDiscoveryJson(seller.jwksUrl, { allowInsecureLoopback: true });
@@ -71,7 +71,7 @@ export async function startBuiltinMocks(o: {
     }
     if (!o.withBuyer) return { agentUrl: seller.baseUrl, authToken, ...(registry ? { registry } : {}), close };
 
-    const { startSenderIdentity } = await import('../webhooks/receiver-probe/sender.js');
+    const { startSenderIdentity } = await import('../core/webhooks/receiver-probe/sender.js');
     const { startMockBuyerFor } = await import('../../mocks/buyer/suite-run.js');
     const identity = await startSenderIdentity({ token: o.token });
     closers.push(() => identity.close());

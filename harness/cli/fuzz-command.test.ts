@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMockSeller, type RunningMockSeller } from '../../mocks/seller/index.js';
 import { validateAgentCompliance } from '../../reports/json.js';
-import { startTrap } from '../net/testing/trap-server.js';
+import { startTrap } from '../core/net/testing/trap-server.js';
 
 const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));
 const AUTH = 'fuzz-cli-token-0123456789abcdef';

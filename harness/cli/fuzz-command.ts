@@ -3,12 +3,12 @@ import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { UsageError } from './usage.js';
 import { FUZZ_HELP } from './fuzz-usage.js';
-import { protocolIds, TokenError, DEFAULT_TOKEN } from '../token.js';
-import { EXIT, exitCodeFor } from '../engine/summarize.js';
-import { AddressPolicy } from '../net/address-policy.js';
+import { protocolIds, TokenError, DEFAULT_TOKEN } from '../core/token.js';
+import { EXIT, exitCodeFor } from '../core/engine/summarize.js';
+import { AddressPolicy } from '../core/net/address-policy.js';
 import { allowHostFlags, refusedHost } from './address-flags.js';
-import { namedUrls, resolveEndpoints, TransportConfigError, type TransportKind } from '../transport/index.js';
-import { FixturesError, loadFixtures, type Fixtures } from '../../suites/setup/fixtures.js';
+import { namedUrls, resolveEndpoints, TransportConfigError, type TransportKind } from '../core/transport/index.js';
+import { FixturesError, loadFixtures, type Fixtures } from '../core/fixtures/fixtures.js';
 import { startBuiltinMocks } from './builtin-mocks.js';
 import { writeReportsSafely, type RunFrame } from './run-failure.js';
 import { createProgress, renderSummary } from '../../reports/console.js';
@@ -18,8 +18,8 @@ import { runFuzz } from '../fuzz/run.js';
 import { FUZZ_PROPERTIES } from '../fuzz/properties/index.js';
 import type { FuzzEvidence } from '../fuzz/report.js';
 import { parseTargetFlag } from './target-flag.js';
-import type { ProtocolLine } from '../protocol/lines.js';
-import type { RunResult } from '../engine/result.js';
+import type { ProtocolLine } from '../core/protocol/lines.js';
+import type { RunResult } from '../core/engine/result.js';
 
 const OPTIONS = {
   agent: { type: 'string' },

@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTrap, type TestServer } from '../net/testing/trap-server.js';
+import { startTrap, type TestServer } from '../core/net/testing/trap-server.js';
 import { startHostileAgent } from './testing/hostile-agent.js';
 import { hostileCases } from './testing/hostile-scenarios.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { protocolIds } from '../token.js';
+import { protocolIds } from '../core/token.js';
 import { keysCommand } from './keys-command.js';
 
 const PROTO_USE = protocolIds('proto').keyUseMember;

@@ -8,10 +8,10 @@
  * keys through a brand declaration. Bad flags: one line on stderr, exit code 2.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_TOKEN, protocolIds, TokenError } from '../token.js';
-import { agentConfiguration, counterpartyKeys } from '../signing/keys/counterparty.js';
-import { startCounterpartyServer } from '../signing/keys/counterparty-server.js';
-import { FlagError, waitForStop, parsePortFlag } from '../cli-kit/serve.js';
+import { DEFAULT_TOKEN, protocolIds, TokenError } from '../core/token.js';
+import { agentConfiguration, counterpartyKeys } from '../core/signing/keys/counterparty.js';
+import { startCounterpartyServer } from '../core/signing/keys/counterparty-server.js';
+import { FlagError, waitForStop, parsePortFlag } from '../core/cli-kit/serve.js';
 
 export const KEYS_HELP = `Usage: proto-comply keys [--jwks | --agent-config | --serve] [--token T] [--host H] [--port N]
 

@@ -1,5 +1,5 @@
 /** The `proto-comply` command: dispatches to subcommands; usage errors exit 2 with one line. */
-import { HARNESS_VERSION } from '../version.js';
+import { HARNESS_VERSION } from '../core/version.js';
 import { MAIN_HELP, UsageError } from './usage.js';
 import { oneLine } from '../../reports/text.js';
 
@@ -9,7 +9,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run-command.js')).runCommand,
   fuzz: async () => (await import('./fuzz-command.js')).fuzzCommand,
   proxy: async () => (await import('./proxy-command.js')).proxyCommand,
-  vectors: async () => (await import('../signing/vectors/cli.js')).vectorsCommand,
+  vectors: async () => (await import('../core/signing/vectors/cli.js')).vectorsCommand,
   keys: async () => (await import('./keys-command.js')).keysCommand,
   mock: async () => mockCommand,
   baseline: async () => (await import('./baseline-command.js')).baselineCommand,

@@ -10,9 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockSeller, type RunningMockSeller } from '../../mocks/seller/index.js';
 import { validateAgentCompliance } from '../../reports/json.js';
-import { createRecorder, createTransport, DEFAULT_TRANSPORT_LIMITS, resolveEndpoints } from '../transport/index.js';
-import { counterpartyKeys } from '../signing/keys/counterparty.js';
-import { protocolIds } from '../token.js';
+import { createRecorder, createTransport, DEFAULT_TRANSPORT_LIMITS, resolveEndpoints } from '../core/transport/index.js';
+import { counterpartyKeys } from '../core/signing/keys/counterparty.js';
+import { protocolIds } from '../core/token.js';
 
 const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));
 const AUTH = 'proxy-cli-token-0123456789abcdef';

@@ -1,6 +1,6 @@
 /** Reading a finished run back from its agent-compliance.json (for `baseline` and `summary`). */
 import { readFile, stat } from 'node:fs/promises';
-import type { RunResult } from '../engine/result.js';
+import type { RunResult } from '../core/engine/result.js';
 import { validateAgentCompliance } from '../../reports/json.js';
 import { UsageError } from './usage.js';
 

@@ -1,28 +1,28 @@
 /**
- * `proto-comply registry serve|probe`: the registry's Agent Compliance backend (harness/registry/).
+ * `proto-comply registry serve|probe`: the registry's Agent Compliance backend (harness/compliance-service/).
  * `serve` keeps a fleet of agents probed on a schedule behind a REST API (SQLite by default);
  * `probe` certifies a list of agents once and writes one report per agent and an index.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { RunResult } from '../engine/result.js';
+import type { RunResult } from '../core/engine/result.js';
 import { registryStatus } from '../../reports/compliance-detail.js';
 import { oneLine } from '../../reports/text.js';
-import { AgentListError, probeFleet, readAgentList } from '../registry/fleet-probe.js';
-import { DEFAULT_PROBE_BUDGET_S, type ProbeSettings } from '../registry/probe.js';
-import { failingChecksOf } from '../registry/run-summary.js';
-import { DEFAULT_INTERVAL_MS } from '../registry/scheduler.js';
-import { startRegistryService } from '../registry/service.js';
-import { SqliteRegistryStore } from '../registry/sqlite-store.js';
-import { PostgresRegistryStore } from '../registry/postgres-store.js';
-import { ProbeQueue, startProducer, startWorker, type WorkerOptions } from '../registry/pg-queue.js';
-import type { RegistryStore } from '../registry/types.js';
+import { AgentListError, probeFleet, readAgentList } from '../compliance-service/fleet-probe.js';
+import { DEFAULT_PROBE_BUDGET_S, type ProbeSettings } from '../compliance-service/probe.js';
+import { failingChecksOf } from '../compliance-service/run-summary.js';
+import { DEFAULT_INTERVAL_MS } from '../compliance-service/scheduler.js';
+import { startRegistryService } from '../compliance-service/service.js';
+import { SqliteRegistryStore } from '../compliance-service/sqlite-store.js';
+import { PostgresRegistryStore } from '../compliance-service/postgres-store.js';
+import { ProbeQueue, startProducer, startWorker, type WorkerOptions } from '../compliance-service/pg-queue.js';
+import type { RegistryStore } from '../compliance-service/types.js';
 import { hostname } from 'node:os';
 import { allowHostFlags } from './address-flags.js';
-import { FlagError, parsePortFlag, waitForStop } from '../cli-kit/serve.js';
+import { FlagError, parsePortFlag, waitForStop } from '../core/cli-kit/serve.js';
 import { writeReportsSafely } from './run-failure.js';
-import { pickSuites } from '../certify.js';
+import { pickSuites } from '../certify/certify.js';
 import { UsageError } from './usage.js';
 
 export const REGISTRY_HELP = `usage: proto-comply registry serve [--port N] [--host H] [--db FILE | --postgres URL] [--workers N] [--per-host K]

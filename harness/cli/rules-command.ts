@@ -3,11 +3,11 @@
  * traceability maps, each rule with the checks that test it or the reason it is untested, and a
  * summary line per document.
  */
-import { describeLines } from '../protocol/lines.js';
+import { describeLines } from '../core/protocol/lines.js';
 import { parseArgs } from 'node:util';
 import { traceMaps } from '../../suites/traceability/index.js';
-import { summarizeRules, summaryLine } from '../traceability/summary.js';
-import { SPEC_DOCS, type SpecDoc, type TraceRule } from '../traceability/types.js';
+import { summarizeRules, summaryLine } from '../core/traceability/summary.js';
+import { SPEC_DOCS, type SpecDoc, type TraceRule } from '../core/traceability/types.js';
 import { RULES_HELP, UsageError } from './usage.js';
 
 const OPTIONS = {

@@ -2,34 +2,34 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { RUN_HELP, UsageError } from './usage.js';
-import { protocolIds, TokenError, DEFAULT_TOKEN } from '../token.js';
-import { isValidSeed, newSeed } from '../engine/rng.js';
-import { compileCheckGlobs } from '../engine/glob.js';
-import { EXIT, exitCodeFor } from '../engine/summarize.js';
-import { AddressPolicy, type LookupFunction } from '../net/address-policy.js';
+import { protocolIds, TokenError, DEFAULT_TOKEN } from '../core/token.js';
+import { isValidSeed, newSeed } from '../core/engine/rng.js';
+import { compileCheckGlobs } from '../core/engine/glob.js';
+import { EXIT, exitCodeFor } from '../core/engine/summarize.js';
+import { AddressPolicy, type LookupFunction } from '../core/net/address-policy.js';
 import { allowHostFlags, refusedHost } from './address-flags.js';
-import type { CheckResult, RunResult } from '../engine/result.js';
-import { Redactor } from '../transport/redact.js';
-import { boundRun } from '../engine/bound.js';
-import { DEFAULT_BUDGET_GRACE_MS } from '../engine/run.js';
+import type { CheckResult, RunResult } from '../core/engine/result.js';
+import { Redactor } from '../core/transport/redact.js';
+import { boundRun } from '../core/engine/bound.js';
+import { DEFAULT_BUDGET_GRACE_MS } from '../core/engine/run.js';
 import { oneLine } from '../../reports/text.js';
 import { causeOf, errorRun, writeReportsSafely, type RunFrame } from './run-failure.js';
-import { namedUrls, resolveEndpoints, TransportConfigError, DEFAULT_TRANSPORT_LIMITS, type AgentTransportKind } from '../transport/index.js';
-import { certify, pickSuites, UnknownSuiteError } from '../certify.js';
+import { namedUrls, resolveEndpoints, TransportConfigError, DEFAULT_TRANSPORT_LIMITS, type AgentTransportKind } from '../core/transport/index.js';
+import { certify, pickSuites, UnknownSuiteError } from '../certify/certify.js';
 import { createProgress, renderSummary } from '../../reports/console.js';
 import { renderAgentComplianceJson } from '../../reports/json.js';
 import { loadRunBaseline } from './run-baseline.js';
 import { BUILTIN_MOCK_CONCURRENCY, startBuiltinMocks } from './builtin-mocks.js';
 import { applyBaseline } from '../baseline/apply.js';
-import { FixturesError, loadFixtures, type Fixtures } from '../../suites/setup/fixtures.js';
-import type { ReceiverTarget } from '../engine/resources.js';
-import { receiverOnlySuites } from '../webhooks/receiver-probe/run.js';
-import { type RegistryTarget, registryTargetOf } from '../registry-face/target.js';
+import { FixturesError, loadFixtures, type Fixtures } from '../core/fixtures/fixtures.js';
+import type { ReceiverTarget } from '../core/engine/resources.js';
+import { receiverOnlySuites } from '../core/webhooks/receiver-probe/run.js';
+import { type RegistryTarget, registryTargetOf } from '../core/registry-face/target.js';
 import { parseTargetFlag } from './target-flag.js';
-import { isLifecycleStage, LIFECYCLE_STAGES, type LifecycleStage } from '../engine/lifecycle.js';
-import type { ProtocolLine } from '../protocol/lines.js';
-import { targetInfo } from '../engine/run-envelope.js';
-import { RECEIVER_RUN_OPTIONS, ReceiverFlagError, receiverFromFlags, receiverReproduceFlags, startRunSender } from '../webhooks/receiver-probe/cli.js';
+import { isLifecycleStage, LIFECYCLE_STAGES, type LifecycleStage } from '../core/engine/lifecycle.js';
+import type { ProtocolLine } from '../core/protocol/lines.js';
+import { targetInfo } from '../core/engine/run-envelope.js';
+import { RECEIVER_RUN_OPTIONS, ReceiverFlagError, receiverFromFlags, receiverReproduceFlags, startRunSender } from '../core/webhooks/receiver-probe/cli.js';
 
 const OPTIONS = {
   agent: { type: 'string' },
@@ -94,7 +94,7 @@ export interface RunArgs {
   requireFullCoverage: boolean;
   /** Expected-failures baseline file (issue 6). */
   baseline?: string;
-  /** Agent-specific setup values (suites/setup/fixtures.ts). */
+  /** Agent-specific setup values (harness/core/fixtures/fixtures.ts). */
   fixtures?: string;
   /** Allure results directory (default `<out>/allure-results`). */
   allure?: string;

@@ -4,14 +4,14 @@
  * one line, every check finished so far, exit 5, never a stack trace on the console.
  */
 import { join } from 'node:path';
-import { boundRun, cutText, LIMITS } from '../engine/bound.js';
-import { countOutcomes, coverageOf, summarizeSuites } from '../engine/summarize.js';
-import type { SuiteDef } from '../engine/model.js';
-import type { CheckResult, RunResult } from '../engine/result.js';
-import type { TransportKind } from '../transport/types.js';
-import { runEnvelope } from '../engine/run-envelope.js';
-import { withRootCauses } from '../engine/root-cause.js';
-import type { TargetInfo } from '../engine/result.js';
+import { boundRun, cutText, LIMITS } from '../core/engine/bound.js';
+import { countOutcomes, coverageOf, summarizeSuites } from '../core/engine/summarize.js';
+import type { SuiteDef } from '../core/engine/model.js';
+import type { CheckResult, RunResult } from '../core/engine/result.js';
+import type { TransportKind } from '../core/transport/types.js';
+import { runEnvelope } from '../core/engine/run-envelope.js';
+import { withRootCauses } from '../core/engine/root-cause.js';
+import type { TargetInfo } from '../core/engine/result.js';
 import { writeReports } from '../../reports/index.js';
 import { AGENT_COMPLIANCE_FILE } from '../../reports/json.js';
 import { writeFileAtomic } from '../../reports/fs.js';

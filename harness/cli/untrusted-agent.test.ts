@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMockSeller, type RunningMockSeller } from '../../mocks/seller/index.js';
-import { certify } from '../certify.js';
-import { startTestServer, startTrap, type TestServer } from '../net/testing/trap-server.js';
+import { certify } from '../certify/certify.js';
+import { startTestServer, startTrap, type TestServer } from '../core/net/testing/trap-server.js';
 import { parseRunArgs, reproduceCommand, runCommand } from './run-command.js';
 
 const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));

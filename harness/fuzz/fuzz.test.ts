@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startMockSeller } from '../../mocks/seller/index.js';
-import type { TransportKind } from '../transport/types.js';
+import type { TransportKind } from '../core/transport/types.js';
 import { FUZZ_PROPERTIES, REQUEST_PROPERTIES } from './properties/index.js';
 import { nearValidRefused } from './properties/near-valid-refused.js';
 import { validAccepted } from './properties/valid-accepted.js';

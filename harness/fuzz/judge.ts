@@ -1,6 +1,6 @@
 /** How a fuzzed call's reply is judged: the reply problems no request may cause, and documented refusals. */
-import { judgeErrorWellFormed } from '../engine/kinds/expect/reply-status.js';
-import type { TaskReply } from '../transport/types.js';
+import { judgeErrorWellFormed } from '../core/engine/kinds/expect/reply-status.js';
+import type { TaskReply } from '../core/transport/types.js';
 
 /** Codes a seller refuses bad input with: interface spec 7 (INVALID_REQUEST; RATE_LIMITED, retry later) and digest 3.2 rule 1 (VALIDATION_ERROR). */
 export const REFUSAL_CODES: ReadonlySet<string> = new Set(['INVALID_REQUEST', 'VALIDATION_ERROR', 'RATE_LIMITED']);

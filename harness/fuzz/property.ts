@@ -3,9 +3,9 @@
  * compliance check of the `fuzz` suite: it drives an agent through an open transport with
  * fast-check, shrinks any counterexample, and reports it with what replays it exactly.
  */
-import type { ProtocolLine } from '../protocol/lines.js';
-import type { Transport, WireExchange } from '../transport/types.js';
-import type { Interpretation } from '../engine/result.js';
+import type { ProtocolLine } from '../core/protocol/lines.js';
+import type { Transport, WireExchange } from '../core/transport/types.js';
+import type { Interpretation } from '../core/engine/result.js';
 
 export type FuzzLevel = 'MUST' | 'SHOULD' | 'MAY';
 
@@ -14,7 +14,7 @@ export interface FuzzContext {
   transport: Transport;
   /** The protocol token (`proto`, or `adcp` for @adcp/sdk sellers). */
   token: string;
-  /** The protocol line judged against (harness/protocol/lines.ts; default the newest released line). */
+  /** The protocol line judged against (harness/core/protocol/lines.ts; default the newest released line). */
   target?: ProtocolLine;
   /** An account reference the agent accepts (interface spec 2.5a), fresh for this run. */
   account: Record<string, unknown>;

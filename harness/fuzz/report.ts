@@ -3,13 +3,13 @@
  * task and transport; a violation carries the shrunk counterexample, the seed and fast-check path,
  * and the command that replays exactly that case.
  */
-import type { CheckResult, Level, Outcome, RunResult, TargetInfo, TransportInfo } from '../engine/result.js';
-import { countOutcomes, coverageOf, summarizeSuites } from '../engine/summarize.js';
-import type { SuiteDef } from '../engine/model.js';
-import { boundRun } from '../engine/bound.js';
-import type { TransportKind } from '../transport/types.js';
-import { runEnvelope } from '../engine/run-envelope.js';
-import { withRootCauses } from '../engine/root-cause.js';
+import type { CheckResult, Level, Outcome, RunResult, TargetInfo, TransportInfo } from '../core/engine/result.js';
+import { countOutcomes, coverageOf, summarizeSuites } from '../core/engine/summarize.js';
+import type { SuiteDef } from '../core/engine/model.js';
+import { boundRun } from '../core/engine/bound.js';
+import type { TransportKind } from '../core/transport/types.js';
+import { runEnvelope } from '../core/engine/run-envelope.js';
+import { withRootCauses } from '../core/engine/root-cause.js';
 import type { FuzzProperty, PropertyOutcome } from './property.js';
 import { builtinSuites } from '../../suites/index.js';
 

@@ -6,12 +6,12 @@
  */
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { loadSchemaDocuments } from '../schemas/loader.js';
+import { loadSchemaDocuments } from '../core/schemas/loader.js';
 import type { FuzzContext } from './property.js';
 import { validArbitrary, type Bindings, type Schema } from './schema-arbitrary.js';
 import { nearValidArbitrary, type NearValid, type OpenDefect, statedSites } from './defects.js';
-import { DEFAULT_BRIEF } from '../../suites/setup/fixtures.js';
-import { protocolIds } from '../token.js';
+import { DEFAULT_BRIEF } from '../core/fixtures/fixtures.js';
+import { protocolIds } from '../core/token.js';
 
 /** The fuzzed tasks, by the name of their request schema; `capabilities` is the token's capabilities task (wireTask). */
 export const FUZZ_TASKS = ['capabilities', 'get_products', 'create_media_buy', 'update_media_buy', 'get_media_buys'] as const;

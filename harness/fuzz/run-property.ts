@@ -5,7 +5,7 @@
  * exchanges are the evidence.
  */
 import fc from 'fast-check';
-import type { WireExchange } from '../transport/types.js';
+import type { WireExchange } from '../core/transport/types.js';
 import type { FuzzContext, FuzzRunOptions, PropertyOutcome } from './property.js';
 
 export interface Verdict {

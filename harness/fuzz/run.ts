@@ -3,8 +3,8 @@
  * selected property on every task it names, and turn the outcomes into the checks of a `fuzz`
  * suite of an ordinary RunResult (report.ts), so the report writers of `run` write it.
  */
-import type { ProtocolLine } from '../protocol/lines.js';
-import { targetInfo } from '../engine/run-envelope.js';
+import type { ProtocolLine } from '../core/protocol/lines.js';
+import { targetInfo } from '../core/engine/run-envelope.js';
 import { randomBytes } from 'node:crypto';
 import {
   createRecorder,
@@ -14,11 +14,11 @@ import {
   DEFAULT_TRANSPORT_LIMITS,
   type Transport,
   type TransportKind,
-} from '../transport/index.js';
-import { AddressPolicy } from '../net/address-policy.js';
-import { Redactor } from '../transport/redact.js';
-import type { CheckResult, RunResult, TransportInfo } from '../engine/result.js';
-import type { Fixtures } from '../../suites/setup/fixtures.js';
+} from '../core/transport/index.js';
+import { AddressPolicy } from '../core/net/address-policy.js';
+import { Redactor } from '../core/transport/redact.js';
+import type { CheckResult, RunResult, TransportInfo } from '../core/engine/result.js';
+import type { Fixtures } from '../core/fixtures/fixtures.js';
 import type { FuzzContext, FuzzProperty, PropertyOutcome } from './property.js';
 import { BUY_FREE_TASKS, missingState, wireTask } from './requests.js';
 import { findFuzzState } from './setup.js';

@@ -1,7 +1,7 @@
 /** The schema generator judged by the project's validator: valid requests pass the request schema, near-valid ones fail it. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createSchemaValidator } from '../schemas/validator.js';
+import { createSchemaValidator } from '../core/schemas/validator.js';
 import { validArbitrary } from './schema-arbitrary.js';
 import { nearValidArbitrary } from './defects.js';
 import { FUZZ_TASKS, requestSchema } from './requests.js';

@@ -6,10 +6,10 @@
  * run. Accounts are new for every run (the run nonce), so fuzzing a long-lived seller twice starts
  * from the same place.
  */
-import { naturalAccount, probeDistinctKeys } from '../../suites/setup/accounts.js';
-import { DEFAULT_BRAND_DOMAIN, DEFAULT_BRIEF, type Fixtures } from '../../suites/setup/fixtures.js';
-import { chooseProduct } from '../../suites/setup/products.js';
-import type { Transport, TaskReply } from '../transport/types.js';
+import { naturalAccount, probeDistinctKeys } from '../core/fixtures/accounts.js';
+import { DEFAULT_BRAND_DOMAIN, DEFAULT_BRIEF, type Fixtures } from '../core/fixtures/fixtures.js';
+import { chooseProduct } from '../core/fixtures/products.js';
+import type { Transport, TaskReply } from '../core/transport/types.js';
 import { replyProblem, short } from './judge.js';
 
 export interface FuzzState {

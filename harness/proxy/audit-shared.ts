@@ -1,7 +1,7 @@
 /** What the passive audit's rule sets share: bounded memory, media-buy task and status sets, accounts. */
 import canonicalize from 'canonicalize';
-import { isObject } from '../transport/jsonrpc.js';
-import type { WireExchange } from '../transport/types.js';
+import { isObject } from '../core/transport/jsonrpc.js';
+import type { WireExchange } from '../core/transport/types.js';
 
 export const MEDIA_BUY_TASKS = new Set(['create_media_buy', 'update_media_buy']);
 

@@ -7,11 +7,11 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import canonicalize from 'canonicalize';
-import { judgeErrorWellFormed } from '../engine/kinds/expect/reply-status.js';
-import { createSchemaValidator, type SchemaValidator } from '../schemas/validator.js';
-import { protocolIds, type ProtocolIds } from '../token.js';
-import type { WireExchange } from '../transport/types.js';
-import { isObject } from '../transport/jsonrpc.js';
+import { judgeErrorWellFormed } from '../core/engine/kinds/expect/reply-status.js';
+import { createSchemaValidator, type SchemaValidator } from '../core/schemas/validator.js';
+import { protocolIds, type ProtocolIds } from '../core/token.js';
+import type { WireExchange } from '../core/transport/types.js';
+import { isObject } from '../core/transport/jsonrpc.js';
 import type { ObservedCall } from './observe.js';
 import { RevisionAudit } from './revision-audit.js';
 import { accountOf, type ActionRow, KEY_FORMAT, MEDIA_BUY_TASKS, MUTATING, remember, requestHash, TERMINAL, type Verdict } from './audit-shared.js';

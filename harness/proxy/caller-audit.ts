@@ -8,11 +8,11 @@
  * The request-signature rule is judged with the agent's verifier audit (signature-audit.ts).
  */
 import canonicalize from 'canonicalize';
-import { createSchemaValidator, type SchemaValidator } from '../schemas/validator.js';
-import { parseSignatureHeaders } from '../signing/parse/signature-headers.js';
-import { protocolIds, type ProtocolIds } from '../token.js';
-import { isObject } from '../transport/jsonrpc.js';
-import type { TaskReply, WireExchange } from '../transport/types.js';
+import { createSchemaValidator, type SchemaValidator } from '../core/schemas/validator.js';
+import { parseSignatureHeaders } from '../core/signing/parse/signature-headers.js';
+import { protocolIds, type ProtocolIds } from '../core/token.js';
+import { isObject } from '../core/transport/jsonrpc.js';
+import type { TaskReply, WireExchange } from '../core/transport/types.js';
 import { MUTATING, remember, requestHash, UUID_V4, type Verdict } from './audit-shared.js';
 import type { ProxiedExchange } from './http-parts.js';
 import type { ObservedRequest } from './observe.js';

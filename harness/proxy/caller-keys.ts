@@ -5,12 +5,12 @@
  * keys with unique kids.
  */
 import { readFile } from 'node:fs/promises';
-import { PRIVATE_JWK_MEMBERS } from '../discovery/jwks-audit.js';
-import type { AddressPolicy } from '../net/address-policy.js';
-import { createSafeFetcher } from '../net/safe-fetch.js';
-import { StaticKeyResolver } from '../signing/keys/key-resolver.js';
-import type { Jwk } from '../signing/keys/keys.js';
-import { isLoopbackHost } from '../webhooks/emission/config.js';
+import { PRIVATE_JWK_MEMBERS } from '../core/discovery/jwks-audit.js';
+import type { AddressPolicy } from '../core/net/address-policy.js';
+import { createSafeFetcher } from '../core/net/safe-fetch.js';
+import { StaticKeyResolver } from '../core/signing/keys/key-resolver.js';
+import type { Jwk } from '../core/signing/keys/keys.js';
+import { isLoopbackHost } from '../core/webhooks/emission/config.js';
 
 const MAX_JWKS_BYTES = 64 * 1024;
 

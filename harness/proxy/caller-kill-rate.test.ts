@@ -10,12 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCallingBuyer } from '../../mocks/buyer/calls/buyer.js';
 import { CALLING_FAULTS } from '../../mocks/buyer/calls/faults.js';
 import { startMockSeller } from '../../mocks/seller/index.js';
-import type { RunResult } from '../engine/result.js';
+import type { RunResult } from '../core/engine/result.js';
 import { Injector, parseInjectRules } from './inject.js';
 import { startAuditingProxy } from './session.js';
-import { counterpartyKeys } from '../signing/keys/counterparty.js';
-import { StaticKeyResolver } from '../signing/keys/key-resolver.js';
-import { protocolIds } from '../token.js';
+import { counterpartyKeys } from '../core/signing/keys/counterparty.js';
+import { StaticKeyResolver } from '../core/signing/keys/key-resolver.js';
+import { protocolIds } from '../core/token.js';
 
 const AUTH = 'calling-buyer-bearer-0123456789';
 /** Resets and 503s on about a third of the task calls each; seed 1 hits a mutating call on both transports. */

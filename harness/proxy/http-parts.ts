@@ -4,7 +4,7 @@
  * copy of a body, and listening.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { normalizeHeaders } from '../transport/http-client.js';
+import { normalizeHeaders } from '../core/transport/http-client.js';
 import type { Injector } from './inject.js';
 import type { AddressInfo } from 'node:net';
 

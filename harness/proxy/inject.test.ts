@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { startMockSeller } from '../../mocks/seller/index.js';
 import { renderAgentComplianceJson, validateAgentCompliance } from '../../reports/json.js';
 import { renderHtml } from '../../reports/html.js';
-import { createRecorder, createTransport, DEFAULT_TRANSPORT_LIMITS, resolveEndpoints } from '../transport/index.js';
+import { createRecorder, createTransport, DEFAULT_TRANSPORT_LIMITS, resolveEndpoints } from '../core/transport/index.js';
 import { Injector, InjectRuleError, parseInjectRules } from './inject.js';
 import { startAuditingProxy } from './session.js';
 

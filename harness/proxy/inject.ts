@@ -14,7 +14,7 @@
  * P is a probability in (0, 1], default 1.
  */
 import { createHash } from 'node:crypto';
-import { isObject, tryParseJson } from '../transport/jsonrpc.js';
+import { isObject, tryParseJson } from '../core/transport/jsonrpc.js';
 
 export type InjectRule =
   | { text: string; on: 'call'; kind: 'delay'; ms: number; p: number }

@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { Agent as HttpsAgent } from 'node:https';
 import { Agent as HttpAgent } from 'node:http';
 import { type IContext, Proxy as MitmProxy } from 'http-mitm-proxy';
-import { normalizeHeaders } from '../transport/http-client.js';
-import { detectWebhookFormat } from '../schemas/validator.js';
-import { tryParseJson } from '../transport/jsonrpc.js';
+import { normalizeHeaders } from '../core/transport/http-client.js';
+import { detectWebhookFormat } from '../core/schemas/validator.js';
+import { tryParseJson } from '../core/transport/jsonrpc.js';
 import { AuditCopy, type ListenerOptions, newExchangeClock, type ProxiedExchange, type RunningListener } from './http-parts.js';
 
 export interface MitmProxyOptions extends ListenerOptions {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { startMockSeller } from '../../mocks/seller/index.js';
-import { createRecorder, createTransport, DEFAULT_TRANSPORT_LIMITS, resolveEndpoints } from '../transport/index.js';
+import { createRecorder, createTransport, DEFAULT_TRANSPORT_LIMITS, resolveEndpoints } from '../core/transport/index.js';
 import { startAuditingProxy } from './session.js';
 
 describe('A2A tasks/get through the proxy', () => {

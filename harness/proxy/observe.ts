@@ -3,13 +3,13 @@
  * `message/send` of a task, with its arguments and the agent's reply decoded by the very
  * decoders the transports use (so the audit reads a reply exactly as `run` would).
  */
-import { createSsePicker } from '../transport/sse.js';
-import { isObject, pickResponse, tryParseJson, jsonRpcErrorOf, type JsonRpcResponse } from '../transport/jsonrpc.js';
-import { decodeToolResult } from '../transport/mcp-payload.js';
-import { decodeA2aResult } from '../transport/a2a-payload.js';
-import { failure } from '../transport/errors.js';
-import { failureReply, makeReply, type ReplyContext } from '../transport/reply.js';
-import type { TaskReply, TransportKind, WireExchange } from '../transport/types.js';
+import { createSsePicker } from '../core/transport/sse.js';
+import { isObject, pickResponse, tryParseJson, jsonRpcErrorOf, type JsonRpcResponse } from '../core/transport/jsonrpc.js';
+import { decodeToolResult } from '../core/transport/mcp-payload.js';
+import { decodeA2aResult } from '../core/transport/a2a-payload.js';
+import { failure } from '../core/transport/errors.js';
+import { failureReply, makeReply, type ReplyContext } from '../core/transport/reply.js';
+import type { TaskReply, TransportKind, WireExchange } from '../core/transport/types.js';
 import type { ProxiedExchange } from './reverse.js';
 
 export interface ObservedCall {

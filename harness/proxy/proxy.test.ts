@@ -9,15 +9,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { certify } from '../certify.js';
-import type { RunResult } from '../engine/result.js';
+import { certify } from '../certify/certify.js';
+import type { RunResult } from '../core/engine/result.js';
 import { startMockSeller } from '../../mocks/seller/index.js';
 import { findings } from '../../suites/testing/mock-run.js';
 import { broken, throughProxy } from './testing/through-proxy.js';
 import { WEBHOOK_AUDITED_CHECKS } from './webhook-audit.js';
 import { KEYED_SIGNATURE_CHECKS, SIGNATURE_AUDITED_CHECKS } from './signature-audit.js';
 import { startReverseProxy } from './reverse.js';
-import { DEFAULT_TARGET, inLines } from '../protocol/lines.js';
+import { DEFAULT_TARGET, inLines } from '../core/protocol/lines.js';
 import { builtinSuites } from '../../suites/index.js';
 
 const CHECK_LINES = new Map(builtinSuites().suites.flatMap((s) => s.checks.map((c) => [c.id, c.lines] as const)));

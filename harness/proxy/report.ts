@@ -5,15 +5,15 @@
  * is a coverage gap (`observed traffic`), never a pass.
  */
 import { builtinSuites } from '../../suites/index.js';
-import { boundRun } from '../engine/bound.js';
-import type { CheckDef, SuiteDef } from '../engine/model.js';
-import type { CheckResult, InjectionSummary, Level, Outcome, RunResult } from '../engine/result.js';
-import { countOutcomes, coverageOf, summarizeSuites } from '../engine/summarize.js';
-import type { TransportKind } from '../transport/types.js';
-import { runEnvelope, targetInfo } from '../engine/run-envelope.js';
-import { withRootCauses } from '../engine/root-cause.js';
+import { boundRun } from '../core/engine/bound.js';
+import type { CheckDef, SuiteDef } from '../core/engine/model.js';
+import type { CheckResult, InjectionSummary, Level, Outcome, RunResult } from '../core/engine/result.js';
+import { countOutcomes, coverageOf, summarizeSuites } from '../core/engine/summarize.js';
+import type { TransportKind } from '../core/transport/types.js';
+import { runEnvelope, targetInfo } from '../core/engine/run-envelope.js';
+import { withRootCauses } from '../core/engine/root-cause.js';
 import type { Verdict } from './audit.js';
-import { DEFAULT_TARGET, describeLines, inLines, type ProtocolLine } from '../protocol/lines.js';
+import { DEFAULT_TARGET, describeLines, inLines, type ProtocolLine } from '../core/protocol/lines.js';
 
 const FAILING: Record<Level, Outcome> = { MUST: 'fail', SHOULD: 'warn', MAY: 'info' };
 const KEPT_FAILURES = 3;

@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { normalizeHeaders } from '../transport/http-client.js';
+import { normalizeHeaders } from '../core/transport/http-client.js';
 import { isTaskCall } from './inject.js';
 import {
   AuditCopy,

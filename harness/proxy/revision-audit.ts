@@ -7,8 +7,8 @@
  * test-controller call forgets its buy or account (audit.ts).
  */
 import canonicalize from 'canonicalize';
-import type { WireExchange } from '../transport/types.js';
-import { isObject, tryParseJson } from '../transport/jsonrpc.js';
+import type { WireExchange } from '../core/transport/types.js';
+import { isObject, tryParseJson } from '../core/transport/jsonrpc.js';
 import { accountOf, type ActionRow, MAX_REMEMBERED, MEDIA_BUY_TASKS, remember, TERMINAL, type Verdict } from './audit-shared.js';
 import type { ObservedCall } from './observe.js';
 

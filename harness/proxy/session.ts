@@ -3,15 +3,15 @@
  * (observe.ts) and judged (audit.ts), the verdicts tallied for the report (report.ts).
  */
 import { builtinSuites } from '../../suites/index.js';
-import { protocolIds } from '../token.js';
-import type { RunResult } from '../engine/result.js';
+import { protocolIds } from '../core/token.js';
+import type { RunResult } from '../core/engine/result.js';
 import { AUDITED_CHECKS, PassiveAudit, type Verdict } from './audit.js';
 import { A2aTaskMemory, observeCall, observeRequest, wireExchange } from './observe.js';
 import { CALLER_AUDITED_CHECKS, CallerAudit } from './caller-audit.js';
-import { createRecorder } from '../transport/capture.js';
-import { webhookCredentials } from '../transport/http-client.js';
-import { isObject, tryParseJson } from '../transport/jsonrpc.js';
-import { Redactor } from '../transport/redact.js';
+import { createRecorder } from '../core/transport/capture.js';
+import { webhookCredentials } from '../core/transport/http-client.js';
+import { isObject, tryParseJson } from '../core/transport/jsonrpc.js';
+import { Redactor } from '../core/transport/redact.js';
 import { AuditTally, auditRunResult } from './report.js';
 import { startReverseProxy } from './reverse.js';
 import { newExchangeClock, type ProxiedExchange, type RunningListener } from './http-parts.js';
@@ -20,11 +20,11 @@ import { startWebhookRelay, type RunningWebhookRelay } from './webhook-relay.js'
 import type { Injector } from './inject.js';
 import { WEBHOOK_AUDITED_CHECKS, WebhookAudit } from './webhook-audit.js';
 import { KEYED_SIGNATURE_CHECKS, SIGNATURE_AUDITED_CHECKS, SignatureAudit } from './signature-audit.js';
-import type { KeyResolver } from '../signing/keys/key-resolver.js';
-import type { TransportKind } from '../transport/types.js';
-import type { AddressPolicy } from '../net/address-policy.js';
-import { brandJsonUrlFor, publishedKeyResolver } from '../webhooks/emission/keys.js';
-import { DEFAULT_TARGET, inLines, type ProtocolLine } from '../protocol/lines.js';
+import type { KeyResolver } from '../core/signing/keys/key-resolver.js';
+import type { TransportKind } from '../core/transport/types.js';
+import type { AddressPolicy } from '../core/net/address-policy.js';
+import { brandJsonUrlFor, publishedKeyResolver } from '../core/webhooks/emission/keys.js';
+import { DEFAULT_TARGET, inLines, type ProtocolLine } from '../core/protocol/lines.js';
 
 export interface AuditingProxyOptions {
   upstream: string;
@@ -114,7 +114,7 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
   const webhookAudit = new WebhookAudit({
     token: o.token,
     upstream: o.upstream,
-    // The agent's published keys, found as `run` finds them (harness/webhooks/emission/keys.ts).
+    // The agent's published keys, found as `run` finds them (harness/core/webhooks/emission/keys.ts).
     keys: (endpoint, caps) => ({
       resolver: publishedKeyResolver({ agentUrl: o.upstream, brandJsonUrl: brandJsonUrlFor(o.upstream, caps), endpoint, policy: o.addressPolicy }),
     }),

@@ -8,18 +8,18 @@
  * and exactly the checklist's code; accepting it is a finding. Judged only when the agent's
  * capabilities seen in the traffic declare request_signing.supported.
  */
-import { scanDuplicateKeys } from '../signing/parse/duplicate-keys.js';
-import { contentDigestMatches, parseContentDigest } from '../signing/parse/content-digest.js';
-import { parseSignatureHeaders, type ParsedSignature } from '../signing/parse/signature-headers.js';
-import type { KeyLookup, KeyResolver } from '../signing/keys/key-resolver.js';
-import { type Jwk, sigAlgOfJwk } from '../signing/keys/keys.js';
-import { parseWwwAuthenticate } from '../signing/parse/www-authenticate.js';
-import type { RequestSigningCapability } from '../signing/verify/precheck.js';
-import { InMemoryReplayCache, REQUEST_PER_KEYID_CAP } from '../signing/verify/replay-cache.js';
-import { verifyRequestSignature } from '../signing/verify/verifier.js';
-import { MAX_CLOCK_SKEW_SECONDS, MAX_WINDOW_SECONDS } from '../signing/verify/checklist.js';
-import type { ProtocolIds } from '../token.js';
-import { isObject, tryParseJson } from '../transport/jsonrpc.js';
+import { scanDuplicateKeys } from '../core/signing/parse/duplicate-keys.js';
+import { contentDigestMatches, parseContentDigest } from '../core/signing/parse/content-digest.js';
+import { parseSignatureHeaders, type ParsedSignature } from '../core/signing/parse/signature-headers.js';
+import type { KeyLookup, KeyResolver } from '../core/signing/keys/key-resolver.js';
+import { type Jwk, sigAlgOfJwk } from '../core/signing/keys/keys.js';
+import { parseWwwAuthenticate } from '../core/signing/parse/www-authenticate.js';
+import type { RequestSigningCapability } from '../core/signing/verify/precheck.js';
+import { InMemoryReplayCache, REQUEST_PER_KEYID_CAP } from '../core/signing/verify/replay-cache.js';
+import { verifyRequestSignature } from '../core/signing/verify/verifier.js';
+import { MAX_CLOCK_SKEW_SECONDS, MAX_WINDOW_SECONDS } from '../core/signing/verify/checklist.js';
+import type { ProtocolIds } from '../core/token.js';
+import { isObject, tryParseJson } from '../core/transport/jsonrpc.js';
 import type { Verdict } from './audit.js';
 import { remember } from './audit-shared.js';
 import type { ProxiedExchange } from './http-parts.js';

@@ -1,7 +1,7 @@
 /**
  * The passive audit of webhooks the agent posts through the relay (webhook-relay.ts), under the
  * webhooks suite's check ids and, where the suite has a grading rule, with that very rule
- * (suites/webhooks/kinds/rules.ts) applied to the delivery: the envelope (key form, schema,
+ * (harness/core/webhooks/emission/rules.ts) applied to the delivery: the envelope (key form, schema,
  * operation_id and context echoed from the registration seen in the buyer's call), RFC 9421
  * signatures verified with the 14-step checklist and the agent's published keys (fetched under
  * the proxy's address policy), HMAC with the registered secret, retries (same key, same payload,
@@ -14,16 +14,16 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import canonicalize from 'canonicalize';
-import { RULES, type RuleContext, TERMINAL_TASK_STATUSES, taskStatusOf } from '../../suites/webhooks/kinds/rules.js';
-import type { KeyResolver } from '../signing/keys/key-resolver.js';
-import { InMemoryReplayCache, WEBHOOK_PER_KEYID_CAP } from '../signing/verify/replay-cache.js';
-import { createSchemaValidator, detectWebhookFormat, type SchemaValidator } from '../schemas/validator.js';
-import { protocolIds, type ProtocolIds } from '../token.js';
-import { isObject } from '../transport/jsonrpc.js';
-import type { TransportKind, WireExchange } from '../transport/types.js';
-import type { CaptureMode, Delivery } from '../webhooks/emission/delivery.js';
-import { deliveryView, envelopeKey, snapshotOf } from '../webhooks/emission/snapshot.js';
-import { verifyDelivery } from '../webhooks/emission/verify.js';
+import { RULES, type RuleContext, TERMINAL_TASK_STATUSES, taskStatusOf } from '../core/webhooks/emission/rules.js';
+import type { KeyResolver } from '../core/signing/keys/key-resolver.js';
+import { InMemoryReplayCache, WEBHOOK_PER_KEYID_CAP } from '../core/signing/verify/replay-cache.js';
+import { createSchemaValidator, detectWebhookFormat, type SchemaValidator } from '../core/schemas/validator.js';
+import { protocolIds, type ProtocolIds } from '../core/token.js';
+import { isObject } from '../core/transport/jsonrpc.js';
+import type { TransportKind, WireExchange } from '../core/transport/types.js';
+import type { CaptureMode, Delivery } from '../core/webhooks/emission/delivery.js';
+import { deliveryView, envelopeKey, snapshotOf } from '../core/webhooks/emission/snapshot.js';
+import { verifyDelivery } from '../core/webhooks/emission/verify.js';
 import type { Verdict } from './audit.js';
 import { KEY_FORMAT, remember, UUID_V4 } from './audit-shared.js';
 import type { ProxiedExchange } from './http-parts.js';

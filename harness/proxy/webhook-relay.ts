@@ -14,8 +14,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent, request } from 'undici';
-import { normalizeHeaders } from '../transport/http-client.js';
-import { readBody } from '../transport/read-body.js';
+import { normalizeHeaders } from '../core/transport/http-client.js';
+import { readBody } from '../core/transport/read-body.js';
 import {
   AuditCopy,
   forwardable,

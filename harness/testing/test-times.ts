@@ -22,7 +22,7 @@ export const SLOW_TEST_FILES: Readonly<Record<string, number>> = {
   'harness/cli/registry-command.test.ts': 41,
   'suites/signatures/signatures.faults.test.ts': 41,
   'harness/fuzz/kill-rate.test.ts': 40,
-  'harness/registry/postgres.test.ts': 32,
+  'harness/compliance-service/postgres.test.ts': 32,
   'harness/cli/run-registry.test.ts': 30,
   'mocks/buyer/faults.test.ts': 30,
 };

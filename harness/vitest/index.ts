@@ -20,10 +20,10 @@
  */
 import { resolve } from 'node:path';
 import { beforeAll, describe, it, type TestContext } from 'vitest';
-import { certify, pickSuites, UnknownSuiteError } from '../certify.js';
-import { selectChecks } from '../engine/run.js';
+import { certify, pickSuites, UnknownSuiteError } from '../certify/certify.js';
+import { selectChecks } from '../core/engine/run.js';
 import { builtinSuites } from '../../suites/index.js';
-import type { BaselineEntryResult, CheckResult, RunResult } from '../engine/result.js';
+import type { BaselineEntryResult, CheckResult, RunResult } from '../core/engine/result.js';
 import { applyBaseline } from '../baseline/apply.js';
 import { parseRunArgs, reproduceCommand } from '../cli/run-command.js';
 import { SUITE_LABELS, allureIdentity, allureStatus, allureStatusDetails, evidenceAttachments, type AllureIdentity } from '../../reports/allure.js';

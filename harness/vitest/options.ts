@@ -11,10 +11,10 @@
  *   PROTO_COMPLY_TIMEOUT_S   total timeout of one call in seconds
  */
 import { readFileSync } from 'node:fs';
-import { DEFAULT_TOKEN, protocolIds } from '../token.js';
-import { isValidSeed, newSeed } from '../engine/rng.js';
-import { compileCheckGlobs } from '../engine/glob.js';
-import { resolveEndpoints, type AgentTransportKind } from '../transport/index.js';
+import { DEFAULT_TOKEN, protocolIds } from '../core/token.js';
+import { isValidSeed, newSeed } from '../core/engine/rng.js';
+import { compileCheckGlobs } from '../core/engine/glob.js';
+import { resolveEndpoints, type AgentTransportKind } from '../core/transport/index.js';
 import { BaselineError, MAX_BASELINE_BYTES, parseBaseline, type Baseline } from '../baseline/file.js';
 import { builtinCheckIds } from '../../suites/index.js';
 

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { envWithout, runChild, type ChildResult } from '../testing/spawn.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockSeller } from '../../mocks/seller/index.js';
-import type { RunResult } from '../engine/result.js';
+import type { RunResult } from '../core/engine/result.js';
 import { writeAllureResults } from '../../reports/allure.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
-import type { BenchResult } from '../../harness/signing/bench/bench.js';
-import { encodeEvent } from '../../harness/webhooks/receiver-probe/events.js';
-import { signWebhook, startSenderIdentity, type SenderIdentity } from '../../harness/webhooks/receiver-probe/sender.js';
+import type { BenchResult } from '../../harness/core/signing/bench/bench.js';
+import { encodeEvent } from '../../harness/core/webhooks/receiver-probe/events.js';
+import { signWebhook, startSenderIdentity, type SenderIdentity } from '../../harness/core/webhooks/receiver-probe/sender.js';
 import { startMockBuyer, type RunningMockBuyer } from './index.js';
 
 export interface ReceiverBenchOptions {

@@ -14,13 +14,13 @@
  * but loopback, the admin API needs a bearer token: --admin-token, or one generated and printed.
  */
 import { parseArgs } from 'node:util';
-import { TokenError } from '../../harness/token.js';
-import { BEARER_TOKEN_ENV, HMAC_SECRET_ENV } from '../../harness/webhooks/receiver-probe/cli.js';
+import { TokenError } from '../../harness/core/token.js';
+import { BEARER_TOKEN_ENV, HMAC_SECRET_ENV } from '../../harness/core/webhooks/receiver-probe/cli.js';
 import { listBuyerFaults, UnknownBuyerFaultError } from './faults.js';
 import { startMockBuyer, type MockBuyerOptions } from './index.js';
 import { EndpointConfigError } from './store/endpoints.js';
 import { TrustConfigError } from './trust.js';
-import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/cli-kit/serve.js';
+import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/core/cli-kit/serve.js';
 
 export interface MockBuyerCommandIo extends MockCommandIo {
   /** Where `--hmac-endpoint` reads the shared secret (default process.env). */

@@ -4,7 +4,7 @@
  * nothing else. Prints the mutation score (faults caught / faults).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSenderIdentity, type SenderIdentity } from '../../harness/webhooks/receiver-probe/sender.js';
+import { startSenderIdentity, type SenderIdentity } from '../../harness/core/webhooks/receiver-probe/sender.js';
 import { findingIds } from '../../suites/testing/mock-run.js';
 import { listBuyerFaults, type BuyerFaultDef } from './faults.js';
 import { certifyMockBuyer } from './suite-run.js';

@@ -8,8 +8,8 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
-import { encodeEvent } from '../../harness/webhooks/receiver-probe/events.js';
-import { signWebhook } from '../../harness/webhooks/receiver-probe/sender.js';
+import { encodeEvent } from '../../harness/core/webhooks/receiver-probe/events.js';
+import { signWebhook } from '../../harness/core/webhooks/receiver-probe/sender.js';
 import { event, post, startRig, type Rig } from './testing/buyer-rig.js';
 
 const BOUND = 25;

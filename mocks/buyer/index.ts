@@ -8,9 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { isLoopbackAddress } from '../../harness/net/address-ranges.js';
-import { DEFAULT_TOKEN, protocolIds } from '../../harness/token.js';
-import { WEBHOOK_PER_KEYID_CAP } from '../../harness/signing/verify/replay-cache.js';
+import { isLoopbackAddress } from '../../harness/core/net/address-ranges.js';
+import { DEFAULT_TOKEN, protocolIds } from '../../harness/core/token.js';
+import { WEBHOOK_PER_KEYID_CAP } from '../../harness/core/signing/verify/replay-cache.js';
 import { BuyerFaultSet } from './faults.js';
 import { handleAdmin } from './http/admin.js';
 import { BuyerHttpServer } from './http/server.js';

@@ -7,9 +7,9 @@
  * signing library's `verifyHmacWebhook`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { ProtocolIds } from '../../harness/token.js';
-import { HMAC_MAX_SKEW_SECONDS, hmacSignature } from '../../harness/signing/legacy/legacy-hmac.js';
-import type { ReceivedRequest } from '../../harness/signing/verify/verifier-types.js';
+import type { ProtocolIds } from '../../harness/core/token.js';
+import { HMAC_MAX_SKEW_SECONDS, hmacSignature } from '../../harness/core/signing/legacy/legacy-hmac.js';
+import type { ReceivedRequest } from '../../harness/core/signing/verify/verifier-types.js';
 import type { BuyerFaultSet } from './faults.js';
 
 export const HMAC_FAULTS = ['hmac-lax-timestamp', 'hmac-ignores-skew', 'hmac-lax-prefix', 'hmac-body-only', 'hmac-reserializes-body'] as const;

@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { protocolIds } from '../../harness/token.js';
-import { signHmacWebhook } from '../../harness/signing/legacy/legacy-hmac.js';
-import { encodeEvent, envelopeOf, tamperBody } from '../../harness/webhooks/receiver-probe/events.js';
-import { signWebhook } from '../../harness/webhooks/receiver-probe/sender.js';
+import { protocolIds } from '../../harness/core/token.js';
+import { signHmacWebhook } from '../../harness/core/signing/legacy/legacy-hmac.js';
+import { encodeEvent, envelopeOf, tamperBody } from '../../harness/core/webhooks/receiver-probe/events.js';
+import { signWebhook } from '../../harness/core/webhooks/receiver-probe/sender.js';
 import { event, post, startRig, type Rig } from './testing/buyer-rig.js';
 
 const ids = protocolIds('proto');

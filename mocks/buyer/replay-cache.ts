@@ -5,7 +5,7 @@
  * does not reopen the window for a live (keyid, nonce). Per-keyid and aggregate caps reject
  * (`webhook_signature_rate_abuse`) instead of evicting.
  */
-import { InMemoryReplayCache, type ReplayCache, type ReplayInsertOutcome } from '../../harness/signing/verify/replay-cache.js';
+import { InMemoryReplayCache, type ReplayCache, type ReplayInsertOutcome } from '../../harness/core/signing/verify/replay-cache.js';
 import type { GroupCommitter } from './store/commit.js';
 import type { Db } from './store/db.js';
 

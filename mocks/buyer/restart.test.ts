@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeEvent } from '../../harness/webhooks/receiver-probe/events.js';
-import { signWebhook, startSenderIdentity, type SenderIdentity } from '../../harness/webhooks/receiver-probe/sender.js';
+import { encodeEvent } from '../../harness/core/webhooks/receiver-probe/events.js';
+import { signWebhook, startSenderIdentity, type SenderIdentity } from '../../harness/core/webhooks/receiver-probe/sender.js';
 import { event } from './testing/buyer-rig.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

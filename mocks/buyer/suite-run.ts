@@ -7,11 +7,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { certify, type CertifyOptions } from '../../harness/certify.js';
-import type { RunResult } from '../../harness/engine/result.js';
-import { startSenderIdentity, type SenderIdentity } from '../../harness/webhooks/receiver-probe/sender.js';
+import { certify, type CertifyOptions } from '../../harness/certify/certify.js';
+import type { RunResult } from '../../harness/core/engine/result.js';
+import { startSenderIdentity, type SenderIdentity } from '../../harness/core/webhooks/receiver-probe/sender.js';
 import { startMockBuyer, type MockBuyerOptions, type RunningMockBuyer } from './index.js';
-import type { ReceiverTarget } from '../../harness/engine/resources.js';
+import type { ReceiverTarget } from '../../harness/core/engine/resources.js';
 
 /** The bound the self-tests declare for the harness's flood sender. */
 export const FLOOD_BOUND = 20;

@@ -7,9 +7,9 @@
  * Fetches are SSRF-safe (https only, no reserved addresses). `allowInsecureLoopback` is the
  * explicit test-only setting that also admits http on loopback (digest 5.9 forbids it otherwise).
  */
-import { BrandJwksResolver } from '../../harness/signing/keys/jwks-resolver.js';
-import type { KeyLookup, KeyResolver } from '../../harness/signing/keys/key-resolver.js';
-import type { DocumentFetcher } from '../../harness/net/safe-fetch.js';
+import { BrandJwksResolver } from '../../harness/core/signing/keys/jwks-resolver.js';
+import type { KeyLookup, KeyResolver } from '../../harness/core/signing/keys/key-resolver.js';
+import type { DocumentFetcher } from '../../harness/core/net/safe-fetch.js';
 
 export interface TrustedSender {
   /** The seller operator's brand declaration (`/.well-known/brand.json`). */

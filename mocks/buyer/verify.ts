@@ -4,15 +4,15 @@
  * HMAC-SHA256 / Bearer when the registration chose them). The fault switches for signature
  * rules live here, each neutralizing exactly one checklist rule.
  */
-import type { ProtocolIds } from '../../harness/token.js';
-import { errorCode, type FailureReason } from '../../harness/signing/codes.js';
-import type { KeyResolver } from '../../harness/signing/keys/key-resolver.js';
-import type { ReplayCache } from '../../harness/signing/verify/replay-cache.js';
-import { parseSignatureHeaders, type SignatureParams } from '../../harness/signing/parse/signature-headers.js';
-import { verifyRequestSignature } from '../../harness/signing/verify/verifier.js';
-import type { ReceivedRequest } from '../../harness/signing/verify/verifier-types.js';
-import { verifyWebhook, type WebhookVerdict, type WebhookVerifyOptions } from '../../harness/signing/verify/webhook-mode.js';
-import { wwwAuthenticate } from '../../harness/signing/parse/www-authenticate.js';
+import type { ProtocolIds } from '../../harness/core/token.js';
+import { errorCode, type FailureReason } from '../../harness/core/signing/codes.js';
+import type { KeyResolver } from '../../harness/core/signing/keys/key-resolver.js';
+import type { ReplayCache } from '../../harness/core/signing/verify/replay-cache.js';
+import { parseSignatureHeaders, type SignatureParams } from '../../harness/core/signing/parse/signature-headers.js';
+import { verifyRequestSignature } from '../../harness/core/signing/verify/verifier.js';
+import type { ReceivedRequest } from '../../harness/core/signing/verify/verifier-types.js';
+import { verifyWebhook, type WebhookVerdict, type WebhookVerifyOptions } from '../../harness/core/signing/verify/webhook-mode.js';
+import { wwwAuthenticate } from '../../harness/core/signing/parse/www-authenticate.js';
 import type { BuyerFaultSet } from './faults.js';
 import { hasHmacFault, laxHmacAccepts } from './lax-hmac.js';
 import { NoReplayCache } from './replay-cache.js';

@@ -9,9 +9,9 @@
  * publisher's pin. Bad flags: one line on stderr, exit code 2.
  */
 import { parseArgs } from 'node:util';
-import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/cli-kit/serve.js';
-import { PRIVATE_JWK_MEMBERS } from '../../harness/discovery/jwks-audit.js';
-import { fetchDiscoveryJson } from '../../harness/discovery/fetch.js';
+import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/core/cli-kit/serve.js';
+import { PRIVATE_JWK_MEMBERS } from '../../harness/core/discovery/jwks-audit.js';
+import { fetchDiscoveryJson } from '../../harness/core/discovery/fetch.js';
 import { REGISTRY_FAULTS, UnknownRegistryFaultError } from './faults.js';
 import { startMockRegistry } from './index.js';
 

@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import { baseUrlOf, listen } from '../../harness/net/listen.js';
-import { DEFAULT_TOKEN } from '../../harness/token.js';
+import { baseUrlOf, listen } from '../../harness/core/net/listen.js';
+import { DEFAULT_TOKEN } from '../../harness/core/token.js';
 import { type DiscoveryAgent, DiscoveryFiles, domainFileUrl, WELL_KNOWN } from './discovery.js';
 import { registryFaultSet } from './faults.js';
 import { createMockRegistryHandler } from './server.js';

@@ -3,8 +3,8 @@
  * token's capability task) and as a channel code (the spec names channel codes without listing
  * them: this is the mock's own list, and only the mock refuses codes outside it).
  */
-import { AGENT_CAPABILITIES_TASK, SPEC_TASKS } from '../../harness/protocol/tasks.js';
-import { protocolIds } from '../../harness/token.js';
+import { AGENT_CAPABILITIES_TASK, SPEC_TASKS } from '../../harness/core/protocol/tasks.js';
+import { protocolIds } from '../../harness/core/token.js';
 
 export const CHANNELS = ['display', 'olv', 'ctv', 'audio', 'dooh', 'social', 'search', 'native', 'retail_media'] as const;
 

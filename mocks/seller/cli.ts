@@ -6,11 +6,11 @@
  * cleanly and returns 0. Bad flags: one line on stderr, exit code 2.
  */
 import { parseArgs } from 'node:util';
-import { TokenError } from '../../harness/token.js';
-import { AGENT_KINDS, type AgentKind, isAgentKind } from '../../harness/protocol/agent-kinds.js';
+import { TokenError } from '../../harness/core/token.js';
+import { AGENT_KINDS, type AgentKind, isAgentKind } from '../../harness/core/protocol/agent-kinds.js';
 import { UnknownFaultError, listFaults } from './faults.js';
 import { startMockSeller } from './index.js';
-import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/cli-kit/serve.js';
+import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/core/cli-kit/serve.js';
 
 export type MockSellerCommandIo = MockCommandIo;
 

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_TOKEN, protocolIds } from '../../harness/token.js';
+import { DEFAULT_TOKEN, protocolIds } from '../../harness/core/token.js';
 import { A2aEndpoint } from './a2a/endpoint.js';
 import { AsyncTaskService } from './domain/async-tasks.js';
 import { buildCatalog } from './domain/catalog.js';
@@ -32,9 +32,9 @@ import { createWebhookKeys } from './webhooks/keys.js';
 import { DEFAULT_RETRY, DEFAULT_WEBHOOK_TIMEOUT_MS } from './webhooks/sender.js';
 import { DEFAULT_IMPAIRMENT_WINDOW_MS, WebhookService } from './webhooks/service.js';
 import { DEFAULT_MAX_WEBHOOK_URLS, LocalTestingPolicy, WebhookAdmission } from './webhooks/admission.js';
-import { AddressPolicy } from '../../harness/net/address-policy.js';
-import { AGENT_KINDS, isAgentKind } from '../../harness/protocol/agent-kinds.js';
-import { DEFAULT_TARGET, isProtocolLine, PROTOCOL_LINES } from '../../harness/protocol/lines.js';
+import { AddressPolicy } from '../../harness/core/net/address-policy.js';
+import { AGENT_KINDS, isAgentKind } from '../../harness/core/protocol/agent-kinds.js';
+import { DEFAULT_TARGET, isProtocolLine, PROTOCOL_LINES } from '../../harness/core/protocol/lines.js';
 
 export type {
   MockSellerOptions,

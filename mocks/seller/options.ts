@@ -1,10 +1,10 @@
 /** Public options and handle of the mock seller, and the request-verification extension point. */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SellerEvents } from './domain/events.js';
-import type { RequestSigningCapability } from '../../harness/signing/verify/precheck.js';
-import type { LookupFunction } from '../../harness/net/address-policy.js';
-import type { AgentKind } from '../../harness/protocol/agent-kinds.js';
-import type { ProtocolLine } from '../../harness/protocol/lines.js';
+import type { RequestSigningCapability } from '../../harness/core/signing/verify/precheck.js';
+import type { LookupFunction } from '../../harness/core/net/address-policy.js';
+import type { AgentKind } from '../../harness/core/protocol/agent-kinds.js';
+import type { ProtocolLine } from '../../harness/core/protocol/lines.js';
 
 export type McpReplyMode = 'sse' | 'json';
 
@@ -40,7 +40,7 @@ export interface MockSellerOptions {
   host?: string;
   /** Default 0 (an ephemeral port). */
   port?: number;
-  /** Protocol token (harness/token.ts), default `proto`. */
+  /** Protocol token (harness/core/token.ts), default `proto`. */
   token?: string;
   /** When set, every MCP and A2A call must carry `Authorization: Bearer <authToken>` (agent card stays public). */
   authToken?: string;
@@ -73,7 +73,7 @@ export interface MockSellerOptions {
    */
   testController?: boolean;
   /**
-   * The agent kinds served (harness/protocol/agent-kinds.ts), default all: only their 4.3 tasks are
+   * The agent kinds served (harness/core/protocol/agent-kinds.ts), default all: only their 4.3 tasks are
    * listed and answered, `supported_protocols` names only them, and the test controller (media-buy
    * scenarios) and the media-buy capability blocks come only with `media-buy`.
    */

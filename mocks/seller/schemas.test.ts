@@ -1,11 +1,11 @@
 /**
  * Agreement between the mock seller and the project's JSON Schemas (fixtures/schemas, validated
- * with harness/schemas/validator.ts): every kind of reply the seller produces must be valid, for
+ * with harness/core/schemas/validator.ts): every kind of reply the seller produces must be valid, for
  * the default token and for another one.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSchemaValidator, type SchemaValidator } from '../../harness/schemas/validator.js';
+import { createSchemaValidator, type SchemaValidator } from '../../harness/core/schemas/validator.js';
 import type { RunningMockSeller } from './index.js';
 import { McpTestClient, a2aSend } from './testing/wire-client.js';
 import { createArgs, freshAccount, isoIn, key, startTestSeller } from './testing/seller-fixtures.js';

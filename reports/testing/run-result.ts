@@ -6,11 +6,11 @@
  * characters, bidi overrides, lone surrogates). Counts and statuses are computed from the
  * checks, so the fixture is consistent by construction.
  */
-import { emptyCounts, isFailing } from '../../harness/engine/result.js';
-import type { CheckResult, Evidence, Level, Outcome, OutcomeCounts, RunResult, SuiteResult, SuiteStatus } from '../../harness/engine/result.js';
-import { DEFAULT_TOKEN, protocolIds } from '../../harness/token.js';
-import { coverageOf } from '../../harness/engine/summarize.js';
-import type { TransportKind, WireExchange } from '../../harness/transport/types.js';
+import { emptyCounts, isFailing } from '../../harness/core/engine/result.js';
+import type { CheckResult, Evidence, Level, Outcome, OutcomeCounts, RunResult, SuiteResult, SuiteStatus } from '../../harness/core/engine/result.js';
+import { DEFAULT_TOKEN, protocolIds } from '../../harness/core/token.js';
+import { coverageOf } from '../../harness/core/engine/summarize.js';
+import type { TransportKind, WireExchange } from '../../harness/core/transport/types.js';
 
 /** Each one sets `window.__pwned` (or opens a dialog) if a renderer lets it execute. */
 export const HOSTILE = {

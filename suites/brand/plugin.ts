@@ -1,4 +1,4 @@
 /** The `brand` suite: data only (brand.yaml), judged with the engine's generic kinds. */
-import { suitePlugin } from '../../harness/engine/plugin.js';
+import { suitePlugin } from '../../harness/core/engine/plugin.js';
 
 export default suitePlugin(import.meta.url, 'brand');

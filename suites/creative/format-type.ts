@@ -3,8 +3,8 @@
  * (list_creative_formats). Formats need not carry one (its fields beyond `format_id` are not shown,
  * interface spec 2.6): without it the type filter cannot be judged, a coverage gap.
  */
-import type { TemplateFunction } from '../../harness/engine/plugin.js';
-import { TemplateGapError } from '../../harness/engine/template.js';
+import type { TemplateFunction } from '../../harness/core/engine/plugin.js';
+import { TemplateGapError } from '../../harness/core/engine/template.js';
 
 export const formatTypeFunction: TemplateFunction = {
   resolve(step, scope) {

@@ -6,13 +6,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { certify } from '../../harness/certify.js';
+import { certify } from '../../harness/certify/certify.js';
 import { FUZZ_PROPERTIES } from '../../harness/fuzz/properties/index.js';
 import { runFuzz } from '../../harness/fuzz/run.js';
-import type { RunResult } from '../../harness/engine/result.js';
-import type { ProtocolLine } from '../../harness/protocol/lines.js';
-import type { AgentTransportKind } from '../../harness/transport/index.js';
-import { loadFixtures } from '../setup/fixtures.js';
+import type { RunResult } from '../../harness/core/engine/result.js';
+import type { ProtocolLine } from '../../harness/core/protocol/lines.js';
+import type { AgentTransportKind } from '../../harness/core/transport/index.js';
+import { loadFixtures } from '../../harness/core/fixtures/fixtures.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');

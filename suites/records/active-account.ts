@@ -3,8 +3,8 @@
  * answered `status: active`. An account pending review, refused or waiting for information is not
  * yet a relationship list_accounts must show (interface spec 4.3): nothing to judge, a coverage gap.
  */
-import type { TemplateFunction } from '../../harness/engine/plugin.js';
-import { TemplateGapError } from '../../harness/engine/template.js';
+import type { TemplateFunction } from '../../harness/core/engine/plugin.js';
+import { TemplateGapError } from '../../harness/core/engine/template.js';
 
 export const activeOperatorFunction: TemplateFunction = {
   resolve(step, scope) {

@@ -4,8 +4,8 @@
  * the usual reporting periods. A seller that declares every one of them leaves nothing to refuse:
  * a coverage gap.
  */
-import type { TemplateFunction } from '../../harness/engine/plugin.js';
-import { TemplateGapError } from '../../harness/engine/template.js';
+import type { TemplateFunction } from '../../harness/core/engine/plugin.js';
+import { TemplateGapError } from '../../harness/core/engine/template.js';
 
 export const GRANULARITIES = ['hourly', 'daily', 'weekly', 'monthly'] as const;
 

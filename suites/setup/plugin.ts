@@ -4,7 +4,7 @@
  * template functions (`{{account:x}}`, `{{account_if_known:x}}`, `{{account_or_natural:x}}`, `{{sync_account:x}}`,
  * `{{other_account:x}}`, `{{sandbox_account:x}}`, `{{budget:x}}`, `{{buyer_brand:x}}`) that every other suite's account-scoped calls use.
  */
-import { suitePlugin } from '../../harness/engine/plugin.js';
+import { suitePlugin } from '../../harness/core/engine/plugin.js';
 import {
   accountFunction,
   accountIfKnownFunction,
@@ -13,11 +13,11 @@ import {
   otherAccountFunction,
   sandboxAccountFunction,
   syncAccountFunction,
-} from './accounts.js';
+} from '../../harness/core/fixtures/accounts.js';
 import { setupAccount } from './kinds/account.js';
 import { setupProducts } from './kinds/products.js';
 import { setupCreate } from './kinds/create.js';
-import { budgetFunction } from './products.js';
+import { budgetFunction } from '../../harness/core/fixtures/products.js';
 
 export default suitePlugin(import.meta.url, 'setup', {
   stepKinds: [setupAccount, setupProducts, setupCreate],

@@ -5,8 +5,8 @@
  * list of destinations refuses that one; its activation checks are then coverage gaps (the call
  * steps' `gap_if_refused` with `unless_fixture: signals.destinations`), not failures.
  */
-import type { TemplateFunction } from '../../harness/engine/plugin.js';
-import { fixturesOf } from '../setup/fixtures.js';
+import type { TemplateFunction } from '../../harness/core/engine/plugin.js';
+import { fixturesOf } from '../../harness/core/fixtures/fixtures.js';
 
 export const DEFAULT_SIGNAL_DESTINATIONS = [{ type: 'platform', platform: 'proto-comply-test-dsp' }];
 

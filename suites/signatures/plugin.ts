@@ -1,5 +1,5 @@
 /** The `signatures` suite: probes a live agent's RFC 9421 request verifier (signatures.yaml, kinds/). */
-import { suitePlugin } from '../../harness/engine/plugin.js';
+import { suitePlugin } from '../../harness/core/engine/plugin.js';
 import { signedCall } from './kinds/signed-call.js';
 import { signedRateCap } from './kinds/signed-rate-cap.js';
 import { signedReplay } from './kinds/signed-replay.js';

@@ -4,7 +4,7 @@
  * tokens work, and a seller without request signing gets not_applicable throughout.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../../harness/engine/result.js';
+import type { RunResult } from '../../harness/core/engine/result.js';
 import { builtinSuites } from '../index.js';
 import { certifyMock, findings } from '../testing/mock-run.js';
 

@@ -1,5 +1,5 @@
 /** The `state-machine` suite: state-machine.yaml, judged with the engine's generic kinds, plus `start_buy` (kinds/). */
-import { suitePlugin } from '../../harness/engine/plugin.js';
+import { suitePlugin } from '../../harness/core/engine/plugin.js';
 import { startBuy } from './kinds/start-buy.js';
 
 export default suitePlugin(import.meta.url, 'state-machine', { stepKinds: [startBuy] });

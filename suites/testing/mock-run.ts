@@ -1,8 +1,8 @@
 /** Self-test support: certify a freshly started mock seller (optionally with faults). */
 import { randomBytes } from 'node:crypto';
-import { certify, type CertifyOptions } from '../../harness/certify.js';
+import { certify, type CertifyOptions } from '../../harness/certify/certify.js';
 import { builtinSuites } from '../index.js';
-import type { CheckResult, RunResult } from '../../harness/engine/result.js';
+import type { CheckResult, RunResult } from '../../harness/core/engine/result.js';
 import { startMockSeller } from '../../mocks/seller/index.js';
 import type { MockSellerOptions } from '../../mocks/seller/options.js';
 import type { FaultDef } from '../../mocks/seller/faults.js';

@@ -3,10 +3,10 @@
  * of one built-in check against it through the real engine (profile, check runner, schemas). For
  * rules no fault of the mock seller can break alone; see failing-tests.ts.
  */
-import type { CheckResult } from '../../harness/engine/result.js';
-import { executeRun } from '../../harness/engine/run.js';
-import { createSchemaValidator } from '../../harness/schemas/index.js';
-import type { CallOptions, OpenInfo, TaskListReply, TaskReply, Transport, TransportKind } from '../../harness/transport/types.js';
+import type { CheckResult } from '../../harness/core/engine/result.js';
+import { executeRun } from '../../harness/core/engine/run.js';
+import { createSchemaValidator } from '../../harness/core/schemas/index.js';
+import type { CallOptions, OpenInfo, TaskListReply, TaskReply, Transport, TransportKind } from '../../harness/core/transport/types.js';
 import { builtinSuites } from '../index.js';
 
 export type Script = (task: string, args: Record<string, unknown>, options: CallOptions) => Partial<TaskReply> | Promise<Partial<TaskReply>>;

@@ -2,8 +2,8 @@
  * The traceability maps (not a suite): one YAML file per spec document mapping each normative
  * rule to the checks that test it, or to the reason it is untested. See README "Traceability".
  */
-import { loadTraceMap } from '../../harness/traceability/load.js';
-import { SPEC_DOCS, type SpecDoc, type TraceMap } from '../../harness/traceability/types.js';
+import { loadTraceMap } from '../../harness/core/traceability/load.js';
+import { SPEC_DOCS, type SpecDoc, type TraceMap } from '../../harness/core/traceability/types.js';
 
 export const TRACE_MAP_FILES: Record<SpecDoc, URL> = {
   'interface-spec': new URL('./interface-spec.yaml', import.meta.url),

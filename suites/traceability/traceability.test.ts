@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { builtinSuites } from '../index.js';
 import { TRACE_MAP_FILES, traceMaps } from './index.js';
-import { readTraceMap } from '../../harness/traceability/load.js';
-import { checkAnchorProblems, checkCoverageProblems, checkLineProblems, documentProblems, type TracedCheck } from '../../harness/traceability/validate.js';
-import { SPEC_DOCS, type SpecDoc, type TraceMap } from '../../harness/traceability/types.js';
+import { readTraceMap } from '../../harness/core/traceability/load.js';
+import { checkAnchorProblems, checkCoverageProblems, checkLineProblems, documentProblems, type TracedCheck } from '../../harness/core/traceability/validate.js';
+import { SPEC_DOCS, type SpecDoc, type TraceMap } from '../../harness/core/traceability/types.js';
 
 const SPEC_DIR = join(process.cwd(), '../shared/spec');
 const specText = (doc: SpecDoc): string => readFileSync(join(SPEC_DIR, `${doc}.md`), 'utf8');

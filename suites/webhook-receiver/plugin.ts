@@ -1,5 +1,5 @@
 /** The `webhook-receiver` suite: certifies a buyer's webhook receiver by sending it webhooks (webhook-receiver.yaml, kinds/). */
-import { suitePlugin } from '../../harness/engine/plugin.js';
+import { suitePlugin } from '../../harness/core/engine/plugin.js';
 import { receiverFlood } from './kinds/flood.js';
 import { receiverSend } from './kinds/send.js';
 import { receiverRequires, receiverState } from './kinds/state.js';

@@ -4,7 +4,7 @@
  * not_applicable; without the read-back hook the read-back checks are coverage gaps.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../../harness/engine/result.js';
+import type { RunResult } from '../../harness/core/engine/result.js';
 import { certifyMockBuyer } from '../../mocks/buyer/suite-run.js';
 import { certifyMock } from '../testing/mock-run.js';
 import { builtinSuites } from '../index.js';

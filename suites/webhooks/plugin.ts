@@ -1,5 +1,5 @@
 /** The `webhooks` suite: grades the webhooks a seller emits, captured on the harness's receiver (webhooks.yaml, kinds/). */
-import { suitePlugin } from '../../harness/engine/plugin.js';
+import { suitePlugin } from '../../harness/core/engine/plugin.js';
 import { webhookCall } from './kinds/call.js';
 import { eachWebhook, webhookCount, webhookRule } from './kinds/expect.js';
 import { eachEnvelope } from './kinds/envelope.js';

@@ -3,11 +3,11 @@
  * and without a test controller the checks that need one are coverage gaps with the reason.
  */
 import { describe, expect, it } from 'vitest';
-import { certify } from '../../harness/certify.js';
+import { certify } from '../../harness/certify/certify.js';
 import { builtinSuites } from '../index.js';
 import { startMockSeller } from '../../mocks/seller/index.js';
 import { CONTROLLER_FREE_WEBHOOKS, certifyMock, findings } from '../testing/mock-run.js';
-import { DEFAULT_TARGET, inLines } from '../../harness/protocol/lines.js';
+import { DEFAULT_TARGET, inLines } from '../../harness/core/protocol/lines.js';
 
 /** Judged on sellers presenting as production only (no test controller declared). */
 const PRODUCTION_ONLY = 'webhooks.registration.http-url-refused';

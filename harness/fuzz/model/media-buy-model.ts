@@ -3,7 +3,7 @@
  * cache (interface spec 4.4, digest 3). It predicts what the agent must answer; where the spec
  * leaves an answer open, the prediction is undefined and the command generating it is skipped.
  */
-import type { ProtocolLine } from '../../protocol/lines.js';
+import type { ProtocolLine } from '../../core/protocol/lines.js';
 
 export type BuyStatus = 'pending_creatives' | 'pending_start' | 'active' | 'paused' | 'completed' | 'rejected' | 'canceled';
 export const TERMINAL: readonly BuyStatus[] = ['completed', 'rejected', 'canceled'];

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { protocolIds } from '../../token.js';
+import { protocolIds } from '../../core/token.js';
 import type { FuzzContext, FuzzProperty, FuzzRunOptions, PropertyOutcome } from '../property.js';
 import { ConflictCmd, CreateCmd, OtherAccountCmd, ParallelCreateCmd, ReplayCmd, UpdateCmd } from './commands-change.js';
 import { ForceCmd } from './commands-controller.js';

@@ -1,7 +1,7 @@
 /** Comparing one agent reply with what the media-buy model expects; a mismatch throws ModelViolation. */
-import type { TaskReply } from '../../transport/types.js';
+import type { TaskReply } from '../../core/transport/types.js';
 import { canonicalJson, type BuyStatus, validActionsTable } from './media-buy-model.js';
-import type { ProtocolLine } from '../../protocol/lines.js';
+import type { ProtocolLine } from '../../core/protocol/lines.js';
 import { clip, short } from '../judge.js';
 
 export class ModelViolation extends Error {

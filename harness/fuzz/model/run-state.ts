@@ -1,5 +1,5 @@
 /** The real side of a model run: the transport, the sequence's accounts and its key source. */
-import type { TaskReply } from '../../transport/types.js';
+import type { TaskReply } from '../../core/transport/types.js';
 import type { FuzzContext } from '../property.js';
 
 export interface RealRun {

@@ -10,8 +10,8 @@
  * agent protects.
  */
 import fc from 'fast-check';
-import { judgeAuthRefused } from '../../engine/kinds/expect/reply-status.js';
-import type { AuthOverride } from '../../transport/types.js';
+import { judgeAuthRefused } from '../../core/engine/kinds/expect/reply-status.js';
+import type { AuthOverride } from '../../core/transport/types.js';
 import { replyProblem } from '../judge.js';
 import type { FuzzContext, FuzzProperty } from '../property.js';
 import { FUZZ_TASKS, materializeKeys, missingState, validRequests, wireTask, withStateChange } from '../requests.js';

@@ -6,7 +6,7 @@
  * webhook URL is on `buyer.invalid`, which resolves nowhere (RFC 6761).
  */
 import fc from 'fast-check';
-import { judgeWellFormed } from '../../engine/kinds/expect/reply-status.js';
+import { judgeWellFormed } from '../../core/engine/kinds/expect/reply-status.js';
 import { replyProblem } from '../judge.js';
 import type { FuzzProperty } from '../property.js';
 import { materializeKeys, schemaNamed, validRequests, wireTask } from '../requests.js';

@@ -1,10 +1,10 @@
 /**
  * `fuzz.schemas.valid-accepted.<task>`: a request the task's schema accepts gets a task answer
- * that is valid against the response schema (harness/schemas), echoes `context` verbatim
+ * that is valid against the response schema (harness/core/schemas), echoes `context` verbatim
  * (interface spec 4.3) and carries `sandbox`, when present, as a boolean (spec 2.5).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { createSchemaValidator } from '../../schemas/validator.js';
+import { createSchemaValidator } from '../../core/schemas/validator.js';
 import { replyProblem, short } from '../judge.js';
 import type { FuzzProperty } from '../property.js';
 import { FUZZ_TASKS, materializeKeys, validRequests, wireTask, withStateChange } from '../requests.js';
@@ -21,7 +21,7 @@ export const validAccepted: FuzzProperty = {
       'the 3.0 specification (media-buy/specification.mdx): "Sales agents MUST include revision in create and update responses", ' +
       'while the 3.0.x schemas leave it optional; the 3.1.0 schemas require it in create, update and get',
     reading:
-      "an answer is judged against the harness's response schema of the run's target line (harness/schemas): create and update " +
+      "an answer is judged against the harness's response schema of the run's target line (harness/core/schemas): create and update " +
       'replies carry revision in every line (the 3.0 text), the buys get_media_buys lists from 3.1; a refusal of a valid request fails too',
   },
   tasks: FUZZ_TASKS,

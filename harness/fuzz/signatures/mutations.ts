@@ -5,7 +5,7 @@
  * suites/signatures/signatures.yaml).
  */
 import fc from 'fast-check';
-import { PARAM_ORDER } from '../../signing/sign/signature-base.js';
+import { PARAM_ORDER } from '../../core/signing/sign/signature-base.js';
 
 export type DigestPolicy = 'required' | 'forbidden' | 'either';
 

@@ -4,12 +4,12 @@
  * over (the signature stays valid for what was sent), so only the mutated rule is broken.
  */
 import { randomBytes } from 'node:crypto';
-import { counterpartyKeys } from '../../signing/keys/counterparty.js';
-import { decodeBinary, encodeBinary } from '../../signing/parse/base64.js';
-import type { DefectName } from '../../signing/sign/defects.js';
-import { type SignOptions, signRequest } from '../../signing/sign/signer.js';
-import type { ProtocolIds } from '../../token.js';
-import type { OutgoingRequest } from '../../transport/types.js';
+import { counterpartyKeys } from '../../core/signing/keys/counterparty.js';
+import { decodeBinary, encodeBinary } from '../../core/signing/parse/base64.js';
+import type { DefectName } from '../../core/signing/sign/defects.js';
+import { type SignOptions, signRequest } from '../../core/signing/sign/signer.js';
+import type { ProtocolIds } from '../../core/token.js';
+import type { OutgoingRequest } from '../../core/transport/types.js';
 import type { DigestPolicy, Mutation, Probe } from './mutations.js';
 
 function authorityOf(url: string): string {

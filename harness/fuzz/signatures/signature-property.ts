@@ -6,10 +6,10 @@
  * must be accepted first (else the agent does not trust the test counterparty: a gap).
  */
 import fc from 'fast-check';
-import { startCounterpartyServer } from '../../signing/keys/counterparty-server.js';
-import { parseWwwAuthenticate } from '../../signing/parse/www-authenticate.js';
-import { protocolIds, type ProtocolIds } from '../../token.js';
-import type { OutgoingRequest, TaskReply } from '../../transport/types.js';
+import { startCounterpartyServer } from '../../core/signing/keys/counterparty-server.js';
+import { parseWwwAuthenticate } from '../../core/signing/parse/www-authenticate.js';
+import { protocolIds, type ProtocolIds } from '../../core/token.js';
+import type { OutgoingRequest, TaskReply } from '../../core/transport/types.js';
 import type { FuzzContext, FuzzProperty, FuzzRunOptions, PropertyOutcome } from '../property.js';
 import { type DigestPolicy, expectedCodes, type Probe, probeArb } from './mutations.js';
 import { mutatedSigning } from './sign-mutated.js';

@@ -1,12 +1,12 @@
 /** Test support: a FuzzContext against a freshly started reference mock seller (optionally with faults). */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { probeDistinctKeys } from '../../../suites/setup/accounts.js';
+import { probeDistinctKeys } from '../../core/fixtures/accounts.js';
 import { startMockSeller } from '../../../mocks/seller/index.js';
 import type { MockSellerOptions, RunningMockSeller } from '../../../mocks/seller/options.js';
-import { createRecorder } from '../../transport/capture.js';
-import { resolveEndpoints } from '../../transport/endpoints.js';
-import { createTransport } from '../../transport/factory.js';
-import { DEFAULT_TRANSPORT_LIMITS, type Transport, type TransportKind } from '../../transport/types.js';
+import { createRecorder } from '../../core/transport/capture.js';
+import { resolveEndpoints } from '../../core/transport/endpoints.js';
+import { createTransport } from '../../core/transport/factory.js';
+import { DEFAULT_TRANSPORT_LIMITS, type Transport, type TransportKind } from '../../core/transport/types.js';
 import type { FuzzContext } from '../property.js';
 
 export interface MockContext {

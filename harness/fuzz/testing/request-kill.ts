@@ -2,7 +2,7 @@
 import { expect } from 'vitest';
 import { startMockSeller } from '../../../mocks/seller/index.js';
 import type { FaultDef } from '../../../mocks/seller/faults.js';
-import type { CheckResult } from '../../engine/result.js';
+import type { CheckResult } from '../../core/engine/result.js';
 import { REQUEST_PROPERTIES } from '../properties/index.js';
 import type { FuzzEvidence } from '../report.js';
 import { runFuzz } from '../run.js';

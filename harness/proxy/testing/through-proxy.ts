@@ -4,16 +4,16 @@
  * behind the proxy's webhook relay (its listen port and public URL set as a user would, through
  * the environment), so every webhook the seller posts crosses the relay too.
  */
-import { freeLoopbackPort } from '../../net/listen.js';
-import { certify } from '../../certify.js';
-import type { RunResult } from '../../engine/result.js';
-import type { ProtocolLine } from '../../protocol/lines.js';
+import { freeLoopbackPort } from '../../core/net/listen.js';
+import { certify } from '../../certify/certify.js';
+import type { RunResult } from '../../core/engine/result.js';
+import type { ProtocolLine } from '../../core/protocol/lines.js';
 import { startMockSeller } from '../../../mocks/seller/index.js';
-import { protocolIds } from '../../token.js';
-import { LISTEN_ENV } from '../../webhooks/emission/config.js';
+import { protocolIds } from '../../core/token.js';
+import { LISTEN_ENV } from '../../core/webhooks/emission/config.js';
 import { startAuditingProxy } from '../session.js';
-import { counterpartyKeys } from '../../signing/keys/counterparty.js';
-import { StaticKeyResolver } from '../../signing/keys/key-resolver.js';
+import { counterpartyKeys } from '../../core/signing/keys/counterparty.js';
+import { StaticKeyResolver } from '../../core/signing/keys/key-resolver.js';
 
 export const broken = (run: RunResult): string[] =>
   run.checks.filter((c) => c.outcome === 'fail' || c.outcome === 'warn').map((c) => `${c.transport} ${c.check_id}`);

@@ -8,9 +8,9 @@
  * shown to catch them. For tests and demonstrations; it judges nothing itself.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { counterpartyKeys } from '../../../harness/signing/keys/counterparty.js';
-import { signRequest } from '../../../harness/signing/sign/signer.js';
-import { protocolIds } from '../../../harness/token.js';
+import { counterpartyKeys } from '../../../harness/core/signing/keys/counterparty.js';
+import { signRequest } from '../../../harness/core/signing/sign/signer.js';
+import { protocolIds } from '../../../harness/core/token.js';
 import {
   createRecorder,
   createTransport,
@@ -19,8 +19,8 @@ import {
   resolveEndpoints,
   type Transport,
   type TransportKind,
-} from '../../../harness/transport/index.js';
-import type { OutgoingRequest, TaskReply } from '../../../harness/transport/types.js';
+} from '../../../harness/core/transport/index.js';
+import type { OutgoingRequest, TaskReply } from '../../../harness/core/transport/types.js';
 import { callingFaultSet } from './faults.js';
 
 export interface CallingBuyerOptions {

@@ -12,7 +12,7 @@
  * is bound to anything but loopback); without it: 401.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { constantTimeEqual } from '../../../harness/signing/legacy/legacy-bearer.js';
+import { constantTimeEqual } from '../../../harness/core/signing/legacy/legacy-bearer.js';
 import { EndpointConfigError, EndpointLimitError, type EndpointInfo, type EndpointSpec } from '../store/endpoints.js';
 import type { ReadBack } from '../store/readback.js';
 import { readBody, sendJson } from './io.js';

@@ -10,7 +10,7 @@ import type { BuyerTimeouts } from '../options.js';
 import type { Registration } from '../store/endpoints.js';
 import { ADMIN_PREFIX } from './admin.js';
 import { sendJson } from './io.js';
-import { listen } from '../../../harness/net/listen.js';
+import { listen } from '../../../harness/core/net/listen.js';
 
 export const DEFAULT_TIMEOUTS: Required<BuyerTimeouts> = { headersMs: 10_000, requestMs: 15_000, keepAliveMs: 5_000 };
 export const DEFAULT_MAX_CONNECTIONS = 256;

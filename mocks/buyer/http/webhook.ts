@@ -9,7 +9,7 @@
  *      sender's bound; processing happens afterwards from the durable queue.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ReceivedRequest } from '../../../harness/signing/verify/verifier-types.js';
+import type { ReceivedRequest } from '../../../harness/core/signing/verify/verifier-types.js';
 import { parseEnvelope } from '../envelope.js';
 import type { BuyerFaultSet } from '../faults.js';
 import type { Processor } from '../processor.js';

@@ -4,8 +4,8 @@
  * (optionally restricted to one sender's brand declaration); `HMAC-SHA256` or `Bearer` → the
  * legacy scheme with its shared credential. The mode is a switch, never a fallback (digest 1.16).
  */
-import { assertLegacySecret } from '../../../harness/signing/legacy/legacy-hmac.js';
-import { webhookMode, type WebhookAuthentication, type WebhookMode } from '../../../harness/signing/verify/webhook-mode.js';
+import { assertLegacySecret } from '../../../harness/core/signing/legacy/legacy-hmac.js';
+import { webhookMode, type WebhookAuthentication, type WebhookMode } from '../../../harness/core/signing/verify/webhook-mode.js';
 import type { Db } from './db.js';
 
 export interface EndpointSpec {

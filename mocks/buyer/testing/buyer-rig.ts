@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { signWebhook, startSenderIdentity, type SenderIdentity, type SignWebhookOptions } from '../../../harness/webhooks/receiver-probe/sender.js';
-import { encodeEvent, type ProbeEvent } from '../../../harness/webhooks/receiver-probe/events.js';
+import { signWebhook, startSenderIdentity, type SenderIdentity, type SignWebhookOptions } from '../../../harness/core/webhooks/receiver-probe/sender.js';
+import { encodeEvent, type ProbeEvent } from '../../../harness/core/webhooks/receiver-probe/events.js';
 import { startMockBuyer, type MockBuyerOptions, type RunningMockBuyer } from '../index.js';
 
 export interface Reply {

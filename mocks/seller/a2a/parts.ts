@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Artifact, type Message, type Part, Role, type Task, TaskState } from '@a2a-js/sdk';
-import type { ProtocolIds } from '../../../harness/token.js';
+import type { ProtocolIds } from '../../../harness/core/token.js';
 import type { TaskOutcome } from '../domain/task-def.js';
 
 export function textPart(text: string): Part {

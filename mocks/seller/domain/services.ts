@@ -1,6 +1,6 @@
 /** Everything a task handler may use, built once per running seller. */
-import type { ProtocolIds } from '../../../harness/token.js';
-import type { AgentKind } from '../../../harness/protocol/agent-kinds.js';
+import type { ProtocolIds } from '../../../harness/core/token.js';
+import type { AgentKind } from '../../../harness/core/protocol/agent-kinds.js';
 import type { FaultSet } from '../faults.js';
 import type { RecordStore } from '../store/record-store.js';
 import type { AsyncTaskService } from './async-tasks.js';
@@ -10,8 +10,8 @@ import type { SellerEvents } from './events.js';
 import type { IdempotencyGuard } from './idempotency.js';
 import type { MediaBuyService } from './media-buys.js';
 import type { WebhookService } from '../webhooks/service.js';
-import type { RequestSigningCapability } from '../../../harness/signing/verify/precheck.js';
-import type { ProtocolLine } from '../../../harness/protocol/lines.js';
+import type { RequestSigningCapability } from '../../../harness/core/signing/verify/precheck.js';
+import type { ProtocolLine } from '../../../harness/core/protocol/lines.js';
 
 export interface SellerServices {
   ids: ProtocolIds;

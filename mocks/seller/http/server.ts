@@ -10,7 +10,7 @@ import type { CallerContext, TransportName } from '../domain/task-def.js';
 import type { VerifyRequestHook } from '../options.js';
 import { checkBearer, principalOf } from './auth.js';
 import { readBody } from './body.js';
-import { listen } from '../../../harness/net/listen.js';
+import { listen } from '../../../harness/core/net/listen.js';
 
 export interface RouteContext {
   req: IncomingMessage;

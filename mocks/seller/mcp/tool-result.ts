@@ -5,7 +5,7 @@
  * object under `<token>_error` in `structuredContent` (digest 3.6).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ProtocolIds } from '../../../harness/token.js';
+import type { ProtocolIds } from '../../../harness/core/token.js';
 import type { FaultSet } from '../faults.js';
 import type { TaskOutcome } from '../domain/task-def.js';
 

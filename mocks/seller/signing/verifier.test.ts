@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { protocolIds } from '../../../harness/token.js';
-import { COUNTERPARTY_ROLES, counterpartyKeys, type CounterpartyRole } from '../../../harness/signing/keys/counterparty.js';
-import { DEFECTS, type DefectName } from '../../../harness/signing/sign/defects.js';
-import { signRequest } from '../../../harness/signing/sign/signer.js';
+import { protocolIds } from '../../../harness/core/token.js';
+import { COUNTERPARTY_ROLES, counterpartyKeys, type CounterpartyRole } from '../../../harness/core/signing/keys/counterparty.js';
+import { DEFECTS, type DefectName } from '../../../harness/core/signing/sign/defects.js';
+import { signRequest } from '../../../harness/core/signing/sign/signer.js';
 import { FaultSet } from '../faults.js';
 import type { RunningMockSeller, VerifyRequestInput } from '../options.js';
 import { startTestSeller } from '../testing/seller-fixtures.js';

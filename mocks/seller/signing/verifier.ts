@@ -9,25 +9,25 @@ import { checkBearer } from '../http/auth.js';
 import { jsonRpcError } from '../http/server.js';
 import type { FaultSet } from '../faults.js';
 import type { VerifyRequestHook, VerifyRequestInput, VerifyRequestResult } from '../options.js';
-import type { ProtocolIds } from '../../../harness/token.js';
-import { counterpartyKeys, TEST_COUNTERPARTY_PER_KEYID_CAP } from '../../../harness/signing/keys/counterparty.js';
-import { errorCode } from '../../../harness/signing/codes.js';
-import { StaticKeyResolver, type KeyLookup, type KeyResolver } from '../../../harness/signing/keys/key-resolver.js';
+import type { ProtocolIds } from '../../../harness/core/token.js';
+import { counterpartyKeys, TEST_COUNTERPARTY_PER_KEYID_CAP } from '../../../harness/core/signing/keys/counterparty.js';
+import { errorCode } from '../../../harness/core/signing/codes.js';
+import { StaticKeyResolver, type KeyLookup, type KeyResolver } from '../../../harness/core/signing/keys/key-resolver.js';
 import {
   bodyRegistersLegacyWebhookAuth,
   operationFromJsonRpc,
   type DigestPolicy,
   type OperationRef,
   type RequestSigningCapability,
-} from '../../../harness/signing/verify/precheck.js';
-import { InMemoryReplayCache, REQUEST_PER_KEYID_CAP, type ReplayCache, type ReplayInsertOutcome } from '../../../harness/signing/verify/replay-cache.js';
-import type { RevocationChecker, RevocationStatus } from '../../../harness/signing/verify/revocation.js';
-import { parseSignatureHeaders, type ParsedSignature } from '../../../harness/signing/parse/signature-headers.js';
-import { verifyRequestSignature } from '../../../harness/signing/verify/verifier.js';
-import type { VerifyContext, VerifyFailure, VerifyResult } from '../../../harness/signing/verify/verifier-types.js';
-import { wwwAuthenticate } from '../../../harness/signing/parse/www-authenticate.js';
+} from '../../../harness/core/signing/verify/precheck.js';
+import { InMemoryReplayCache, REQUEST_PER_KEYID_CAP, type ReplayCache, type ReplayInsertOutcome } from '../../../harness/core/signing/verify/replay-cache.js';
+import type { RevocationChecker, RevocationStatus } from '../../../harness/core/signing/verify/revocation.js';
+import { parseSignatureHeaders, type ParsedSignature } from '../../../harness/core/signing/parse/signature-headers.js';
+import { verifyRequestSignature } from '../../../harness/core/signing/verify/verifier.js';
+import type { VerifyContext, VerifyFailure, VerifyResult } from '../../../harness/core/signing/verify/verifier-types.js';
+import { wwwAuthenticate } from '../../../harness/core/signing/parse/www-authenticate.js';
 import { VERIFIER_FAULTS as F } from './faults.js';
-import type { ProtocolLine } from '../../../harness/protocol/lines.js';
+import type { ProtocolLine } from '../../../harness/core/protocol/lines.js';
 
 /**
  * Operations the mock verifies signatures for; create_media_buy is required when a bearer exists.

@@ -5,9 +5,9 @@
  * to addresses through an injected resolver (no DNS); nothing leaves loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AddressPolicy, type LookupFunction } from '../../../harness/net/address-policy.js';
-import { policyAgent } from '../../../harness/net/pinned-connector.js';
-import { startTrap, type TestServer } from '../../../harness/net/testing/trap-server.js';
+import { AddressPolicy, type LookupFunction } from '../../../harness/core/net/address-policy.js';
+import { policyAgent } from '../../../harness/core/net/pinned-connector.js';
+import { startTrap, type TestServer } from '../../../harness/core/net/testing/trap-server.js';
 import type { RunningMockSeller } from '../options.js';
 import { createArgs, freshAccount, key, startTestSeller } from '../testing/seller-fixtures.js';
 import { McpTestClient } from '../testing/wire-client.js';

@@ -1,7 +1,7 @@
 /**
  * Which webhook URLs the seller accepts at registration time (digest 5.9), before it ever posts:
  * https only, and a host that resolves to public addresses only (the address policy of
- * harness/net; deliveries are then pinned to the checked addresses). `allowPrivate` is for local
+ * harness/core/net; deliveries are then pinned to the checked addresses). `allowPrivate` is for local
  * testing (the built-in run and the tests post to loopback over http): the address ranges a
  * receiver under local test lives on pass (`LocalTestingPolicy`), plain http only to a host shown
  * to be on them (a local receiver; http to anywhere else is still refused), a name that does not
@@ -11,8 +11,8 @@
  *
  * Refusals never say what a host resolved to (the seller is no DNS oracle for its network).
  */
-import { AddressPolicy, type LookupFunction, findAddressRefusal } from '../../../harness/net/address-policy.js';
-import { classifyAddress } from '../../../harness/net/address-ranges.js';
+import { AddressPolicy, type LookupFunction, findAddressRefusal } from '../../../harness/core/net/address-policy.js';
+import { classifyAddress } from '../../../harness/core/net/address-ranges.js';
 import { invalidRequest } from '../domain/errors.js';
 import { isPlainObject } from '../domain/task-def.js';
 

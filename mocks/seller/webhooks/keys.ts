@@ -7,8 +7,8 @@
  * `governance-token-forged` faults sign with it).
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import type { ProtocolIds } from '../../../harness/token.js';
-import { publicJwk, signingKeyFromJwk, type Jwk, type SigningKey } from '../../../harness/signing/keys/keys.js';
+import type { ProtocolIds } from '../../../harness/core/token.js';
+import { publicJwk, signingKeyFromJwk, type Jwk, type SigningKey } from '../../../harness/core/signing/keys/keys.js';
 
 export interface SellerWebhookKeys {
   /** The key that signs webhooks; its public half is in `jwks`. */

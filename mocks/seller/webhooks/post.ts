@@ -6,8 +6,8 @@
  * 408, 425, 429, 5xx, timeouts and connection errors are transient; other answers are final.
  */
 import { type Dispatcher, request } from 'undici';
-import { parseWwwAuthenticate } from '../../../harness/signing/parse/www-authenticate.js';
-import { findAddressRefusal } from '../../../harness/net/address-policy.js';
+import { parseWwwAuthenticate } from '../../../harness/core/signing/parse/www-authenticate.js';
+import { findAddressRefusal } from '../../../harness/core/net/address-policy.js';
 
 export type AttemptStatus = 'success' | 'failed' | 'timeout' | 'connection_error';
 

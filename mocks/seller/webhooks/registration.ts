@@ -6,8 +6,8 @@
  * callbacks (interface spec 5.3); a registration without `operation_id` is refused too
  * (interface spec 6.1 rule 1 allows it, and the envelope cannot be correlated without it).
  */
-import { LegacyConfigError, assertLegacySecret } from '../../../harness/signing/legacy/legacy-hmac.js';
-import { WebhookModeError, webhookMode, type WebhookAuthentication } from '../../../harness/signing/verify/webhook-mode.js';
+import { LegacyConfigError, assertLegacySecret } from '../../../harness/core/signing/legacy/legacy-hmac.js';
+import { WebhookModeError, webhookMode, type WebhookAuthentication } from '../../../harness/core/signing/verify/webhook-mode.js';
 import { invalidRequest } from '../domain/errors.js';
 import { isPlainObject } from '../domain/task-def.js';
 

@@ -8,11 +8,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Agent } from 'undici';
-import type { AddressPolicy } from '../../../harness/net/address-policy.js';
-import { policyAgent } from '../../../harness/net/pinned-connector.js';
-import type { ProtocolIds } from '../../../harness/token.js';
-import { signHmacWebhook } from '../../../harness/signing/legacy/legacy-hmac.js';
-import { randomNonce, signRequest } from '../../../harness/signing/sign/signer.js';
+import type { AddressPolicy } from '../../../harness/core/net/address-policy.js';
+import { policyAgent } from '../../../harness/core/net/pinned-connector.js';
+import type { ProtocolIds } from '../../../harness/core/token.js';
+import { signHmacWebhook } from '../../../harness/core/signing/legacy/legacy-hmac.js';
+import { randomNonce, signRequest } from '../../../harness/core/signing/sign/signer.js';
 import type { FaultSet } from '../faults.js';
 import type { WebhookActivity } from './activity.js';
 import type { Envelope } from './envelopes/mcp.js';

@@ -14,7 +14,7 @@
  * The registration is read from the buy at fire time, so `update_media_buy` takes effect from
  * the next fire.
  */
-import type { ProtocolIds } from '../../../harness/token.js';
+import type { ProtocolIds } from '../../../harness/core/token.js';
 import { type AsyncTaskRecord, NON_TERMINAL_TASK_STATUSES } from '../domain/async-task-record.js';
 import type { DeliverySimulated, MediaBuyStatusChanged, SellerEvents, TaskStatusChanged } from '../domain/events.js';
 import { type MediaBuyRecord, isTerminal } from '../domain/media-buy-record.js';
@@ -31,7 +31,7 @@ import type { SellerWebhookKeys } from './keys.js';
 import { type WebhookRegistration, parseRegistration, registrationOf } from './registration.js';
 import { type RetryPolicy, WebhookSender } from './sender.js';
 import type { WebhookAdmission } from './admission.js';
-import type { AddressPolicy } from '../../../harness/net/address-policy.js';
+import type { AddressPolicy } from '../../../harness/core/net/address-policy.js';
 
 /** Statuses that trigger a task webhook (interface spec 3.2 rule 3). */
 const WEBHOOK_TASK_STATUSES = new Set(['working', 'input-required', 'completed', 'failed', 'canceled']);

@@ -5,11 +5,11 @@
  * impairment coalescing, and a clean close with retries still pending.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { protocolIds } from '../../../harness/token.js';
-import { BrandJwksResolver } from '../../../harness/signing/keys/jwks-resolver.js';
-import { InMemoryReplayCache } from '../../../harness/signing/verify/replay-cache.js';
-import { parseSignatureHeaders } from '../../../harness/signing/parse/signature-headers.js';
-import { verifyRequestSignature } from '../../../harness/signing/verify/verifier.js';
+import { protocolIds } from '../../../harness/core/token.js';
+import { BrandJwksResolver } from '../../../harness/core/signing/keys/jwks-resolver.js';
+import { InMemoryReplayCache } from '../../../harness/core/signing/verify/replay-cache.js';
+import { parseSignatureHeaders } from '../../../harness/core/signing/parse/signature-headers.js';
+import { verifyRequestSignature } from '../../../harness/core/signing/verify/verifier.js';
 import type { RunningMockSeller } from '../options.js';
 import { McpTestClient } from '../testing/wire-client.js';
 import { HookReceiver } from '../testing/hook-receiver.js';

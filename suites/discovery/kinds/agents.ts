@@ -5,14 +5,14 @@
  * recorder and address policy; the run's bearer token only to the origins the user named for the
  * agent (RunFacts.agentCredentials), never to another agent a file names.
  */
-import { createRecorder } from '../../../harness/transport/capture.js';
-import { createTransport } from '../../../harness/transport/factory.js';
-import { resolveEndpoints } from '../../../harness/transport/endpoints.js';
-import { DEFAULT_TRANSPORT_LIMITS, type AgentTransportKind } from '../../../harness/transport/types.js';
-import { AddressPolicy } from '../../../harness/net/address-policy.js';
-import type { CheckContext, StepKind, StepVerdict } from '../../../harness/engine/kinds/types.js';
-import type { Transport } from '../../../harness/transport/types.js';
-import { RegistryFaceTransport } from '../../../harness/registry-face/transport.js';
+import { createRecorder } from '../../../harness/core/transport/capture.js';
+import { createTransport } from '../../../harness/core/transport/factory.js';
+import { resolveEndpoints } from '../../../harness/core/transport/endpoints.js';
+import { DEFAULT_TRANSPORT_LIMITS, type AgentTransportKind } from '../../../harness/core/transport/types.js';
+import { AddressPolicy } from '../../../harness/core/net/address-policy.js';
+import type { CheckContext, StepKind, StepVerdict } from '../../../harness/core/engine/kinds/types.js';
+import type { Transport } from '../../../harness/core/transport/types.js';
+import { RegistryFaceTransport } from '../../../harness/core/registry-face/transport.js';
 import { fetchDocument } from './files.js';
 
 /** Agents of one file called at most (a file may list many; the first ones judge the file). */

@@ -6,8 +6,8 @@
  * agent URL (digest 1.11 step 5), so `https://a.example/mcp` in one file and `https://A.example/mcp/`
  * in the other break key resolution for that agent even though they name one address.
  */
-import type { StepKind } from '../../../harness/engine/kinds/types.js';
-import { RegistryFaceTransport } from '../../../harness/registry-face/transport.js';
+import type { StepKind } from '../../../harness/core/engine/kinds/types.js';
+import { RegistryFaceTransport } from '../../../harness/core/registry-face/transport.js';
 import { fetchDocument } from './files.js';
 
 type Doc = Record<string, unknown>;

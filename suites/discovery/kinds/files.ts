@@ -1,5 +1,5 @@
 /**
- * Step kinds of the `discovery` suite, on the rest column (harness/registry-face):
+ * Step kinds of the `discovery` suite, on the rest column (harness/core/registry-face):
  *
  * `discovery_file`: fetches the publisher's adagents.json or the brand's brand.json (`file`),
  * through the run's HTTP client (captured, the address policy applied, no redirect followed, no
@@ -7,14 +7,14 @@
  * schema (`expect_schema`), errors as JSON pointers.
  *
  * `discovery_key_sets`: every `jwks_uri` of brand.json `agents[]` serves a key set of usable public
- * signing keys (harness/discovery/jwks-audit.ts); with `pin: true`, the adagents.json
+ * signing keys (harness/core/discovery/jwks-audit.ts); with `pin: true`, the adagents.json
  * `signing_keys[]` pin holds only keys those key sets publish.
  */
-import { jwksProblems, PRIVATE_JWK_MEMBERS, pinProblems } from '../../../harness/discovery/jwks-audit.js';
-import { MAX_DISCOVERY_BYTES } from '../../../harness/discovery/fetch.js';
-import type { CheckContext, StepKind, StepVerdict } from '../../../harness/engine/kinds/types.js';
-import { RegistryFaceTransport } from '../../../harness/registry-face/transport.js';
-import { parseBoundedJson, tooDeepMessage } from '../../../harness/transport/bounded-json.js';
+import { jwksProblems, PRIVATE_JWK_MEMBERS, pinProblems } from '../../../harness/core/discovery/jwks-audit.js';
+import { MAX_DISCOVERY_BYTES } from '../../../harness/core/discovery/fetch.js';
+import type { CheckContext, StepKind, StepVerdict } from '../../../harness/core/engine/kinds/types.js';
+import { RegistryFaceTransport } from '../../../harness/core/registry-face/transport.js';
+import { parseBoundedJson, tooDeepMessage } from '../../../harness/core/transport/bounded-json.js';
 
 type Doc = Record<string, unknown>;
 type Fetched = { ok: true; value: Doc } | { ok: false; verdict: StepVerdict };

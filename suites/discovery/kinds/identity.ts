@@ -6,10 +6,10 @@
  * tried over MCP, then A2A. The request carries the brand reference both ways the brand is known:
  * `brand_id` (the identity agent's `id`, else the brand's `id`) and `brand: {domain}` (the house).
  */
-import type { CheckContext, StepKind, StepVerdict } from '../../../harness/engine/kinds/types.js';
-import { RegistryFaceTransport } from '../../../harness/registry-face/transport.js';
-import { protocolNamedBy } from '../../../harness/transport/endpoints.js';
-import type { AgentTransportKind, Transport } from '../../../harness/transport/types.js';
+import type { CheckContext, StepKind, StepVerdict } from '../../../harness/core/engine/kinds/types.js';
+import { RegistryFaceTransport } from '../../../harness/core/registry-face/transport.js';
+import { protocolNamedBy } from '../../../harness/core/transport/endpoints.js';
+import type { AgentTransportKind, Transport } from '../../../harness/core/transport/types.js';
 import { discoveredAgentTransport, MAX_AGENTS, refusedWithoutCredentials } from './agents.js';
 import { fetchDocument } from './files.js';
 

@@ -2,15 +2,15 @@
  * `governance_token`: the signed token (a compact JWS, RFC 7515) that may accompany a
  * check_governance approval (interface spec 4.3) must verify against the keys the governance agent
  * publishes (brand.json `agents[].jwks_uri`, else `/.well-known/jwks.json` at its origin: digest
- * 1.11, harness/webhooks/emission/keys.ts). The token is looked for in the reply of the call step
+ * 1.11, harness/core/webhooks/emission/keys.ts). The token is looked for in the reply of the call step
  * `step`: any string member (depth 4, 64 strings at most) shaped as a compact JWS whose header is a
  * JSON object with an `alg`. None: a coverage gap (the token is optional). Verified with jose:
  * EdDSA or ES256 only, the header's `kid` resolved among the published keys, an `exp` claim in the
  * past refused.
  */
 import { compactVerify, decodeProtectedHeader, importJWK } from 'jose';
-import type { StepKind } from '../../../harness/engine/kinds/types.js';
-import { sellerKeys } from '../../../harness/webhooks/emission/keys.js';
+import type { StepKind } from '../../../harness/core/engine/kinds/types.js';
+import { sellerKeys } from '../../../harness/core/webhooks/emission/keys.js';
 
 const COMPACT = /^[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{16,}$/;
 const ALGORITHMS = ['EdDSA', 'ES256'];

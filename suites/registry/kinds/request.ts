@@ -1,5 +1,5 @@
 /**
- * Step kinds of the `registry` suite, run on the `rest` column (harness/registry-face):
+ * Step kinds of the `registry` suite, run on the `rest` column (harness/core/registry-face):
  *
  * `registry_request`: one request to the registry (method, path, query, JSON body or one padded
  * to `body_bytes`, auth `key` / `none` / `wrong`) and what its answer must be: the status
@@ -10,11 +10,11 @@
  * be in the filtered one), and judges every entry's shape (spec 2.4) and that it matches the filter.
  * `expect_agent_url` (a template: the URL a registration step of the check used) must be found.
  */
-import type { StepDef } from '../../../harness/engine/model.js';
-import type { CheckContext, StepKind, StepVerdict } from '../../../harness/engine/kinds/types.js';
-import { RegistryFaceTransport, type RegistryRequest } from '../../../harness/registry-face/transport.js';
-import type { HttpResult } from '../../../harness/transport/http-client.js';
-import { parseBoundedJson } from '../../../harness/transport/bounded-json.js';
+import type { StepDef } from '../../../harness/core/engine/model.js';
+import type { CheckContext, StepKind, StepVerdict } from '../../../harness/core/engine/kinds/types.js';
+import { RegistryFaceTransport, type RegistryRequest } from '../../../harness/core/registry-face/transport.js';
+import type { HttpResult } from '../../../harness/core/transport/http-client.js';
+import { parseBoundedJson } from '../../../harness/core/transport/bounded-json.js';
 
 export const NO_REGISTRY = 'no registry under test: give one with --registry URL';
 const NO_KEY = 'needs an organization API key of the registry (--api-key)';

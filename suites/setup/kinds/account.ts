@@ -7,12 +7,12 @@
  * none and offers no way to obtain one is a coverage gap (give an account in --fixtures); one
  * whose list_accounts / sync_accounts answer unusably fails.
  */
-import type { CheckContext, StepKind, StepVerdict } from '../../../harness/engine/kinds/types.js';
-import { describeReply } from '../../../harness/engine/kinds/types.js';
-import { unreachable } from '../../../harness/engine/kinds/steps/util.js';
-import type { TaskReply } from '../../../harness/transport/types.js';
-import { naturalAccount, probeDistinctKeys, type AccountsFact, type BuyerFact } from '../accounts.js';
-import { DEFAULT_BRAND_DOMAIN, DEFAULT_BRIEF, fixturesOf, type AccountRef } from '../fixtures.js';
+import type { CheckContext, StepKind, StepVerdict } from '../../../harness/core/engine/kinds/types.js';
+import { describeReply } from '../../../harness/core/engine/kinds/types.js';
+import { unreachable } from '../../../harness/core/engine/kinds/steps/util.js';
+import type { TaskReply } from '../../../harness/core/transport/types.js';
+import { naturalAccount, probeDistinctKeys, type AccountsFact, type BuyerFact } from '../../../harness/core/fixtures/accounts.js';
+import { DEFAULT_BRAND_DOMAIN, DEFAULT_BRIEF, fixturesOf, type AccountRef } from '../../../harness/core/fixtures/fixtures.js';
 
 function accepted(reply: TaskReply): boolean {
   return reply.ok && !reply.isError && !reply.failure;

@@ -5,9 +5,9 @@
  * the run has no buy to build on, and that is a coverage gap naming the reason, not a failure:
  * the spec lets the seller decide, and the result comes only to a webhook receiver.
  */
-import type { ExpectationDef } from '../../../harness/engine/model.js';
-import { describeReply, recordOf, type StepKind } from '../../../harness/engine/kinds/types.js';
-import { judgeReply } from '../../../harness/engine/kinds/steps/util.js';
+import type { ExpectationDef } from '../../../harness/core/engine/model.js';
+import { describeReply, recordOf, type StepKind } from '../../../harness/core/engine/kinds/types.js';
+import { judgeReply } from '../../../harness/core/engine/kinds/steps/util.js';
 
 const PENDING_TASK = new Set(['submitted', 'working', 'input-required']);
 

@@ -3,12 +3,12 @@
  * product the harness can buy; the chosen product, pricing option and budget are published as
  * the `product` fact every later check buys.
  */
-import type { ExpectationDef } from '../../../harness/engine/model.js';
-import { recordOf, type StepKind } from '../../../harness/engine/kinds/types.js';
-import { judgeReply } from '../../../harness/engine/kinds/steps/util.js';
-import type { BuyerFact } from '../accounts.js';
-import { fixturesOf } from '../fixtures.js';
-import { chooseProduct } from '../products.js';
+import type { ExpectationDef } from '../../../harness/core/engine/model.js';
+import { recordOf, type StepKind } from '../../../harness/core/engine/kinds/types.js';
+import { judgeReply } from '../../../harness/core/engine/kinds/steps/util.js';
+import type { BuyerFact } from '../../../harness/core/fixtures/accounts.js';
+import { fixturesOf } from '../../../harness/core/fixtures/fixtures.js';
+import { chooseProduct } from '../../../harness/core/fixtures/products.js';
 
 const EXPECT: ExpectationDef[] = [{ kind: 'success' }, { kind: 'array_length', path: '/products', min: 1 }];
 

@@ -3,13 +3,13 @@
  * the agent must trust, and judging a reply against "accepted" or "401 with
  * `WWW-Authenticate: Signature error="<code>"`" (digest 1.14, 2.6).
  */
-import { counterpartyKeys, COUNTERPARTY_ROLES } from '../../../harness/signing/keys/counterparty.js';
-import { DEFECTS } from '../../../harness/signing/sign/defects.js';
-import { parseWwwAuthenticate } from '../../../harness/signing/parse/www-authenticate.js';
-import type { TaskReply } from '../../../harness/transport/types.js';
-import { describeReply, type CheckContext, type StepVerdict } from '../../../harness/engine/kinds/types.js';
-import { unreachable } from '../../../harness/engine/kinds/steps/util.js';
-import { counterpartyServer, type SignSpec } from '../../shared/counterparty-signing.js';
+import { counterpartyKeys, COUNTERPARTY_ROLES } from '../../../harness/core/signing/keys/counterparty.js';
+import { DEFECTS } from '../../../harness/core/signing/sign/defects.js';
+import { parseWwwAuthenticate } from '../../../harness/core/signing/parse/www-authenticate.js';
+import type { TaskReply } from '../../../harness/core/transport/types.js';
+import { describeReply, type CheckContext, type StepVerdict } from '../../../harness/core/engine/kinds/types.js';
+import { unreachable } from '../../../harness/core/engine/kinds/steps/util.js';
+import { counterpartyServer, type SignSpec } from '../../../harness/core/signing/counterparty-signing.js';
 
 export const KEY_FIELD = { enum: [...COUNTERPARTY_ROLES] } as const;
 export const DEFECTS_FIELD = {

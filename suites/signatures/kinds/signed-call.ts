@@ -1,14 +1,14 @@
 /**
  * `signed_call`: one real task call over the agent's transport, signed by the harness's test
  * counterparty (RFC 9421 request profile), optionally with named defects that each break one
- * checklist step (harness/signing/sign/defects.ts), judged as accepted or as a 401 with the exact
+ * checklist step (harness/core/signing/sign/defects.ts), judged as accepted or as a 401 with the exact
  * `Signature error` code (digest 1.9, 1.14, 2.6).
  */
-import type { DefectName } from '../../../harness/signing/sign/defects.js';
-import type { CounterpartyRole } from '../../../harness/signing/keys/counterparty.js';
-import { recordOf, type StepKind } from '../../../harness/engine/kinds/types.js';
-import { authOverride } from '../../../harness/engine/kinds/steps/util.js';
-import { counterpartyServer, coverDigest, signingPrepare, type SignSpec } from '../../shared/counterparty-signing.js';
+import type { DefectName } from '../../../harness/core/signing/sign/defects.js';
+import type { CounterpartyRole } from '../../../harness/core/signing/keys/counterparty.js';
+import { recordOf, type StepKind } from '../../../harness/core/engine/kinds/types.js';
+import { authOverride } from '../../../harness/core/engine/kinds/steps/util.js';
+import { counterpartyServer, coverDigest, signingPrepare, type SignSpec } from '../../../harness/core/signing/counterparty-signing.js';
 import { DEFECTS_FIELD, describeProbe, EXPECT_FIELD, judgeSigned, KEY_FIELD, noteKeys, type SignedExpectation } from './probe.js';
 import { resolveTarget, type OperationScope } from './target.js';
 

@@ -9,10 +9,10 @@
  * recent run filled part of the cap); what must hold is accepted requests, then the refusal,
  * within cap + 1 requests. Sending stops at the first refusal.
  */
-import type { CounterpartyRole } from '../../../harness/signing/keys/counterparty.js';
-import { recordOf, type StepKind } from '../../../harness/engine/kinds/types.js';
-import { unreachable } from '../../../harness/engine/kinds/steps/util.js';
-import { counterpartyServer, coverDigest, signingPrepare, type SignSpec } from '../../shared/counterparty-signing.js';
+import type { CounterpartyRole } from '../../../harness/core/signing/keys/counterparty.js';
+import { recordOf, type StepKind } from '../../../harness/core/engine/kinds/types.js';
+import { unreachable } from '../../../harness/core/engine/kinds/steps/util.js';
+import { counterpartyServer, coverDigest, signingPrepare, type SignSpec } from '../../../harness/core/signing/counterparty-signing.js';
 import { describeProbe, judgeSigned, KEY_FIELD, noteKeys, rejectionCode } from './probe.js';
 import { resolveTarget } from './target.js';
 

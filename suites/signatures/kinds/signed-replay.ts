@@ -4,10 +4,10 @@
  * create_media_buy on a sandbox seller, otherwise a listed read); the second, byte for byte the
  * same, must be refused with `request_signature_replayed`.
  */
-import type { CounterpartyRole } from '../../../harness/signing/keys/counterparty.js';
-import type { OutgoingRequest } from '../../../harness/transport/types.js';
-import { recordOf, type StepKind } from '../../../harness/engine/kinds/types.js';
-import { counterpartyServer, coverDigest, signingPrepare, type SignSpec } from '../../shared/counterparty-signing.js';
+import type { CounterpartyRole } from '../../../harness/core/signing/keys/counterparty.js';
+import type { OutgoingRequest } from '../../../harness/core/transport/types.js';
+import { recordOf, type StepKind } from '../../../harness/core/engine/kinds/types.js';
+import { counterpartyServer, coverDigest, signingPrepare, type SignSpec } from '../../../harness/core/signing/counterparty-signing.js';
 import { describeProbe, judgeSigned, KEY_FIELD, noteKeys } from './probe.js';
 import { resolveTarget } from './target.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { protocolIds } from '../../../harness/token.js';
-import type { CheckContext } from '../../../harness/engine/kinds/types.js';
-import { coverDigest } from '../../shared/counterparty-signing.js';
+import { protocolIds } from '../../../harness/core/token.js';
+import type { CheckContext } from '../../../harness/core/engine/kinds/types.js';
+import { coverDigest } from '../../../harness/core/signing/counterparty-signing.js';
 import { eligibleOperations, isSandbox, resolveTarget } from './target.js';
 
 const ids = protocolIds('proto');

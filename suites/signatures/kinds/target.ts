@@ -12,8 +12,8 @@
  *   seller, otherwise a listed read.
  * A seller is a sandbox when it declares `compliance_testing` or flags its replies `sandbox: true`.
  */
-import type { CheckContext } from '../../../harness/engine/kinds/types.js';
-import { signingCapability } from '../../shared/counterparty-signing.js';
+import type { CheckContext } from '../../../harness/core/engine/kinds/types.js';
+import { signingCapability } from '../../../harness/core/signing/counterparty-signing.js';
 
 export type TargetPurpose = 'reject' | 'accept' | 'replay';
 /** `signed`: supported_for + required_for; `required`: required_for only (pre-check P1). */

@@ -9,9 +9,9 @@
  * that does not answer or list the buy at all fails the rule of `read_owner` (when given), not
  * the start: the check is then blocked by that check.
  */
-import { evaluateCondition } from '../../../harness/engine/conditions.js';
-import { describeReply, recordOf, type StepKind, type StepRecord, type StepVerdict } from '../../../harness/engine/kinds/types.js';
-import { unreachable } from '../../../harness/engine/kinds/steps/util.js';
+import { evaluateCondition } from '../../../harness/core/engine/conditions.js';
+import { describeReply, recordOf, type StepKind, type StepRecord, type StepVerdict } from '../../../harness/core/engine/kinds/types.js';
+import { unreachable } from '../../../harness/core/engine/kinds/steps/util.js';
 
 const PENDING = ['pending_creatives', 'pending_start'];
 

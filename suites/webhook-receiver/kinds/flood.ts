@@ -6,11 +6,11 @@
  * values on every run (a seeded rerun would otherwise only send duplicates).
  */
 import { randomUUID } from 'node:crypto';
-import type { StepKind } from '../../../harness/engine/kinds/types.js';
-import type { WireExchange } from '../../../harness/transport/types.js';
-import { NO_RECEIVER, postWebhook, probeEnv, receiverTarget } from '../../../harness/webhooks/receiver-probe/client.js';
-import { encodeEvent } from '../../../harness/webhooks/receiver-probe/events.js';
-import { signWebhook } from '../../../harness/webhooks/receiver-probe/sender.js';
+import type { StepKind } from '../../../harness/core/engine/kinds/types.js';
+import type { WireExchange } from '../../../harness/core/transport/types.js';
+import { NO_RECEIVER, postWebhook, probeEnv, receiverTarget } from '../../../harness/core/webhooks/receiver-probe/client.js';
+import { encodeEvent } from '../../../harness/core/webhooks/receiver-probe/events.js';
+import { signWebhook } from '../../../harness/core/webhooks/receiver-probe/sender.js';
 
 /** Largest declared bound the suite floods in one run. */
 export const MAX_FLOOD_BOUND = 10_000;

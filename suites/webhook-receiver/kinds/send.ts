@@ -15,14 +15,14 @@
  * `body_layout: spaced` lays the event out with whitespace and a body-level `signature` member.
  * The envelope follows the run's transport dimension: MCP envelope or A2A envelope.
  */
-import { DEFECTS, type DefectName } from '../../../harness/signing/sign/defects.js';
-import { parseWwwAuthenticate } from '../../../harness/signing/parse/www-authenticate.js';
-import type { StepKind, StepVerdict } from '../../../harness/engine/kinds/types.js';
-import type { StepDef } from '../../../harness/engine/model.js';
-import { NO_RECEIVER, postWebhook, probeEnv, receiverTarget, type PostResult } from '../../../harness/webhooks/receiver-probe/client.js';
-import { encodeEvent, spacedWithSignatureMember, tamperBody } from '../../../harness/webhooks/receiver-probe/events.js';
-import { aliasValue, OFFSET_PATTERN, parseOffset, scopeOf, type SentWebhook } from '../../../harness/webhooks/receiver-probe/scope.js';
-import { SENDER_ROLES, signWebhook, type SenderRole } from '../../../harness/webhooks/receiver-probe/sender.js';
+import { DEFECTS, type DefectName } from '../../../harness/core/signing/sign/defects.js';
+import { parseWwwAuthenticate } from '../../../harness/core/signing/parse/www-authenticate.js';
+import type { StepKind, StepVerdict } from '../../../harness/core/engine/kinds/types.js';
+import type { StepDef } from '../../../harness/core/engine/model.js';
+import { NO_RECEIVER, postWebhook, probeEnv, receiverTarget, type PostResult } from '../../../harness/core/webhooks/receiver-probe/client.js';
+import { encodeEvent, spacedWithSignatureMember, tamperBody } from '../../../harness/core/webhooks/receiver-probe/events.js';
+import { aliasValue, OFFSET_PATTERN, parseOffset, scopeOf, type SentWebhook } from '../../../harness/core/webhooks/receiver-probe/scope.js';
+import { SENDER_ROLES, signWebhook, type SenderRole } from '../../../harness/core/webhooks/receiver-probe/sender.js';
 import {
   BEARER_DEFECTS,
   bearerWebhookAuth,
@@ -31,8 +31,8 @@ import {
   throwawaySecret,
   type BearerDefect,
   type HmacDefect,
-} from '../../../harness/webhooks/receiver-probe/legacy-auth.js';
-import { BEARER_TOKEN_ENV, HMAC_SECRET_ENV } from '../../../harness/webhooks/receiver-probe/cli.js';
+} from '../../../harness/core/webhooks/receiver-probe/legacy-auth.js';
+import { BEARER_TOKEN_ENV, HMAC_SECRET_ENV } from '../../../harness/core/webhooks/receiver-probe/cli.js';
 
 /** What a step aimed at an endpoint the run was not given says (a coverage gap). */
 const MISSING_ENDPOINT: Record<string, { message: string; gap: string }> = {

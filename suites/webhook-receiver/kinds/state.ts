@@ -9,9 +9,9 @@
  * until the receiver reports nothing pending and the expected deliveries are visible, then
  * reads once more after a short settle time to catch a late second processing.
  */
-import type { StepKind, StepVerdict } from '../../../harness/engine/kinds/types.js';
-import { NO_RECEIVER, probeEnv, readTaskState, receiverTarget, type StateReadBack } from '../../../harness/webhooks/receiver-probe/client.js';
-import { aliasValue } from '../../../harness/webhooks/receiver-probe/scope.js';
+import type { StepKind, StepVerdict } from '../../../harness/core/engine/kinds/types.js';
+import { NO_RECEIVER, probeEnv, readTaskState, receiverTarget, type StateReadBack } from '../../../harness/core/webhooks/receiver-probe/client.js';
+import { aliasValue } from '../../../harness/core/webhooks/receiver-probe/scope.js';
 import { STATUSES } from './send.js';
 
 export const READBACK_TIMEOUT_MS = 10_000;

@@ -6,10 +6,10 @@
  * Otherwise it is an ordinary call. Judged like `call` (default: a successful reply), a push URL
  * the seller refused under digest 5.9 included (a coverage gap, steps/util.ts refusedPushUrl).
  */
-import type { ExpectationDef } from '../../../harness/engine/model.js';
-import { recordOf, type StepKind } from '../../../harness/engine/kinds/types.js';
-import { PUSH_CHANNEL_FIELD, judgeReply, pushOptions, refusedPushUrl } from '../../../harness/engine/kinds/steps/util.js';
-import { counterpartyServer, counterpartySigning, signingCapability } from '../../shared/counterparty-signing.js';
+import type { ExpectationDef } from '../../../harness/core/engine/model.js';
+import { recordOf, type StepKind } from '../../../harness/core/engine/kinds/types.js';
+import { PUSH_CHANNEL_FIELD, judgeReply, pushOptions, refusedPushUrl } from '../../../harness/core/engine/kinds/steps/util.js';
+import { counterpartyServer, counterpartySigning, signingCapability } from '../../../harness/core/signing/counterparty-signing.js';
 export const webhookCall: StepKind = {
   name: 'webhook_call',
   fields: {

@@ -3,15 +3,15 @@
  * rule and the config-switch rule with its bound (spec 6.5 rule 11), on hand-made snapshots.
  */
 import { describe, expect, it } from 'vitest';
-import type { ExpectationDef } from '../../../harness/engine/model.js';
-import type { CheckContext, Judgement, Subject } from '../../../harness/engine/kinds/types.js';
-import { KindRegistry } from '../../../harness/engine/kinds/registry.js';
-import type { CaptureSnapshot, DeliveryView } from '../../../harness/webhooks/emission/snapshot.js';
-import { envelopeKey } from '../../../harness/webhooks/emission/snapshot.js';
-import { protocolIds } from '../../../harness/token.js';
+import type { ExpectationDef } from '../../../harness/core/engine/model.js';
+import type { CheckContext, Judgement, Subject } from '../../../harness/core/engine/kinds/types.js';
+import { KindRegistry } from '../../../harness/core/engine/kinds/registry.js';
+import type { CaptureSnapshot, DeliveryView } from '../../../harness/core/webhooks/emission/snapshot.js';
+import { envelopeKey } from '../../../harness/core/webhooks/emission/snapshot.js';
+import { protocolIds } from '../../../harness/core/token.js';
 import webhooksPlugin from '../plugin.js';
 import { a2aView, detectEnvelope, normalizeState } from './envelope.js';
-import { MAX_FIRES_TO_OLD_URL, RULES } from './rules.js';
+import { MAX_FIRES_TO_OLD_URL, RULES } from '../../../harness/core/webhooks/emission/rules.js';
 
 const ids = protocolIds('proto');
 const KINDS = new KindRegistry([webhooksPlugin]);

@@ -16,10 +16,10 @@
  * part of `status.message.parts`; absent when not there), `metadata`, and `body`. A data part is
  * `{kind: "data", data}` (A2A 0.3) or a part with a `data` member and no other kind (A2A 1.0).
  */
-import { cutText } from '../../../harness/engine/bound.js';
-import type { ExpectationDef } from '../../../harness/engine/model.js';
-import type { ExpectationKind, Judgement, Subject } from '../../../harness/engine/kinds/types.js';
-import type { CaptureSnapshot } from '../../../harness/webhooks/emission/snapshot.js';
+import { cutText } from '../../../harness/core/engine/bound.js';
+import type { ExpectationDef } from '../../../harness/core/engine/model.js';
+import type { ExpectationKind, Judgement, Subject } from '../../../harness/core/engine/kinds/types.js';
+import type { CaptureSnapshot } from '../../../harness/core/webhooks/emission/snapshot.js';
 
 export type EnvelopeFormat = 'mcp' | 'a2a';
 

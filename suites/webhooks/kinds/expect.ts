@@ -4,11 +4,11 @@
  *   each_webhook   nested expectations judged against every delivery's body
  *   webhook_rule   a named code rule (rules.ts): signatures, retries, reports
  */
-import { cutText } from '../../../harness/engine/bound.js';
-import type { ExpectationDef } from '../../../harness/engine/model.js';
-import type { ExpectationKind, Judgement, Subject } from '../../../harness/engine/kinds/types.js';
-import { RULES, RULE_NAMES, type RuleParams } from './rules.js';
-import { matchesWhere, type CaptureSnapshot, type DeliveryView } from '../../../harness/webhooks/emission/snapshot.js';
+import { cutText } from '../../../harness/core/engine/bound.js';
+import type { ExpectationDef } from '../../../harness/core/engine/model.js';
+import type { ExpectationKind, Judgement, Subject } from '../../../harness/core/engine/kinds/types.js';
+import { RULES, RULE_NAMES, type RuleParams } from '../../../harness/core/webhooks/emission/rules.js';
+import { matchesWhere, type CaptureSnapshot, type DeliveryView } from '../../../harness/core/webhooks/emission/snapshot.js';
 
 function snapshotOf(subject: Subject): CaptureSnapshot | undefined {
   const p = subject.record.payload as CaptureSnapshot | undefined;

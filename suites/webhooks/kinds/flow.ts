@@ -13,10 +13,10 @@
  *
  * A flow must be a check's first step (aliases the check used before it would not be replaced).
  */
-import type { StepDef } from '../../../harness/engine/model.js';
-import type { CheckContext, StepKind, StepRecord, StepVerdict } from '../../../harness/engine/kinds/types.js';
-import { ScopedRandom } from '../../../harness/engine/rng.js';
-import type { WireExchange } from '../../../harness/transport/types.js';
+import type { StepDef } from '../../../harness/core/engine/model.js';
+import type { CheckContext, StepKind, StepRecord, StepVerdict } from '../../../harness/core/engine/kinds/types.js';
+import { ScopedRandom } from '../../../harness/core/engine/rng.js';
+import type { WireExchange } from '../../../harness/core/transport/types.js';
 
 /** A ScopedRandom that remembers every alias it handed out. */
 class RecordingRandom extends ScopedRandom {

@@ -9,17 +9,24 @@
  *   webhook_activity  poll get_media_buys {include_webhook_activity: true} until the attempts of
  *                     one event are recorded (the seller records after the receiver answered)
  */
-import { parseBoundedJson } from '../../../harness/transport/bounded-json.js';
+import { parseBoundedJson } from '../../../harness/core/transport/bounded-json.js';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ExpectationDef, StepDef } from '../../../harness/engine/model.js';
-import type { CheckContext, StepKind, StepVerdict } from '../../../harness/engine/kinds/types.js';
-import { recordOf } from '../../../harness/engine/kinds/types.js';
-import { EmissionConfigError, LISTEN_ENV, emissionSettings, isLoopbackHost, timing, type EmissionSettings } from '../../../harness/webhooks/emission/config.js';
-import { runReplayCache, sellerKeys } from '../../../harness/webhooks/emission/keys.js';
-import { type AnswerSpec, type Capture, CaptureReceiver, type Delivery } from '../../../harness/webhooks/emission/receiver.js';
-import { envelopeKey, matchesWhere, snapshot } from '../../../harness/webhooks/emission/snapshot.js';
-import { verifyCapture, type VerifyEnv } from '../../../harness/webhooks/emission/verify.js';
+import type { ExpectationDef, StepDef } from '../../../harness/core/engine/model.js';
+import type { CheckContext, StepKind, StepVerdict } from '../../../harness/core/engine/kinds/types.js';
+import { recordOf } from '../../../harness/core/engine/kinds/types.js';
+import {
+  EmissionConfigError,
+  LISTEN_ENV,
+  emissionSettings,
+  isLoopbackHost,
+  timing,
+  type EmissionSettings,
+} from '../../../harness/core/webhooks/emission/config.js';
+import { runReplayCache, sellerKeys } from '../../../harness/core/webhooks/emission/keys.js';
+import { type AnswerSpec, type Capture, CaptureReceiver, type Delivery } from '../../../harness/core/webhooks/emission/receiver.js';
+import { envelopeKey, matchesWhere, snapshot } from '../../../harness/core/webhooks/emission/snapshot.js';
+import { verifyCapture, type VerifyEnv } from '../../../harness/core/webhooks/emission/verify.js';
 
 const ANSWER = {
   oneOf: [

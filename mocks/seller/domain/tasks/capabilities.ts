@@ -7,8 +7,8 @@ import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
 import { taskSchema } from '../validation.js';
 import { failure } from '../errors.js';
-import { AGENT_CAPABILITIES_TASK } from '../../../../harness/protocol/tasks.js';
-import { AGENT_KIND_DEFS } from '../../../../harness/protocol/agent-kinds.js';
+import { AGENT_CAPABILITIES_TASK } from '../../../../harness/core/protocol/tasks.js';
+import { AGENT_KIND_DEFS } from '../../../../harness/core/protocol/agent-kinds.js';
 import { CONTROLLER_SCENARIOS } from './controller.js';
 import { WINDOWED_PULL_GRANULARITIES } from './media-buy-read.js';
 

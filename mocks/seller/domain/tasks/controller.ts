@@ -12,9 +12,9 @@ import { MEDIA_BUY_STATUSES, PENDING_STATUSES, isTerminal, round2 } from '../med
 import type { SellerServices } from '../services.js';
 import { type CallerContext, type TaskDef, type TaskPayload, completed } from '../task-def.js';
 import { accountKeyOf, fieldPath, taskSchema } from '../validation.js';
-import { EXTENSION_SCENARIOS, type ExtensionScenario, type SpecScenario } from '../../../../harness/protocol/controller-scenarios.js';
+import { EXTENSION_SCENARIOS, type ExtensionScenario, type SpecScenario } from '../../../../harness/core/protocol/controller-scenarios.js';
 
-/** The scenarios the mock implements: four the spec defines and its two extensions (harness/protocol/controller-scenarios.ts). */
+/** The scenarios the mock implements: four the spec defines and its two extensions (harness/core/protocol/controller-scenarios.ts). */
 export const CONTROLLER_SCENARIOS = [
   'force_media_buy_status',
   'simulate_delivery',

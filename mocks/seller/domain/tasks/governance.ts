@@ -5,7 +5,7 @@
  * every check made against a plan.
  */
 import { randomUUID, sign } from 'node:crypto';
-import type { SigningKey } from '../../../../harness/signing/keys/keys.js';
+import type { SigningKey } from '../../../../harness/core/signing/keys/keys.js';
 import { z } from 'zod';
 import { TaskFailure } from '../errors.js';
 import type { SellerServices } from '../services.js';

@@ -1,5 +1,5 @@
 /** Every task of interface spec 4.3 that the mock seller serves for its agent kinds, in tools/list order. */
-import { tasksOfKinds } from '../../../../harness/protocol/agent-kinds.js';
+import { tasksOfKinds } from '../../../../harness/core/protocol/agent-kinds.js';
 import type { SellerServices } from '../services.js';
 import type { TaskDef } from '../task-def.js';
 import { brandTasks } from './brand.js';

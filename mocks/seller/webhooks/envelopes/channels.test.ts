@@ -7,10 +7,10 @@
  * once per persistent channel, signed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrandJwksResolver } from '../../../../harness/signing/keys/jwks-resolver.js';
-import { InMemoryReplayCache } from '../../../../harness/signing/verify/replay-cache.js';
-import { verifyRequestSignature } from '../../../../harness/signing/verify/verifier.js';
-import { protocolIds } from '../../../../harness/token.js';
+import { BrandJwksResolver } from '../../../../harness/core/signing/keys/jwks-resolver.js';
+import { InMemoryReplayCache } from '../../../../harness/core/signing/verify/replay-cache.js';
+import { verifyRequestSignature } from '../../../../harness/core/signing/verify/verifier.js';
+import { protocolIds } from '../../../../harness/core/token.js';
 import type { AsyncTaskRecord } from '../../domain/async-task-record.js';
 import { FaultSet } from '../../faults.js';
 import type { RunningMockSeller } from '../../options.js';

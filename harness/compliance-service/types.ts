@@ -1,0 +1,97 @@
+/**
+ * The registry backend's records and its store contract: the agents it probes, their runs (the
+ * history), and the change feed of status transitions. One contract, two stores: one SQLite file
+ * (sqlite-store.ts, the embedded default) and, for scale-out, PostgreSQL.
+ */
+import type { RunResult } from '../core/engine/result.js';
+import type { RegistryComplianceStatus } from '../../reports/compliance-detail.js';
+import type { AgentTransportKind } from '../core/transport/types.js';
+
+export type AgentStatus = RegistryComplianceStatus;
+
+export interface AgentInput {
+  url: string;
+  transports: AgentTransportKind[];
+  /** Protocol token of its task names (default proto). */
+  token: string;
+  /** Bearer sent to the agent; stored, never served. */
+  authToken?: string;
+  /** Where the owner keeps the agent's credential (free text, shown). */
+  authRef?: string;
+  owner?: string;
+}
+
+export interface AgentRow extends AgentInput {
+  id: number;
+  createdAt: string;
+  status: AgentStatus;
+  previousStatus?: AgentStatus;
+  statusChangedAt?: string;
+  lastCheckedAt?: string;
+  lastRunId?: number;
+  headline?: string;
+  /** Unix ms: not probed before then. */
+  nextDueAt: number;
+  /** Consecutive probes that could not reach the agent (backoff). */
+  failures: number;
+  /** Why the last probe could not run or reach the agent (a refused private address, a timeout). */
+  problem?: string;
+  /** Tasks the agent declared in its last run. */
+  capabilities: string[];
+  /** A probe of it is running now (its run id). */
+  runningRunId?: number;
+}
+
+export type RunState = 'running' | 'done' | 'interrupted';
+
+export interface RunRow {
+  id: number;
+  agentUrl: string;
+  state: RunState;
+  startedAt: string;
+  finishedAt?: string;
+  /** The run's overall_status (passing, partial, failing, error, unreachable, auth_required). */
+  overallStatus?: string;
+  status?: AgentStatus;
+  headline?: string;
+  failingChecks: string[];
+  durationMs?: number;
+  triggeredBy: string;
+  /** Who ran it (a process id, a worker). */
+  runner: string;
+}
+
+export interface ChangeRow {
+  seq: number;
+  agentUrl: string;
+  from: AgentStatus;
+  to: AgentStatus;
+  at: string;
+  runId: number;
+}
+
+export class DuplicateAgentError extends Error {
+  override name = 'DuplicateAgentError';
+}
+
+export interface RegistryStore {
+  addAgent(a: AgentInput, now: number): Promise<AgentRow>;
+  /** False when no such agent. */
+  removeAgent(url: string): Promise<boolean>;
+  getAgent(url: string): Promise<AgentRow | undefined>;
+  listAgents(): Promise<AgentRow[]>;
+  /** Agents due at `now` with no probe running, soonest first. */
+  dueAgents(now: number, limit: number): Promise<AgentRow[]>;
+  /** Records a probe as started (state running); undefined when the agent is gone or already being probed. */
+  startRun(agentId: number, now: number, runner: string, triggeredBy: string): Promise<number | undefined>;
+  /** Records a probe's result, the agent's new status, a change-feed row on a transition, and when it is next due: one transaction. */
+  finishRun(runId: number, o: { result: RunResult; now: number; nextDueAt: number; failures: number; problem?: string }): Promise<void>;
+  /** Runs left `running` by a process that died: marked interrupted (never a result), their agents due at once. */
+  recoverInterrupted(now: number, runner?: string): Promise<number>;
+  history(url: string, limit: number): Promise<RunRow[]>;
+  /** The latest full agent-compliance report of the agent. */
+  latestReport(url: string): Promise<RunResult | undefined>;
+  changes(cursor: number, limit: number): Promise<ChangeRow[]>;
+  counts(): Promise<Record<AgentStatus, number> & { agents: number; runs: number }>;
+  close(): Promise<void>;
+}

@@ -1,4 +1,0 @@
-/** Name and version the harness announces (MCP clientInfo, User-Agent). The version has one source: harness/version.ts. */
-export { HARNESS_VERSION } from '../version.js';
-
-export const HARNESS_NAME = 'proto-comply';

@@ -1,4 +1,0 @@
-import { readFileSync } from 'node:fs';
-
-/** The harness version, from package.json (one source of truth). */
-export const HARNESS_VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
