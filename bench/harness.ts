@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { startMockSeller } from '../mocks/seller/index.js';
-import { certify, DEFAULT_CONCURRENCY } from '../harness/certify/certify.js';
+import { certify, DEFAULT_CONCURRENCY } from '../harness/certify/index.js';
 import { BUILTIN_MOCK_CONCURRENCY } from '../harness/cli/builtin-mocks.js';
 import { createSchemaValidator } from '../harness/core/schemas/validator.js';
 import { protocolIds } from '../harness/core/token.js';

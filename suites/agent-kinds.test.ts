@@ -5,7 +5,7 @@
  * brand is a coverage gap, not a failure.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { certify } from '../harness/certify/certify.js';
+import { certify } from '../harness/certify/index.js';
 import type { AgentKind } from '../harness/core/protocol/agent-kinds.js';
 import { type RunningMockSeller, startMockSeller } from '../mocks/seller/index.js';
 import { runBuiltinCheck, ScriptedAgent, taskError } from './testing/scripted-agent.js';

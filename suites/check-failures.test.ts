@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { certify } from '../harness/certify/certify.js';
+import { certify } from '../harness/certify/index.js';
 import { answer, runBuiltinCheck, ScriptedAgent, taskError } from './testing/scripted-agent.js';
 
 describe('checks that fail against a scripted agent', () => {

@@ -42,3 +42,6 @@ export function builtinSuites(): SuiteCatalog {
 export function builtinCheckIds(): Set<string> {
   return new Set(builtinSuites().suites.flatMap((s) => s.checks.map((c) => c.id)));
 }
+
+/** The traceability maps (suites/traceability/: the spec's rules and the checks that test them). */
+export { traceMaps } from './traceability/index.js';

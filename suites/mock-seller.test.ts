@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { certify } from '../harness/certify/certify.js';
+import { certify } from '../harness/certify/index.js';
 import type { RunResult } from '../harness/core/engine/result.js';
 import { startMockSeller } from '../mocks/seller/index.js';
 import type { RunningMockSeller } from '../mocks/seller/options.js';

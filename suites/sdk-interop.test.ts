@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { certify } from '../harness/certify/certify.js';
+import { certify } from '../harness/certify/index.js';
 import { protocolIds } from '../harness/core/token.js';
 import type { RunResult } from '../harness/core/engine/result.js';
 

@@ -8,61 +8,11 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { cruise, type ICruiseResult, type IForbiddenRuleType } from 'dependency-cruiser';
+import { cruise, type ICruiseResult } from 'dependency-cruiser';
+import { RULES, TEST_CODE } from './rules.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TOP = ['bin', 'bench', 'harness', 'suites', 'mocks', 'reports', 'fixtures'];
-/** Test code: test files, test helpers, benchmarks. */
-const TEST_CODE = '(\\.test\\.ts$|/testing/|^bench/|/bench/|^fixtures/signing/generate\\.ts$)';
-
-const RULES: IForbiddenRuleType[] = [
-  { name: 'no-cycle', comment: 'no import cycle anywhere', severity: 'error', from: {}, to: { circular: true } },
-  {
-    name: 'engine-is-generic',
-    comment: 'the engine knows only generic kinds; suites register theirs through their plugin',
-    severity: 'error',
-    from: { path: '^harness/core/engine/' },
-    to: { path: '^(suites|mocks|reports|bin)/|^harness/(cli|cli-kit|vitest|webhooks|baseline)/|^harness/certify\\.ts$' },
-  },
-  {
-    name: 'mocks-use-library-code',
-    comment: 'the mocks depend on library code only, never on the command line, the suites or the reports',
-    severity: 'error',
-    from: { path: '^mocks/', pathNot: TEST_CODE },
-    to: { path: '^(suites|reports|bin)/|^harness/cli/' },
-  },
-  {
-    name: 'library-does-not-start-mocks',
-    comment: 'only the command line (harness/cli) and tests start the mocks',
-    severity: 'error',
-    from: { path: '^(harness|reports|suites|fixtures)/', pathNot: `${TEST_CODE}|^harness/cli/` },
-    to: { path: '^mocks/' },
-  },
-  {
-    name: 'test-helpers-stay-in-tests',
-    comment: 'testing/ folders serve tests only',
-    severity: 'error',
-    from: { pathNot: TEST_CODE },
-    to: { path: '/testing/' },
-  },
-  {
-    name: 'no-dev-dependency-at-runtime',
-    comment: 'runtime code imports only dependencies (type-only imports aside; vitest and Allure are optional peers of the vitest entry)',
-    severity: 'error',
-    from: { pathNot: TEST_CODE },
-    to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['npm-peer', 'type-only'] },
-  },
-  {
-    name: 'fast-path-is-fenced',
-    comment:
-      "the verifier's fast path (harness/core/signing/fast/) is an accelerator that only verify/verifier.ts selects; the reference code never imports it",
-    severity: 'error',
-    from: { pathNot: `${TEST_CODE}|^harness/core/signing/fast/|^harness/core/signing/verify/verifier\\.ts$` },
-    to: { path: '^harness/core/signing/fast/' },
-  },
-  { name: 'resolvable', comment: 'every import resolves', severity: 'error', from: {}, to: { couldNotResolve: true } },
-];
-
 let result: ICruiseResult | undefined;
 async function cruised(): Promise<ICruiseResult> {
   if (result) return result;

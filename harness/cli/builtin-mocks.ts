@@ -72,7 +72,7 @@ export async function startBuiltinMocks(o: {
     if (!o.withBuyer) return { agentUrl: seller.baseUrl, authToken, ...(registry ? { registry } : {}), close };
 
     const { startSenderIdentity } = await import('../core/webhooks/receiver-probe/sender.js');
-    const { startMockBuyerFor } = await import('../../mocks/buyer/suite-run.js');
+    const { startMockBuyerFor } = await import('../../mocks/buyer/trusting-buyer.js');
     const identity = await startSenderIdentity({ token: o.token });
     closers.push(() => identity.close());
     const dir = mkdtempSync(join(tmpdir(), 'proto-comply-buyer-'));

@@ -10,11 +10,13 @@ import { allowHostFlags, refusedHost } from './address-flags.js';
 import { namedUrls, resolveEndpoints, TransportConfigError, type TransportKind } from '../core/transport/index.js';
 import { FixturesError, loadFixtures, type Fixtures } from '../core/fixtures/fixtures.js';
 import { startBuiltinMocks } from './builtin-mocks.js';
-import { writeReportsSafely, type RunFrame } from './run-failure.js';
+import { writeReportsSafely } from './run-failure.js';
+import type { RunFrame } from '../core/engine/error-run.js';
 import { createProgress, renderSummary } from '../../reports/console.js';
 import { renderAgentComplianceJson, AGENT_COMPLIANCE_FILE } from '../../reports/json.js';
 import { readComplianceReport } from './read-report.js';
 import { runFuzz } from '../fuzz/run.js';
+import { interpretationLookup } from '../certify/index.js';
 import { FUZZ_PROPERTIES } from '../fuzz/properties/index.js';
 import type { FuzzEvidence } from '../fuzz/report.js';
 import { parseTargetFlag } from './target-flag.js';
@@ -248,6 +250,7 @@ export async function fuzzCommand(argv: string[]): Promise<number> {
       timeoutS: args.timeoutS,
       tasks: args.tasks,
       properties: FUZZ_PROPERTIES,
+      interpretationOf: interpretationLookup(),
       replay: target ? { checkId: args.replay?.checkId as string, path: target.path } : undefined,
       reportFile: join(out, AGENT_COMPLIANCE_FILE),
       command,

@@ -22,7 +22,7 @@ import { hostname } from 'node:os';
 import { allowHostFlags } from './address-flags.js';
 import { FlagError, parsePortFlag, waitForStop } from '../core/cli-kit/serve.js';
 import { writeReportsSafely } from './run-failure.js';
-import { pickSuites } from '../certify/certify.js';
+import { pickSuites } from '../certify/index.js';
 import { UsageError } from './usage.js';
 
 export const REGISTRY_HELP = `usage: proto-comply registry serve [--port N] [--host H] [--db FILE | --postgres URL] [--workers N] [--per-host K]

@@ -5,7 +5,7 @@
  */
 import { describeLines } from '../core/protocol/lines.js';
 import { parseArgs } from 'node:util';
-import { traceMaps } from '../../suites/traceability/index.js';
+import { traceMaps } from '../../suites/index.js';
 import { summarizeRules, summaryLine } from '../core/traceability/summary.js';
 import { SPEC_DOCS, type SpecDoc, type TraceRule } from '../core/traceability/types.js';
 import { RULES_HELP, UsageError } from './usage.js';

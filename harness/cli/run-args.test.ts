@@ -1,6 +1,6 @@
 /** `proto-comply run` argument parsing: the concurrency default is left to the run (4 for an agent URL, 8 for the built-in mocks). */
 import { describe, expect, it } from 'vitest';
-import { parseRunArgs, reproduceCommand } from './run-command.js';
+import { parseRunArgs, reproduceCommand } from './run-args.js';
 import { UsageError } from './usage.js';
 
 describe('run --concurrency', () => {

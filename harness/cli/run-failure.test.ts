@@ -4,10 +4,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockSeller } from '../../mocks/seller/index.js';
-import { certify, pickSuites } from '../certify/certify.js';
+import { certify, pickSuites } from '../certify/index.js';
 import { EXIT, exitCodeFor } from '../core/engine/summarize.js';
 import { renderAgentComplianceJson } from '../../reports/json.js';
-import { errorRun, writeReportsSafely, type RunFrame } from './run-failure.js';
+import { writeReportsSafely } from './run-failure.js';
+import { errorRun, type RunFrame } from '../core/engine/error-run.js';
 import { buildRunFixture } from '../../reports/testing/run-result.js';
 
 function frame(): RunFrame {

@@ -12,9 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMockSeller, type RunningMockSeller } from '../../mocks/seller/index.js';
-import { certify } from '../certify/certify.js';
+import { certify } from '../certify/index.js';
 import { startTestServer, startTrap, type TestServer } from '../core/net/testing/trap-server.js';
-import { parseRunArgs, reproduceCommand, runCommand } from './run-command.js';
+import { parseRunArgs, reproduceCommand } from './run-args.js';
+import { runCommand } from './run-command.js';
 
 const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));
 

@@ -3,12 +3,12 @@
  * refused unless allowlisted, a budget per run), never throwing: a probe that breaks is an
  * `error` run, which the scheduler retries like an unreachable agent and never records as a pass.
  */
-import { certify, pickSuites } from '../certify/certify.js';
-import { causeOf, errorRun } from '../cli/run-failure.js';
+import { certify, pickSuites } from '../certify/index.js';
+import { causeOf, errorRun } from '../core/engine/error-run.js';
 import type { RunResult } from '../core/engine/result.js';
 import type { AgentRow } from './types.js';
 import type { ProtocolLine } from '../core/protocol/lines.js';
-import { targetInfo } from '../core/engine/run-envelope.js';
+import { targetInfo } from '../core/engine/run-result.js';
 
 export interface ProbeSettings {
   /** Budget of one run in seconds (the registry's probing allows 600). */

@@ -3,21 +3,13 @@
  * task and transport; a violation carries the shrunk counterexample, the seed and fast-check path,
  * and the command that replays exactly that case.
  */
-import type { CheckResult, Level, Outcome, RunResult, TargetInfo, TransportInfo } from '../core/engine/result.js';
-import { countOutcomes, coverageOf, summarizeSuites } from '../core/engine/summarize.js';
+import type { CheckResult, Interpretation, Level, Outcome, RunResult, TargetInfo, TransportInfo } from '../core/engine/result.js';
+import { coverageOf } from '../core/engine/summarize.js';
 import type { SuiteDef } from '../core/engine/model.js';
 import { boundRun } from '../core/engine/bound.js';
 import type { TransportKind } from '../core/transport/types.js';
-import { runEnvelope } from '../core/engine/run-envelope.js';
-import { withRootCauses } from '../core/engine/root-cause.js';
+import { newRunResult } from '../core/engine/run-result.js';
 import type { FuzzProperty, PropertyOutcome } from './property.js';
-import { builtinSuites } from '../../suites/index.js';
-
-/** A built-in suite check by id (for the interpretation of the rule a property shares with it). */
-const suiteCheck = (id: string) =>
-  builtinSuites()
-    .suites.flatMap((s) => s.checks)
-    .find((c) => c.id === id);
 
 export const FUZZ_SUITE_ID = 'fuzz';
 
@@ -27,6 +19,8 @@ export interface FuzzCheckInput {
   transport: TransportKind;
   notes: string[];
   reportFile: string;
+  /** A suite check's interpretation by id (FuzzOptions.interpretationOf). */
+  interpretationOf?: (checkId: string) => Interpretation | undefined;
 }
 
 /** What a failing fuzz check stores in `evidence.actual` (read back by `--replay`). */
@@ -73,7 +67,7 @@ export function fuzzCheck(input: FuzzCheckInput, o: PropertyOutcome | Skipped, d
   const actual: FuzzEvidence = {
     fuzz: { seed: po.seed, path: po.path ?? '', runs: po.runs, counterexample: po.counterexample, property: p.id, ...(task ? { task } : {}) },
   };
-  const interpretation = p.interpretation ?? (p.sameRuleAs ? suiteCheck(p.sameRuleAs)?.interpretation : undefined);
+  const interpretation = p.interpretation ?? (p.sameRuleAs ? input.interpretationOf?.(p.sameRuleAs) : undefined);
   return {
     ...base,
     outcome: FAILING[p.level],
@@ -135,26 +129,27 @@ export function fuzzRunResult(o: {
         : status === 'passing'
           ? `no fuzz property violated (${o.checks.filter((c) => c.outcome === 'pass').length} checks)`
           : `no fuzz property violated, coverage incomplete: ${coverage.reasons[0] ?? ''}`;
-  const suite = fuzzSuite(o.checks);
-  const checks = withRootCauses(o.checks, [suite]);
-  return boundRun({
-    ...runEnvelope({
-      agentUrl: o.agentUrl,
-      token: o.token,
-      transports: o.transports,
-      target: o.target,
-      seed: String(o.seed),
-      command: o.command,
-      startedAt: o.startedAt,
-    }),
-    transport_info: o.info,
-    overall_status: status,
-    coverage,
-    lifecycle_stage: 'production',
-    headline,
-    selection: { suites: [FUZZ_SUITE_ID], budget_s: o.budgetS, strict: false },
-    counts: countOutcomes(o.checks),
-    suites: summarizeSuites([suite], checks, o.transports, false),
-    checks,
-  });
+  return boundRun(
+    newRunResult(
+      {
+        agentUrl: o.agentUrl,
+        token: o.token,
+        transports: o.transports,
+        target: o.target,
+        seed: String(o.seed),
+        command: o.command,
+        startedAt: o.startedAt,
+      },
+      {
+        suites: [fuzzSuite(o.checks)],
+        checks: o.checks,
+        transportInfo: o.info,
+        status,
+        coverage,
+        lifecycleStage: 'production',
+        headline,
+        selection: { suites: [FUZZ_SUITE_ID], budget_s: o.budgetS, strict: false },
+      },
+    ),
+  );
 }

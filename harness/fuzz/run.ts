@@ -4,7 +4,7 @@
  * suite of an ordinary RunResult (report.ts), so the report writers of `run` write it.
  */
 import type { ProtocolLine } from '../core/protocol/lines.js';
-import { targetInfo } from '../core/engine/run-envelope.js';
+import { targetInfo } from '../core/engine/run-result.js';
 import { randomBytes } from 'node:crypto';
 import {
   createRecorder,
@@ -19,6 +19,7 @@ import { AddressPolicy } from '../core/net/address-policy.js';
 import { Redactor } from '../core/transport/redact.js';
 import type { CheckResult, RunResult, TransportInfo } from '../core/engine/result.js';
 import type { Fixtures } from '../core/fixtures/fixtures.js';
+import type { Interpretation } from '../core/engine/result.js';
 import type { FuzzContext, FuzzProperty, PropertyOutcome } from './property.js';
 import { BUY_FREE_TASKS, missingState, wireTask } from './requests.js';
 import { findFuzzState } from './setup.js';
@@ -53,6 +54,9 @@ export interface FuzzOptions {
   addressPolicy?: AddressPolicy;
   /** Instrumentation (the benchmark): every task call the run makes, before it is sent. */
   observe?: (task: string, args: Record<string, unknown>) => void;
+  /** The interpretation of a suite check by id (the entry point's suites): shown with a failing
+   *  property that judges the same rule (FuzzProperty.sameRuleAs). */
+  interpretationOf?: (checkId: string) => Interpretation | undefined;
 }
 
 interface PlannedCheck {
@@ -171,7 +175,14 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
         ...(o.fixtures?.tasks ? { taskArgs: o.fixtures.tasks } : {}),
       };
       for (const { property, task, wire } of planned) {
-        const input: FuzzCheckInput = { property, task, transport: transport.kind, notes: state.notes, reportFile: o.reportFile };
+        const input: FuzzCheckInput = {
+          property,
+          task,
+          transport: transport.kind,
+          notes: state.notes,
+          reportFile: o.reportFile,
+          interpretationOf: o.interpretationOf,
+        };
         const started = Date.now();
         let outcome: PropertyOutcome | { outcome: 'not_applicable' | 'gap'; message: string; gap?: string; not_run?: boolean };
         const notApplicable = property.appliesTo?.(ctx);

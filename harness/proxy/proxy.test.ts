@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { certify } from '../certify/certify.js';
+import { certify } from '../certify/index.js';
 import type { RunResult } from '../core/engine/result.js';
 import { startMockSeller } from '../../mocks/seller/index.js';
 import { findings } from '../../suites/testing/mock-run.js';

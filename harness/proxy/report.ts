@@ -8,10 +8,9 @@ import { builtinSuites } from '../../suites/index.js';
 import { boundRun } from '../core/engine/bound.js';
 import type { CheckDef, SuiteDef } from '../core/engine/model.js';
 import type { CheckResult, InjectionSummary, Level, Outcome, RunResult } from '../core/engine/result.js';
-import { countOutcomes, coverageOf, summarizeSuites } from '../core/engine/summarize.js';
+import { coverageOf } from '../core/engine/summarize.js';
 import type { TransportKind } from '../core/transport/types.js';
-import { runEnvelope, targetInfo } from '../core/engine/run-envelope.js';
-import { withRootCauses } from '../core/engine/root-cause.js';
+import { newRunResult, targetInfo } from '../core/engine/run-result.js';
 import type { Verdict } from './audit.js';
 import { DEFAULT_TARGET, describeLines, inLines, type ProtocolLine } from '../core/protocol/lines.js';
 
@@ -144,25 +143,28 @@ export function auditRunResult(o: {
   const headline = failing.length
     ? `${failing.length} ${what}, first: ${failing[0].check_id} (${failing[0].transport})`
     : `no ${caller ? 'buyer ' : ''}rule broken in ${o.exchanges} observed exchange(s) (${o.tally.judged} verdicts)`;
-  return boundRun({
-    ...runEnvelope({
-      agentUrl: o.upstream,
-      token: o.token,
-      transports,
-      target: targetInfo(o.target),
-      seed: o.injected?.seed ?? '0',
-      command: o.command,
-      startedAt: o.startedAt,
-    }),
-    transport_info: transports.map((t) => ({ transport: t, endpoint: o.upstream, reachable: true, auth_required: false, declared_tasks: [] })),
-    overall_status: status,
-    coverage,
-    lifecycle_stage: 'production',
-    headline,
-    selection: { suites: suites.map((s) => s.id), strict: false },
-    counts: countOutcomes(checks),
-    suites: summarizeSuites(suites, checks, transports, false),
-    checks: withRootCauses(checks, suites),
-    ...(o.injected ? { injected: o.injected } : {}),
-  });
+  return boundRun(
+    newRunResult(
+      {
+        agentUrl: o.upstream,
+        token: o.token,
+        transports,
+        target: targetInfo(o.target),
+        seed: o.injected?.seed ?? '0',
+        command: o.command,
+        startedAt: o.startedAt,
+      },
+      {
+        suites,
+        checks,
+        transportInfo: transports.map((t) => ({ transport: t, endpoint: o.upstream, reachable: true, auth_required: false, declared_tasks: [] })),
+        status,
+        coverage,
+        lifecycleStage: 'production',
+        headline,
+        selection: { suites: suites.map((s) => s.id), strict: false },
+        ...(o.injected ? { injected: o.injected } : {}),
+      },
+    ),
+  );
 }

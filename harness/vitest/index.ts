@@ -20,12 +20,12 @@
  */
 import { resolve } from 'node:path';
 import { beforeAll, describe, it, type TestContext } from 'vitest';
-import { certify, pickSuites, UnknownSuiteError } from '../certify/certify.js';
+import { certify, pickSuites, UnknownSuiteError } from '../certify/index.js';
 import { selectChecks } from '../core/engine/run.js';
 import { builtinSuites } from '../../suites/index.js';
 import type { BaselineEntryResult, CheckResult, RunResult } from '../core/engine/result.js';
 import { applyBaseline } from '../baseline/apply.js';
-import { parseRunArgs, reproduceCommand } from '../cli/run-command.js';
+import { parseRunArgs, reproduceCommand } from '../cli/run-args.js';
 import { SUITE_LABELS, allureIdentity, allureStatus, allureStatusDetails, evidenceAttachments, type AllureIdentity } from '../../reports/allure.js';
 import { BASELINE_SUITE, baselineEntryIdentity, baselineEntryMessage, baselineEntryStatus } from '../../reports/allure-baseline.js';
 import { writeReports } from '../../reports/index.js';

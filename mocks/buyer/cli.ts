@@ -13,14 +13,13 @@
  * then closes cleanly and returns 0. Bad flags: one line on stderr, exit code 2. Bound to anything
  * but loopback, the admin API needs a bearer token: --admin-token, or one generated and printed.
  */
-import { parseArgs } from 'node:util';
 import { TokenError } from '../../harness/core/token.js';
 import { BEARER_TOKEN_ENV, HMAC_SECRET_ENV } from '../../harness/core/webhooks/receiver-probe/cli.js';
 import { listBuyerFaults, UnknownBuyerFaultError } from './faults.js';
 import { startMockBuyer, type MockBuyerOptions } from './index.js';
 import { EndpointConfigError } from './store/endpoints.js';
 import { TrustConfigError } from './trust.js';
-import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/core/cli-kit/serve.js';
+import { FlagError, type MockCommandIo, parseMockFlags, startMockCommand, waitForStop } from '../../harness/core/cli-kit/serve.js';
 
 export interface MockBuyerCommandIo extends MockCommandIo {
   /** Where `--hmac-endpoint` reads the shared secret (default process.env). */
@@ -40,39 +39,22 @@ function positiveInt(flag: string, raw: string): number {
 type Parsed = { help: true; listFaults: boolean } | { help: false; listFaults: true } | { help: false; listFaults: false; options: MockBuyerOptions };
 
 function parse(argv: string[], env: NodeJS.ProcessEnv): Parsed {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        db: { type: 'string' },
-        token: { type: 'string' },
-        fault: { type: 'string', multiple: true },
-        'list-faults': { type: 'boolean' },
-        'trust-brand': { type: 'string', multiple: true },
-        'trust-publisher': { type: 'string' },
-        'insecure-loopback': { type: 'boolean' },
-        'dedup-bound': { type: 'string' },
-        'sender-dedup-bound': { type: 'string', multiple: true },
-        endpoint: { type: 'string', multiple: true },
-        'public-url': { type: 'string' },
-        'admin-token': { type: 'string' },
-        'hmac-endpoint': { type: 'string' },
-        'bearer-endpoint': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    throw new FlagError(err instanceof Error ? err.message : String(err));
-  }
-  const v = parsed.values;
+  const { values: v, port } = parseMockFlags(argv, {
+    db: { type: 'string' },
+    token: { type: 'string' },
+    'trust-brand': { type: 'string', multiple: true },
+    'trust-publisher': { type: 'string' },
+    'insecure-loopback': { type: 'boolean' },
+    'dedup-bound': { type: 'string' },
+    'sender-dedup-bound': { type: 'string', multiple: true },
+    endpoint: { type: 'string', multiple: true },
+    'public-url': { type: 'string' },
+    'admin-token': { type: 'string' },
+    'hmac-endpoint': { type: 'string' },
+    'bearer-endpoint': { type: 'string' },
+  });
   if (v.help) return { help: true, listFaults: false };
   if (v['list-faults']) return { help: false, listFaults: true };
-  const port = parsePortFlag(v.port);
   if (v.db === undefined || v.db === '') throw new FlagError('--db FILE is required (the dedup store is durable)');
   const dedupBounds: Record<string, number> = {};
   for (const entry of v['sender-dedup-bound'] ?? []) {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSenderIdentity, type SenderIdentity } from '../../harness/core/webhooks/receiver-probe/sender.js';
 import { findingIds } from '../../suites/testing/mock-run.js';
 import { listBuyerFaults, type BuyerFaultDef } from './faults.js';
-import { certifyMockBuyer } from './suite-run.js';
+import { certifyMockBuyer } from './testing/certify-buyer.js';
 
 type Verdict = { caught: boolean; missed: string[]; unexpected: string[] };
 

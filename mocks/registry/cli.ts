@@ -8,8 +8,7 @@
  * `<agent origin>/.well-known/jwks.json`, fetched once at start) is the brand's key set and the
  * publisher's pin. Bad flags: one line on stderr, exit code 2.
  */
-import { parseArgs } from 'node:util';
-import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/core/cli-kit/serve.js';
+import { FlagError, type MockCommandIo, parseMockFlags, startMockCommand, waitForStop } from '../../harness/core/cli-kit/serve.js';
 import { PRIVATE_JWK_MEMBERS } from '../../harness/core/discovery/jwks-audit.js';
 import { fetchDiscoveryJson } from '../../harness/core/discovery/fetch.js';
 import { REGISTRY_FAULTS, UnknownRegistryFaultError } from './faults.js';
@@ -22,29 +21,13 @@ const DEFAULT_CAPABILITIES = ['get_products', 'create_media_buy', 'get_media_buy
 const MAX_JWKS_BYTES = 256 * 1024;
 
 function parse(argv: string[]) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'api-key': { type: 'string', multiple: true },
-        fault: { type: 'string', multiple: true },
-        db: { type: 'string' },
-        agent: { type: 'string' },
-        'agent-capability': { type: 'string', multiple: true },
-        'agent-jwks': { type: 'string' },
-        'list-faults': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    throw new FlagError(err instanceof Error ? err.message : String(err));
-  }
-  const v = parsed.values;
+  const { values: v, port } = parseMockFlags(argv, {
+    'api-key': { type: 'string', multiple: true },
+    db: { type: 'string' },
+    agent: { type: 'string' },
+    'agent-capability': { type: 'string', multiple: true },
+    'agent-jwks': { type: 'string' },
+  });
   const url = (raw: string | undefined, flag: string): URL | undefined => {
     if (raw === undefined) return undefined;
     try {
@@ -61,7 +44,7 @@ function parse(argv: string[]) {
   return {
     help: v.help === true,
     listFaults: v['list-faults'] === true,
-    port: parsePortFlag(v.port),
+    port,
     host: v.host,
     apiKeys: v['api-key'],
     faults: v.fault ?? [],

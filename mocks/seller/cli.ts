@@ -5,12 +5,11 @@
  * Starts the reference mock seller, prints its URLs, runs until SIGINT/SIGTERM, then closes
  * cleanly and returns 0. Bad flags: one line on stderr, exit code 2.
  */
-import { parseArgs } from 'node:util';
 import { TokenError } from '../../harness/core/token.js';
 import { AGENT_KINDS, type AgentKind, isAgentKind } from '../../harness/core/protocol/agent-kinds.js';
 import { UnknownFaultError, listFaults } from './faults.js';
 import { startMockSeller } from './index.js';
-import { FlagError, type MockCommandIo, parsePortFlag, startMockCommand, waitForStop } from '../../harness/core/cli-kit/serve.js';
+import { FlagError, type MockCommandIo, parseMockFlags, startMockCommand, waitForStop } from '../../harness/core/cli-kit/serve.js';
 
 export type MockSellerCommandIo = MockCommandIo;
 
@@ -22,32 +21,15 @@ const USAGE =
   '                            (default: https and public addresses only, digest 5.9)';
 
 function parse(argv: string[]) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        token: { type: 'string' },
-        'auth-token': { type: 'string' },
-        fault: { type: 'string', multiple: true },
-        db: { type: 'string' },
-        'reply-mode': { type: 'string' },
-        'list-faults': { type: 'boolean' },
-        'no-controller': { type: 'boolean' },
-        'allow-private-webhooks': { type: 'boolean' },
-        kind: { type: 'string', multiple: true },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    throw new FlagError(err instanceof Error ? err.message : String(err));
-  }
-  const v = parsed.values;
-  const port = parsePortFlag(v.port);
+  const { values: v, port } = parseMockFlags(argv, {
+    token: { type: 'string' },
+    'auth-token': { type: 'string' },
+    db: { type: 'string' },
+    'reply-mode': { type: 'string' },
+    'no-controller': { type: 'boolean' },
+    'allow-private-webhooks': { type: 'boolean' },
+    kind: { type: 'string', multiple: true },
+  });
   const replyMode = v['reply-mode'];
   if (replyMode !== undefined && replyMode !== 'sse' && replyMode !== 'json') {
     throw new FlagError(`--reply-mode must be "sse" or "json", got ${JSON.stringify(replyMode)}`);

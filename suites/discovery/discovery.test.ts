@@ -8,7 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendHugeBody } from '../../harness/testing/huge-body.js';
-import { certify } from '../../harness/certify/certify.js';
+import { certify } from '../../harness/certify/index.js';
 import type { RunResult } from '../../harness/core/engine/result.js';
 import { fetchDiscoveryJson } from '../../harness/core/discovery/fetch.js';
 import { baseUrlOf, listen } from '../../harness/core/net/listen.js';

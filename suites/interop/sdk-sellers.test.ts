@@ -15,8 +15,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../harness/core/engine/result.js';
-import { INTEROP_AGENTS, INTEROP_TARGETS, certifyAgent, fuzzAgent, launch, stop, type InteropAgent, type Launched } from './agents.js';
-import { renderTable, tableDifferences, tableIn, withTable } from './tables.js';
+import { INTEROP_AGENTS, INTEROP_TARGETS, certifyAgent, fuzzAgent, launch, stop, type InteropAgent, type Launched } from './testing/agents.js';
+import { renderTable, tableDifferences, tableIn, withTable } from './testing/tables.js';
 import { DEFAULT_TARGET, inLines, type ProtocolLine } from '../../harness/core/protocol/lines.js';
 import { builtinSuites } from '../index.js';
 

@@ -1,6 +1,6 @@
 /** The interop tables' comparison: whole, except rows of checks whose verdict depends on timing. */
 import { describe, expect, it } from 'vitest';
-import { stableReason, TABLE_HEAD, tableDifferences } from './tables.js';
+import { stableReason, TABLE_HEAD, tableDifferences } from './testing/tables.js';
 
 const table = (...rows: string[]) => [...TABLE_HEAD, ...rows].join('\n');
 const row = (check: string, outcome: string, reason = 'why') => `| mcp | \`${check}\` | ${outcome} |  | ${reason} | spec |`;

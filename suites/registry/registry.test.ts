@@ -5,7 +5,7 @@
  * need one are coverage gaps; with an agent the registry is a third column beside MCP and A2A.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { certify } from '../../harness/certify/certify.js';
+import { certify } from '../../harness/certify/index.js';
 import type { RunResult } from '../../harness/core/engine/result.js';
 import { renderAgentComplianceJson, validateAgentCompliance } from '../../reports/json.js';
 import { REGISTRY_API_FAULTS } from '../../mocks/registry/faults.js';

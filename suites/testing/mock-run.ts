@@ -1,6 +1,6 @@
 /** Self-test support: certify a freshly started mock seller (optionally with faults). */
 import { randomBytes } from 'node:crypto';
-import { certify, type CertifyOptions } from '../../harness/certify/certify.js';
+import { certify, type CertifyOptions } from '../../harness/certify/index.js';
 import { builtinSuites } from '../index.js';
 import type { CheckResult, RunResult } from '../../harness/core/engine/result.js';
 import { startMockSeller } from '../../mocks/seller/index.js';

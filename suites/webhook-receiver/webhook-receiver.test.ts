@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../harness/core/engine/result.js';
-import { certifyMockBuyer } from '../../mocks/buyer/suite-run.js';
+import { certifyMockBuyer } from '../../mocks/buyer/testing/certify-buyer.js';
 import { certifyMock } from '../testing/mock-run.js';
 import { builtinSuites } from '../index.js';
 import { startMockSeller } from '../../mocks/seller/index.js';

@@ -3,7 +3,7 @@
  * and without a test controller the checks that need one are coverage gaps with the reason.
  */
 import { describe, expect, it } from 'vitest';
-import { certify } from '../../harness/certify/certify.js';
+import { certify } from '../../harness/certify/index.js';
 import { builtinSuites } from '../index.js';
 import { startMockSeller } from '../../mocks/seller/index.js';
 import { CONTROLLER_FREE_WEBHOOKS, certifyMock, findings } from '../testing/mock-run.js';

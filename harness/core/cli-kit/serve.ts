@@ -1,4 +1,5 @@
-/** Shared by the long-running commands (`mock seller`, `mock buyer`, `keys --serve`). */
+/** Shared by the long-running commands (`mock seller`, `mock buyer`, `mock registry`, `keys --serve`). */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /** A bad flag value: the command prints one line and exits 2. */
 export class FlagError extends Error {}
@@ -25,6 +26,36 @@ export function waitForStop(stop: AbortSignal | undefined): Promise<void> {
     else stop?.addEventListener('abort', done);
   });
 }
+
+/** The flags every `proto-comply mock <name>` takes. */
+const MOCK_FLAGS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  fault: { type: 'string', multiple: true },
+  'list-faults': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/**
+ * A mock command's flags: the common ones (--port, --host, --fault, --list-faults, --help) and
+ * its own; strict, no positionals; a bad flag is a FlagError. `port` is checked (parsePortFlag).
+ */
+export function parseMockFlags<const O extends NonNullable<ParseArgsConfig['options']>>(
+  argv: string[],
+  own: O,
+): { values: MockFlagValues<O>; port: number | undefined } {
+  let values: MockFlagValues<O>;
+  try {
+    const config: MockFlagConfig<O> = { args: argv, strict: true, allowPositionals: false, options: { ...MOCK_FLAGS, ...own } };
+    values = parseArgs(config).values;
+  } catch (err) {
+    throw new FlagError(err instanceof Error ? err.message : String(err));
+  }
+  return { values, port: parsePortFlag((values as { port?: string }).port) };
+}
+
+type MockFlagConfig<O> = { args: string[]; strict: true; allowPositionals: false; options: typeof MOCK_FLAGS & O };
+type MockFlagValues<O extends NonNullable<ParseArgsConfig['options']>> = ReturnType<typeof parseArgs<MockFlagConfig<O>>>['values'];
 
 /** `--list-faults`: one fault a line, its name first, then the rule it breaks and its target checks. */
 export function formatFaultList(faults: ReadonlyArray<{ name: string; rule: string; targets: readonly string[] }>): string {

@@ -163,8 +163,11 @@ export interface TargetInfo {
   agent_lacks_target?: boolean;
 }
 
+/** The version of the agent-compliance document (reports/agent-compliance.schema.json). */
+export const RESULT_SCHEMA_VERSION = '1.2';
+
 export interface RunResult {
-  schema_version: '1.2';
+  schema_version: typeof RESULT_SCHEMA_VERSION;
   harness: { name: 'proto-comply'; version: string };
   agent_url: string;
   token: string;

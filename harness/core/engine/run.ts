@@ -15,15 +15,14 @@ import { Limiter, type Lend } from './limiter.js';
 import { preflight, preflightPrerequisites, runCheck, skippedResult, type CheckEnv } from './check-runner.js';
 import { checkWaits, factPublishersOf, orderSuites, prerequisitesOf, runsBefore, suitePositions } from './loader.js';
 import { compileCheckGlobs } from './glob.js';
-import { countOutcomes, coverageOf, headline, overallStatus, summarizeSuites } from './summarize.js';
-import { runEnvelope, targetInfo } from './run-envelope.js';
+import { coverageOf, headline, overallStatus } from './summarize.js';
+import { newRunResult, targetInfo } from './run-result.js';
 import type { ProtocolLine } from '../protocol/lines.js';
 import { DEFAULT_TARGET } from '../protocol/lines.js';
 import { FactStore, RunResources, type ReceiverTarget } from './resources.js';
 import type { AddressPolicy } from '../net/address-policy.js';
 import type { Redactor } from '../transport/redact.js';
 import { boundCheckResult, cutText, LIMITS } from './bound.js';
-import { withRootCauses } from './root-cause.js';
 import { type LifecycleStage, lifecycleStageOf } from './lifecycle.js';
 
 /** The run budget when the caller gives none: a run always ends. */
@@ -342,16 +341,15 @@ function nameCascadeRoots(results: Map<string, CheckResult>): void {
 function assemble(plan: RunPlan, f: Finished): RunResult {
   const { suites, profiles, results, key, transportKinds, startedAt, started, harnessError } = f;
   nameCascadeRoots(results);
-  const ordered: CheckResult[] = [];
+  const checks: CheckResult[] = [];
   for (const suite of suites) {
     for (const check of suite.checks) {
       for (const t of plan.transports) {
         const r = results.get(key(check.id, t));
-        if (r) ordered.push(r);
+        if (r) checks.push(r);
       }
     }
   }
-  const checks = withRootCauses(ordered, suites);
 
   const coverage = coverageOf(checks, transportKinds, f.budgetS);
   if (harnessError) coverage.reasons.push(`the harness broke: ${harnessError}`);
@@ -372,42 +370,41 @@ function assemble(plan: RunPlan, f: Finished): RunResult {
     problem: p.problem,
   }));
   const declared = profiles?.find((p) => p.capabilities !== undefined)?.capabilities?.[plan.token];
-  return {
-    ...runEnvelope(
-      {
-        agentUrl: plan.agentUrl,
-        token: plan.token,
-        transports: transportKinds,
-        target: targetInfo(plan.target, declared),
-        seed: plan.seed,
-        command: plan.command,
-        startedAt,
-      },
-      Math.round(performance.now() - started),
-    ),
-    transport_info: transportInfo,
-    overall_status: status,
-    coverage,
-    lifecycle_stage: lifecycleStageOf(
-      plan.lifecycleStage,
-      (profiles ?? []).map((p) => p.capabilities),
-    ),
-    headline: harnessError
-      ? `harness error: ${harnessError} (${checks.length} of ${planned} check runs finished; they are in the report)`
-      : !profiles
-        ? `partial: the run budget ran out before the transports were profiled (${checks.length} of ${planned} check runs finished)`
-        : headline(status, checks, coverage, profiles, plan.strict),
-    ...(harnessError ? { harness_error: harnessError } : {}),
-    selection: {
-      suites: suites.map((s) => s.id),
-      check_glob: plan.checkGlob,
-      budget_s: plan.budgetS,
-      strict: plan.strict,
-      allow_gaps: plan.allowGaps || undefined,
-      require_full_coverage: plan.requireFullCoverage || undefined,
+  return newRunResult(
+    {
+      agentUrl: plan.agentUrl,
+      token: plan.token,
+      transports: transportKinds,
+      target: targetInfo(plan.target, declared),
+      seed: plan.seed,
+      command: plan.command,
+      startedAt,
     },
-    counts: countOutcomes(checks),
-    suites: summarizeSuites(suites, checks, transportKinds, plan.strict),
-    checks,
-  };
+    {
+      suites,
+      checks,
+      transportInfo,
+      status,
+      coverage,
+      lifecycleStage: lifecycleStageOf(
+        plan.lifecycleStage,
+        (profiles ?? []).map((p) => p.capabilities),
+      ),
+      headline: harnessError
+        ? `harness error: ${harnessError} (${checks.length} of ${planned} check runs finished; they are in the report)`
+        : !profiles
+          ? `partial: the run budget ran out before the transports were profiled (${checks.length} of ${planned} check runs finished)`
+          : headline(status, checks, coverage, profiles, plan.strict),
+      ...(harnessError ? { harnessError } : {}),
+      selection: {
+        suites: suites.map((s) => s.id),
+        check_glob: plan.checkGlob,
+        budget_s: plan.budgetS,
+        strict: plan.strict,
+        allow_gaps: plan.allowGaps || undefined,
+        require_full_coverage: plan.requireFullCoverage || undefined,
+      },
+    },
+    Math.round(performance.now() - started),
+  );
 }

@@ -50,35 +50,6 @@ export function errorCode(profile: SignatureProfile, reason: FailureReason): str
   return special ? special(profile) : `${profile}_signature_${reason}`;
 }
 
-/** Every code a profile can emit, for documentation and exhaustiveness tests. */
-export const ALL_REASONS: readonly FailureReason[] = [
-  'required',
-  'header_malformed',
-  'params_incomplete',
-  'tag_invalid',
-  'alg_not_allowed',
-  'window_invalid',
-  'components_incomplete',
-  'components_unexpected',
-  'key_unknown',
-  'key_purpose_invalid',
-  'key_revoked',
-  'revocation_stale',
-  'rate_abuse',
-  'invalid',
-  'digest_mismatch',
-  'replayed',
-  'jwks_unavailable',
-  'jwks_untrusted',
-  'brand_json_unreachable',
-  'brand_json_malformed',
-  'brand_json_ambiguous',
-  'agent_not_in_brand_json',
-  'target_uri_malformed',
-  'body_malformed',
-  'mode_mismatch',
-];
-
 /** A failure inside one of the library's parsers, carrying the reason the verifier reports. */
 export class SignatureFormatError extends Error {
   constructor(

@@ -17,6 +17,7 @@ import { tooDeepMessage } from './bounded-json.js';
 import { isObject, tryParseJson } from './jsonrpc.js';
 import { failureReply, makeReply, type ReplyContext } from './reply.js';
 import { postJsonRpc } from './rpc.js';
+import { OpenOnce } from './open-once.js';
 import {
   TERMINAL_TASK_STATUSES,
   type CallOptions,
@@ -76,7 +77,7 @@ export class A2aTransport implements Transport {
   private readonly fallback?: string;
   private rpcUrl?: string;
   private card?: Record<string, unknown>;
-  private opening?: Promise<OpenInfo>;
+  private readonly opened = new OpenOnce((signal) => this.fetchCard(signal));
   private nextId = 1;
   private calls = 0;
   private readonly taskNames = new Map<string, string>();
@@ -111,17 +112,7 @@ export class A2aTransport implements Transport {
   }
 
   open(signal?: AbortSignal): Promise<OpenInfo> {
-    if (!this.opening) {
-      const attempt = this.fetchCard(signal);
-      this.opening = attempt;
-      attempt.then(
-        (info) => {
-          if (info.failure?.kind === 'aborted' && this.opening === attempt) this.opening = undefined;
-        },
-        () => undefined, // the caller awaiting `opening` sees the rejection; this branch must not leave it unhandled
-      );
-    }
-    return this.opening;
+    return this.opened.open(signal);
   }
 
   private headers(extra?: Record<string, string>): Record<string, string> {

@@ -12,6 +12,7 @@ import { failureReply, makeReply, type ReplyContext } from './reply.js';
 import { postJsonRpc, type RpcOutcome } from './rpc.js';
 import { HARNESS_NAME, HARNESS_VERSION } from './version.js';
 import type { CallOptions, OpenInfo, TaskListReply, TaskReply, Transport, TransportSettings, TransportStats, WireExchange } from './types.js';
+import { OpenOnce } from './open-once.js';
 
 export const MCP_PROTOCOL_VERSION = '2025-06-18';
 /** Upper bound on `tools/list` pages followed through `nextCursor`. */
@@ -46,7 +47,7 @@ export class McpTransport implements Transport {
   private readonly offeredVersion: string;
   private nextId = 1;
   private session?: Session;
-  private opening?: Promise<OpenInfo>;
+  private readonly opened = new OpenOnce((signal) => this.initialize(signal));
   private reopening?: Promise<OpenInfo>;
   private sessionsOpened = 0;
   private calls = 0;
@@ -59,18 +60,7 @@ export class McpTransport implements Transport {
   }
 
   open(signal?: AbortSignal): Promise<OpenInfo> {
-    if (!this.opening) {
-      const attempt = this.initialize(signal);
-      this.opening = attempt;
-      // An aborted attempt says nothing about the agent: let the next caller try again.
-      attempt.then(
-        (info) => {
-          if (info.failure?.kind === 'aborted' && this.opening === attempt) this.opening = undefined;
-        },
-        () => undefined, // the caller awaiting `opening` sees the rejection; this branch must not leave it unhandled
-      );
-    }
-    return this.opening;
+    return this.opened.open(signal);
   }
 
   private baseHeaders(extra?: Record<string, string>): Record<string, string> {
@@ -137,7 +127,7 @@ export class McpTransport implements Transport {
     this.reopening = attempt;
     try {
       const info = await attempt;
-      if (!info.failure) this.opening = Promise.resolve(info);
+      if (!info.failure) this.opened.reset(info);
       return { info, mine: true };
     } finally {
       this.reopening = undefined;
@@ -269,7 +259,7 @@ export class McpTransport implements Transport {
   async close(): Promise<void> {
     const id = this.session?.id;
     this.session = undefined;
-    this.opening = undefined;
+    this.opened.reset();
     if (id !== undefined) {
       await this.http
         .send({

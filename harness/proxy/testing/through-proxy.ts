@@ -5,7 +5,7 @@
  * the environment), so every webhook the seller posts crosses the relay too.
  */
 import { freeLoopbackPort } from '../../core/net/listen.js';
-import { certify } from '../../certify/certify.js';
+import { certify } from '../../certify/index.js';
 import type { RunResult } from '../../core/engine/result.js';
 import type { ProtocolLine } from '../../core/protocol/lines.js';
 import { startMockSeller } from '../../../mocks/seller/index.js';

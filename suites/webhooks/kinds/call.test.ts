@@ -4,7 +4,7 @@
  * naming the receiver, not a failure of the rule under test.
  */
 import { describe, expect, it } from 'vitest';
-import { certify } from '../../../harness/certify/certify.js';
+import { certify } from '../../../harness/certify/index.js';
 import { startMockSeller } from '../../../mocks/seller/index.js';
 
 describe('webhook_call', () => {

@@ -45,7 +45,7 @@ export const TEST_COUNTERPARTY_PER_KEYID_CAP = 100;
 /** The agent's replay TTL for this counterparty must be at least this (contract `min_replay_ttl_seconds`). */
 export const TEST_COUNTERPARTY_MIN_REPLAY_TTL_SECONDS = 10;
 
-const FIXTURE_FILES = ['../../../fixtures/signing/keys.json', '../../../fixtures/signing/counterparty-keys.json'];
+const FIXTURE_FILES = ['../../../../fixtures/signing/keys.json', '../../../../fixtures/signing/counterparty-keys.json'];
 /** The fixtures are written with the default token. */
 const FIXTURE_IDS = protocolIds(DEFAULT_TOKEN);
 

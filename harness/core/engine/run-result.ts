@@ -1,16 +1,19 @@
 /**
- * The members every RunResult carries whatever produced it (a certification run, a fuzz run, a
- * proxy audit, a run that broke): who ran what against which agent, judged against which protocol
- * line, when, and how to run it again. One place builds them, so the result's schema version and
- * its target are spelled once.
+ * `newRunResult` builds every RunResult, whatever produced it (a certification run, a fuzz run, a
+ * proxy audit, a run that broke): the envelope (who ran what against which agent, judged against
+ * which protocol line, when, and how to run it again), the checks with their root causes, the
+ * counts and the per-suite summaries. One place, so the result's schema version and its target
+ * are spelled once; the producer supplies only its verdict (status, coverage, headline).
  */
-import type { RunResult, TargetInfo } from './result.js';
+import { RESULT_SCHEMA_VERSION, type CheckResult, type RunResult, type TargetInfo, type TransportInfo } from './result.js';
+import type { SuiteDef } from './model.js';
 import type { TransportKind } from '../transport/types.js';
 import { HARNESS_VERSION } from '../version.js';
 import { DEFAULT_TARGET, isProtocolLine, lineOfVersion, type ProtocolLine } from '../protocol/lines.js';
+import { withRootCauses } from './root-cause.js';
+import { countOutcomes, summarizeSuites } from './summarize.js';
 
-/** The version of the agent-compliance document (reports/agent-compliance.schema.json). */
-export const RESULT_SCHEMA_VERSION = '1.2';
+export { RESULT_SCHEMA_VERSION };
 
 export interface RunFacts {
   agentUrl: string;
@@ -26,6 +29,41 @@ type Envelope = Pick<
   RunResult,
   'schema_version' | 'harness' | 'agent_url' | 'token' | 'transports' | 'target' | 'seed' | 'started_at' | 'finished_at' | 'duration_ms' | 'command'
 >;
+
+/** What the producer of a result decides; newRunResult adds the rest. */
+export interface RunVerdict {
+  /** The suites the checks belong to (root causes, per-suite summaries). */
+  suites: SuiteDef[];
+  /** The checks in report order, without root causes (newRunResult names them). */
+  checks: CheckResult[];
+  transportInfo: TransportInfo[];
+  status: RunResult['overall_status'];
+  coverage: RunResult['coverage'];
+  lifecycleStage: RunResult['lifecycle_stage'];
+  headline: string;
+  selection: RunResult['selection'];
+  harnessError?: string;
+  injected?: RunResult['injected'];
+}
+
+/** The RunResult of a run described by `f` that ends now (or `durationMs` after its start). Not yet bounded or redacted. */
+export function newRunResult(f: RunFacts, v: RunVerdict, durationMs?: number): RunResult {
+  const checks = withRootCauses(v.checks, v.suites);
+  return {
+    ...runEnvelope(f, durationMs),
+    transport_info: v.transportInfo,
+    overall_status: v.status,
+    coverage: v.coverage,
+    lifecycle_stage: v.lifecycleStage,
+    headline: v.headline,
+    ...(v.harnessError !== undefined ? { harness_error: v.harnessError } : {}),
+    selection: v.selection,
+    counts: countOutcomes(checks),
+    suites: summarizeSuites(v.suites, checks, f.transports, v.selection.strict),
+    checks,
+    ...(v.injected ? { injected: v.injected } : {}),
+  };
+}
 
 /** The envelope of a run that started at `f.startedAt` and ends now (or `durationMs` after its start, measured by the caller). */
 export function runEnvelope(f: RunFacts, durationMs?: number): Envelope {

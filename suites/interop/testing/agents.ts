@@ -6,15 +6,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { certify } from '../../harness/certify/certify.js';
-import { FUZZ_PROPERTIES } from '../../harness/fuzz/properties/index.js';
-import { runFuzz } from '../../harness/fuzz/run.js';
-import type { RunResult } from '../../harness/core/engine/result.js';
-import type { ProtocolLine } from '../../harness/core/protocol/lines.js';
-import type { AgentTransportKind } from '../../harness/core/transport/index.js';
-import { loadFixtures } from '../../harness/core/fixtures/fixtures.js';
+import { certify, interpretationLookup } from '../../../harness/certify/index.js';
+import { FUZZ_PROPERTIES } from '../../../harness/fuzz/properties/index.js';
+import { runFuzz } from '../../../harness/fuzz/run.js';
+import type { RunResult } from '../../../harness/core/engine/result.js';
+import type { ProtocolLine } from '../../../harness/core/protocol/lines.js';
+import type { AgentTransportKind } from '../../../harness/core/transport/index.js';
+import { loadFixtures } from '../../../harness/core/fixtures/fixtures.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
+/** suites/interop/, where the launchers, fixtures and tables live. */
+const here = join(dirname(fileURLToPath(import.meta.url)), '..');
 const root = join(here, '..', '..');
 const STARTUP_MS = 45_000;
 
@@ -120,6 +121,7 @@ export function fuzzAgent(agent: InteropAgent, l: Launched, target?: ProtocolLin
     seed: 5,
     runs: 40,
     properties: FUZZ_PROPERTIES,
+    interpretationOf: interpretationLookup(),
     reportFile: 'fuzz-report/agent-compliance.json',
     command: 'test',
   });

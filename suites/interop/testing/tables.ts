@@ -6,8 +6,8 @@
  * a verdict, a root cause or a reason that drifts fails the test (`UPDATE_INTEROP_TABLES=1` writes
  * the new table for review instead).
  */
-import type { CheckResult, RunResult } from '../../harness/core/engine/result.js';
-import { specRefText } from '../../reports/text.js';
+import type { CheckResult, RunResult } from '../../../harness/core/engine/result.js';
+import { specRefText } from '../../../reports/text.js';
 
 export const TABLE_HEAD = ['| Transport | Check | Outcome | Root cause | Reason | Spec |', '|---|---|---|---|---|---|'];
 

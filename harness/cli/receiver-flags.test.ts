@@ -1,8 +1,8 @@
 /** The `run` flags for a buyer's receiver: parsing, validation, the reproduce command. */
 import { describe, expect, it } from 'vitest';
-import { parseRunArgs, reproduceCommand, type RunArgs } from '../../../cli/run-command.js';
-import { UsageError } from '../../../cli/usage.js';
-import { certify } from '../../../certify/certify.js';
+import { parseRunArgs, reproduceCommand, type RunArgs } from './run-args.js';
+import { UsageError } from './usage.js';
+import { certify } from '../certify/index.js';
 
 const R = 'http://127.0.0.1:9000/webhooks/default';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RESULT_SCHEMA_VERSION, runEnvelope, targetInfo } from './run-envelope.js';
+import { RESULT_SCHEMA_VERSION, runEnvelope, targetInfo } from './run-result.js';
 
 describe('run envelope and target', () => {
   it('the default target is the newest released line, and says it was not given', () => {
