@@ -97,10 +97,14 @@ describe('each dependency rule fails on a violating import', () => {
     expect(RULES.map((r) => r.name).filter((n) => !VIOLATIONS[n!])).toEqual([]);
   });
 
-  it.each(RULES.map((r) => [r.name!]))('%s', async (name) => {
-    const found = await violationsOf(name, VIOLATIONS[name] ?? {});
-    expect(found.length, `no violation of ${name} reported`).toBeGreaterThan(0);
-  }, 60_000);
+  it.each(RULES.map((r) => [r.name!]))(
+    '%s',
+    async (name) => {
+      const found = await violationsOf(name, VIOLATIONS[name] ?? {});
+      expect(found.length, `no violation of ${name} reported`).toBeGreaterThan(0);
+    },
+    60_000,
+  );
 
   it('the imports the layers allow break no rule', async () => {
     expect(await violationsOf(undefined, ALLOWED)).toEqual([]);

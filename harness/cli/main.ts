@@ -9,7 +9,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run-command.js')).runCommand,
   fuzz: async () => (await import('./fuzz-command.js')).fuzzCommand,
   proxy: async () => (await import('./proxy-command.js')).proxyCommand,
-  vectors: async () => (await import('../core/signing/vectors/cli.js')).vectorsCommand,
+  vectors: async () => (await import('./vectors-command.js')).vectorsCommand,
   keys: async () => (await import('./keys-command.js')).keysCommand,
   mock: async () => mockCommand,
   baseline: async () => (await import('./baseline-command.js')).baselineCommand,

@@ -11,7 +11,7 @@ import { type RegistryTarget, registryTargetOf } from '../core/registry-face/tar
 import { parseTargetFlag } from './target-flag.js';
 import { isLifecycleStage, LIFECYCLE_STAGES, type LifecycleStage } from '../core/engine/lifecycle.js';
 import type { ProtocolLine } from '../core/protocol/lines.js';
-import { RECEIVER_RUN_OPTIONS, ReceiverFlagError, receiverFromFlags, receiverReproduceFlags } from '../core/webhooks/receiver-probe/cli.js';
+import { RECEIVER_RUN_OPTIONS, ReceiverFlagError, receiverFromFlags, receiverReproduceFlags } from './receiver-flags.js';
 
 const OPTIONS = {
   agent: { type: 'string' },

@@ -24,7 +24,7 @@ import { applyBaseline } from '../baseline/apply.js';
 import { FixturesError, loadFixtures, type Fixtures } from '../core/fixtures/fixtures.js';
 import type { ReceiverTarget } from '../core/engine/resources.js';
 import { targetInfo } from '../core/engine/run-result.js';
-import { startRunSender } from '../core/webhooks/receiver-probe/cli.js';
+import { startRunSender } from './receiver-flags.js';
 
 /** Test seams of `run` (the resolver, so names map to addresses without DNS). */
 export interface RunDeps {

@@ -14,7 +14,7 @@
  * but loopback, the admin API needs a bearer token: --admin-token, or one generated and printed.
  */
 import { TokenError } from '../../harness/core/token.js';
-import { BEARER_TOKEN_ENV, HMAC_SECRET_ENV } from '../../harness/core/webhooks/receiver-probe/cli.js';
+import { BEARER_TOKEN_ENV, HMAC_SECRET_ENV } from '../../harness/core/webhooks/receiver-probe/credentials-env.js';
 import { listBuyerFaults, UnknownBuyerFaultError } from './faults.js';
 import { startMockBuyer, type MockBuyerOptions } from './index.js';
 import { EndpointConfigError } from './store/endpoints.js';

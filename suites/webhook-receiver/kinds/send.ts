@@ -32,7 +32,7 @@ import {
   type BearerDefect,
   type HmacDefect,
 } from '../../../harness/core/webhooks/receiver-probe/legacy-auth.js';
-import { BEARER_TOKEN_ENV, HMAC_SECRET_ENV } from '../../../harness/core/webhooks/receiver-probe/cli.js';
+import { BEARER_TOKEN_ENV, HMAC_SECRET_ENV } from '../../../harness/core/webhooks/receiver-probe/credentials-env.js';
 
 /** What a step aimed at an endpoint the run was not given says (a coverage gap). */
 const MISSING_ENDPOINT: Record<string, { message: string; gap: string }> = {

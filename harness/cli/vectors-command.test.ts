@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runVectorSet, vectorsCommand } from './cli.js';
+import { runVectorSet, vectorsCommand } from './vectors-command.js';
 
 const SHARED = join(process.cwd(), '../shared/vectors/request-signing');
 const OWN = join(process.cwd(), 'fixtures/signing');

@@ -1,5 +1,5 @@
 /**
- * The `run` flags for certifying a buyer's webhook receiver, kept here so run-command.ts only
+ * The `run` flags for certifying a buyer's webhook receiver, kept here so run-args.ts only
  * spreads them in:
  *   --receiver URL              the receiver under test (without --agent: a receiver-only run)
  *   --receiver-state URL        its read-back hook (GET <url>?task_id=...; suites/webhook-receiver/README.md)
@@ -11,10 +11,11 @@
  *   --receiver-bearer URL       an endpoint registered for the legacy Bearer scheme, its credential
  *                               read from $PROTO_COMPLY_RECEIVER_BEARER_TOKEN
  */
-import { TransportConfigError } from '../../transport/errors.js';
-import type { ReceiverTarget } from '../../engine/resources.js';
-import { receiverTargetOf } from './run.js';
-import { startSenderIdentity, type SenderIdentity } from './sender.js';
+import { TransportConfigError } from '../core/transport/errors.js';
+import type { ReceiverTarget } from '../core/engine/resources.js';
+import { receiverTargetOf } from '../core/webhooks/receiver-probe/run.js';
+import { startSenderIdentity, type SenderIdentity } from '../core/webhooks/receiver-probe/sender.js';
+import { BEARER_TOKEN_ENV, HMAC_SECRET_ENV } from '../core/webhooks/receiver-probe/credentials-env.js';
 
 export const RECEIVER_RUN_OPTIONS = {
   receiver: { type: 'string' },
@@ -25,10 +26,6 @@ export const RECEIVER_RUN_OPTIONS = {
   'receiver-hmac': { type: 'string' },
   'receiver-bearer': { type: 'string' },
 } as const;
-
-/** Where a legacy endpoint's credential comes from: an environment variable, so it never sits in a process list or a shell history. */
-export const HMAC_SECRET_ENV = 'PROTO_COMPLY_RECEIVER_HMAC_SECRET';
-export const BEARER_TOKEN_ENV = 'PROTO_COMPLY_RECEIVER_BEARER_TOKEN';
 
 export class ReceiverFlagError extends Error {}
 

@@ -10,12 +10,12 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_TOKEN, protocolIds } from '../../token.js';
-import { loadCanonicalizationCases, runCanonicalizationCase } from './canonicalization.js';
-import { findVectorFiles, loadKeySet, loadVector, type VectorKind } from './loader.js';
-import { loadPolicyCases, runPolicyCase } from './policy.js';
-import { runSignatureVector, type VectorOutcome } from './runner.js';
-import type { VerifierPathChoice } from '../verify/verifier-paths.js';
+import { DEFAULT_TOKEN, protocolIds } from '../core/token.js';
+import { loadCanonicalizationCases, runCanonicalizationCase } from '../core/signing/vectors/canonicalization.js';
+import { findVectorFiles, loadKeySet, loadVector, type VectorKind } from '../core/signing/vectors/loader.js';
+import { loadPolicyCases, runPolicyCase } from '../core/signing/vectors/policy.js';
+import { runSignatureVector, type VectorOutcome } from '../core/signing/vectors/runner.js';
+import type { VerifierPathChoice } from '../core/signing/verify/verifier-paths.js';
 
 export const VECTORS_USAGE = 'usage: proto-comply vectors --kind request|webhook|canonicalization --dir DIR [--token T] [--json]';
 
