@@ -63,7 +63,7 @@ no --agent, only a registry (registry suite).
                       controller) do not keep the exit code from 0
   --require-full-coverage  incomplete coverage fails the run (exit 1)
   --fixtures FILE     agent-specific setup values (YAML): brand, brief, account(s), the product and
-                      pricing option to buy with a budget, extra arguments per task (see README)
+                      pricing option to buy with a budget, extra arguments per task (see docs/certify.md)
   --baseline FILE     expected-failures baseline (YAML, see "proto-comply baseline --help"): failures it
                       lists do not fail the run; an entry whose check no longer fails does (stale)
   --allure DIR        Allure results directory (default <out>/allure-results)

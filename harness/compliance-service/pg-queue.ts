@@ -1,6 +1,6 @@
 /**
  * Scale-out on PostgreSQL: probes are jobs of a pg-boss queue (a maintained Postgres job queue
- * that runs on Node 20; see the README for why pg-boss). The producer (inside `registry serve
+ * that runs on Node 20; see docs/compliance-service.md for why pg-boss). The producer (inside `registry serve
  * --postgres`) sends one job per due agent, at most `perHost` in flight per host and `maxInFlight`
  * in all; any number of workers (`registry worker --postgres`, on any machine) take them. A job
  * whose worker died is retried once it expires (pg-boss `expireInSeconds`, set above a probe's

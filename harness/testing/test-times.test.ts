@@ -10,8 +10,8 @@ describe('slowest test files', () => {
     for (const file of Object.keys(SLOW_TEST_FILES)) expect(existsSync(`${ROOT}${file}`), file).toBe(true);
   });
 
-  it('the README names exactly these files with these times', () => {
-    const readme = readFileSync(`${ROOT}README.md`, 'utf8');
+  it('docs/testing.md names exactly these files with these times', () => {
+    const readme = readFileSync(`${ROOT}docs/testing.md`, 'utf8');
     const rows = [...readme.matchAll(/^\| `([^`]+\.test\.ts)` \| (\d+) \|/gm)].map((m) => [m[1], Number(m[2])]);
     expect(Object.fromEntries(rows)).toEqual(SLOW_TEST_FILES);
   });

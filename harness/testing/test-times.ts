@@ -4,7 +4,7 @@
  * - vitest starts these first, longest first (`SlowFirstSequencer`, vitest.config.ts): in a fresh
  *   clone vitest has no timings of its own and would start the biggest files first, which left a
  *   two-minute fault matrix (a small file) to run alone at the end;
- * - the README's "Tests" section names them with these times (checked by test-times.test.ts).
+ * - docs/testing.md names them with these times (checked by test-times.test.ts).
  * Refresh the figures from a CI log when a file's time changes much.
  */
 import { relative } from 'node:path';

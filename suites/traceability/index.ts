@@ -1,6 +1,6 @@
 /**
  * The traceability maps (not a suite): one YAML file per spec document mapping each normative
- * rule to the checks that test it, or to the reason it is untested. See README "Traceability".
+ * rule to the checks that test it, or to the reason it is untested. See docs/suites.md "Traceability".
  */
 import { loadTraceMap } from '../../harness/core/traceability/load.js';
 import { SPEC_DOCS, type SpecDoc, type TraceMap } from '../../harness/core/traceability/types.js';
