@@ -44,6 +44,7 @@ describe('storyboard paths', () => {
     expect(resolveStoryboardPath({ a: 'x' }, 'a.length')).toBeUndefined();
     expect(() => parseStoryboardPath('a..b')).toThrow(/malformed/);
     expect(() => parseStoryboardPath('a[x]')).toThrow(/malformed/);
+    expect(parseStoryboardPath('a[*].b')).toEqual(['a', { every: true }, 'b']);
   });
 });
 

@@ -1,0 +1,220 @@
+/**
+ * A storyboard step's validations judged against what the agent answered (digest 6.1, "Authored
+ * check kinds"). Each gives `passed`, `failed` (with expected, actual and a JSON pointer) or
+ * `not_applicable`: an unknown kind, a kind the harness cannot judge here, or a validation the
+ * storyboard authored wrongly (no path, no value) — the storyboard's defect, never the agent's.
+ * `severity: advisory` and `expires_after_version` are carried for the caller to weigh.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { StoryboardValidation } from './model.js';
+import { pointerOf, resolveStoryboardPathAll } from './path.js';
+
+/** What one step got back. */
+export interface StepOutcome {
+  /** The task answered without an error. */
+  ok: boolean;
+  /** The response (a success's payload or the error's details). */
+  payload: unknown;
+  /** The error code, when the answer was an error. */
+  errorCode?: string;
+  /** The HTTP status of the exchange, when there was one. */
+  httpStatus?: number;
+}
+
+export interface ValidationResult {
+  check: string;
+  outcome: 'passed' | 'failed' | 'not_applicable';
+  description?: string;
+  message?: string;
+  expected?: unknown;
+  actual?: unknown;
+  pointer?: string;
+  severity: 'required' | 'advisory';
+}
+
+export interface ValidationEnv {
+  /** Values captured by earlier steps (for the `*_context*` kinds). */
+  context: ReadonlyMap<string, unknown>;
+  /** `response_schema`: the step's response against the task's schema; undefined when there is no schema to judge with. */
+  responseSchema?(outcome: StepOutcome): { valid: boolean; message?: string; pointer?: string } | undefined;
+}
+
+type Judge = (v: StoryboardValidation, o: StepOutcome, env: ValidationEnv) => Omit<ValidationResult, 'check' | 'severity' | 'description'>;
+
+const pass = { outcome: 'passed' } as const;
+const na = (message: string) => ({ outcome: 'not_applicable' as const, message });
+const fail = (message: string, expected: unknown, actual: unknown, pointer?: string) => ({
+  outcome: 'failed' as const,
+  message,
+  expected,
+  actual,
+  ...(pointer !== undefined ? { pointer } : {}),
+});
+const shown = (v: unknown) => (v === undefined ? '(absent)' : JSON.stringify(v)?.slice(0, 200));
+
+/** The values at the validation's path, or a not-applicable result naming the storyboard's defect. */
+function valuesAt(v: StoryboardValidation, o: StepOutcome): unknown[] | ReturnType<typeof na> {
+  if (!v.path) return na(`the storyboard's ${v.check} validation names no path`);
+  try {
+    return resolveStoryboardPathAll(o.payload, v.path).filter((x) => x !== undefined);
+  } catch {
+    return na(`the storyboard's ${v.check} validation has a malformed path ${JSON.stringify(v.path)}`);
+  }
+}
+/** The expected values: `allowed_values` when given, else `value`. */
+const candidates = (v: StoryboardValidation): unknown[] => (v.allowed_values?.length ? v.allowed_values : 'value' in v ? [v.value] : []);
+const matches = (actual: unknown, v: StoryboardValidation) => candidates(v).some((c) => isDeepStrictEqual(actual, c));
+
+const present: Judge = (v, o) => {
+  const at = valuesAt(v, o);
+  if (!Array.isArray(at)) return at;
+  return at.some((x) => x !== null) ? pass : fail(`no value at ${v.path}`, `a value at ${v.path}`, at[0] ?? undefined, pointerOf(v.path!));
+};
+const absent: Judge = (v, o) => {
+  const at = valuesAt(v, o);
+  if (!Array.isArray(at)) return at;
+  return at.length === 0 ? pass : fail(`${v.path} is present: ${shown(at[0])}`, `no ${v.path}`, at[0], pointerOf(v.path!));
+};
+const value: Judge = (v, o) => {
+  const at = valuesAt(v, o);
+  if (!Array.isArray(at)) return at;
+  if (candidates(v).length === 0) return na(`the storyboard's ${v.check} validation gives no value`);
+  const actual = at[0];
+  return at.length > 0 && matches(actual, v)
+    ? pass
+    : fail(`${v.path} is ${shown(actual)}, expected ${candidates(v).map(shown).join(' or ')}`, v.allowed_values ?? v.value, actual, pointerOf(v.path!));
+};
+const valueOrAbsent: Judge = (v, o, env) => {
+  const at = valuesAt(v, o);
+  if (!Array.isArray(at)) return at;
+  return at.length === 0 ? pass : value(v, o, env);
+};
+const contains: Judge = (v, o) => {
+  const at = valuesAt(v, o);
+  if (!Array.isArray(at)) return at;
+  if (candidates(v).length === 0) return na(`the storyboard's ${v.check} validation gives no value`);
+  // A path naming one array looks inside it; a [*] path gives the elements themselves.
+  const items = at.length === 1 && Array.isArray(at[0]) ? (at[0] as unknown[]) : at;
+  return items.some((x) => matches(x, v))
+    ? pass
+    : fail(`${v.path} does not contain ${candidates(v).map(shown).join(' or ')}`, v.allowed_values ?? v.value, items.slice(0, 20), pointerOf(v.path!));
+};
+const pattern: Judge = (v, o) => {
+  const at = valuesAt(v, o);
+  if (!Array.isArray(at)) return at;
+  const source = typeof v.raw.pattern === 'string' ? v.raw.pattern : typeof v.value === 'string' ? v.value : undefined;
+  if (source === undefined) return na(`the storyboard's ${v.check} validation gives no pattern`);
+  let re: RegExp;
+  try {
+    re = new RegExp(source, 'u');
+  } catch {
+    return na(`the storyboard's ${v.check} pattern ${JSON.stringify(source)} is not a regular expression`);
+  }
+  const actual = at[0];
+  return typeof actual === 'string' && re.test(actual)
+    ? pass
+    : fail(`${v.path} is ${shown(actual)}, not matching /${source}/`, source, actual, pointerOf(v.path!));
+};
+const arrayLength: Judge = (v, o) => {
+  const at = valuesAt(v, o);
+  if (!Array.isArray(at)) return at;
+  const min = typeof v.raw.min === 'number' ? v.raw.min : typeof v.value === 'number' ? v.value : undefined;
+  const max = typeof v.raw.max === 'number' ? v.raw.max : typeof v.value === 'number' ? v.value : undefined;
+  if (min === undefined && max === undefined) return na(`the storyboard's ${v.check} validation gives no length`);
+  const actual = at[0];
+  if (!Array.isArray(actual)) return fail(`${v.path} is not an array: ${shown(actual)}`, 'an array', actual, pointerOf(v.path!));
+  const ok = (min === undefined || actual.length >= min) && (max === undefined || actual.length <= max);
+  const want = min === max ? `${min}` : `${min ?? 0}..${max ?? '∞'}`;
+  return ok ? pass : fail(`${v.path} has ${actual.length} items, expected ${want}`, want, actual.length, pointerOf(v.path!));
+};
+const compare =
+  (less: boolean): Judge =>
+  (v, o, env) => {
+    const at = valuesAt(v, o);
+    if (!Array.isArray(at)) return at;
+    const bound = typeof v.raw.context_key === 'string' ? env.context.get(v.raw.context_key) : v.value;
+    if (typeof bound !== 'number') return na(`the storyboard's ${v.check} validation has no numeric bound`);
+    const actual = at[0];
+    const ok = typeof actual === 'number' && (less ? actual < bound : actual > bound);
+    return ok ? pass : fail(`${v.path} is ${shown(actual)}, expected ${less ? 'less' : 'greater'} than ${bound}`, bound, actual, pointerOf(v.path!));
+  };
+const equalsContext: Judge = (v, o, env) => {
+  const at = valuesAt(v, o);
+  if (!Array.isArray(at)) return at;
+  const key = v.raw.context_key;
+  if (typeof key !== 'string' || !env.context.has(key)) return na(`the storyboard's ${v.check} validation names no captured value`);
+  const want = env.context.get(key);
+  return at.length > 0 && isDeepStrictEqual(at[0], want)
+    ? pass
+    : fail(`${v.path} is ${shown(at[0])}, not the captured ${key} ${shown(want)}`, want, at[0], pointerOf(v.path!));
+};
+const inContextArray =
+  (all: boolean): Judge =>
+  (v, o, env) => {
+    const at = valuesAt(v, o);
+    if (!Array.isArray(at)) return at;
+    const key = v.raw.context_key;
+    const pool = typeof key === 'string' ? env.context.get(key) : undefined;
+    if (!Array.isArray(pool)) return na(`the storyboard's ${v.check} validation names no captured array`);
+    const items = all && at.length === 1 && Array.isArray(at[0]) ? (at[0] as unknown[]) : all ? at : at.slice(0, 1);
+    const outside = items.find((x) => !pool.some((p) => isDeepStrictEqual(p, x)));
+    return items.length > 0 && outside === undefined
+      ? pass
+      : fail(`${v.path} holds ${shown(outside ?? items[0])}, not among the captured ${String(key)}`, pool, outside ?? items[0], pointerOf(v.path!));
+  };
+const errorCode: Judge = (v, o) => {
+  if (o.ok) return fail('the task succeeded, expected an error', candidates(v).length ? (v.allowed_values ?? v.value) : 'an error code', o.payload);
+  if (o.errorCode === undefined) return fail('the error carries no code', candidates(v).length ? (v.allowed_values ?? v.value) : 'an error code', o.payload);
+  if (candidates(v).length === 0) return pass;
+  return candidates(v).some((c) => String(c) === o.errorCode)
+    ? pass
+    : fail(`error ${o.errorCode}, expected ${candidates(v).map(String).join(' or ')}`, v.allowed_values ?? v.value, o.errorCode);
+};
+const httpStatus: Judge = (v, o) => {
+  if (o.httpStatus === undefined) return na('no HTTP status was observed for this step');
+  const want = v.check === 'http_status_in' ? (v.allowed_values ?? (Array.isArray(v.value) ? v.value : [])) : [v.value];
+  if (want.length === 0 || want.some((w) => typeof w !== 'number')) return na(`the storyboard's ${v.check} validation gives no status`);
+  return want.includes(o.httpStatus) ? pass : fail(`HTTP ${o.httpStatus}, expected ${want.join(' or ')}`, want, o.httpStatus);
+};
+const responseSchema: Judge = (_v, o, env) => {
+  const verdict = env.responseSchema?.(o);
+  if (!verdict) return na('no response schema of this task to validate with');
+  return verdict.valid
+    ? pass
+    : fail(`the response is not valid against the task's schema: ${verdict.message ?? ''}`.trim(), 'a schema-valid response', o.payload, verdict.pointer);
+};
+
+const KINDS: Record<string, Judge> = {
+  field_present: present,
+  envelope_field_present: present,
+  field_absent: absent,
+  envelope_field_absent: absent,
+  field_value: value,
+  envelope_field_value: value,
+  field_value_or_absent: valueOrAbsent,
+  envelope_field_value_or_absent: valueOrAbsent,
+  field_contains: contains,
+  field_pattern: pattern,
+  envelope_field_pattern: pattern,
+  array_length: arrayLength,
+  field_less_than: compare(true),
+  field_greater_than: compare(false),
+  field_equals_context: equalsContext,
+  field_in_context_array: inContextArray(false),
+  all_fields_in_context_array: inContextArray(true),
+  error_code: errorCode,
+  http_status: httpStatus,
+  http_status_in: httpStatus,
+  status_code: httpStatus,
+  response_schema: responseSchema,
+};
+
+/** The kinds judged here; any other authored kind is not applicable (and counted as such by the caller). */
+export const JUDGED_KINDS: ReadonlySet<string> = new Set(Object.keys(KINDS));
+
+export function judgeValidation(v: StoryboardValidation, o: StepOutcome, env: ValidationEnv): ValidationResult {
+  const base = { check: v.check, severity: v.severity ?? 'required', ...(v.description ? { description: v.description } : {}) } as const;
+  const judge = KINDS[v.check];
+  if (!judge) return { ...base, ...na(`the harness does not judge ${v.check} validations`) };
+  return { ...base, ...judge(v, o, env) };
+}
