@@ -53,3 +53,19 @@ describe('run --lifecycle-stage', () => {
       );
   });
 });
+
+describe('run --storyboards', () => {
+  it('is absent unless given, and reproduces', () => {
+    expect(parsed([]).storyboards).toBeUndefined();
+    const a = parsed(['--storyboards', 'bundles/3.0.6']);
+    expect(a.storyboards).toBe('bundles/3.0.6');
+    expect(reproduceCommand(a)).toMatch(/ --storyboards bundles\/3\.0\.6 /);
+  });
+
+  it('a bundle that cannot be read is a usage error naming it, before any agent is called', async () => {
+    const { runCommand } = await import('./run-command.js');
+    await expect(runCommand(['--agent', 'http://127.0.0.1:9/mcp', '--storyboards', '/nonexistent/bundle'])).rejects.toThrow(
+      /run: --storyboards: \/nonexistent\/bundle: no such file or directory/,
+    );
+  });
+});

@@ -19,6 +19,7 @@ const OPTIONS = {
   'a2a-url': { type: 'string' },
   transport: { type: 'string', default: 'both' },
   suite: { type: 'string' },
+  storyboards: { type: 'string' },
   check: { type: 'string' },
   token: { type: 'string', default: DEFAULT_TOKEN },
   target: { type: 'string' },
@@ -56,6 +57,8 @@ export interface RunArgs {
   transports: AgentTransportKind[];
   transportExplicit: boolean;
   suites?: string[];
+  /** A storyboard bundle directory or one storyboard file (`--storyboards`): its storyboards run instead of the built-in suites. */
+  storyboards?: string;
   check?: string;
   token: string;
   /** The protocol line to judge against (`--target`); absent: the default, the newest released line. */
@@ -160,6 +163,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     transports: transport === 'both' ? ['mcp', 'a2a'] : [transport as AgentTransportKind],
     transportExplicit: transport !== 'both',
     suites,
+    ...(v.storyboards !== undefined ? { storyboards: v.storyboards } : {}),
     check: v.check,
     token: v.token,
     target: parseTargetFlag('run', v.target),
@@ -200,6 +204,7 @@ export function reproduceCommand(a: RunArgs): string {
   if (a.mcpUrl) parts.push(`--mcp-url ${shellQuote(a.mcpUrl)}`);
   if (a.a2aUrl) parts.push(`--a2a-url ${shellQuote(a.a2aUrl)}`);
   if (a.transportExplicit) parts.push(`--transport ${a.transports[0]}`);
+  if (a.storyboards) parts.push(`--storyboards ${shellQuote(a.storyboards)}`);
   if (a.suites) parts.push(`--suite ${shellQuote(a.suites.join(','))}`);
   if (a.check) parts.push(`--check ${shellQuote(a.check)}`);
   if (a.token !== DEFAULT_TOKEN) parts.push(`--token ${a.token}`);

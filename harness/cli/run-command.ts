@@ -16,6 +16,9 @@ import { causeOf, errorRun, type RunFrame } from '../core/engine/error-run.js';
 import { namedUrls, resolveEndpoints, TransportConfigError } from '../core/transport/index.js';
 import { certify, runTargetOf, shapeOf, suitesFor, UnknownSuiteError, type RunTarget } from '../certify/index.js';
 import type { SuiteDef } from '../core/engine/model.js';
+import type { SuiteCatalog } from '../core/engine/loader.js';
+import { loadStoryboardBundle, StoryboardBundleError } from '../core/storyboards/load.js';
+import { compileStoryboards } from '../core/storyboards/compile.js';
 import { createProgress, renderSummary } from '../../reports/console.js';
 import { renderAgentComplianceJson } from '../../reports/json.js';
 import { loadRunBaseline } from './run-baseline.js';
@@ -41,11 +44,15 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
   // named: the built-in mocks, an agent with a receiver and a registry.
   let named: RunTarget | undefined;
   let suites: SuiteDef[];
+  let catalog: SuiteCatalog | undefined;
   try {
+    // --storyboards: the bundle's storyboards, compiled into suites, run instead of the built-in ones.
+    catalog = args.storyboards ? compileStoryboards(loadStoryboardBundle(args.storyboards)) : undefined;
     named = runTargetOf({ agentUrl: args.agent, receiverUrl: args.receiver?.url, receiver: args.receiver, registry: args.registry });
-    suites = suitesFor(named ? shapeOf(named) : { kind: 'agent', registry: true }, args.suites);
+    suites = suitesFor(named ? shapeOf(named) : { kind: 'agent', registry: true }, args.suites, catalog);
   } catch (e) {
     if (e instanceof UnknownSuiteError || e instanceof TransportConfigError) throw new UsageError(`run: ${e.message}`);
+    if (e instanceof StoryboardBundleError) throw new UsageError(`run: --storyboards: ${e.message}`);
     throw e;
   }
   if (args.check) {
@@ -148,6 +155,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
         transports: args.transports,
         transportExplicit: args.transportExplicit,
         suites,
+        ...(catalog ? { catalog } : {}),
         checkGlob: args.check,
         token: args.token,
         target: args.target,

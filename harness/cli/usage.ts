@@ -34,6 +34,8 @@ no --agent, only a registry (registry suite).
   --a2a-url URL       override the A2A agent card or endpoint
   --transport T       mcp | a2a | both (default both)
   --suite IDS         comma-separated suite ids (default: all)
+  --storyboards PATH  run a storyboard bundle (a directory with index.json, or one storyboard file)
+                      instead of the built-in suites: one check per step, storyboard.<id>.<phase>.<step>
   --check GLOBS       comma-separated check id globs, e.g. 'idempotency.replay.*'
   --token T           protocol token used in identifiers (default proto)
   --target LINE       protocol line to judge against: 3.0, 3.1 or 3.2 (default 3.1, the newest released

@@ -19,6 +19,8 @@ export interface AgentFacts {
   capabilities: Record<string, unknown>;
   /** The tasks the agent lists (MCP tools/list or the A2A card's skills). */
   tools: ReadonlySet<string>;
+  /** The major versions it declares (its `<token>` block); default `capabilities.major_versions`. */
+  majorVersions?: number[];
 }
 
 export interface StoryboardSelection {
@@ -73,7 +75,7 @@ function gate(sb: Storyboard, agent: AgentFacts): Pick<StoryboardSelection, 'ski
   }
   if (sb.introducedIn) {
     const major = Number(/^\s*(\d+)/.exec(sb.introducedIn)?.[1]);
-    const majors = Array.isArray(agent.capabilities.major_versions) ? agent.capabilities.major_versions.filter(Number.isInteger) : [];
+    const majors = agent.majorVersions ?? (Array.isArray(agent.capabilities.major_versions) ? agent.capabilities.major_versions.filter(Number.isInteger) : []);
     if (Number.isInteger(major) && majors.length > 0 && !majors.includes(major))
       return { skip: { reason: 'not_applicable', detail: `introduced in ${sb.introducedIn}; the agent declares major_versions [${majors.join(', ')}]` } };
   }

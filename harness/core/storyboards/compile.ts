@@ -1,0 +1,64 @@
+/**
+ * A storyboard bundle as suites of the engine (`run --storyboards`): one suite per storyboard,
+ * one check per step with the id `storyboard.<storyboard>.<phase>.<step>`, and for a step with
+ * advisory validations a second, SHOULD-level check `….advisory`. The checks of a storyboard run
+ * one after another (serial), a stateful step after the stateful step before it (its
+ * prerequisite, so it is blocked by that step's failure); storyboards run side by side. Which
+ * storyboards apply is decided at run time from each transport's agent (select.ts).
+ */
+import type { SuiteCatalog } from '../engine/loader.js';
+import { KindRegistry } from '../engine/kinds/registry.js';
+import type { CheckDef, SuiteDef } from '../engine/model.js';
+import type { StoryboardBundle } from './model.js';
+import { storyboardStepKind } from './step-kind.js';
+
+/** A check id part: lower case, `[a-z0-9_-]`, the scenario slash as a dot. */
+export const idPart = (s: string) =>
+  s
+    .toLowerCase()
+    .replaceAll('/', '.')
+    .replace(/[^a-z0-9_.-]/g, '-');
+
+export const stepCheckId = (sb: string, phase: string, step: string) => `storyboard.${idPart(sb)}.${idPart(phase)}.${idPart(step)}`;
+
+export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
+  const kind = storyboardStepKind(bundle);
+  const kinds = new KindRegistry([{ id: 'storyboards', file: new URL('file:///storyboards'), stepKinds: [kind] }]);
+  const suites: SuiteDef[] = [];
+  for (const sb of bundle.storyboards.values()) {
+    const checks: CheckDef[] = [];
+    let lastStateful: string | undefined;
+    for (const phase of sb.phases) {
+      for (const step of phase.steps) {
+        const id = stepCheckId(sb.id, phase.id, step.id);
+        const spec = {
+          doc: 'digest' as const,
+          section: '6.1',
+          rule: `storyboard ${sb.id} (${sb.file}), phase ${phase.id}, step ${step.id}: ${step.title ?? step.task}`,
+        };
+        checks.push({
+          id,
+          title: `${sb.title}: ${step.title ?? step.id}`,
+          level: 'MUST',
+          spec,
+          serial: true,
+          steps: [
+            { kind: kind.name, storyboard: sb.id, phase: phase.id, step: step.id, ...(step.stateful && lastStateful ? { prerequisite: lastStateful } : {}) },
+          ],
+        });
+        if (step.validations.some((v) => v.severity === 'advisory'))
+          checks.push({
+            id: `${id}.advisory`,
+            title: `${sb.title}: ${step.title ?? step.id} (advisory validations)`,
+            level: 'SHOULD',
+            spec,
+            serial: true,
+            steps: [{ kind: kind.name, storyboard: sb.id, phase: phase.id, step: step.id, advisory: true, prerequisite: id }],
+          });
+        if (step.stateful) lastStateful = id;
+      }
+    }
+    if (checks.length > 0) suites.push({ id: `storyboard.${idPart(sb.id)}`, title: sb.title, checks });
+  }
+  return { suites, kinds };
+}

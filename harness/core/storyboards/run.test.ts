@@ -1,0 +1,158 @@
+/**
+ * Storyboards compiled into suites and run by the engine against the real mock seller on loopback,
+ * over MCP and A2A: one check per step, blocked by the stateful step before it when that failed,
+ * not applicable where the storyboard or the step does not apply, a gap for what the harness does
+ * not run yet, advisory validations in their own SHOULD check.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { certifyMock } from '../../../suites/testing/mock-run.js';
+import type { RunResult } from '../engine/result.js';
+import { compileStoryboards } from './compile.js';
+import { loadStoryboardBundle } from './load.js';
+
+const STORYBOARDS: Record<string, string> = {
+  'index.json': JSON.stringify({
+    adcp_version: '3.0.6',
+    universal: ['flow'],
+    protocols: [{ id: 'signals', path: 'protocols/signals/', has_baseline: true }],
+    specialisms: [],
+  }),
+  'universal/flow.yaml': `
+id: flow
+title: A small flow
+required_tools: [get_products]
+phases:
+  - id: discover
+    steps:
+      - id: products
+        task: get_products
+        stateful: true
+        sample_request:
+          buying_mode: brief
+          brief: "Outdoor video"
+          context: { correlation_id: "flow--products" }
+        context_outputs:
+          - name: product_id
+            path: products[0].product_id
+        validations:
+          - check: field_present
+            path: products[0].product_id
+            description: a product
+          - check: field_value
+            path: context.correlation_id
+            value: "flow--products"
+          - check: field_value
+            path: products[0].product_id
+            value: "no-such-product"
+            severity: advisory
+            description: an advisory that fails
+          - check: oauth_metadata_graph
+            description: a kind the harness does not judge
+      - id: again
+        task: get_products
+        stateful: true
+        sample_request:
+          buying_mode: refine
+          refine: [{ scope: product, product_id: "$context.product_id", action: more_like_this }]
+        validations:
+          - check: field_present
+            path: products
+  - id: broken
+    steps:
+      - id: wrong
+        task: get_products
+        stateful: true
+        sample_request: { buying_mode: brief, brief: "x" }
+        validations:
+          - check: field_value
+            path: products[0].product_id
+            value: "no-such-product"
+      - id: after
+        task: get_products
+        stateful: true
+        sample_request: { buying_mode: brief, brief: "y" }
+        validations: []
+  - id: runner_side
+    steps:
+      - id: hook
+        task: expect_webhook
+        validations: []
+      - id: unauth
+        task: get_products
+        auth: none
+        validations: []
+      - id: unlisted
+        task: sync_plans
+        validations: []
+`,
+  'protocols/signals/index.yaml': `
+id: signals_only
+title: Signals
+phases:
+  - id: p
+    steps:
+      - id: s
+        task: get_signals
+        validations: []
+`,
+};
+
+let run: RunResult;
+const made: string[] = [];
+beforeAll(async () => {
+  const root = mkdtempSync(join(tmpdir(), 'storyboard-run-'));
+  made.push(root);
+  for (const [p, text] of Object.entries(STORYBOARDS)) {
+    mkdirSync(dirname(join(root, p)), { recursive: true });
+    writeFileSync(join(root, p), text);
+  }
+  const catalog = compileStoryboards(loadStoryboardBundle(root));
+  run = await certifyMock({ token: 'adcp', catalog, suites: catalog.suites, mock: { kinds: ['media-buy'] } });
+}, 120_000);
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+const outcome = (id: string, transport = 'mcp') => {
+  const c = run.checks.find((x) => x.check_id === id && x.transport === transport);
+  return c ? `${c.outcome}${c.blocked_by ? ` by ${c.blocked_by}` : ''}` : 'missing';
+};
+
+describe('a storyboard bundle run by the engine', () => {
+  it('runs with no harness error, over both transports', () => {
+    expect(run.harness_error).toBeUndefined();
+    expect(run.transports).toEqual(['mcp', 'a2a']);
+    expect(run.checks.filter((c) => c.outcome === 'error')).toEqual([]);
+  });
+
+  it.each(['mcp', 'a2a'])('judges steps, captured context and the chain of stateful steps (%s)', (t) => {
+    expect(outcome('storyboard.flow.discover.products', t)).toBe('pass');
+    expect(outcome('storyboard.flow.discover.again', t)).toBe('pass');
+    expect(outcome('storyboard.flow.broken.wrong', t)).toBe('fail');
+    expect(outcome('storyboard.flow.broken.after', t)).toBe('blocked by storyboard.flow.broken.wrong');
+  });
+
+  it('puts advisory validations in a SHOULD check of their own', () => {
+    const c = run.checks.find((x) => x.check_id === 'storyboard.flow.discover.products.advisory' && x.transport === 'mcp')!;
+    expect(c).toMatchObject({ level: 'SHOULD', outcome: 'warn' });
+    expect(c.message).toMatch(/an advisory that fails/);
+  });
+
+  it('says what it did not judge', () => {
+    const c = run.checks.find((x) => x.check_id === 'storyboard.flow.discover.products' && x.transport === 'mcp')!;
+    expect(c.message).toBe(
+      '2 validations passed, 0 failed, 1 not applicable (oauth_metadata_graph: the harness does not judge oauth_metadata_graph validations)',
+    );
+  });
+
+  it('is not applicable where the storyboard or the step does not apply, and a gap for what the harness does not run yet', () => {
+    expect(outcome('storyboard.signals_only.p.s')).toBe('not_applicable');
+    expect(run.checks.find((x) => x.check_id === 'storyboard.signals_only.p.s')?.message).toMatch(/does not list signals in supported_protocols/);
+    expect(outcome('storyboard.flow.runner_side.hook')).toBe('gap');
+    expect(outcome('storyboard.flow.runner_side.unauth')).toBe('gap');
+    expect(outcome('storyboard.flow.runner_side.unlisted')).toBe('not_applicable');
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * What the steps of one storyboard share on one transport during a run: the values captured by
+ * `context_outputs` (with the check that captured each), the responses of earlier steps, the
+ * UUIDs generated per alias, and each step's outcome for its advisory check. Kept in the run's
+ * resources, so it lives exactly as long as the run.
+ */
+import type { CheckContext } from '../engine/kinds/types.js';
+import type { StepOutcome } from './validations.js';
+import type { StoryboardSelection } from './select.js';
+
+export interface StoryboardState {
+  context: Map<string, unknown>;
+  /** The check that captured each context value, or that was to capture it and did not pass. */
+  capturedBy: Map<string, string>;
+  priorSteps: Map<string, unknown>;
+  generated: Map<string, string>;
+  outcomes: Map<string, StepOutcome>;
+}
+
+export function storyboardState(ctx: CheckContext, storyboardId: string): Promise<StoryboardState> {
+  return ctx.resources.get(`storyboard-state:${ctx.kind}:${storyboardId}`, async () => ({
+    value: { context: new Map(), capturedBy: new Map(), priorSteps: new Map(), generated: new Map(), outcomes: new Map() },
+    close: async () => undefined,
+  }));
+}
+
+/** The selection of the bundle for this transport's agent, made once per run and transport. */
+export function selectionOn(ctx: CheckContext, select: () => StoryboardSelection[]): Promise<Map<string, StoryboardSelection>> {
+  return ctx.resources.get(`storyboard-selection:${ctx.kind}`, async () => ({
+    value: new Map(select().map((s) => [s.storyboard.id, s])),
+    close: async () => undefined,
+  }));
+}

@@ -1,0 +1,180 @@
+/**
+ * The step kind that runs one storyboard step: whether the storyboard applies to this transport's
+ * agent, the substitutions, the task call, the validations, the captured context. What the
+ * harness cannot run yet (the webhook pseudo-tasks, controller seeding of fixtures) is a coverage
+ * gap saying so, never a pass; a step that needs a value an earlier step failed to capture is
+ * blocked by that step; a validation the storyboard authored wrongly is not the agent's failure.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CheckContext, StepKind, StepVerdict } from '../engine/kinds/types.js';
+import { recordOf } from '../engine/kinds/types.js';
+import { unreachable } from '../engine/kinds/steps/util.js';
+import type { StepDef } from '../engine/model.js';
+import type { StoryboardBundle, StoryboardStep } from './model.js';
+import { resolveStoryboardPath } from './path.js';
+import { selectStoryboards, unmetRequirement } from './select.js';
+import { selectionOn, storyboardState } from './state.js';
+import { substitute, UnresolvedSubstitution } from './substitute.js';
+import { judgeValidation, type StepOutcome, type ValidationResult } from './validations.js';
+
+/**
+ * Steps the runner carries out itself rather than calling an agent task (digest 6.1 webhook
+ * assertions, branch-set assertions, substitution observation, OAuth metadata probes): the
+ * harness does not run them yet, so each is a coverage gap naming what it is.
+ */
+const RUNNER_STEPS: Readonly<Record<string, string>> = {
+  expect_webhook: 'storyboard webhook assertions',
+  expect_no_webhook: 'storyboard webhook assertions',
+  expect_webhook_retry_keys_stable: 'storyboard webhook assertions',
+  expect_webhook_signature_valid: 'storyboard webhook assertions',
+  assert_contribution: 'storyboard branch-set assertions',
+  expect_substitution_safe: 'storyboard substitution observation',
+  protected_resource_metadata: 'storyboard OAuth metadata probes',
+  oauth_auth_server_metadata: 'storyboard OAuth metadata probes',
+};
+
+export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
+  const find = (def: StepDef) => {
+    const sb = bundle.storyboards.get(String(def.storyboard));
+    const phase = sb?.phases.find((p) => p.id === def.phase);
+    const step = phase?.steps.find((s) => s.id === def.step);
+    if (!sb || !phase || !step) throw new Error(`storyboard step ${String(def.storyboard)}/${String(def.phase)}/${String(def.step)} is not in the bundle`);
+    return { sb, phase, step };
+  };
+  return {
+    name: 'storyboard_step',
+    fields: { storyboard: { type: 'string' }, phase: { type: 'string' }, step: { type: 'string' }, advisory: { type: 'boolean' } },
+    required: ['storyboard', 'phase', 'step'],
+    async run(def, ctx) {
+      const { sb, phase, step } = find(def);
+      const selection = await selectionOn(ctx, () =>
+        selectStoryboards(bundle, { capabilities: ctx.profile.capabilities ?? {}, tools: new Set(ctx.profile.tasks), majorVersions: majorVersions(ctx) }),
+      );
+      const chosen = selection.get(sb.id);
+      if (!chosen || chosen.skip)
+        return { verdict: { status: 'not_applicable', message: `${chosen?.skip?.reason ?? 'not_applicable'}: ${chosen?.skip?.detail ?? 'not selected'}` } };
+      if (phase.requiresCapability) {
+        const unmet = unmetRequirement(phase.requiresCapability, ctx.profile.capabilities ?? {});
+        if (unmet) return { verdict: { status: 'not_applicable', message: `phase ${phase.id}: ${unmet}` } };
+      }
+      if (step.requiresTool && !ctx.profile.tasks.includes(step.requiresTool))
+        return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${step.requiresTool}` } };
+      const state = await storyboardState(ctx, sb.id);
+      if (def.advisory === true) return judgeAdvisory(step, state.outcomes.get(step.id), state.context);
+      const runnerStep = RUNNER_STEPS[step.task];
+      if (runnerStep)
+        return {
+          verdict: {
+            status: 'gap',
+            gap: runnerStep,
+            message: `${step.task}: a step the runner carries out itself (${runnerStep}), which the harness does not run yet`,
+          },
+        };
+      // A step that calls with other credentials (none, a test kit's key) would be judged on the run's own token.
+      if (step.raw.auth !== undefined)
+        return {
+          verdict: {
+            status: 'gap',
+            gap: 'storyboard credential overrides',
+            message: `${step.task}: the step calls with its own credentials (auth: ${JSON.stringify(step.raw.auth).slice(0, 80)}), which the harness does not send yet`,
+          },
+        };
+      if (!ctx.profile.tasks.includes(step.task))
+        return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${step.task}` } };
+      if (sb.raw.prerequisites && (sb.raw.prerequisites as { controller_seeding?: unknown }).controller_seeding === true && sb.raw.fixtures)
+        return {
+          verdict: {
+            status: 'gap',
+            gap: 'storyboard fixture seeding',
+            message: `storyboard ${sb.id} seeds its fixtures through the test controller, which the harness does not run yet; its steps name fixture ids the agent has no reason to know`,
+          },
+        };
+      let args: unknown;
+      try {
+        args = substitute(step.sampleRequest ?? {}, { context: state.context, priorSteps: state.priorSteps, generated: state.generated, uuid: randomUUID });
+      } catch (e) {
+        if (!(e instanceof UnresolvedSubstitution)) throw e;
+        return { verdict: unresolved(e, state.capturedBy) };
+      }
+      const reply = await ctx.call(step.task, (args ?? {}) as Record<string, unknown>);
+      const down = unreachable(reply);
+      if (down) return { verdict: down, record: recordOf(reply) };
+      const outcome: StepOutcome = {
+        ok: reply.ok && !reply.isError,
+        payload: reply.payload,
+        ...(reply.error?.code ? { errorCode: reply.error.code } : {}),
+        ...(reply.httpStatus !== undefined ? { httpStatus: reply.httpStatus } : {}),
+      };
+      state.outcomes.set(step.id, outcome);
+      state.priorSteps.set(step.id, reply.payload);
+      const record = recordOf(reply);
+      // What this step captures for later ones: a missing member is this step's failure.
+      const missing: string[] = [];
+      for (const out of step.contextOutputs) {
+        state.capturedBy.set(out.name, String(ctx.checkId));
+        const v = outcome.ok ? resolveStoryboardPath(reply.payload, out.path) : undefined;
+        if (v !== undefined) state.context.set(out.name, v);
+        else if (outcome.ok) missing.push(out.path);
+      }
+      if (step.expectError && outcome.ok)
+        return { verdict: { status: 'failed', message: `${step.task} succeeded; the step expects an error`, actual: reply.payload }, record };
+      const results = step.validations
+        .filter((v) => (v.severity ?? 'required') === 'required')
+        .map((v) => judgeValidation(v, outcome, { context: state.context, responseSchema: (o) => schemaOf(ctx, step, o) }));
+      noteResults(ctx, results);
+      const failed = results.filter((r) => r.outcome === 'failed');
+      if (failed.length > 0) return { verdict: failedVerdict(failed), record };
+      // An error answer is judged by the step's validations alone: some steps accept either a result or an error.
+      if (missing.length > 0)
+        return { verdict: { status: 'failed', message: `the response has no ${missing.join(', ')}, which later steps read`, actual: reply.payload }, record };
+      return { verdict: { status: 'ok' }, record };
+    },
+  };
+}
+
+function majorVersions(ctx: CheckContext): number[] | undefined {
+  const block = ctx.profile.capabilities?.[ctx.ids.token];
+  const v = block && typeof block === 'object' ? (block as { major_versions?: unknown }).major_versions : undefined;
+  return Array.isArray(v) ? v.filter(Number.isInteger) : undefined;
+}
+
+function schemaOf(ctx: CheckContext, step: StoryboardStep, o: StepOutcome) {
+  if (!o.ok || !ctx.schemas.hasTaskSchema(step.task)) return undefined;
+  const v = ctx.schemas.validateTaskResponse(step.task, o.payload);
+  return { valid: v.valid, message: v.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; '), pointer: v.errors[0]?.pointer };
+}
+
+function noteResults(ctx: CheckContext, results: ValidationResult[]): void {
+  const na = results.filter((r) => r.outcome === 'not_applicable');
+  const why = na.map((r) => `${r.check}: ${r.message}`).join('; ');
+  ctx.notes.push(
+    `${results.filter((r) => r.outcome === 'passed').length} validations passed, ${results.filter((r) => r.outcome === 'failed').length} failed, ${na.length} not applicable${why ? ` (${why})` : ''}`,
+  );
+}
+
+function failedVerdict(failed: ValidationResult[]): StepVerdict {
+  const first = failed[0];
+  return {
+    status: 'failed',
+    message: failed.map((r) => `${r.check}${r.description ? ` (${r.description})` : ''}: ${r.message}`).join('; '),
+    expected: first.expected,
+    actual: first.actual,
+    ...(first.pointer ? { pointer: first.pointer } : {}),
+  };
+}
+
+/** A reference to a value an earlier step did not capture: blocked by that step; a missing receiver: a gap. */
+function unresolved(e: UnresolvedSubstitution, capturedBy: ReadonlyMap<string, string>): StepVerdict {
+  const name = /^\$context\.(.+)$/.exec(e.token)?.[1];
+  const owner = name ? capturedBy.get(name) : undefined;
+  if (owner) return { status: 'unmet', message: e.message, blocked_by: owner };
+  if (/webhook/.test(e.token)) return { status: 'gap', gap: 'a webhook receiver for storyboards', message: e.message };
+  return { status: 'not_applicable', message: `${e.message}: no step of the storyboard captures it` };
+}
+
+function judgeAdvisory(step: StoryboardStep, outcome: StepOutcome | undefined, context: ReadonlyMap<string, unknown>): { verdict: StepVerdict } {
+  if (!outcome) return { verdict: { status: 'unmet', message: `step ${step.id} has no response to judge` } };
+  const results = step.validations.filter((v) => v.severity === 'advisory').map((v) => judgeValidation(v, outcome, { context }));
+  const failed = results.filter((r) => r.outcome === 'failed');
+  return { verdict: failed.length > 0 ? failedVerdict(failed) : { status: 'ok' } };
+}
