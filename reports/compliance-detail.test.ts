@@ -82,6 +82,29 @@ describe('toComplianceDetail', () => {
     expect(caps.steps_passed).toBe(3);
   });
 
+  it("storyboard suites report under the storyboard's own id and track; a track of several suites is the worst of them", () => {
+    const run = buildRunFixture();
+    const named = (id: string, track: string, storyboard_id: string) => {
+      const s = run.suites.find((x) => x.suite_id === id)!;
+      s.track = track;
+      s.storyboard_id = storyboard_id;
+    };
+    named('capabilities', 'core', 'capability_discovery'); // failing
+    named('signing', 'core', 'signed_requests'); // partial
+    named('webhooks', 'media_buy', 'media_buy_seller/webhooks'); // not applicable
+    named('schemas', 'media_buy', 'schema_validation'); // untested
+    const detail = toComplianceDetail(run);
+    expect(detail.tracks).toEqual({ core: 'fail', idempotency: 'fail', media_buy: 'skip' });
+    const core = detail.track_details.find((t) => t.track === 'core')!;
+    expect(core).toMatchObject({ status: 'fail', scenario_count: 10, passed_count: 7 });
+    expect(detail.storyboard_statuses.map((s) => [s.storyboard_id, s.track])).toEqual([
+      ['capability_discovery', 'core'],
+      ['idempotency', 'idempotency'],
+      ['signed_requests', 'core'],
+      ['schema_validation', 'media_buy'],
+    ]);
+  });
+
   it('is pure: the run is not modified and equal runs give equal projections', () => {
     const run = buildRunFixture();
     const before = JSON.stringify(run);

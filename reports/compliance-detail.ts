@@ -4,10 +4,13 @@
  *
  * Mapping (one run, so every timestamp is the run's finish time):
  * - registry status: passing/degraded/failing as is; unreachable and auth_required → unknown.
- * - a track is a suite; track status uses the registry's track vocabulary
+ * - a track is a suite, or the suites that name it as their `track` (storyboards compiled by
+ *   `run --storyboards` carry their own); track status uses the registry's track vocabulary
  *   (compliance-db: pass | fail | partial | skip): passing → pass, failing → fail,
- *   partial → partial, not_applicable and untested → skip.
- * - a storyboard is a suite too, and its steps are the suite's check × transport results.
+ *   partial → partial, not_applicable and untested → skip; a track of several suites is the
+ *   worst of them (fail, then partial, then pass), skip only when all are.
+ * - a storyboard is a suite too (named by the storyboard's own id when it was compiled from one),
+ *   and its steps are the suite's check × transport results.
  *   Suites that are not applicable are not storyboards of this agent (left out of
  *   `storyboard_statuses` and `storyboards_total`); untested ones are kept as `untested`.
  * - a step fails when it fails the run (`isFailing`, honouring --strict); it is skipped when it
@@ -123,9 +126,9 @@ function tallySteps(checks: CheckResult[], strict: boolean): StepTally {
 function storyboardEntry(suite: SuiteResult, tally: StepTally, run: RunResult): StoryboardStatusEntry {
   const status = suite.status === 'not_applicable' ? 'untested' : storyboardStatus(suite.status);
   const entry: StoryboardStatusEntry = {
-    storyboard_id: suite.suite_id,
+    storyboard_id: suite.storyboard_id ?? suite.suite_id,
     title: suite.title,
-    track: suite.suite_id,
+    track: suite.track ?? suite.suite_id,
     status,
     steps_passed: tally.passed,
     steps_total: tally.total,
@@ -141,6 +144,12 @@ function storyboardEntry(suite: SuiteResult, tally: StepTally, run: RunResult): 
   return entry;
 }
 
+/** The status of a track made of several suites: the worst of them; skip only when every one is. */
+function worstTrackStatus(statuses: RegistryTrackStatus[]): RegistryTrackStatus {
+  for (const s of ['fail', 'partial', 'pass'] as const) if (statuses.includes(s)) return s;
+  return 'skip';
+}
+
 /** Pure: the registry's view of one run. */
 export function toComplianceDetail(run: RunResult): ComplianceDetail {
   const strict = run.selection?.strict ?? false;
@@ -150,22 +159,34 @@ export function toComplianceDetail(run: RunResult): ComplianceDetail {
     list.push(check);
     bySuite.set(check.suite_id, list);
   }
-  const tracks: Record<string, RegistryTrackStatus> = {};
-  const trackDetails: TrackDetail[] = [];
+  const byTrack = new Map<string, { statuses: RegistryTrackStatus[]; tally: StepTally; gap: boolean }>();
   const storyboards: StoryboardStatusEntry[] = [];
   for (const suite of run.suites) {
-    const tally = tallySteps(bySuite.get(suite.suite_id) ?? [], strict);
-    const status = trackStatus(suite.status);
-    tracks[suite.suite_id] = status;
-    trackDetails.push({
-      track: suite.suite_id,
-      status,
-      scenario_count: tally.total,
-      passed_count: tally.passed,
-      duration_ms: Math.round(tally.duration_ms),
-      ...((bySuite.get(suite.suite_id) ?? []).some((c) => c.outcome === 'gap') ? { has_coverage_gap_skip: true } : {}),
-    });
+    const checks = bySuite.get(suite.suite_id) ?? [];
+    const tally = tallySteps(checks, strict);
+    const track = suite.track ?? suite.suite_id;
+    const t = byTrack.get(track) ?? { statuses: [], tally: { total: 0, passed: 0, failed: 0, skipped: 0, duration_ms: 0 }, gap: false };
+    t.statuses.push(trackStatus(suite.status));
+    t.tally.total += tally.total;
+    t.tally.passed += tally.passed;
+    t.tally.duration_ms += tally.duration_ms;
+    t.gap ||= checks.some((c) => c.outcome === 'gap');
+    byTrack.set(track, t);
     if (suite.status !== 'not_applicable') storyboards.push(storyboardEntry(suite, tally, run));
+  }
+  const tracks: Record<string, RegistryTrackStatus> = {};
+  const trackDetails: TrackDetail[] = [];
+  for (const [track, t] of byTrack) {
+    const status = worstTrackStatus(t.statuses);
+    tracks[track] = status;
+    trackDetails.push({
+      track,
+      status,
+      scenario_count: t.tally.total,
+      passed_count: t.tally.passed,
+      duration_ms: Math.round(t.tally.duration_ms),
+      ...(t.gap ? { has_coverage_gap_skip: true } : {}),
+    });
   }
   return {
     agent_url: run.agent_url,

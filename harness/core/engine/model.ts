@@ -93,6 +93,10 @@ export interface CheckDef {
 
 export interface SuiteDef {
   id: string;
+  /** The compliance track the suite counts toward in the registry's terms (a storyboard's `track`); default its id. */
+  track?: string;
+  /** The storyboard the suite was compiled from (`run --storyboards`), by its own id. */
+  storyboard_id?: string;
   /** YAML anchors for steps shared by several checks; not interpreted by the engine. */
   fragments?: unknown;
   title: string;

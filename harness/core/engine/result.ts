@@ -128,6 +128,10 @@ export interface BaselineSummary {
 export interface SuiteResult {
   suite_id: string;
   title: string;
+  /** The compliance track it counts toward, when not its id (SuiteDef.track). */
+  track?: string;
+  /** The storyboard it was compiled from (SuiteDef.storyboard_id). */
+  storyboard_id?: string;
   status: SuiteStatus;
   counts: OutcomeCounts;
   /** Per transport: the same summary restricted to that transport. */

@@ -55,6 +55,8 @@ export function summarizeSuites(
     return {
       suite_id: suite.id,
       title: suite.title,
+      ...(suite.track !== undefined ? { track: suite.track } : {}),
+      ...(suite.storyboard_id !== undefined ? { storyboard_id: suite.storyboard_id } : {}),
       status: suiteStatus(mine, strict),
       counts: countOutcomes(mine),
       by_transport: byTransport,

@@ -58,7 +58,8 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
         if (step.stateful) lastStateful = id;
       }
     }
-    if (checks.length > 0) suites.push({ id: `storyboard.${idPart(sb.id)}`, title: sb.title, checks });
+    if (checks.length > 0)
+      suites.push({ id: `storyboard.${idPart(sb.id)}`, title: sb.title, storyboard_id: sb.id, ...(sb.track ? { track: sb.track } : {}), checks });
   }
   return { suites, kinds };
 }

@@ -12,6 +12,7 @@ import { certifyMock } from '../../../suites/testing/mock-run.js';
 import type { RunResult } from '../engine/result.js';
 import { compileStoryboards } from './compile.js';
 import { loadStoryboardBundle } from './load.js';
+import { toComplianceDetail } from '../../../reports/compliance-detail.js';
 
 const STORYBOARDS: Record<string, string> = {
   'index.json': JSON.stringify({
@@ -23,6 +24,7 @@ const STORYBOARDS: Record<string, string> = {
   'universal/flow.yaml': `
 id: flow
 title: A small flow
+track: core
 required_tools: [get_products]
 phases:
   - id: discover
@@ -154,5 +156,11 @@ describe('a storyboard bundle run by the engine', () => {
     expect(outcome('storyboard.flow.runner_side.hook')).toBe('gap');
     expect(outcome('storyboard.flow.runner_side.unauth')).toBe('gap');
     expect(outcome('storyboard.flow.runner_side.unlisted')).toBe('not_applicable');
+  });
+
+  it("reports in the registry's terms: the storyboard's own id and track", () => {
+    const detail = toComplianceDetail(run);
+    expect(detail.storyboard_statuses.map((s) => [s.storyboard_id, s.track, s.status])).toEqual([['flow', 'core', 'failing']]);
+    expect(detail.tracks).toEqual({ core: 'fail', 'storyboard.signals_only': 'skip' });
   });
 });
