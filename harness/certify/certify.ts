@@ -153,6 +153,7 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
       transports,
       suites,
       kinds: catalog.kinds,
+      ...(catalog.transportsInTurn ? { transportsInTurn: true } : {}),
       authTokenSet: target.kind === 'agent' && o.authToken !== undefined,
       command: o.command ?? `npx proto-comply run ${targetFlag(target)} ${targetUrl(target)} --seed ${seed}`,
     });

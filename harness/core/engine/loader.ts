@@ -23,6 +23,11 @@ export class SuiteLoadError extends Error {}
 export interface SuiteCatalog {
   suites: SuiteDef[];
   kinds: KindRegistry;
+  /**
+   * The suites keep agent-side state the transports would share (storyboards: fixed fixture ids
+   * and accounts), so a run takes the transports one after another instead of side by side.
+   */
+  transportsInTurn?: boolean;
 }
 
 const CONDITION = {

@@ -42,6 +42,8 @@ export interface RunPlan {
   /** The protocol line to judge against (`--target`; default DEFAULT_TARGET, the newest released line). */
   target?: ProtocolLine;
   transports: Transport[];
+  /** Run the transports one after another instead of side by side (SuiteCatalog.transportsInTurn). */
+  transportsInTurn?: boolean;
   /** The user asked for these transports by name (an absent A2A card is then unreachable, not "not offered"). */
   transportExplicit: boolean;
   suites: SuiteDef[];
@@ -232,27 +234,29 @@ async function runChecks(plan: RunPlan, suites: SuiteDef[], profiles: AgentProfi
     st.record(result);
   };
 
-  await Promise.all(
-    plan.transports.map(async (transport, i) => {
-      const env: CheckEnv = {
-        transport,
-        profile: profiles[i],
-        ids,
-        target: plan.target ?? DEFAULT_TARGET,
-        seed: plan.seed,
-        runStartedAt: startedAt,
-        signal: budget.signal,
-        observed,
-        schemas: plan.schemas,
-        resources,
-        run: runFacts,
-        kinds: plan.kinds,
-        facts,
-      };
-      const mine = suites.filter((suite) => suiteRunsOn(suite, transport.kind));
-      for (const phase of phasesOf(mine)) await runPhase(phase, (suite, check, lend) => runOne(suite, check, env, lend));
-    }),
-  );
+  const runTransport = async (transport: Transport, i: number) => {
+    const env: CheckEnv = {
+      transport,
+      profile: profiles[i],
+      ids,
+      target: plan.target ?? DEFAULT_TARGET,
+      seed: plan.seed,
+      runStartedAt: startedAt,
+      signal: budget.signal,
+      observed,
+      schemas: plan.schemas,
+      resources,
+      run: runFacts,
+      kinds: plan.kinds,
+      facts,
+    };
+    const mine = suites.filter((suite) => suiteRunsOn(suite, transport.kind));
+    for (const phase of phasesOf(mine)) await runPhase(phase, (suite, check, lend) => runOne(suite, check, env, lend));
+  };
+  // Transports side by side, or one after another for checks whose agent-side state the
+  // transports would share (storyboards: fixed fixture ids and accounts).
+  if (plan.transportsInTurn) for (const [i, t] of plan.transports.entries()) await runTransport(t, i);
+  else await Promise.all(plan.transports.map(runTransport));
 
   /**
    * One phase of one transport. A `first` or `last` phase runs its suites one after another (setup

@@ -3,13 +3,18 @@
  * one check per step with the id `storyboard.<storyboard>.<phase>.<step>`, and for a step with
  * advisory validations a second, SHOULD-level check `….advisory`. The checks of a storyboard run
  * one after another (serial), a stateful step after the stateful step before it (its
- * prerequisite, so it is blocked by that step's failure); storyboards run side by side. Which
+ * prerequisite, so it is blocked by that step's failure). Storyboards seed and create under
+ * fixed fixture ids and accounts, so they run one at a time and the transports one after another
+ * (the reference runner runs them in sequence too). A
+ * storyboard that seeds its fixtures through the test controller starts with the check
+ * `storyboard.<storyboard>.controller-seeding`, which every step needs. Which
  * storyboards apply is decided at run time from each transport's agent (select.ts).
  */
 import type { SuiteCatalog } from '../engine/loader.js';
 import { KindRegistry } from '../engine/kinds/registry.js';
 import type { CheckDef, SuiteDef } from '../engine/model.js';
 import type { StoryboardBundle } from './model.js';
+import { seedsFixtures } from './seeding.js';
 import { storyboardStepKind } from './step-kind.js';
 
 /** A check id part: lower case, `[a-z0-9_-]`, the scenario slash as a dot. */
@@ -21,13 +26,31 @@ export const idPart = (s: string) =>
 
 export const stepCheckId = (sb: string, phase: string, step: string) => `storyboard.${idPart(sb)}.${idPart(phase)}.${idPart(step)}`;
 
+const prerequisiteOf = (id: string | undefined) => (id ? { prerequisite: id } : {});
+
 export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
   const kind = storyboardStepKind(bundle);
   const kinds = new KindRegistry([{ id: 'storyboards', file: new URL('file:///storyboards'), stepKinds: [kind] }]);
   const suites: SuiteDef[] = [];
   for (const sb of bundle.storyboards.values()) {
     const checks: CheckDef[] = [];
-    let lastStateful: string | undefined;
+    // A storyboard that seeds its fixtures through the controller does that first; every step needs it.
+    const seeding = seedsFixtures(sb) ? `storyboard.${idPart(sb.id)}.controller-seeding` : undefined;
+    if (seeding)
+      checks.push({
+        id: seeding,
+        title: `${sb.title}: controller seeding of the storyboard's fixtures`,
+        level: 'MUST',
+        // Never failed (seeding.ts): a refusal is a coverage gap.
+        spec: {
+          doc: 'digest',
+          section: '6.1',
+          rule: `controller seeding: the fixtures of storyboard ${sb.id} (${sb.file}) through comply_test_controller seed_* scenarios`,
+        },
+        serial: true,
+        steps: [{ kind: kind.name, storyboard: sb.id, seed: true }],
+      });
+    let lastStateful: string | undefined = seeding;
     for (const phase of sb.phases) {
       for (const step of phase.steps) {
         const id = stepCheckId(sb.id, phase.id, step.id);
@@ -43,7 +66,8 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
           spec,
           serial: true,
           steps: [
-            { kind: kind.name, storyboard: sb.id, phase: phase.id, step: step.id, ...(step.stateful && lastStateful ? { prerequisite: lastStateful } : {}) },
+            // A stateful step needs the stateful step before it; any step needs the seeding.
+            { kind: kind.name, storyboard: sb.id, phase: phase.id, step: step.id, ...prerequisiteOf(step.stateful ? lastStateful : seeding) },
           ],
         });
         if (step.validations.some((v) => v.severity === 'advisory'))
@@ -59,7 +83,17 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
       }
     }
     if (checks.length > 0)
-      suites.push({ id: `storyboard.${idPart(sb.id)}`, title: sb.title, storyboard_id: sb.id, ...(sb.track ? { track: sb.track } : {}), checks });
+      // order `first`: a transport runs its storyboards one at a time, as the reference runner does,
+      // since storyboards seed and create under the same fixture ids and accounts.
+      suites.push({
+        id: `storyboard.${idPart(sb.id)}`,
+        title: sb.title,
+        order: 'first',
+        storyboard_id: sb.id,
+        ...(sb.track ? { track: sb.track } : {}),
+        checks,
+      });
   }
-  return { suites, kinds };
+  // The transports share that agent-side state too: one after another.
+  return { suites, kinds, transportsInTurn: true };
 }

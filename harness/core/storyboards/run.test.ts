@@ -17,7 +17,7 @@ import { toComplianceDetail } from '../../../reports/compliance-detail.js';
 const STORYBOARDS: Record<string, string> = {
   'index.json': JSON.stringify({
     adcp_version: '3.0.6',
-    universal: ['flow'],
+    universal: ['flow', 'seeded'],
     protocols: [{ id: 'signals', path: 'protocols/signals/', has_baseline: true }],
     specialisms: [],
   }),
@@ -90,6 +90,23 @@ phases:
         task: sync_plans
         validations: []
 `,
+  'universal/seeded.yaml': `
+id: seeded
+title: Seeded
+prerequisites:
+  controller_seeding: true
+fixtures:
+  products:
+    - product_id: "seeded_product"
+      delivery_type: "non_guaranteed"
+phases:
+  - id: p
+    steps:
+      - id: buy
+        task: get_products
+        sample_request: { buying_mode: brief, brief: "x", account: { brand: { domain: "acme.example" }, operator: "op.example" } }
+        validations: []
+`,
   'protocols/signals/index.yaml': `
 id: signals_only
 title: Signals
@@ -158,9 +175,19 @@ describe('a storyboard bundle run by the engine', () => {
     expect(outcome('storyboard.flow.runner_side.unlisted')).toBe('not_applicable');
   });
 
+  it('seeds a storyboard\'s fixtures first; a controller that does not take them leaves the storyboard a gap, never a failure', () => {
+    const seeding = run.checks.find((x) => x.check_id === 'storyboard.seeded.controller-seeding' && x.transport === 'mcp')!;
+    expect(seeding.outcome).toBe('gap');
+    expect(seeding.message).toMatch(/^seed_product seeded_product: the controller did not take the fixture/);
+    expect(outcome('storyboard.seeded.p.buy')).toBe('gap');
+  });
+
   it("reports in the registry's terms: the storyboard's own id and track", () => {
     const detail = toComplianceDetail(run);
-    expect(detail.storyboard_statuses.map((s) => [s.storyboard_id, s.track, s.status])).toEqual([['flow', 'core', 'failing']]);
-    expect(detail.tracks).toEqual({ core: 'fail', 'storyboard.signals_only': 'skip' });
+    expect(detail.storyboard_statuses.map((s) => [s.storyboard_id, s.track, s.status])).toEqual([
+      ['flow', 'core', 'failing'],
+      ['seeded', 'storyboard.seeded', 'untested'],
+    ]);
+    expect(detail.tracks).toEqual({ core: 'fail', 'storyboard.seeded': 'skip', 'storyboard.signals_only': 'skip' });
   });
 });

@@ -1,9 +1,10 @@
 /**
- * The step kind that runs one storyboard step: whether the storyboard applies to this transport's
- * agent, the substitutions, the task call, the validations, the captured context. What the
- * harness cannot run yet (the webhook pseudo-tasks, controller seeding of fixtures) is a coverage
- * gap saying so, never a pass; a step that needs a value an earlier step failed to capture is
- * blocked by that step; a validation the storyboard authored wrongly is not the agent's failure.
+ * The step kind that runs one storyboard step (or, with `seed`, the seeding of its fixtures,
+ * seeding.ts): whether the storyboard applies to this transport's agent, the substitutions, the
+ * task call, the validations, the captured context. What the harness cannot run yet (runner-side
+ * steps, credential overrides) is a coverage gap saying so, never a pass; a step that needs a
+ * value an earlier step failed to capture is blocked by that step; a validation the storyboard
+ * authored wrongly is not the agent's failure.
  */
 import { randomUUID } from 'node:crypto';
 import type { CheckContext, StepKind, StepVerdict } from '../engine/kinds/types.js';
@@ -13,6 +14,7 @@ import type { StepDef } from '../engine/model.js';
 import type { StoryboardBundle, StoryboardStep } from './model.js';
 import { resolveStoryboardPath } from './path.js';
 import { selectStoryboards, unmetRequirement } from './select.js';
+import { seedStoryboard } from './seeding.js';
 import { selectionOn, storyboardState } from './state.js';
 import { substitute, UnresolvedSubstitution } from './substitute.js';
 import { judgeValidation, type StepOutcome, type ValidationResult } from './validations.js';
@@ -43,16 +45,17 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
   };
   return {
     name: 'storyboard_step',
-    fields: { storyboard: { type: 'string' }, phase: { type: 'string' }, step: { type: 'string' }, advisory: { type: 'boolean' } },
-    required: ['storyboard', 'phase', 'step'],
+    fields: { storyboard: { type: 'string' }, phase: { type: 'string' }, step: { type: 'string' }, advisory: { type: 'boolean' }, seed: { type: 'boolean' } },
+    required: ['storyboard'],
     async run(def, ctx) {
-      const { sb, phase, step } = find(def);
       const selection = await selectionOn(ctx, () =>
         selectStoryboards(bundle, { capabilities: ctx.profile.capabilities ?? {}, tools: new Set(ctx.profile.tasks), majorVersions: majorVersions(ctx) }),
       );
-      const chosen = selection.get(sb.id);
+      const chosen = selection.get(String(def.storyboard));
       if (!chosen || chosen.skip)
         return { verdict: { status: 'not_applicable', message: `${chosen?.skip?.reason ?? 'not_applicable'}: ${chosen?.skip?.detail ?? 'not selected'}` } };
+      if (def.seed === true) return seedStoryboard(chosen.storyboard, ctx);
+      const { sb, phase, step } = find(def);
       if (phase.requiresCapability) {
         const unmet = unmetRequirement(phase.requiresCapability, ctx.profile.capabilities ?? {});
         if (unmet) return { verdict: { status: 'not_applicable', message: `phase ${phase.id}: ${unmet}` } };
@@ -81,14 +84,6 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         };
       if (!ctx.profile.tasks.includes(step.task))
         return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${step.task}` } };
-      if (sb.raw.prerequisites && (sb.raw.prerequisites as { controller_seeding?: unknown }).controller_seeding === true && sb.raw.fixtures)
-        return {
-          verdict: {
-            status: 'gap',
-            gap: 'storyboard fixture seeding',
-            message: `storyboard ${sb.id} seeds its fixtures through the test controller, which the harness does not run yet; its steps name fixture ids the agent has no reason to know`,
-          },
-        };
       let args: unknown;
       try {
         args = substitute(step.sampleRequest ?? {}, { context: state.context, priorSteps: state.priorSteps, generated: state.generated, uuid: randomUUID });

@@ -165,3 +165,37 @@ describe('validations', () => {
     });
   });
 });
+
+describe('controller seeding calls', () => {
+  const sb = (fixtures: unknown, seeding = true) =>
+    ({ raw: { prerequisites: { controller_seeding: seeding }, fixtures }, phases: [] }) as unknown as import('./model.js').Storyboard;
+
+  it('seeds in foreign-key order with the id beside the fixture', async () => {
+    const { seedCalls, seedsFixtures } = await import('./seeding.js');
+    const calls = seedCalls(
+      sb({
+        media_buys: [{ media_buy_id: 'mb', status: 'active' }],
+        pricing_options: [{ product_id: 'p', pricing_option_id: 'po', pricing_model: 'cpm' }],
+        products: [{ product_id: 'p', delivery_type: 'non_guaranteed' }],
+        creatives: [{ creative_id: 'c' }],
+        plans: [{ plan_id: 'pl' }],
+      }),
+    );
+    expect(calls.map((c) => [c.scenario, c.params])).toEqual([
+      ['seed_product', { product_id: 'p', fixture: { delivery_type: 'non_guaranteed' } }],
+      ['seed_pricing_option', { pricing_option_id: 'po', product_id: 'p', fixture: { pricing_model: 'cpm' } }],
+      ['seed_creative', { creative_id: 'c', fixture: {} }],
+      ['seed_plan', { plan_id: 'pl', fixture: {} }],
+      ['seed_media_buy', { media_buy_id: 'mb', fixture: { status: 'active' } }],
+    ]);
+    expect(seedsFixtures(sb({ products: [{ product_id: 'p' }] }))).toBe(true);
+    expect(seedsFixtures(sb({ products: [{ product_id: 'p' }] }, false))).toBe(false);
+    expect(seedsFixtures(sb({}))).toBe(false);
+  });
+
+  it("names a fixture without its id (the storyboard's defect)", async () => {
+    const { seedCalls } = await import('./seeding.js');
+    expect(() => seedCalls(sb({ products: [{ delivery_type: 'x' }] }))).toThrow('fixtures.products[0] needs product_id');
+    expect(() => seedCalls(sb({ pricing_options: [{ pricing_option_id: 'po' }] }))).toThrow('fixtures.pricing_options[0] needs product_id and pricing_option_id');
+  });
+});
