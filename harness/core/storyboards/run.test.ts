@@ -17,7 +17,7 @@ import { toComplianceDetail } from '../../../reports/compliance-detail.js';
 const STORYBOARDS: Record<string, string> = {
   'index.json': JSON.stringify({
     adcp_version: '3.0.6',
-    universal: ['flow', 'seeded'],
+    universal: ['flow', 'seeded', 'misseeded'],
     protocols: [{ id: 'signals', path: 'protocols/signals/', has_baseline: true }],
     specialisms: [],
   }),
@@ -107,6 +107,21 @@ phases:
         sample_request: { buying_mode: brief, brief: "x", account: { brand: { domain: "acme.example" }, operator: "op.example" } }
         validations: []
 `,
+  'universal/misseeded.yaml': `
+id: misseeded
+title: Fixtures without ids
+prerequisites:
+  controller_seeding: true
+fixtures:
+  products:
+    - delivery_type: "non_guaranteed"
+phases:
+  - id: p
+    steps:
+      - id: s
+        task: get_products
+        validations: []
+`,
   'protocols/signals/index.yaml': `
 id: signals_only
 title: Signals
@@ -175,11 +190,13 @@ describe('a storyboard bundle run by the engine', () => {
     expect(outcome('storyboard.flow.runner_side.unlisted')).toBe('not_applicable');
   });
 
-  it('seeds a storyboard\'s fixtures first; a controller that does not take them leaves the storyboard a gap, never a failure', () => {
+  it("seeds a storyboard's fixtures first; a controller that does not take them leaves the storyboard a gap, never a failure", () => {
     const seeding = run.checks.find((x) => x.check_id === 'storyboard.seeded.controller-seeding' && x.transport === 'mcp')!;
     expect(seeding.outcome).toBe('gap');
     expect(seeding.message).toMatch(/^seed_product seeded_product: the controller did not take the fixture/);
     expect(outcome('storyboard.seeded.p.buy')).toBe('gap');
+    const wrong = run.checks.find((x) => x.check_id === 'storyboard.misseeded.controller-seeding' && x.transport === 'mcp')!;
+    expect([wrong.outcome, wrong.message]).toEqual(['not_applicable', "the storyboard's fixtures cannot be seeded: fixtures.products[0] needs product_id"]);
   });
 
   it("reports in the registry's terms: the storyboard's own id and track", () => {
@@ -188,6 +205,6 @@ describe('a storyboard bundle run by the engine', () => {
       ['flow', 'core', 'failing'],
       ['seeded', 'storyboard.seeded', 'untested'],
     ]);
-    expect(detail.tracks).toEqual({ core: 'fail', 'storyboard.seeded': 'skip', 'storyboard.signals_only': 'skip' });
+    expect(detail.tracks).toEqual({ core: 'fail', 'storyboard.seeded': 'skip', 'storyboard.misseeded': 'skip', 'storyboard.signals_only': 'skip' });
   });
 });

@@ -196,6 +196,19 @@ describe('controller seeding calls', () => {
   it("names a fixture without its id (the storyboard's defect)", async () => {
     const { seedCalls } = await import('./seeding.js');
     expect(() => seedCalls(sb({ products: [{ delivery_type: 'x' }] }))).toThrow('fixtures.products[0] needs product_id');
-    expect(() => seedCalls(sb({ pricing_options: [{ pricing_option_id: 'po' }] }))).toThrow('fixtures.pricing_options[0] needs product_id and pricing_option_id');
+    expect(() => seedCalls(sb({ pricing_options: [{ pricing_option_id: 'po' }] }))).toThrow(
+      'fixtures.pricing_options[0] needs product_id and pricing_option_id',
+    );
+  });
+});
+
+describe('a storyboard whose fixtures are authored wrongly', () => {
+  it('still has a seeding check (which says why it cannot seed, run.test.ts), never a compile error', async () => {
+    const { seedsFixtures } = await import('./seeding.js');
+    const sb = {
+      raw: { prerequisites: { controller_seeding: true }, fixtures: { products: [{ delivery_type: 'x' }] } },
+      phases: [],
+    } as unknown as import('./model.js').Storyboard;
+    expect(seedsFixtures(sb)).toBe(true);
   });
 });
