@@ -157,7 +157,8 @@ function describe(errors: ErrorObject[] | null | undefined): string {
   return e ? `${e.instancePath || '/'} ${e.message ?? 'is invalid'}` : 'invalid';
 }
 
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+/** The strings of a list an author wrote (anything else in it, or a non-list, left out). */
+export const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const requirement = (v: unknown): CapabilityRequirement | undefined =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as CapabilityRequirement) : undefined;
 

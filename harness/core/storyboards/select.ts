@@ -8,6 +8,7 @@
  */
 import type { CapabilityRequirement, Storyboard, StoryboardBundle } from './model.js';
 import { resolveStoryboardPath } from './path.js';
+import { strings } from './load.js';
 import { isDeepStrictEqual } from 'node:util';
 
 /** Skip reasons of the runner output contract (digest 6.1) that selection gives. */
@@ -98,5 +99,3 @@ export function unmetRequirement(req: CapabilityRequirement, capabilities: unkno
   if ('not_contains' in req && has(req.not_contains)) return `the capability ${req.path} contains ${shown(req.not_contains)}`;
   return undefined;
 }
-
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
