@@ -47,7 +47,8 @@ export interface RunningMockRegistry {
 
 export async function startMockRegistry(o: MockRegistryOptions = {}): Promise<RunningMockRegistry> {
   const faults = registryFaultSet(o.faults);
-  const apiKeys = o.apiKeys ?? [randomBytes(24).toString('base64url')];
+  // Hex, so the key never starts with '-': as `--api-key KEY` a leading dash reads as another flag.
+  const apiKeys = o.apiKeys ?? [randomBytes(24).toString('hex')];
   if (apiKeys.length === 0 || apiKeys.some((k) => !/^[\x21-\x7e]{16,512}$/.test(k))) throw new Error('API keys are 16 to 512 visible ASCII characters');
   const publisherDomain = o.publisherDomain ?? 'publisher.test';
   const brandDomain = o.brandDomain ?? 'brand.test';
