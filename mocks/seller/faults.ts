@@ -488,7 +488,7 @@ const BUILTIN: FaultDef[] = [
   },
   {
     name: 'list-scenarios-incomplete',
-    rule: 'list_scenarios answers the exact scenario names the controller supports (digest 4.6); it leaves out force_task_completion, which the capabilities declare',
+    rule: 'list_scenarios answers the exact scenario names the controller supports (digest 4.6); it leaves out force_media_buy_status, which the capabilities declare',
     targets: ['setup.controller.scenarios'],
   },
   {

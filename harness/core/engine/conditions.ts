@@ -25,6 +25,7 @@ export function evaluateCondition(cond: Condition, profile: AgentProfile, ids: P
   if ('agent_kind' in cond) return agentKindsOf(profile.tasks, profile.capabilities).includes(cond.agent_kind);
   if ('run' in cond) return cond.run === 'auth_token' ? profile.authTokenSet : false;
   if ('lifecycle_stage' in cond) return cond.lifecycle_stage.includes(lifecycleStageOf(profile.lifecycleStage, [profile.capabilities]));
+  if ('controller_scenario' in cond) return offersScenario(profile, cond.controller_scenario, ids);
   if ('agent_card' in cond) {
     const card = profile.open?.agentCard;
     const r = card === undefined ? { found: false, value: undefined } : resolvePointer(card, cond.agent_card);
@@ -51,6 +52,8 @@ export function describeCondition(cond: Condition): string {
   if ('run' in cond) return cond.run === 'auth_token' ? 'a bearer token given with --auth-token' : cond.run;
   if ('lifecycle_stage' in cond)
     return `a ${cond.lifecycle_stage.join(' or ')} deployment (--lifecycle-stage, or production when no test controller is declared)`;
+  if ('controller_scenario' in cond)
+    return `a sandbox test controller offering ${cond.controller_scenario} (declared in compliance_testing.scenarios or listed by list_scenarios)`;
   if ('agent_card' in cond) {
     if (cond.equals !== undefined) return `A2A agent card ${cond.agent_card} = ${JSON.stringify(cond.equals)}`;
     return `A2A agent card ${cond.agent_card} ${cond.present === false ? 'absent' : 'declared'}`;
@@ -61,4 +64,11 @@ export function describeCondition(cond: Condition): string {
   if (cond.contains !== undefined) return `capability ${p} listing ${JSON.stringify(cond.contains)}`;
   if (cond.present === false) return `capability ${p} absent`;
   return `capability ${p} declared`;
+}
+
+/** Declared in the capability's `compliance_testing.scenarios`, or listed by the controller's `list_scenarios` (profile.ts). */
+function offersScenario(profile: AgentProfile, scenario: string, ids: ProtocolIds): boolean {
+  const declared = lookupCapability(profile.capabilities, '/compliance_testing/scenarios', ids);
+  if (declared.found && Array.isArray(declared.value) && declared.value.includes(scenario)) return true;
+  return profile.controllerScenarios?.includes(scenario) ?? false;
 }

@@ -54,6 +54,7 @@ const CONDITION = {
       additionalProperties: false,
     },
     { type: 'object', properties: { run: { enum: ['auth_token'] } }, required: ['run'], additionalProperties: false },
+    { type: 'object', properties: { controller_scenario: { type: 'string', minLength: 1 } }, required: ['controller_scenario'], additionalProperties: false },
     {
       type: 'object',
       properties: { lifecycle_stage: { type: 'array', items: { enum: [...LIFECYCLE_STAGES] }, minItems: 1, uniqueItems: true } },

@@ -23,6 +23,10 @@ export type Condition =
   | { run: 'auth_token' }
   /** The agent's lifecycle stage is one of these (given by the user, or shown by its declaration: lifecycle.ts). */
   | { lifecycle_stage: LifecycleStage[] }
+  /** The agent's sandbox test controller offers this scenario: declared in `compliance_testing.scenarios`
+   *  or listed by its `list_scenarios` answer (profile.ts). The 3.0 capability schema closes the
+   *  declared list to six names, so a 3.0 seller can offer the others only through list_scenarios. */
+  | { controller_scenario: string }
   | { all: Condition[] }
   | { any: Condition[] }
   | { not: Condition };

@@ -5,6 +5,7 @@
 import type { OpenInfo, TaskReply, Transport, TransportKind } from '../transport/types.js';
 import type { ProtocolIds } from '../token.js';
 import type { LifecycleStage } from './lifecycle.js';
+import { CONTROLLER_TASK } from '../protocol/tasks.js';
 
 export interface AgentProfile {
   transport: TransportKind;
@@ -18,6 +19,9 @@ export interface AgentProfile {
   /** The capability declaration, when the capabilities task answered. */
   capabilities?: Record<string, unknown>;
   capabilitiesReply?: TaskReply;
+  /** The scenarios the sandbox test controller's `list_scenarios` named, when the agent declares
+   *  `compliance_testing` and lists the controller (conditions.ts `controller_scenario`). */
+  controllerScenarios?: string[];
   open?: OpenInfo;
   /** The run has a bearer token for the agent. */
   authTokenSet: boolean;
@@ -67,5 +71,15 @@ export async function buildProfile(
   if (caps.ok && caps.payload !== null && typeof caps.payload === 'object' && !Array.isArray(caps.payload)) {
     base.capabilities = caps.payload as Record<string, unknown>;
   }
+  const scenarios = await listScenarios(transport, base, opts.signal);
+  if (scenarios) base.controllerScenarios = scenarios;
   return base;
+}
+
+/** Only a sandbox (one declaring `compliance_testing`) listing the controller is asked: a production agent is never poked. */
+async function listScenarios(transport: Transport, profile: AgentProfile, signal: AbortSignal): Promise<string[] | undefined> {
+  if (profile.capabilities?.compliance_testing === undefined || !profile.tasks.includes(CONTROLLER_TASK)) return undefined;
+  const r = await transport.call(CONTROLLER_TASK, { scenario: 'list_scenarios', account: { sandbox: true } }, { signal, purpose: 'profile' });
+  const listed = r.ok && !r.isError ? (r.payload as { scenarios?: unknown } | null)?.scenarios : undefined;
+  return Array.isArray(listed) ? listed.filter((x): x is string => typeof x === 'string').slice(0, 200) : undefined;
 }

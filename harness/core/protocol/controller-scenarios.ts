@@ -38,6 +38,20 @@ export const SPEC_SCENARIOS = [
   'force_upstream_unavailable',
 ] as const;
 
+/**
+ * The names the released 3.0 capability schema admits in `compliance_testing.scenarios` (a closed
+ * enum there; digest 4.6 calls the controller's scenarios an open enum). A seller valid under 3.0
+ * declares only these and offers the others through `list_scenarios`.
+ */
+export const DECLARABLE_SCENARIOS_3_0 = [
+  'force_creative_status',
+  'force_account_status',
+  'force_media_buy_status',
+  'force_session_status',
+  'simulate_delivery',
+  'simulate_budget_spend',
+] as const satisfies readonly SpecScenario[];
+
 /** Scenarios beyond the spec that the reference mock seller offers. */
 export const EXTENSION_SCENARIOS = ['advance_clock', 'simulate_impairment'] as const;
 

@@ -26,3 +26,6 @@ export const SPEC_TASKS = [
 
 /** The capability task section 6 refers to for a shorter coalescence window (outside the 4.3 table). */
 export const AGENT_CAPABILITIES_TASK = 'get_agent_capabilities';
+
+/** The sandbox test controller (digest 4.6). */
+export const CONTROLLER_TASK = 'comply_test_controller';

@@ -17,9 +17,34 @@ export interface Product {
   channels: string[];
   pricing_options: PricingOption[];
   delivery_type: 'guaranteed' | 'non_guaranteed';
-  forecast: { impressions: { min: number; max: number } };
+  /** `impressions` as interface spec 2.5 shows it; `points`, `method`, `currency` as the released 3.0 schema requires. */
+  forecast: {
+    impressions: { min: number; max: number };
+    points: { metrics: { impressions: { low: number; high: number } } }[];
+    method: 'estimate';
+    currency: 'USD';
+  };
   format_ids: { agent_url: string; id: string }[];
+  /** Released 3.0 members: the publisher inventory the product covers, and its reporting. */
+  publisher_properties: { publisher_domain: string; selection_type: 'all' }[];
+  reporting_capabilities: typeof REPORTING;
   sandbox: true;
+}
+
+/** What every sandbox product reports: daily, pull or webhook, the metrics get_media_buy_delivery returns. */
+const REPORTING = {
+  available_reporting_frequencies: ['daily'],
+  expected_delay_minutes: 0,
+  timezone: 'UTC',
+  supports_webhooks: true,
+  available_metrics: ['impressions', 'clicks', 'spend', 'completion_rate'],
+  date_range_support: 'date_range',
+};
+
+const SANDBOX_PUBLISHER = 'sandbox-publisher.example';
+
+function forecastOf(min: number, max: number): Product['forecast'] {
+  return { impressions: { min, max }, points: [{ metrics: { impressions: { low: min, high: max } } }], method: 'estimate', currency: 'USD' };
 }
 
 export interface CreativeFormat {
@@ -69,8 +94,10 @@ export function buildCatalog(agentUrl: string): Catalog {
       channels: ['ctv'],
       pricing_options: [cpm('ctv_sports_cpm_usd', 42.5)],
       delivery_type: 'guaranteed',
-      forecast: { impressions: { min: 400_000, max: 650_000 } },
+      forecast: forecastOf(400_000, 650_000),
       format_ids: [fid('video_30s'), fid('video_15s')],
+      publisher_properties: [{ publisher_domain: SANDBOX_PUBLISHER, selection_type: 'all' }],
+      reporting_capabilities: structuredClone(REPORTING),
       sandbox: true,
     },
     {
@@ -80,8 +107,10 @@ export function buildCatalog(agentUrl: string): Catalog {
       channels: ['olv'],
       pricing_options: [cpm('olv_news_cpm_usd', 18)],
       delivery_type: 'non_guaranteed',
-      forecast: { impressions: { min: 1_000_000, max: 2_500_000 } },
+      forecast: forecastOf(1_000_000, 2_500_000),
       format_ids: [fid('video_15s'), fid('video_30s')],
+      publisher_properties: [{ publisher_domain: SANDBOX_PUBLISHER, selection_type: 'all' }],
+      reporting_capabilities: structuredClone(REPORTING),
       sandbox: true,
     },
     {
@@ -91,8 +120,10 @@ export function buildCatalog(agentUrl: string): Catalog {
       channels: ['display'],
       pricing_options: [cpm('display_takeover_cpm_usd', 12.75)],
       delivery_type: 'guaranteed',
-      forecast: { impressions: { min: 250_000, max: 300_000 } },
+      forecast: forecastOf(250_000, 300_000),
       format_ids: [fid('display_970x250'), fid('display_300x250')],
+      publisher_properties: [{ publisher_domain: SANDBOX_PUBLISHER, selection_type: 'all' }],
+      reporting_capabilities: structuredClone(REPORTING),
       sandbox: true,
     },
     {
@@ -102,8 +133,10 @@ export function buildCatalog(agentUrl: string): Catalog {
       channels: ['audio'],
       pricing_options: [cpm('audio_midroll_cpm_usd', 22)],
       delivery_type: 'non_guaranteed',
-      forecast: { impressions: { min: 150_000, max: 400_000 } },
+      forecast: forecastOf(150_000, 400_000),
       format_ids: [fid('audio_30s')],
+      publisher_properties: [{ publisher_domain: SANDBOX_PUBLISHER, selection_type: 'all' }],
+      reporting_capabilities: structuredClone(REPORTING),
       sandbox: true,
     },
   ];

@@ -49,7 +49,7 @@ export const startBuy: StepKind = {
     }
     // The scenario declared is what the checks that need it require (a controller left out of
     // tools/list is capabilities.tasks.listed's defect, and still callable).
-    const controller = evaluateCondition({ capability: '/compliance_testing/scenarios', contains: 'force_media_buy_status' }, ctx.profile, ctx.ids);
+    const controller = evaluateCondition({ controller_scenario: 'force_media_buy_status' }, ctx.profile, ctx.ids);
     if (!controller) {
       return {
         verdict: {

@@ -10,6 +10,9 @@ import { failure } from '../errors.js';
 import { AGENT_CAPABILITIES_TASK } from '../../../../harness/core/protocol/tasks.js';
 import { AGENT_KIND_DEFS } from '../../../../harness/core/protocol/agent-kinds.js';
 import { CONTROLLER_SCENARIOS } from './controller.js';
+import { DECLARABLE_SCENARIOS_3_0 } from '../../../../harness/core/protocol/controller-scenarios.js';
+
+const isDeclarable = (s: string): boolean => (DECLARABLE_SCENARIOS_3_0 as readonly string[]).includes(s);
 import { WINDOWED_PULL_GRANULARITIES } from './media-buy-read.js';
 
 const schema = taskSchema({});
@@ -66,7 +69,8 @@ function declaration(s: SellerServices): Record<string, unknown> {
       delivery_retry_horizon_seconds: 86_400,
     },
     ...(s.requestSigning ? { request_signing: s.requestSigning } : {}),
-    ...(s.testController ? { compliance_testing: { scenarios: [...CONTROLLER_SCENARIOS] } } : {}),
+    // The capability names only what the 3.0 schema's closed list admits; list_scenarios names all.
+    ...(s.testController ? { compliance_testing: { scenarios: CONTROLLER_SCENARIOS.filter(isDeclarable) } } : {}),
   };
 }
 
@@ -83,6 +87,6 @@ function mediaBuyBlocks(s: SellerServices): Record<string, unknown> {
         reporting_delivery_methods: ['pull', 'webhook'],
       },
     },
-    account: { supported_billing: ['operator', 'brand'] },
+    account: { supported_billing: ['operator', 'advertiser'] },
   };
 }

@@ -184,7 +184,7 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
         return completed(fail('FORBIDDEN', 'the test controller only operates on sandbox accounts (account.sandbox: true)'));
       }
       if (args.scenario === 'list_scenarios') {
-        const listed = s.faults.has('list-scenarios-incomplete') ? CONTROLLER_SCENARIOS.filter((x) => x !== 'force_task_completion') : CONTROLLER_SCENARIOS;
+        const listed = s.faults.has('list-scenarios-incomplete') ? CONTROLLER_SCENARIOS.filter((x) => x !== 'force_media_buy_status') : CONTROLLER_SCENARIOS;
         return completed({ success: true, scenarios: [...listed] });
       }
       if (!(CONTROLLER_SCENARIOS as readonly string[]).includes(args.scenario)) {

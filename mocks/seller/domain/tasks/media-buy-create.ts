@@ -11,6 +11,7 @@ import { failure, invalidRequest } from '../errors.js';
 import type { MediaBuyRecord } from '../media-buy-record.js';
 import type { SellerServices } from '../services.js';
 import { A2A_PUSH_FIELD, type SuccessOutcome, type TaskCall, type TaskDef, completed, isPlainObject } from '../task-def.js';
+import { accountView } from '../accounts.js';
 import { accountRef, brandRef, httpUrl, isoDateTime, pushNotificationConfig, taskSchema } from '../validation.js';
 
 export const startTimeSchema = z.union([z.literal('asap'), isoDateTime, z.looseObject({ type: z.literal('date'), date: z.iso.date() })], {
@@ -127,7 +128,7 @@ export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
         media_buy_id: s.mediaBuys.newId(),
         principal: caller.principal,
         account_key: accountKey,
-        account: structuredClone(args.account),
+        account: accountView(caller.principal, args.account),
         ...(args.brand ? { brand: structuredClone(args.brand) } : {}),
         status: future ? 'pending_start' : paused ? 'paused' : 'active',
         revision: s.faults.has('initial-revision-zero') ? 0 : 1,

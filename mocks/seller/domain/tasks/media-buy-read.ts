@@ -104,9 +104,14 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
           by_package: buy.packages.map((p) => {
             const product = s.catalog.product(p.product_id);
             const videoLike = product?.channels.some((c) => VIDEO_LIKE.has(c)) ?? false;
+            const option = product?.pricing_options.find((o) => o.pricing_option_id === p.pricing_option_id);
             return {
               package_id: p.package_id,
               product_id: p.product_id,
+              // The released 3.0 package delivery names how it was priced.
+              pricing_model: option?.pricing_model ?? 'cpm',
+              rate: option?.fixed_price ?? 0,
+              currency: buy.currency,
               impressions: p.delivery.impressions,
               clicks: p.delivery.clicks,
               spend: money(p.delivery.spend),

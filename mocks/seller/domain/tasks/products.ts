@@ -142,7 +142,8 @@ export function productTasks(s: SellerServices): TaskDef[] {
           assets: { [format.type]: assetFor(format, `${s.catalog.agentUrl}/sandbox/creatives/${creativeId}`) },
         };
       });
-      return completed({ creatives });
+      // `creatives` as the harness's own suites read them; `creative_manifests` as the released 3.0 schema requires.
+      return completed({ creatives, creative_manifests: creatives.map((c) => ({ format_id: c.format_id, assets: c.assets })) });
     },
   };
 

@@ -19,11 +19,14 @@ const activateSchema = taskSchema({
   destinations: z.array(destination).min(1).max(20),
 });
 
-function render(segment: SignalSegment, withId: boolean) {
+/** A segment as get_signals lists it: interface spec fields plus the released 3.0 members (signal_id, pricing_options). */
+function render(segment: SignalSegment, withId: boolean, agentUrl: string) {
   const { keywords: _k, signal_agent_segment_id, ...rest } = segment;
   return {
+    signal_id: { source: 'agent', agent_url: agentUrl, id: signal_agent_segment_id },
     ...(withId ? { signal_agent_segment_id } : {}),
     ...rest,
+    pricing_options: [{ pricing_option_id: `${signal_agent_segment_id}_cpm`, model: 'cpm', cpm: segment.pricing.cpm, currency: segment.pricing.currency }],
     deployments: [{ type: 'platform', platform: 'sandbox-dsp', is_live: false, estimated_activation_duration_minutes: 0 }],
   };
 }
@@ -38,7 +41,7 @@ export function signalTasks(s: SellerServices): TaskDef[] {
       const text = args.signal_spec.toLowerCase();
       const matching = s.catalog.signals.filter((seg) => seg.keywords.some((k) => text.includes(k)));
       const chosen = (matching.length > 0 ? matching : s.catalog.signals).slice(0, args.max_results ?? 10);
-      return completed({ signals: chosen.map((seg) => render(seg, !s.faults.has('signals-without-segment-id'))) });
+      return completed({ signals: chosen.map((seg) => render(seg, !s.faults.has('signals-without-segment-id'), s.catalog.agentUrl)) });
     },
   };
 

@@ -3,8 +3,9 @@
  * plus list_accounts. Each item is upserted per principal; the answer says per item whether it
  * was created, updated or unchanged.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { accountIdOf, accountName } from '../accounts.js';
 import { invalidRequest } from '../errors.js';
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
@@ -89,8 +90,15 @@ export function syncTasks(s: SellerServices): TaskDef[] {
     run({ args, caller }) {
       const accounts = args.accounts.map((a) => {
         const domain = a.brand.domain.toLowerCase();
-        const accountId = `acc_${createHash('sha256').update(`${caller.principal}|${domain}|${a.operator}`).digest('hex').slice(0, 16)}`;
-        const record = { account_id: accountId, brand: { domain }, operator: a.operator, billing: a.billing ?? 'operator', status: 'active' };
+        const accountId = accountIdOf(caller.principal, domain, a.operator);
+        const record = {
+          account_id: accountId,
+          name: accountName(domain, a.operator),
+          brand: { domain },
+          operator: a.operator,
+          billing: a.billing ?? 'operator',
+          status: 'active',
+        };
         const action = upsert(s, 'account', caller.principal, `id:${accountId}`, accountId, record);
         if (s.faults.has('sync-accounts-status-invented')) return { ...record, status: 'ok', action };
         if (s.faults.has('sync-accounts-no-status')) {
@@ -146,7 +154,8 @@ export function syncTasks(s: SellerServices): TaskDef[] {
         .map((a) => ({
           audience_id: a.audience_id,
           action: upsert(s, 'audience', caller.principal, accountKey, a.audience_id, { ...a, account_key: accountKey }),
-          status: 'active',
+          // The released 3.0 audience states are processing, ready and too_small.
+          status: 'ready',
         }));
       return completed({ audiences });
     },
@@ -164,6 +173,8 @@ export function syncTasks(s: SellerServices): TaskDef[] {
         catalog_id: c.catalog_id,
         action: upsert(s, 'catalog', caller.principal, accountKey, c.catalog_id, { ...c, account_key: accountKey }),
         status: 'active',
+        // The sandbox never fetches the feed: it holds no items yet (3.0 requires the count on every synced catalog).
+        item_count: 0,
       }));
       return completed({ catalogs });
     },
