@@ -13,7 +13,7 @@ function scenariosIn(c: Condition | undefined): string[] {
   if ('all' in c) return c.all.flatMap(scenariosIn);
   if ('any' in c) return c.any.flatMap(scenariosIn);
   if ('not' in c) return scenariosIn(c.not);
-  if ('capability' in c && c.capability === '/compliance_testing/scenarios' && typeof c.contains === 'string') return [c.contains];
+  if ('controller_scenario' in c) return [c.controller_scenario];
   return [];
 }
 

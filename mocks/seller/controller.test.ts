@@ -31,12 +31,19 @@ describe('scenarios and errors', () => {
     const listed = await control('list_scenarios');
     expect(listed).toMatchObject({ success: true, sandbox: true });
     const caps = await client.ok('get_proto_capabilities');
-    expect((caps.compliance_testing as { scenarios: string[] }).scenarios).toEqual(listed.scenarios);
+    // The capability names those the released 3.0 schema's closed list admits; list_scenarios names them all.
+    expect((caps.compliance_testing as { scenarios: string[] }).scenarios).toEqual(['force_media_buy_status', 'force_account_status', 'simulate_delivery']);
     expect(listed.scenarios).toEqual([
       'force_media_buy_status',
+      'force_account_status',
       'simulate_delivery',
       'force_create_media_buy_arm',
       'force_task_completion',
+      'seed_product',
+      'seed_pricing_option',
+      'seed_creative',
+      'seed_plan',
+      'seed_media_buy',
       'advance_clock',
       'simulate_impairment',
     ]);
@@ -229,5 +236,67 @@ describe('advance_clock', () => {
     expect(moved).toMatchObject({ success: true });
     expect(Date.parse(moved.current_state as string) - Date.parse(moved.previous_state as string)).toBe(60_000);
     expect(await control('advance_clock', { seconds: 0 })).toMatchObject({ success: false, error: 'INVALID_PARAMS' });
+  });
+});
+
+describe('seeds and account states (the fixtures storyboards seed before they run)', () => {
+  const seed = (scenario: string, params: Record<string, unknown>) => control(scenario, params);
+
+  it('seeds a product and its pricing option, which get_products lists and create_media_buy can buy', async () => {
+    const product_id = `seeded_${key().slice(0, 8)}`;
+    const fixture = { delivery_type: 'guaranteed', channels: ['video'], format_ids: [{ id: 'video_30s' }] };
+    expect(await seed('seed_product', { product_id, fixture })).toMatchObject({ success: true });
+    expect(await seed('seed_product', { product_id, fixture })).toMatchObject({ success: true, previous_state: 'existing' });
+    expect(await seed('seed_product', { product_id, fixture: { ...fixture, delivery_type: 'non_guaranteed' } })).toMatchObject({
+      success: false,
+      error: 'INVALID_PARAMS',
+    });
+    expect(await seed('seed_pricing_option', { product_id: 'nope', pricing_option_id: 'x', fixture: {} })).toMatchObject({
+      success: false,
+      error: 'NOT_FOUND',
+    });
+    const option = { pricing_model: 'cpm', currency: 'USD', fixed_price: 22 };
+    expect(await seed('seed_pricing_option', { product_id, pricing_option_id: 'cpm_guaranteed', fixture: option })).toMatchObject({ success: true });
+    const products = (await client.ok('get_products', { buying_mode: 'wholesale' })).products as { product_id: string; format_ids: unknown[] }[];
+    const listed = products.find((p) => p.product_id === product_id);
+    expect(listed?.format_ids).toEqual([{ agent_url: seller.baseUrl, id: 'video_30s' }]);
+    const buy = await client.ok('create_media_buy', createArgs({ packages: [{ product_id, pricing_option_id: 'cpm_guaranteed', budget: 5000 }] }));
+    expect(buy.media_buy_id).toEqual(expect.any(String));
+  });
+
+  it('seeds a media buy under the caller, readable by its id', async () => {
+    const media_buy_id = `mb_seeded_${key().slice(0, 8)}`;
+    expect(await seed('seed_media_buy', { media_buy_id, fixture: { status: 'paused', currency: 'USD' } })).toMatchObject({ success: true });
+    expect(await statusOf(media_buy_id)).toBe('paused');
+  });
+
+  it('forces an account status, from the synced state, and NOT_FOUND for an unknown account', async () => {
+    const synced = await client.ok('sync_accounts', { idempotency_key: key(), accounts: [{ ...freshAccount(), billing: 'operator' }] });
+    const account_id = (synced.accounts as { account_id: string }[])[0].account_id;
+    expect(await control('force_account_status', { account_id, status: 'suspended' })).toMatchObject({
+      success: true,
+      previous_state: 'active',
+      current_state: 'suspended',
+    });
+    expect(await control('force_account_status', { account_id: 'acc_nope', status: 'active' })).toMatchObject({ success: false, error: 'NOT_FOUND' });
+  });
+});
+
+describe('the controller request account by protocol line (digest 4.6: required from 3.1, absent from 3.0 calls)', () => {
+  it('a seller that also speaks 3.0 takes a call without one; a 3.2-only seller refuses it', async () => {
+    expect(
+      await client.ok('comply_test_controller', { scenario: 'force_media_buy_status', params: { media_buy_id: 'mb_none', status: 'active' } }),
+    ).toMatchObject({
+      success: false,
+      error: 'NOT_FOUND',
+    });
+    const strict = await startTestSeller({ protocolLine: '3.2' });
+    try {
+      const c = new McpTestClient(strict.mcpUrl);
+      await c.initialize();
+      expect(await c.ok('comply_test_controller', { scenario: 'list_scenarios' })).toMatchObject({ success: false, error: 'INVALID_PARAMS' });
+    } finally {
+      await strict.close();
+    }
   });
 });

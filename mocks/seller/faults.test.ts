@@ -367,7 +367,7 @@ const PROBES: Record<string, Probe> = {
   'list-scenarios-incomplete': {
     async violated({ client }) {
       const listed = (await control(client, 'list_scenarios', {})).scenarios as string[];
-      return !listed.includes('force_task_completion');
+      return !listed.includes('force_media_buy_status');
     },
   },
   'controller-rejects-active': {

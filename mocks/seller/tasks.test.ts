@@ -148,7 +148,7 @@ describe('bad input is INVALID_REQUEST naming the field', () => {
     ['get_signals', {}, 'signal_spec'],
     ['check_governance', { plan_id: 'p', caller: 'not a url', tool: 't', payload: {} }, 'caller'],
     ['get_brand_identity', {}, 'brand'],
-    ['comply_test_controller', { scenario: 'list_scenarios' }, 'account'],
+    ['comply_test_controller', { account: { sandbox: true } }, 'scenario'],
     ['activate_signal', { idempotency_key: key(), signal_agent_segment_id: 'seg_unknown', destinations: [{ type: 'platform' }] }, 'signal_agent_segment_id'],
   ];
   it.each(bad)('%s rejects a bad %#', async (task, args, field) => {

@@ -71,14 +71,18 @@ export async function buildProfile(
   if (caps.ok && caps.payload !== null && typeof caps.payload === 'object' && !Array.isArray(caps.payload)) {
     base.capabilities = caps.payload as Record<string, unknown>;
   }
-  const scenarios = await listScenarios(transport, base, opts.signal);
+  const scenarios = await listControllerScenarios(transport, base.capabilities, opts.signal);
   if (scenarios) base.controllerScenarios = scenarios;
   return base;
 }
 
-/** Only a sandbox (one declaring `compliance_testing`) listing the controller is asked: a production agent is never poked. */
-async function listScenarios(transport: Transport, profile: AgentProfile, signal: AbortSignal): Promise<string[] | undefined> {
-  if (profile.capabilities?.compliance_testing === undefined || !profile.tasks.includes(CONTROLLER_TASK)) return undefined;
+/**
+ * What the sandbox test controller's `list_scenarios` names. Only an agent declaring
+ * `compliance_testing` (a sandbox) is asked, listed controller or not (A2A skills need not list
+ * every task): a production agent is never poked.
+ */
+export async function listControllerScenarios(transport: Transport, capabilities: unknown, signal: AbortSignal): Promise<string[] | undefined> {
+  if ((capabilities as { compliance_testing?: unknown } | undefined)?.compliance_testing === undefined) return undefined;
   const r = await transport.call(CONTROLLER_TASK, { scenario: 'list_scenarios', account: { sandbox: true } }, { signal, purpose: 'profile' });
   const listed = r.ok && !r.isError ? (r.payload as { scenarios?: unknown } | null)?.scenarios : undefined;
   return Array.isArray(listed) ? listed.filter((x): x is string => typeof x === 'string').slice(0, 200) : undefined;

@@ -6,6 +6,7 @@
  * clock. fuzz.model.valid-actions runs the same sequences judging only valid_actions (a SHOULD).
  * fast-check shrinks a failing sequence; its seed and path replay it.
  */
+import { listControllerScenarios } from '../../core/engine/profile.js';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { protocolIds } from '../../core/token.js';
@@ -135,10 +136,12 @@ async function runModel(checkId: string, validActions: boolean, ctx: FuzzContext
   // (read at the top level too, as suites/idempotency does).
   const payload = (caps.payload ?? {}) as Record<string, { idempotency?: { supported?: unknown } } | undefined> & { idempotency?: { supported?: unknown } };
   const idempotency = payload[ctx.token]?.idempotency?.supported === true || payload.idempotency?.supported === true;
-  const scenarios = (caps.payload as { compliance_testing?: { scenarios?: unknown } } | undefined)?.compliance_testing?.scenarios;
-  const controller = listed.includes('comply_test_controller') && Array.isArray(scenarios) && scenarios.includes('force_media_buy_status');
+  const declared = (caps.payload as { compliance_testing?: { scenarios?: unknown } } | undefined)?.compliance_testing?.scenarios;
+  // Declared, or named by list_scenarios (the 3.0 capability admits only six names), as conditions.ts controller_scenario.
+  const scenarios = [...(Array.isArray(declared) ? declared : []), ...((await listControllerScenarios(ctx.transport, caps.payload, ctx.signal)) ?? [])];
+  const controller = listed.includes('comply_test_controller') && scenarios.includes('force_media_buy_status');
   const ttl = (payload[ctx.token]?.idempotency ?? payload.idempotency) as { replay_ttl_seconds?: unknown } | undefined;
-  const canAge = listed.includes('comply_test_controller') && Array.isArray(scenarios) && scenarios.includes('advance_clock');
+  const canAge = listed.includes('comply_test_controller') && scenarios.includes('advance_clock');
   const replayTtlS = canAge && typeof ttl?.replay_ttl_seconds === 'number' && ttl.replay_ttl_seconds > 0 ? ttl.replay_ttl_seconds : undefined;
   const nonce = randomBytes(4).toString('hex');
   const seedTag = (opts.seed >>> 0).toString(36);

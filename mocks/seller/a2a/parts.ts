@@ -61,6 +61,6 @@ export function outcomeToTask(outcome: TaskOutcome, ids: { taskId: string; conte
       message: agentMessage(ids.taskId, ids.contextId, [textPart(`${error.code}: ${error.message}`)]),
       timestamp: at,
     },
-    artifacts: [resultArtifact([dataPart({ [protocol.errorMember]: error })])],
+    artifacts: [resultArtifact([dataPart({ [protocol.errorMember]: error, ...(outcome.context !== undefined ? { context: outcome.context } : {}) })])],
   };
 }

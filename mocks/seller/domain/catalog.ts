@@ -5,8 +5,9 @@
 
 export interface PricingOption {
   pricing_option_id: string;
-  pricing_model: 'cpm';
-  currency: 'USD';
+  /** The sandbox's own options are CPM in USD; a seeded one (digest 4.6 seed_pricing_option) may be another. */
+  pricing_model: string;
+  currency: string;
   fixed_price: number;
 }
 
@@ -32,7 +33,7 @@ export interface Product {
 }
 
 /** What every sandbox product reports: daily, pull or webhook, the metrics get_media_buy_delivery returns. */
-const REPORTING = {
+export const REPORTING = {
   available_reporting_frequencies: ['daily'],
   expected_delay_minutes: 0,
   timezone: 'UTC',
@@ -41,9 +42,9 @@ const REPORTING = {
   date_range_support: 'date_range',
 };
 
-const SANDBOX_PUBLISHER = 'sandbox-publisher.example';
+export const SANDBOX_PUBLISHER = 'sandbox-publisher.example';
 
-function forecastOf(min: number, max: number): Product['forecast'] {
+export function forecastOf(min: number, max: number): Product['forecast'] {
   return { impressions: { min, max }, points: [{ metrics: { impressions: { low: min, high: max } } }], method: 'estimate', currency: 'USD' };
 }
 

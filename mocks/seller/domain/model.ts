@@ -47,7 +47,9 @@ export class SellerModel {
 
   async dispatch(name: string, rawArgs: unknown, caller: CallerContext): Promise<TaskOutcome> {
     const started = Date.now();
-    const outcome = await this.dispatchInner(name, rawArgs ?? {}, caller);
+    let outcome = await this.dispatchInner(name, rawArgs ?? {}, caller);
+    // Every refusal, however early, echoes the request's context as successes do.
+    if (outcome.kind === 'error' && isPlainObject(rawArgs)) outcome = this.withEnvelope(outcome, rawArgs.context);
     // A refusal is a terminal first answer too: no webhook (spec 3.2 rule 1), unless the fault replays it.
     if (outcome.kind === 'error' && isPlainObject(rawArgs) && rawArgs.push_notification_config !== undefined) {
       this.s.webhooks.inlineCompletion({
@@ -166,12 +168,13 @@ export class SellerModel {
     return { ...stored, payload: { ...stored.payload, replayed: true } };
   }
 
-  /** Adds `sandbox: true` and echoes `context` verbatim on every success. Errors carry only the error object. */
+  /** Adds `sandbox: true` on every success and echoes `context` verbatim on every answer, errors included. */
   private withEnvelope(outcome: TaskOutcome, context: unknown): TaskOutcome {
-    if (outcome.kind === 'error') return outcome;
+    const echoed = context !== undefined && !this.s.faults.has('context-not-echoed');
+    if (outcome.kind === 'error') return echoed ? { ...outcome, context } : outcome;
     // The buggy seller sends the sandbox flag as the string "true" (interface spec 2.5: a boolean).
     const payload: Record<string, unknown> = { ...outcome.payload, sandbox: this.s.faults.has('sandbox-flag-string') ? 'true' : true };
-    if (context !== undefined && !this.s.faults.has('context-not-echoed')) payload.context = context;
+    if (echoed) payload.context = context;
     return { ...outcome, payload };
   }
 }

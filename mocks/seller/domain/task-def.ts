@@ -38,7 +38,8 @@ export type TaskOutcome =
   | { kind: 'completed'; payload: TaskPayload }
   /** Non-terminal answer (digest 4.6 force_create_media_buy_arm): payload carries `status` and `task_id`. */
   | { kind: 'async'; status: AsyncStatus; taskId: string; payload: TaskPayload }
-  | { kind: 'error'; error: ErrorBody };
+  /** `context`: the request's top-level context, echoed beside the error too (interface spec 4.2). */
+  | { kind: 'error'; error: ErrorBody; context?: unknown };
 
 export type SuccessOutcome = Exclude<TaskOutcome, { kind: 'error' }>;
 

@@ -15,5 +15,9 @@ export function toCallToolResult(outcome: TaskOutcome, ids: ProtocolIds, faults:
   }
   const error = outcome.error;
   const text = faults.has('error-text-not-json') ? `${error.code}: ${error.message}` : JSON.stringify(error);
-  return { isError: true, content: [{ type: 'text', text }], structuredContent: { [ids.errorMember]: error } };
+  return { isError: true, content: [{ type: 'text', text }], structuredContent: { [ids.errorMember]: error, ...contextOf(outcome) } };
+}
+
+function contextOf(outcome: TaskOutcome): { context?: unknown } {
+  return outcome.kind === 'error' && outcome.context !== undefined ? { context: outcome.context } : {};
 }

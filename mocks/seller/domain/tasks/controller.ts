@@ -12,14 +12,17 @@ import { MEDIA_BUY_STATUSES, PENDING_STATUSES, isTerminal, round2 } from '../med
 import type { SellerServices } from '../services.js';
 import { type CallerContext, type TaskDef, type TaskPayload, completed } from '../task-def.js';
 import { accountKeyOf, fieldPath, taskSchema } from '../validation.js';
+import { SEED_SCENARIOS, controllerSeeds, seedParamSchemas } from './controller-seeds.js';
 import { EXTENSION_SCENARIOS, type ExtensionScenario, type SpecScenario } from '../../../../harness/core/protocol/controller-scenarios.js';
 
-/** The scenarios the mock implements: four the spec defines and its two extensions (harness/core/protocol/controller-scenarios.ts). */
+/** The scenarios the mock implements: those the spec defines that it supports, and its two extensions (harness/core/protocol/controller-scenarios.ts). */
 export const CONTROLLER_SCENARIOS = [
   'force_media_buy_status',
+  'force_account_status',
   'simulate_delivery',
   'force_create_media_buy_arm',
   'force_task_completion',
+  ...SEED_SCENARIOS,
   ...EXTENSION_SCENARIOS,
 ] as const satisfies readonly (SpecScenario | ExtensionScenario)[];
 
@@ -32,11 +35,13 @@ const TEN_YEARS_S = 10 * 366 * 86_400;
 const schema = taskSchema({
   scenario: z.string().min(1).max(100),
   params: z.record(z.string(), z.unknown()).optional(),
-  account: z.looseObject({ sandbox: z.boolean().optional() }),
+  // Required from 3.1 (digest 4.6); a 3.0 call has no account member.
+  account: z.looseObject({ sandbox: z.boolean().optional() }).optional(),
 });
 type ControllerArgs = z.infer<typeof schema>;
 
 const paramSchemas = {
+  ...seedParamSchemas,
   force_media_buy_status: z.looseObject({
     media_buy_id: z.string().min(1),
     status: z.enum(MEDIA_BUY_STATUSES),
@@ -68,6 +73,7 @@ const paramSchemas = {
 const fail = (error: string, detail: string, extra: TaskPayload = {}) => ({ success: false, error, error_detail: detail, ...extra });
 
 export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
+  const seeds = controllerSeeds(s, fail);
   function forceStatus(caller: CallerContext, p: z.infer<typeof paramSchemas.force_media_buy_status>): TaskPayload {
     const buy = s.mediaBuys.find(caller.principal, p.media_buy_id);
     if (!buy) return fail('NOT_FOUND', `media buy ${JSON.stringify(p.media_buy_id)} not found`);
@@ -180,7 +186,11 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
     idempotency: 'exempt',
     schema,
     run({ args, caller }) {
-      if (args.account.sandbox !== true) {
+      // A 3.0 caller names no account (the sandbox deployment is the scope); a 3.2-only seller requires it.
+      if (args.account === undefined && s.protocolLine === '3.2') {
+        return completed(fail('INVALID_PARAMS', 'account is required ({sandbox: true}) on this protocol line'));
+      }
+      if (args.account !== undefined && args.account.sandbox !== true) {
         return completed(fail('FORBIDDEN', 'the test controller only operates on sandbox accounts (account.sandbox: true)'));
       }
       if (args.scenario === 'list_scenarios') {
@@ -208,6 +218,22 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
           return completed(completeTask(caller, p));
         case 'simulate_impairment':
           return completed(simulateImpairment(caller, p));
+        case 'force_account_status':
+          return completed(seeds.accountStatus(caller, p));
+        case 'seed_product':
+          return completed(seeds.product(p));
+        case 'seed_pricing_option':
+          return completed(seeds.pricingOption(p));
+        case 'seed_creative': {
+          const { creative_id, fixture } = parsed.data as z.infer<typeof seedParamSchemas.seed_creative>;
+          return completed(seeds.record('creative', caller, args.account, creative_id, fixture ?? {}));
+        }
+        case 'seed_plan': {
+          const { plan_id, fixture } = parsed.data as z.infer<typeof seedParamSchemas.seed_plan>;
+          return completed(seeds.record('plan', caller, args.account, plan_id, fixture ?? {}));
+        }
+        case 'seed_media_buy':
+          return completed(seeds.mediaBuy(caller, args.account, p));
         case 'advance_clock': {
           const { seconds } = parsed.data as z.infer<typeof paramSchemas.advance_clock>;
           const { previous, current } = s.clock.advance(seconds, { principal: caller.principal, account: accountKeyOf(args.account) });

@@ -1,0 +1,148 @@
+/**
+ * The test controller's seeds and account states (digest 4.6): `seed_product`,
+ * `seed_pricing_option`, `seed_creative`, `seed_plan`, `seed_media_buy`, each `{<id>, fixture}`,
+ * and `force_account_status`. Storyboards seed their fixtures this way before they run (parents
+ * first: a pricing option needs its product). An identical re-seed answers
+ * `previous_state: "existing"`; a different fixture under a seeded id is INVALID_PARAMS. Seeded
+ * products and pricing options join the sandbox catalog; buys, creatives and plans belong to the
+ * caller.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import { type PricingOption, type Product, REPORTING, SANDBOX_PUBLISHER, forecastOf } from '../catalog.js';
+import { MEDIA_BUY_STATUSES, type MediaBuyRecord, type MediaBuyStatus } from '../media-buy-record.js';
+import type { SellerServices } from '../services.js';
+import type { CallerContext, TaskPayload } from '../task-def.js';
+import { accountView } from '../accounts.js';
+import { accountKeyOf } from '../validation.js';
+
+export const SEED_SCENARIOS = ['seed_product', 'seed_pricing_option', 'seed_creative', 'seed_plan', 'seed_media_buy'] as const;
+export const ACCOUNT_STATUSES = ['active', 'pending_approval', 'rejected', 'payment_required', 'suspended', 'closed'] as const;
+
+const id = z.string().min(1).max(255);
+const fixture = z.record(z.string(), z.unknown()).optional();
+export const seedParamSchemas = {
+  seed_product: z.looseObject({ product_id: id, fixture }),
+  seed_pricing_option: z.looseObject({ product_id: id, pricing_option_id: id, fixture }),
+  seed_creative: z.looseObject({ creative_id: id, fixture }),
+  seed_plan: z.looseObject({ plan_id: id, fixture }),
+  seed_media_buy: z.looseObject({ media_buy_id: id, fixture }),
+  force_account_status: z.looseObject({ account_id: id, status: z.enum(ACCOUNT_STATUSES) }),
+};
+
+type Fail = (error: string, detail: string, extra?: TaskPayload) => TaskPayload;
+type Fixture = Record<string, unknown>;
+
+const str = (v: unknown, fallback: string): string => (typeof v === 'string' && v.length > 0 ? v : fallback);
+const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fallback);
+
+export function controllerSeeds(s: SellerServices, fail: Fail) {
+  /** The fixture each seeded id was given: an identical re-seed is a no-op, a different one refused. */
+  const seeded = new Map<string, Fixture>();
+  function once(key: string, given: Fixture, apply: () => TaskPayload | undefined): TaskPayload {
+    const prior = seeded.get(key);
+    if (prior !== undefined) {
+      if (!isDeepStrictEqual(prior, given)) return fail('INVALID_PARAMS', `${key} was seeded with another fixture; re-seed it identically or choose a new id`);
+      return { success: true, previous_state: 'existing', message: `${key} already seeded with this fixture` };
+    }
+    const refused = apply();
+    if (refused) return refused;
+    seeded.set(key, structuredClone(given));
+    return { success: true, message: `${key} seeded` };
+  }
+
+  function product(p: z.infer<typeof seedParamSchemas.seed_product>): TaskPayload {
+    const f = p.fixture ?? {};
+    return once(`product ${p.product_id}`, f, () => {
+      if (s.catalog.product(p.product_id)) return fail('INVALID_PARAMS', `product ${JSON.stringify(p.product_id)} is part of the sandbox's own catalog`);
+      const formats = Array.isArray(f.format_ids) ? (f.format_ids as { id?: unknown; agent_url?: unknown }[]) : [];
+      const seededProduct: Product = {
+        ...(f as object),
+        product_id: p.product_id,
+        name: str(f.name, p.product_id),
+        description: str(f.description, `Seeded sandbox product ${p.product_id}`),
+        channels: Array.isArray(f.channels) ? f.channels.filter((c): c is string => typeof c === 'string') : ['display'],
+        pricing_options: [],
+        delivery_type: f.delivery_type === 'guaranteed' ? 'guaranteed' : 'non_guaranteed',
+        forecast: forecastOf(100_000, 250_000),
+        format_ids: formats.filter((x) => typeof x?.id === 'string').map((x) => ({ agent_url: str(x.agent_url, s.catalog.agentUrl), id: String(x.id) })),
+        publisher_properties: [{ publisher_domain: SANDBOX_PUBLISHER, selection_type: 'all' }],
+        reporting_capabilities: structuredClone(REPORTING),
+        sandbox: true,
+      };
+      s.catalog.products.push(seededProduct);
+      return undefined;
+    });
+  }
+
+  function pricingOption(p: z.infer<typeof seedParamSchemas.seed_pricing_option>): TaskPayload {
+    const f = p.fixture ?? {};
+    const target = s.catalog.product(p.product_id);
+    if (!target) return fail('NOT_FOUND', `product ${JSON.stringify(p.product_id)} not found; seed the product first`);
+    return once(`pricing option ${p.product_id}/${p.pricing_option_id}`, f, () => {
+      if (target.pricing_options.some((o) => o.pricing_option_id === p.pricing_option_id))
+        return fail('INVALID_PARAMS', `pricing option ${JSON.stringify(p.pricing_option_id)} already exists on ${p.product_id}`);
+      const option: PricingOption = {
+        ...(f as object),
+        pricing_option_id: p.pricing_option_id,
+        pricing_model: str(f.pricing_model, 'cpm'),
+        currency: str(f.currency, 'USD'),
+        fixed_price: num(f.fixed_price, 10),
+      };
+      target.pricing_options.push(option);
+      return undefined;
+    });
+  }
+
+  function record(kind: 'creative' | 'plan', caller: CallerContext, account: unknown, itemId: string, f: Fixture): TaskPayload {
+    return once(`${kind} ${itemId} of ${caller.principal}`, f, () => {
+      s.records.put(kind, caller.principal, itemId, accountKeyOf(f.account ?? account), { ...f, [`${kind}_id`]: itemId }, s.clock.now());
+      return undefined;
+    });
+  }
+
+  function mediaBuy(caller: CallerContext, account: unknown, p: z.infer<typeof seedParamSchemas.seed_media_buy>): TaskPayload {
+    const f = p.fixture ?? {};
+    const status = (MEDIA_BUY_STATUSES as readonly string[]).includes(String(f.status)) ? (f.status as MediaBuyStatus) : 'active';
+    return once(`media buy ${p.media_buy_id} of ${caller.principal}`, f, () => {
+      if (s.mediaBuys.find(caller.principal, p.media_buy_id)) return fail('INVALID_PARAMS', `media buy ${JSON.stringify(p.media_buy_id)} already exists`);
+      const ref = f.account ?? account;
+      const now = s.clock.now();
+      const flight = (f.flight ?? {}) as { start?: unknown; end?: unknown };
+      const start = Date.parse(str(flight.start ?? f.start_time, '')) || now;
+      const end = Date.parse(str(flight.end ?? f.end_time, '')) || now + 30 * 86_400_000;
+      const iso = new Date(now).toISOString();
+      const packages = (Array.isArray(f.packages) ? (f.packages as Fixture[]) : []).map((pkg) =>
+        s.mediaBuys.newPackage({ product_id: str(pkg.product_id, ''), pricing_option_id: str(pkg.pricing_option_id, ''), budget: num(pkg.budget, 0) }),
+      );
+      const buy: MediaBuyRecord = {
+        media_buy_id: p.media_buy_id,
+        principal: caller.principal,
+        account_key: accountKeyOf(ref),
+        account: accountView(caller.principal, ref),
+        status,
+        revision: 1,
+        hold: false,
+        start_time: new Date(start).toISOString(),
+        end_time: new Date(Math.max(end, start + 1000)).toISOString(),
+        currency: str(f.currency ?? (f.budget as { currency?: unknown } | undefined)?.currency, 'USD'),
+        packages,
+        created_at: iso,
+        updated_at: iso,
+        confirmed_at: iso,
+      };
+      s.mediaBuys.insert(buy);
+      return undefined;
+    });
+  }
+
+  function accountStatus(caller: CallerContext, p: z.infer<typeof seedParamSchemas.force_account_status>): TaskPayload {
+    const account = s.records.get<Fixture & { status: string }>('account', caller.principal, p.account_id);
+    if (!account) return fail('NOT_FOUND', `account ${JSON.stringify(p.account_id)} not found`);
+    const previous = account.status;
+    if (previous !== p.status) s.records.put('account', caller.principal, p.account_id, `id:${p.account_id}`, { ...account, status: p.status }, s.clock.now());
+    return { success: true, previous_state: previous, current_state: p.status };
+  }
+
+  return { product, pricingOption, record, mediaBuy, accountStatus };
+}
