@@ -32,10 +32,16 @@ describe('scenarios and errors', () => {
     expect(listed).toMatchObject({ success: true, sandbox: true });
     const caps = await client.ok('get_proto_capabilities');
     // The capability names those the released 3.0 schema's closed list admits; list_scenarios names them all.
-    expect((caps.compliance_testing as { scenarios: string[] }).scenarios).toEqual(['force_media_buy_status', 'force_account_status', 'simulate_delivery']);
+    expect((caps.compliance_testing as { scenarios: string[] }).scenarios).toEqual([
+      'force_media_buy_status',
+      'force_account_status',
+      'force_creative_status',
+      'simulate_delivery',
+    ]);
     expect(listed.scenarios).toEqual([
       'force_media_buy_status',
       'force_account_status',
+      'force_creative_status',
       'simulate_delivery',
       'force_create_media_buy_arm',
       'force_task_completion',
@@ -64,6 +70,7 @@ describe('force_media_buy_status', () => {
     const buy = await client.ok('create_media_buy', createArgs({ start_time: isoIn(7), end_time: isoIn(37) }));
     expect(await control('force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'active' })).toEqual({
       success: true,
+      status: 'completed',
       previous_state: 'pending_start',
       current_state: 'active',
       sandbox: true,

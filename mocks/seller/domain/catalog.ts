@@ -30,6 +30,8 @@ export interface Product {
   publisher_properties: { publisher_domain: string; selection_type: 'all' }[];
   reporting_capabilities: typeof REPORTING;
   sandbox: true;
+  /** Buyable by its id but never listed by get_products (an out-of-band fixture). */
+  unlisted?: true;
 }
 
 /** What every sandbox product reports: daily, pull or webhook, the metrics get_media_buy_delivery returns. */
@@ -51,7 +53,7 @@ export function forecastOf(min: number, max: number): Product['forecast'] {
 export interface CreativeFormat {
   format_id: { agent_url: string; id: string };
   name: string;
-  type: 'video' | 'display' | 'audio';
+  type: 'video' | 'display' | 'audio' | 'native';
   dimensions?: { width: number; height: number };
   duration_ms?: { min: number; max: number };
   file_types: string[];
@@ -140,6 +142,22 @@ export function buildCatalog(agentUrl: string): Catalog {
       reporting_capabilities: structuredClone(REPORTING),
       sandbox: true,
     },
+    {
+      // The literal ids 3.x storyboards send without seeding them (storyboard-schema: "pre-seed matching IDs out of band");
+      // `default` is the pricing option the @adcp/sdk runner substitutes when it has not discovered the product.
+      product_id: 'test-product',
+      name: 'Test Product',
+      description: 'The out-of-band fixture the published storyboards buy by its literal id (test-product, test-pricing).',
+      channels: ['display'],
+      pricing_options: [cpm('test-pricing', 10), cpm('default', 10)],
+      delivery_type: 'non_guaranteed',
+      forecast: forecastOf(500_000, 1_000_000),
+      format_ids: [fid('display_300x250')],
+      publisher_properties: [{ publisher_domain: SANDBOX_PUBLISHER, selection_type: 'all' }],
+      reporting_capabilities: structuredClone(REPORTING),
+      sandbox: true,
+      unlisted: true,
+    },
   ];
   const formats: CreativeFormat[] = [
     {
@@ -177,6 +195,9 @@ export function buildCatalog(agentUrl: string): Catalog {
       max_file_size_kb: 250,
     },
     { format_id: fid('audio_30s'), name: 'Audio 30s', type: 'audio', duration_ms: { min: 29_000, max: 30_000 }, file_types: ['mp3'], max_file_size_kb: 5_000 },
+    // Native formats the published creative storyboards push by their literal ids.
+    { format_id: fid('native_post'), name: 'Native post', type: 'native', file_types: ['jpg', 'png'], max_file_size_kb: 500 },
+    { format_id: fid('native_content'), name: 'Native content', type: 'native', file_types: ['jpg', 'png'], max_file_size_kb: 500 },
   ];
   const signals: SignalSegment[] = [
     {

@@ -9,6 +9,7 @@ import type { SellerServices } from './services.js';
 import { type ErrorBody, TaskFailure } from './errors.js';
 import { IDEMPOTENCY_KEY_PATTERN, keyForLog } from './idempotency.js';
 import { buildTasks } from './tasks/index.js';
+import { MAJOR_VERSIONS } from './tasks/capabilities.js';
 import { A2A_PUSH_FIELD, type CallerContext, type SuccessOutcome, type TaskCall, type TaskDef, type TaskOutcome, isPlainObject } from './task-def.js';
 import { accountKeyOf, toValidationFailure } from './validation.js';
 
@@ -80,6 +81,8 @@ export class SellerModel {
     if (!isPlainObject(rawArgs)) {
       return { kind: 'error', error: { code: 'INVALID_REQUEST', message: 'arguments must be a JSON object', field: '(arguments)', recovery: 'correctable' } };
     }
+    const versionRefused = this.refuseMajorVersion(rawArgs);
+    if (versionRefused) return { kind: 'error', error: versionRefused };
     // The buggy seller crashes on a push registration sent to a read it cannot register for.
     if (this.s.faults.has('push-config-crashes-sync-task') && def.idempotency === 'read' && rawArgs.push_notification_config !== undefined) {
       throw new Error(`${name} cannot register push_notification_config`);
@@ -155,6 +158,21 @@ export class SellerModel {
     }
   }
 
+  /** A request naming a major version (`<token>_major_version`) the seller does not speak: VERSION_UNSUPPORTED. */
+  private refuseMajorVersion(rawArgs: Record<string, unknown>): ErrorBody | undefined {
+    const field = `${this.s.ids.token}_major_version`;
+    const asked = rawArgs[field];
+    if (asked === undefined) return undefined;
+    if (!Number.isInteger(asked)) return { code: 'INVALID_REQUEST', message: `${field}: expected an integer`, field, recovery: 'correctable' };
+    if (MAJOR_VERSIONS.includes(asked as number)) return undefined;
+    return {
+      code: 'VERSION_UNSUPPORTED',
+      message: `${field} ${String(asked)} is not supported; this seller speaks ${MAJOR_VERSIONS.join(', ')}`,
+      field,
+      recovery: 'correctable',
+    };
+  }
+
   /** Unknown tool: INVALID_REQUEST naming the tool (interface spec 7). */
   private unknownTask(name: string): ErrorBody {
     const code = this.s.faults.has('unknown-tool-wrong-code') ? 'NOT_FOUND' : 'INVALID_REQUEST';
@@ -168,12 +186,15 @@ export class SellerModel {
     return { ...stored, payload: { ...stored.payload, replayed: true } };
   }
 
-  /** Adds `sandbox: true` on every success and echoes `context` verbatim on every answer, errors included. */
+  /** Adds `sandbox: true` and the task `status` on every success and echoes `context` verbatim on every answer, errors included. */
   private withEnvelope(outcome: TaskOutcome, context: unknown): TaskOutcome {
     const echoed = context !== undefined && !this.s.faults.has('context-not-echoed');
     if (outcome.kind === 'error') return echoed ? { ...outcome, context } : outcome;
     // The buggy seller sends the sandbox flag as the string "true" (interface spec 2.5: a boolean).
     const payload: Record<string, unknown> = { ...outcome.payload, sandbox: this.s.faults.has('sandbox-flag-string') ? 'true' : true };
+    // The protocol envelope's task status (3.0 core/protocol-envelope.json), flattened into the result as replayed is;
+    // a 3.0 media-buy answer's own `status` (the buy's) keeps its place.
+    if (outcome.kind === 'completed' && payload.status === undefined) payload.status = 'completed';
     if (echoed) payload.context = context;
     return { ...outcome, payload };
   }

@@ -17,6 +17,9 @@ import { WINDOWED_PULL_GRANULARITIES } from './media-buy-read.js';
 
 const schema = taskSchema({});
 
+/** The protocol's major versions the seller speaks (`<token>.major_versions`); a request naming another is refused. */
+export const MAJOR_VERSIONS: readonly number[] = [3];
+
 export function capabilitiesTask(s: SellerServices): TaskDef {
   return {
     name: s.ids.capabilitiesTask,
@@ -48,7 +51,7 @@ export function agentCapabilitiesTask(s: SellerServices): TaskDef {
 function declaration(s: SellerServices): Record<string, unknown> {
   // The lines it answers: a 3.2 seller verifies only the strict signing profile (digest 1.5).
   const versions = s.protocolLine === '3.2' ? ['3.2'] : s.protocolLine === '3.1' ? ['3.0', '3.1'] : ['3.0'];
-  const protocolBlock: Record<string, unknown> = { major_versions: [3], supported_versions: versions };
+  const protocolBlock: Record<string, unknown> = { major_versions: [...MAJOR_VERSIONS], supported_versions: versions };
   if (!s.faults.has('idempotency-not-declared')) {
     protocolBlock.idempotency = {
       supported: true,

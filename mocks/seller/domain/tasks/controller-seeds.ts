@@ -1,7 +1,7 @@
 /**
  * The test controller's seeds and account states (digest 4.6): `seed_product`,
  * `seed_pricing_option`, `seed_creative`, `seed_plan`, `seed_media_buy`, each `{<id>, fixture}`,
- * and `force_account_status`. Storyboards seed their fixtures this way before they run (parents
+ * and the states of accounts and creatives (`force_account_status`, `force_creative_status`). Storyboards seed their fixtures this way before they run (parents
  * first: a pricing option needs its product). An identical re-seed answers
  * `previous_state: "existing"`; a different fixture under a seeded id is INVALID_PARAMS. Seeded
  * products and pricing options join the sandbox catalog; buys, creatives and plans belong to the
@@ -18,6 +18,8 @@ import { accountKeyOf } from '../validation.js';
 
 export const SEED_SCENARIOS = ['seed_product', 'seed_pricing_option', 'seed_creative', 'seed_plan', 'seed_media_buy'] as const;
 export const ACCOUNT_STATUSES = ['active', 'pending_approval', 'rejected', 'payment_required', 'suspended', 'closed'] as const;
+export const CREATIVE_STATUSES = ['processing', 'pending_review', 'approved', 'suspended', 'rejected', 'archived'] as const;
+const FINAL_CREATIVE_STATUSES: ReadonlySet<string> = new Set(['rejected', 'archived']);
 
 const id = z.string().min(1).max(255);
 const fixture = z.record(z.string(), z.unknown()).optional();
@@ -28,6 +30,7 @@ export const seedParamSchemas = {
   seed_plan: z.looseObject({ plan_id: id, fixture }),
   seed_media_buy: z.looseObject({ media_buy_id: id, fixture }),
   force_account_status: z.looseObject({ account_id: id, status: z.enum(ACCOUNT_STATUSES) }),
+  force_creative_status: z.looseObject({ creative_id: id, status: z.enum(CREATIVE_STATUSES), rejection_reason: z.string().max(2_000).optional() }),
 };
 
 type Fail = (error: string, detail: string, extra?: TaskPayload) => TaskPayload;
@@ -144,5 +147,18 @@ export function controllerSeeds(s: SellerServices, fail: Fail) {
     return { success: true, previous_state: previous, current_state: p.status };
   }
 
-  return { product, pricingOption, record, mediaBuy, accountStatus };
+  /** A synced creative's review state (sync_creatives answers `approved`, the state it starts in). */
+  function creativeStatus(caller: CallerContext, p: z.infer<typeof seedParamSchemas.force_creative_status>): TaskPayload {
+    const creative = s.records.get<Fixture & { status?: string; account_key?: string }>('creative', caller.principal, p.creative_id);
+    if (!creative) return fail('NOT_FOUND', `creative ${JSON.stringify(p.creative_id)} not found`);
+    const previous = creative.status ?? 'approved';
+    // The sandbox's own rule (the spec names the states, not their transitions): rejected and archived are final.
+    if (previous !== p.status && FINAL_CREATIVE_STATUSES.has(previous))
+      return fail('INVALID_TRANSITION', `creative is ${previous}, a final state`, { current_state: previous });
+    const next = { ...creative, status: p.status, ...(p.rejection_reason ? { rejection_reason: p.rejection_reason } : {}) };
+    s.records.put('creative', caller.principal, p.creative_id, String(creative.account_key ?? ''), next, s.clock.now());
+    return { success: true, previous_state: previous, current_state: p.status };
+  }
+
+  return { product, pricingOption, record, mediaBuy, accountStatus, creativeStatus };
 }

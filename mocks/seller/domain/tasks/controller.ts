@@ -19,6 +19,7 @@ import { EXTENSION_SCENARIOS, type ExtensionScenario, type SpecScenario } from '
 export const CONTROLLER_SCENARIOS = [
   'force_media_buy_status',
   'force_account_status',
+  'force_creative_status',
   'simulate_delivery',
   'force_create_media_buy_arm',
   'force_task_completion',
@@ -220,6 +221,8 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
           return completed(simulateImpairment(caller, p));
         case 'force_account_status':
           return completed(seeds.accountStatus(caller, p));
+        case 'force_creative_status':
+          return completed(seeds.creativeStatus(caller, p));
         case 'seed_product':
           return completed(seeds.product(p));
         case 'seed_pricing_option':

@@ -52,7 +52,7 @@ export function productTasks(s: SellerServices): TaskDef[] {
       }
       if (s.faults.has('get-products-unavailable')) throw failure('SERVICE_UNAVAILABLE', 'Account resolution failed', { recovery: 'transient' });
       const mode = args.buying_mode ?? (args.refine ? 'refine' : 'brief');
-      let products: Product[] = s.catalog.products;
+      let products: Product[] = s.catalog.products.filter((p) => !p.unlisted);
       if (mode === 'brief' && args.buying_mode === 'brief' && !args.brief?.trim()) {
         throw invalidRequest('brief', 'required when buying_mode is "brief"');
       }
