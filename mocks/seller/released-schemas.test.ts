@@ -20,12 +20,30 @@ const BUNDLED = join(import.meta.dirname, '../../suites/interop/adcp-sdk-sellers
 const present = existsSync(BUNDLED);
 if (!present) console.warn(`released-schemas.test.ts: skipped, the pinned @adcp/sdk package is not installed (${BUNDLED})`);
 
-/** Where the released response schema of a task lives: bundled/<domain>/<task-with-dashes>-response.json (the media-buy copy first). */
+const LINE_DIR = join(BUNDLED, '..');
+
+/**
+ * Where the released response schema of a task lives: bundled/<domain>/<task-with-dashes>-response.json
+ * (the media-buy copy first), else the unbundled <domain>/ file, whose $refs the whole line resolves.
+ */
 function schemaFileOf(task: string): string | undefined {
   const file = `${task.replaceAll('_', '-')}-response.json`;
-  const domains = readdirSync(BUNDLED).sort((a, b) => (a === 'media-buy' ? -1 : b === 'media-buy' ? 1 : a.localeCompare(b)));
-  for (const d of domains) if (existsSync(join(BUNDLED, d, file))) return join(BUNDLED, d, file);
+  const firstMediaBuy = (dir: string) => readdirSync(dir).sort((a, b) => (a === 'media-buy' ? -1 : b === 'media-buy' ? 1 : a.localeCompare(b)));
+  for (const d of firstMediaBuy(BUNDLED)) if (existsSync(join(BUNDLED, d, file))) return join(BUNDLED, d, file);
+  for (const d of firstMediaBuy(LINE_DIR)) if (d !== 'bundled' && existsSync(join(LINE_DIR, d, file))) return join(LINE_DIR, d, file);
   return undefined;
+}
+
+/** Every unbundled schema of the line, registered by its $id so cross-file $refs resolve. */
+function addLine(ajv: Ajv): void {
+  for (const d of readdirSync(LINE_DIR, { withFileTypes: true })) {
+    if (!d.isDirectory() || d.name === 'bundled') continue;
+    for (const f of readdirSync(join(LINE_DIR, d.name), { recursive: true, encoding: 'utf8' })) {
+      if (!f.endsWith('.json')) continue;
+      const schema = JSON.parse(readFileSync(join(LINE_DIR, d.name, f), 'utf8')) as { $id?: string };
+      if (schema.$id && !ajv.getSchema(schema.$id)) ajv.addSchema(schema);
+    }
+  }
 }
 
 /**
@@ -45,12 +63,18 @@ describe.skipIf(!present)('the mock seller under the released 3.0 schemas', () =
   let buyId: string;
   const ajv = present ? addFormats(new Ajv({ allErrors: true, strict: false })) : undefined;
   const compiled = new Map<string, ValidateFunction>();
+  let lineAdded = false;
   const validate = (task: string, payload: unknown): string[] => {
     const file = schemaFileOf(task);
     if (!file || !ajv) return [`no released schema for ${task}`];
     let fn = compiled.get(file);
     if (!fn) {
-      fn = ajv.compile(JSON.parse(readFileSync(file, 'utf8')));
+      const schema = JSON.parse(readFileSync(file, 'utf8')) as { $id?: string };
+      if (!file.includes('/bundled/') && !lineAdded) {
+        addLine(ajv);
+        lineAdded = true;
+      }
+      fn = (schema.$id && ajv.getSchema(schema.$id)) || ajv.compile(schema);
       compiled.set(file, fn);
     }
     return fn(payload) ? [] : (fn.errors ?? []).map((e) => `${task} ${e.instancePath || '/'} ${e.message}`);

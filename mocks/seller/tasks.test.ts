@@ -162,3 +162,18 @@ describe('bad input is INVALID_REQUEST naming the field', () => {
     expect(r.data).toMatchObject({ proto_error: { code: 'INVALID_REQUEST', field: 'parameters' } });
   });
 });
+
+describe('get_brand_identity by brand_id', () => {
+  it('answers a brand the sandbox serves with the released members on top, and BRAND_NOT_FOUND for another', async () => {
+    expect(await client.ok('get_brand_identity', { brand_id: 'nova_motors' })).toMatchObject({
+      brand_id: 'nova_motors',
+      house: { domain: 'novamotors.example', name: 'Nova Motors' },
+      names: [{ en: 'Nova Motors' }],
+      brand: { brand_id: 'nova_motors', name: 'Nova Motors' },
+    });
+    expect(await client.err('get_brand_identity', { brand_id: 'brand_that_does_not_exist', context: { c: 1 } })).toMatchObject({
+      code: 'BRAND_NOT_FOUND',
+      field: 'brand_id',
+    });
+  });
+});

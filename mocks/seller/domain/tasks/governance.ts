@@ -82,6 +82,8 @@ export function governanceTasks(s: SellerServices): TaskDef[] {
         const iat = Math.floor(Date.now() / 1000);
         const claims = { iss: s.catalog.agentUrl, sub: args.plan_id, check_id: checkId, tool: args.tool, status: result.status, iat, exp: iat + 3600 };
         result.governance_context = compactJws(key, claims);
+        // The released 3.0 schema requires when an approval lapses: the token's expiry.
+        result.expires_at = new Date(claims.exp * 1000).toISOString();
       }
       const entries = s.records.get<AuditEntry[]>(KIND, caller.principal, args.plan_id) ?? [];
       entries.push({
@@ -103,7 +105,16 @@ export function governanceTasks(s: SellerServices): TaskDef[] {
     schema: auditSchema,
     run({ args, caller }) {
       const entries = s.faults.has('audit-log-forgets-checks') ? [] : (s.records.get<AuditEntry[]>(KIND, caller.principal, args.plan_id) ?? []);
-      return completed({ plan_id: args.plan_id, entries });
+      // `entries` as interface spec 2.6 shows them; `plans` (one summary per plan) as the released 3.0 schema requires.
+      const plan = {
+        plan_id: args.plan_id,
+        plan_version: 1,
+        status: 'active',
+        budget: {},
+        governed_actions: [],
+        summary: { checks_performed: entries.length },
+      };
+      return completed({ plan_id: args.plan_id, entries, plans: [plan] });
     },
   };
 
