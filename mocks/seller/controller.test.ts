@@ -50,6 +50,7 @@ describe('scenarios and errors', () => {
       'seed_creative',
       'seed_plan',
       'seed_media_buy',
+      'seed_creative_format',
       'advance_clock',
       'simulate_impairment',
     ]);
@@ -59,7 +60,7 @@ describe('scenarios and errors', () => {
     expect(await control('teleport')).toMatchObject({ success: false, error: 'UNKNOWN_SCENARIO' });
     expect(await control('force_media_buy_status', { media_buy_id: 'mb_missing', status: 'active' })).toMatchObject({ success: false, error: 'NOT_FOUND' });
     expect(await control('force_media_buy_status', { media_buy_id: 'x', status: 'flying' })).toMatchObject({ success: false, error: 'INVALID_PARAMS' });
-    expect(await control('list_scenarios', undefined, { account_id: 'live-account' })).toMatchObject({ success: false, error: 'FORBIDDEN' });
+    expect(await control('list_scenarios', undefined, { account_id: 'live-account', sandbox: false })).toMatchObject({ success: false, error: 'FORBIDDEN' });
     const r = await client.call('comply_test_controller', { scenario: 'teleport', account: { sandbox: true } });
     expect(r.isError).toBe(false);
   });

@@ -16,7 +16,7 @@ import type { CallerContext, TaskPayload } from '../task-def.js';
 import { accountView } from '../accounts.js';
 import { accountKeyOf } from '../validation.js';
 
-export const SEED_SCENARIOS = ['seed_product', 'seed_pricing_option', 'seed_creative', 'seed_plan', 'seed_media_buy'] as const;
+export const SEED_SCENARIOS = ['seed_product', 'seed_pricing_option', 'seed_creative', 'seed_plan', 'seed_media_buy', 'seed_creative_format'] as const;
 export const ACCOUNT_STATUSES = ['active', 'pending_approval', 'rejected', 'payment_required', 'suspended', 'closed'] as const;
 export const CREATIVE_STATUSES = ['processing', 'pending_review', 'approved', 'suspended', 'rejected', 'archived'] as const;
 const FINAL_CREATIVE_STATUSES: ReadonlySet<string> = new Set(['rejected', 'archived']);
@@ -29,6 +29,8 @@ export const seedParamSchemas = {
   seed_creative: z.looseObject({ creative_id: id, fixture }),
   seed_plan: z.looseObject({ plan_id: id, fixture }),
   seed_media_buy: z.looseObject({ media_buy_id: id, fixture }),
+  /** Deprecated in the spec, still seeded by the 3.0 creative-formats pagination storyboard. */
+  seed_creative_format: z.looseObject({ format_id: id, fixture }),
   force_account_status: z.looseObject({ account_id: id, status: z.enum(ACCOUNT_STATUSES) }),
   force_creative_status: z.looseObject({ creative_id: id, status: z.enum(CREATIVE_STATUSES), rejection_reason: z.string().max(2_000).optional() }),
 };
@@ -160,5 +162,21 @@ export function controllerSeeds(s: SellerServices, fail: Fail) {
     return { success: true, previous_state: previous, current_state: p.status };
   }
 
-  return { product, pricingOption, record, mediaBuy, accountStatus, creativeStatus };
+  function creativeFormat(p: z.infer<typeof seedParamSchemas.seed_creative_format>): TaskPayload {
+    const f = p.fixture ?? {};
+    return once(`creative format ${p.format_id}`, f, () => {
+      if (s.catalog.format(p.format_id)) return fail('INVALID_PARAMS', `format ${JSON.stringify(p.format_id)} is part of the sandbox's own catalog`);
+      const type = (['video', 'display', 'audio', 'native'] as const).find((t) => t === f.type) ?? 'display';
+      s.catalog.formats.push({
+        format_id: { agent_url: s.catalog.agentUrl, id: p.format_id },
+        name: str(f.name, p.format_id),
+        type,
+        file_types: ['png'],
+        max_file_size_kb: 500,
+      });
+      return undefined;
+    });
+  }
+
+  return { product, pricingOption, record, mediaBuy, accountStatus, creativeStatus, creativeFormat };
 }

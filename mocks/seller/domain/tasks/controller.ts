@@ -187,11 +187,13 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
     idempotency: 'exempt',
     schema,
     run({ args, caller }) {
-      // A 3.0 caller names no account (the sandbox deployment is the scope); a 3.2-only seller requires it.
-      if (args.account === undefined && s.protocolLine === '3.2') {
+      // A 3.0 call has no account member, so a seller that also speaks 3.0 takes one without it, or
+      // without its sandbox flag (the sandbox deployment is the scope); a 3.2-only seller requires both.
+      const speaks30 = s.protocolLine !== '3.2';
+      if (args.account === undefined && !speaks30) {
         return completed(fail('INVALID_PARAMS', 'account is required ({sandbox: true}) on this protocol line'));
       }
-      if (args.account !== undefined && args.account.sandbox !== true) {
+      if (args.account !== undefined && args.account.sandbox !== true && !(speaks30 && args.account.sandbox === undefined)) {
         return completed(fail('FORBIDDEN', 'the test controller only operates on sandbox accounts (account.sandbox: true)'));
       }
       if (args.scenario === 'list_scenarios') {
@@ -237,6 +239,8 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
         }
         case 'seed_media_buy':
           return completed(seeds.mediaBuy(caller, args.account, p));
+        case 'seed_creative_format':
+          return completed(seeds.creativeFormat(p));
         case 'advance_clock': {
           const { seconds } = parsed.data as z.infer<typeof paramSchemas.advance_clock>;
           const { previous, current } = s.clock.advance(seconds, { principal: caller.principal, account: accountKeyOf(args.account) });

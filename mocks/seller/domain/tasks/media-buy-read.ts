@@ -8,6 +8,7 @@ import { failure, invalidRequest } from '../errors.js';
 import { type MediaBuyRecord, type PackageRecord, round2 } from '../media-buy-record.js';
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
+import { paginate, paginationArg } from '../pagination.js';
 import { accountKeyOf, accountRef, taskSchema } from '../validation.js';
 
 /** Declared in capabilities `media_buy.reporting_capabilities.windowed_pull_granularities`. */
@@ -19,6 +20,7 @@ const getBuysSchema = taskSchema({
   media_buy_ids: z.array(z.string().min(1)).max(500).optional(),
   account: accountRef.optional(),
   include_webhook_activity: z.boolean().optional(),
+  pagination: paginationArg,
 });
 
 const deliverySchema = taskSchema({
@@ -50,6 +52,8 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
         throw failure('VALIDATION_ERROR', 'response validation failed: /media_buys/0/start_time must match format "date-time"');
       // The buggy seller's read is a stub (or its account listing is).
       if (s.faults.has('media-buys-never-listed') || (s.faults.has('account-listing-empty') && !args.media_buy_ids)) buys = [];
+      const page = paginate(buys, args.pagination);
+      buys = page.items;
       const mediaBuys = buys.map((buy) => ({
         ...s.mediaBuys.renderCurrent(buy, args.include_webhook_activity === true),
         // The buggy seller's read maps the completed state to active (digest 4.2: completed is terminal).
@@ -66,7 +70,7 @@ export function mediaBuyReadTasks(s: SellerServices): TaskDef[] {
           s.mediaBuys.save(buy);
         }
       }
-      return completed({ media_buys: mediaBuys });
+      return completed({ media_buys: mediaBuys, pagination: page.pagination });
     },
   };
 

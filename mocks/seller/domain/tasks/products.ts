@@ -5,6 +5,7 @@ import { failure, invalidRequest } from '../errors.js';
 import type { CreativeFormat, Product } from '../catalog.js';
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
+import { paginate, paginationArg } from '../pagination.js';
 import { accountRef, brandRef, formatId, taskSchema } from '../validation.js';
 
 const CHANNEL_WORDS: Record<string, string[]> = {
@@ -96,6 +97,7 @@ export function productTasks(s: SellerServices): TaskDef[] {
   const formatsSchema = taskSchema({
     type: z.string().min(1).optional(),
     format_ids: z.array(formatId).optional(),
+    pagination: paginationArg,
   });
   const listCreativeFormats: TaskDef<z.infer<typeof formatsSchema>> = {
     name: 'list_creative_formats',
@@ -111,7 +113,8 @@ export function productTasks(s: SellerServices): TaskDef[] {
       }
       const listed = structuredClone(formats) as Array<Partial<CreativeFormat>>;
       if (s.faults.has('formats-without-format-id')) for (const f of listed) delete f.format_id;
-      return completed({ formats: listed });
+      const page = paginate(listed, args.pagination);
+      return completed({ formats: page.items, pagination: page.pagination });
     },
   };
 

@@ -4,15 +4,22 @@ import { invalidRequest } from '../errors.js';
 import type { SignalSegment } from '../catalog.js';
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
+import { paginate, paginationArg } from '../pagination.js';
 import { accountRef, taskSchema } from '../validation.js';
 
 const getSignalsSchema = taskSchema({
   signal_spec: z.string().min(1).max(10_000),
   account: accountRef.optional(),
   max_results: z.number().int().positive().max(100).optional(),
+  pagination: paginationArg,
 });
 
-const destination = z.looseObject({ type: z.string().min(1), platform: z.string().min(1).optional(), account: z.string().optional() });
+const destination = z.looseObject({
+  type: z.string().min(1),
+  platform: z.string().min(1).optional(),
+  agent_url: z.string().min(1).optional(),
+  account: z.string().optional(),
+});
 const activateSchema = taskSchema({
   signal_agent_segment_id: z.string().min(1),
   account: accountRef.optional(),
@@ -41,7 +48,11 @@ export function signalTasks(s: SellerServices): TaskDef[] {
       const text = args.signal_spec.toLowerCase();
       const matching = s.catalog.signals.filter((seg) => seg.keywords.some((k) => text.includes(k)));
       const chosen = (matching.length > 0 ? matching : s.catalog.signals).slice(0, args.max_results ?? 10);
-      return completed({ signals: chosen.map((seg) => render(seg, !s.faults.has('signals-without-segment-id'), s.catalog.agentUrl)) });
+      const page = paginate(chosen, args.pagination);
+      return completed({
+        signals: page.items.map((seg) => render(seg, !s.faults.has('signals-without-segment-id'), s.catalog.agentUrl)),
+        pagination: page.pagination,
+      });
     },
   };
 
@@ -64,6 +75,9 @@ export function signalTasks(s: SellerServices): TaskDef[] {
         deployments: args.destinations.map((d) => ({
           type: d.type,
           ...(d.platform ? { platform: d.platform } : {}),
+          // A sales-agent destination is named by its URL (required there by the released 3.0 schema).
+          ...(d.agent_url ? { agent_url: d.agent_url } : {}),
+          ...(d.account ? { account: d.account } : {}),
           is_live: true,
           activation_key: { type: 'segment_id', segment_id: `${segment.signal_agent_segment_id}_${d.platform ?? d.type}` },
           deployed_at: deployedAt,

@@ -9,6 +9,7 @@ import { accountIdOf, accountName } from '../accounts.js';
 import { invalidRequest } from '../errors.js';
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
+import { paginate, paginationArg } from '../pagination.js';
 import { accountRef, brandRef, formatId, httpUrl, taskSchema } from '../validation.js';
 
 type SyncAction = 'created' | 'updated' | 'unchanged';
@@ -31,7 +32,7 @@ function uniqueIds(items: { [k: string]: unknown }[], idField: string, listField
 
 const accountItem = z.looseObject({ brand: brandRef, operator: z.string().min(1).max(255), billing: z.string().min(1).optional() });
 const syncAccountsSchema = taskSchema({ accounts: z.array(accountItem).min(1).max(100) });
-const listAccountsSchema = taskSchema({ status: z.string().optional() });
+const listAccountsSchema = taskSchema({ status: z.string().optional(), pagination: paginationArg });
 
 const asset = z.looseObject({
   asset_type: z.string().min(1),
@@ -119,7 +120,8 @@ export function syncTasks(s: SellerServices): TaskDef[] {
     run({ args, caller }) {
       let accounts = s.faults.has('list-accounts-forgets-synced') ? [] : s.records.list<{ status: string }>('account', caller.principal);
       if (args.status) accounts = accounts.filter((a) => a.status === args.status);
-      return completed({ accounts });
+      const page = paginate(accounts, args.pagination);
+      return completed({ accounts: page.items, pagination: page.pagination });
     },
   };
 
