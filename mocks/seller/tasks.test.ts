@@ -177,3 +177,25 @@ describe('get_brand_identity by brand_id', () => {
     });
   });
 });
+
+describe('package targeting', () => {
+  it('keeps a package targeting_overlay as sent, reads it back, and replaces it on update', async () => {
+    const overlay = { property_list: { agent_url: 'https://lists.example', list_id: 'pl_1' } };
+    const buy = await client.ok('create_media_buy', createArgs({ packages: [{ ...PRODUCT, budget: 5000, targeting_overlay: overlay }] }));
+    const read = async () =>
+      (
+        (await client.ok('get_media_buys', { media_buy_ids: [buy.media_buy_id] })).media_buys as {
+          packages: { package_id: string; targeting_overlay?: unknown }[];
+        }[]
+      )[0].packages[0];
+    expect((await read()).targeting_overlay).toEqual(overlay);
+    const swapped = { collection_list: { agent_url: 'https://lists.example', list_id: 'cl_2' } };
+    const pkg = (await read()).package_id;
+    await client.ok('update_media_buy', {
+      idempotency_key: key(),
+      media_buy_id: buy.media_buy_id,
+      packages: [{ package_id: pkg, targeting_overlay: swapped }],
+    });
+    expect((await read()).targeting_overlay).toEqual(swapped);
+  });
+});

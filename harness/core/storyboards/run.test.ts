@@ -14,10 +14,31 @@ import { compileStoryboards } from './compile.js';
 import { loadStoryboardBundle } from './load.js';
 import { toComplianceDetail } from '../../../reports/compliance-detail.js';
 
+/** A storyboard seeding one product, then reading products under its own account. */
+function seedingStoryboard(id: string, productId: string): string {
+  return `
+id: ${id}
+title: Seeds ${productId}
+prerequisites:
+  controller_seeding: true
+fixtures:
+  products:
+    - product_id: "${productId}"
+      delivery_type: "non_guaranteed"
+phases:
+  - id: p
+    steps:
+      - id: buy
+        task: get_products
+        sample_request: { buying_mode: brief, brief: "x", account: { brand: { domain: "acme.example" }, operator: "op.example" } }
+        validations: []
+`;
+}
+
 const STORYBOARDS: Record<string, string> = {
   'index.json': JSON.stringify({
     adcp_version: '3.0.6',
-    universal: ['flow', 'seeded', 'misseeded'],
+    universal: ['flow', 'seeded', 'clashing', 'misseeded'],
     protocols: [{ id: 'signals', path: 'protocols/signals/', has_baseline: true }],
     specialisms: [],
   }),
@@ -90,23 +111,9 @@ phases:
         task: sync_plans
         validations: []
 `,
-  'universal/seeded.yaml': `
-id: seeded
-title: Seeded
-prerequisites:
-  controller_seeding: true
-fixtures:
-  products:
-    - product_id: "seeded_product"
-      delivery_type: "non_guaranteed"
-phases:
-  - id: p
-    steps:
-      - id: buy
-        task: get_products
-        sample_request: { buying_mode: brief, brief: "x", account: { brand: { domain: "acme.example" }, operator: "op.example" } }
-        validations: []
-`,
+  // Seeds a product of its own (taken), and one the sandbox already sells under that id (refused).
+  'universal/seeded.yaml': seedingStoryboard('seeded', 'seeded_product'),
+  'universal/clashing.yaml': seedingStoryboard('clashing', 'ctv_sports_premium'),
   'universal/misseeded.yaml': `
 id: misseeded
 title: Fixtures without ids
@@ -191,10 +198,14 @@ describe('a storyboard bundle run by the engine', () => {
   });
 
   it("seeds a storyboard's fixtures first; a controller that does not take them leaves the storyboard a gap, never a failure", () => {
-    const seeding = run.checks.find((x) => x.check_id === 'storyboard.seeded.controller-seeding' && x.transport === 'mcp')!;
-    expect(seeding.outcome).toBe('gap');
-    expect(seeding.message).toMatch(/^seed_product seeded_product: the controller did not take the fixture/);
-    expect(outcome('storyboard.seeded.p.buy')).toBe('gap');
+    for (const t of ['mcp', 'a2a']) {
+      expect(outcome('storyboard.seeded.controller-seeding', t)).toBe('pass');
+      expect(outcome('storyboard.seeded.p.buy', t)).toBe('pass');
+    }
+    const refused = run.checks.find((x) => x.check_id === 'storyboard.clashing.controller-seeding' && x.transport === 'mcp')!;
+    expect(refused.outcome).toBe('gap');
+    expect(refused.message).toMatch(/^seed_product ctv_sports_premium: the controller did not take the fixture/);
+    expect(outcome('storyboard.clashing.p.buy')).toBe('gap');
     const wrong = run.checks.find((x) => x.check_id === 'storyboard.misseeded.controller-seeding' && x.transport === 'mcp')!;
     expect([wrong.outcome, wrong.message]).toEqual(['not_applicable', "the storyboard's fixtures cannot be seeded: fixtures.products[0] needs product_id"]);
   });
@@ -203,8 +214,15 @@ describe('a storyboard bundle run by the engine', () => {
     const detail = toComplianceDetail(run);
     expect(detail.storyboard_statuses.map((s) => [s.storyboard_id, s.track, s.status])).toEqual([
       ['flow', 'core', 'failing'],
-      ['seeded', 'storyboard.seeded', 'untested'],
+      ['seeded', 'storyboard.seeded', 'passing'],
+      ['clashing', 'storyboard.clashing', 'untested'],
     ]);
-    expect(detail.tracks).toEqual({ core: 'fail', 'storyboard.seeded': 'skip', 'storyboard.misseeded': 'skip', 'storyboard.signals_only': 'skip' });
+    expect(detail.tracks).toEqual({
+      core: 'fail',
+      'storyboard.seeded': 'pass',
+      'storyboard.clashing': 'skip',
+      'storyboard.misseeded': 'skip',
+      'storyboard.signals_only': 'skip',
+    });
   });
 });

@@ -26,6 +26,7 @@ export interface PackageRecord {
   budget: number;
   paused: boolean;
   delivery: DeliveryCounters;
+  targeting_overlay?: Record<string, unknown>;
 }
 
 export interface MediaBuyRecord {

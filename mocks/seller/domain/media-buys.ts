@@ -34,7 +34,7 @@ export class MediaBuyService {
   }
 
   /** A package as booked: fresh id, not paused, nothing delivered yet. */
-  newPackage(p: Pick<PackageRecord, 'product_id' | 'pricing_option_id' | 'budget'>): PackageRecord {
+  newPackage(p: Pick<PackageRecord, 'product_id' | 'pricing_option_id' | 'budget' | 'targeting_overlay'>): PackageRecord {
     return {
       package_id: this.newPackageId(),
       product_id: p.product_id,
@@ -42,6 +42,7 @@ export class MediaBuyService {
       budget: p.budget,
       paused: false,
       delivery: { impressions: 0, clicks: 0, spend: 0 },
+      ...(p.targeting_overlay ? { targeting_overlay: structuredClone(p.targeting_overlay) } : {}),
     };
   }
 
@@ -148,6 +149,7 @@ export class MediaBuyService {
         budget: round2(p.budget),
         pricing_option_id: p.pricing_option_id,
         ...(p.paused ? { paused: true } : {}),
+        ...(p.targeting_overlay ? { targeting_overlay: structuredClone(p.targeting_overlay) } : {}),
       })),
       valid_actions: actions,
       available_actions: availableActions(actions, this.deps.faults),

@@ -19,9 +19,11 @@ export interface Page<T> {
 
 const DEFAULT_PAGE = 50;
 
+/** Without `pagination` in the request the whole list is one page (the interface spec's reads have no pages). */
 export function paginate<T>(all: readonly T[], asked: z.infer<typeof paginationArg>): Page<T> {
-  const size = asked?.max_results ?? DEFAULT_PAGE;
-  const offset = asked?.cursor === undefined ? 0 : offsetOf(asked.cursor);
+  if (asked === undefined) return { items: [...all], pagination: { has_more: false } };
+  const size = asked.max_results ?? DEFAULT_PAGE;
+  const offset = asked.cursor === undefined ? 0 : offsetOf(asked.cursor);
   const items = all.slice(offset, offset + size);
   const next = offset + items.length;
   const hasMore = next < all.length;

@@ -24,10 +24,14 @@ export function resolveStart(value: z.infer<typeof startTimeSchema>, now: number
   return Date.parse(`${value.date}T00:00:00Z`);
 }
 
+/** A package's targeting (e.g. property_list, collection_list references), kept as sent and read back. */
+export const targetingOverlay = z.record(z.string(), z.unknown()).refine((v) => JSON.stringify(v).length <= 16_384, 'at most 16 KiB');
+
 export const packageInput = z.looseObject({
   product_id: z.string().min(1),
   budget: z.number().positive().max(1e12),
   pricing_option_id: z.string().min(1),
+  targeting_overlay: targetingOverlay.optional(),
 });
 
 const reportingWebhook = z.looseObject({ url: httpUrl });

@@ -11,7 +11,7 @@ import { type MediaBuyRecord, type MediaBuyStatus, isTerminal, round2, totalBudg
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
 import { accountRef, httpUrl, isoDateTime, pushNotificationConfig, taskSchema } from '../validation.js';
-import { checkPackageRefs, mediaBuyReplay, packageInput, resolveStart, startTimeSchema } from './media-buy-create.js';
+import { checkPackageRefs, mediaBuyReplay, packageInput, resolveStart, startTimeSchema, targetingOverlay } from './media-buy-create.js';
 
 const updateSchema = taskSchema({
   media_buy_id: z.string().min(1),
@@ -29,6 +29,7 @@ const updateSchema = taskSchema({
         package_id: z.string().min(1),
         budget: z.number().positive().max(1e12).optional(),
         paused: z.boolean().optional(),
+        targeting_overlay: targetingOverlay.optional(),
       }),
     )
     .optional(),
@@ -45,7 +46,7 @@ function requestedActions(args: UpdateArgs): string[] {
   if (args.paused === false) actions.push('resume');
   if (args.budget !== undefined || args.packages?.some((p) => p.budget !== undefined)) actions.push('update_budget');
   if (args.start_time !== undefined || args.end_time !== undefined) actions.push('update_dates');
-  if (args.packages?.some((p) => p.paused !== undefined)) actions.push('update_packages');
+  if (args.packages?.some((p) => p.paused !== undefined || p.targeting_overlay !== undefined)) actions.push('update_packages');
   if (args.new_packages?.length) actions.push('add_packages');
   return actions;
 }
@@ -168,6 +169,8 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
         const pkg = s.mediaBuys.requirePackage(buy, change.package_id, 'packages');
         if (change.budget !== undefined) pkg.budget = change.budget;
         if (change.paused !== undefined) pkg.paused = change.paused;
+        // Replaced, never merged.
+        if (change.targeting_overlay !== undefined) pkg.targeting_overlay = change.targeting_overlay;
       }
       for (const p of args.new_packages ?? []) {
         buy.packages.push(s.mediaBuys.newPackage(p));
