@@ -52,6 +52,8 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
       });
     let lastStateful: string | undefined = seeding;
     for (const phase of sb.phases) {
+      // An optional phase is one path of several: steps after it do not chain to its steps.
+      const beforeOptional = phase.optional ? lastStateful : undefined;
       for (const step of phase.steps) {
         const id = stepCheckId(sb.id, phase.id, step.id);
         const spec = {
@@ -81,6 +83,7 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
           });
         if (step.stateful) lastStateful = id;
       }
+      if (phase.optional) lastStateful = beforeOptional;
     }
     if (checks.length > 0)
       // order `first`: a transport runs its storyboards one at a time, as the reference runner does,

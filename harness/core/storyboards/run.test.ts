@@ -38,7 +38,7 @@ phases:
 const STORYBOARDS: Record<string, string> = {
   'index.json': JSON.stringify({
     adcp_version: '3.0.6',
-    universal: ['flow', 'seeded', 'clashing', 'misseeded'],
+    universal: ['flow', 'seeded', 'clashing', 'misseeded', 'branches'],
     protocols: [{ id: 'signals', path: 'protocols/signals/', has_baseline: true }],
     specialisms: [],
   }),
@@ -114,6 +114,50 @@ phases:
   // Seeds a product of its own (taken), and one the sandbox already sells under that id (refused).
   'universal/seeded.yaml': seedingStoryboard('seeded', 'seeded_product'),
   'universal/clashing.yaml': seedingStoryboard('clashing', 'ctv_sports_premium'),
+  'universal/branches.yaml': `
+id: branches
+title: Branch sets
+phases:
+  - id: refuse_path
+    optional: true
+    branch_set: { id: handled, semantics: any_of }
+    steps:
+      - id: refused
+        task: get_products
+        expect_error: true
+        contributes: true
+        sample_request: { buying_mode: brief, brief: "x" }
+  - id: answer_path
+    optional: true
+    branch_set: { id: handled, semantics: any_of }
+    steps:
+      - id: answered
+        task: get_products
+        contributes: true
+        sample_request: { buying_mode: brief, brief: "x" }
+        validations:
+          - { check: field_present, path: products, description: products }
+  - id: never_path
+    optional: true
+    branch_set: { id: never, semantics: any_of }
+    steps:
+      - id: never
+        task: get_products
+        contributes_to: never
+        sample_request: { buying_mode: brief, brief: "x" }
+        validations:
+          - { check: field_present, path: no_such_member, description: absent member }
+  - id: enforce
+    steps:
+      - id: handled
+        task: assert_contribution
+        validations:
+          - { check: any_of, allowed_values: [handled], description: one path handled it }
+      - id: never_handled
+        task: assert_contribution
+        validations:
+          - { check: any_of, allowed_values: [never], description: a path nobody takes }
+`,
   'universal/misseeded.yaml': `
 id: misseeded
 title: Fixtures without ids
@@ -210,17 +254,30 @@ describe('a storyboard bundle run by the engine', () => {
     expect([wrong.outcome, wrong.message]).toEqual(['not_applicable', "the storyboard's fixtures cannot be seeded: fixtures.products[0] needs product_id"]);
   });
 
+  it.each(['mcp', 'a2a'])('judges a branch set by its assertion: a path not taken is not applicable, never a failure (%s)', (t) => {
+    expect(outcome('storyboard.branches.refuse_path.refused', t)).toBe('not_applicable');
+    expect(run.checks.find((x) => x.check_id === 'storyboard.branches.refuse_path.refused' && x.transport === t)?.message).toMatch(
+      /^optional phase refuse_path \(branch set handled\): a path the agent did not take/,
+    );
+    expect(outcome('storyboard.branches.answer_path.answered', t)).toBe('pass');
+    expect(outcome('storyboard.branches.never_path.never', t)).toBe('not_applicable');
+    expect(outcome('storyboard.branches.enforce.handled', t)).toBe('pass');
+    expect(outcome('storyboard.branches.enforce.never_handled', t)).toBe('fail');
+  });
+
   it("reports in the registry's terms: the storyboard's own id and track", () => {
     const detail = toComplianceDetail(run);
     expect(detail.storyboard_statuses.map((s) => [s.storyboard_id, s.track, s.status])).toEqual([
       ['flow', 'core', 'failing'],
       ['seeded', 'storyboard.seeded', 'passing'],
       ['clashing', 'storyboard.clashing', 'untested'],
+      ['branches', 'storyboard.branches', 'failing'],
     ]);
     expect(detail.tracks).toEqual({
       core: 'fail',
       'storyboard.seeded': 'pass',
       'storyboard.clashing': 'skip',
+      'storyboard.branches': 'fail',
       'storyboard.misseeded': 'skip',
       'storyboard.signals_only': 'skip',
     });

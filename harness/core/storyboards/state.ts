@@ -15,11 +15,13 @@ export interface StoryboardState {
   priorSteps: Map<string, unknown>;
   generated: Map<string, string>;
   outcomes: Map<string, StepOutcome>;
+  /** Branch-set flags contributed by passing steps (branch-sets.ts). */
+  contributions: Set<string>;
 }
 
 export function storyboardState(ctx: CheckContext, storyboardId: string): Promise<StoryboardState> {
   return ctx.resources.get(`storyboard-state:${ctx.kind}:${storyboardId}`, async () => ({
-    value: { context: new Map(), capturedBy: new Map(), priorSteps: new Map(), generated: new Map(), outcomes: new Map() },
+    value: { context: new Map(), capturedBy: new Map(), priorSteps: new Map(), generated: new Map(), outcomes: new Map(), contributions: new Set() },
     close: async () => undefined,
   }));
 }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { CheckContext, StepKind, StepVerdict } from '../engine/kinds/types.js';
 import { recordOf } from '../engine/kinds/types.js';
 import { unreachable } from '../engine/kinds/steps/util.js';
+import { CONTROLLER_TASK } from '../protocol/tasks.js';
 import type { StepDef } from '../engine/model.js';
 import type { StoryboardBundle, StoryboardStep } from './model.js';
 import { resolveStoryboardPath } from './path.js';
@@ -18,6 +19,8 @@ import { seedStoryboard } from './seeding.js';
 import { selectionOn, storyboardState } from './state.js';
 import { substitute, UnresolvedSubstitution } from './substitute.js';
 import { judgeValidation, type StepOutcome, type ValidationResult } from './validations.js';
+import { contributionOf, judgeContribution, withinOptionalPhase } from './branch-sets.js';
+import { rebaseStaleFlight } from './flight.js';
 
 /**
  * Steps the runner carries out itself rather than calling an agent task (digest 6.1 webhook
@@ -29,7 +32,6 @@ const RUNNER_STEPS: Readonly<Record<string, string>> = {
   expect_no_webhook: 'storyboard webhook assertions',
   expect_webhook_retry_keys_stable: 'storyboard webhook assertions',
   expect_webhook_signature_valid: 'storyboard webhook assertions',
-  assert_contribution: 'storyboard branch-set assertions',
   expect_substitution_safe: 'storyboard substitution observation',
   protected_resource_metadata: 'storyboard OAuth metadata probes',
   oauth_auth_server_metadata: 'storyboard OAuth metadata probes',
@@ -48,6 +50,18 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
     fields: { storyboard: { type: 'string' }, phase: { type: 'string' }, step: { type: 'string' }, advisory: { type: 'boolean' }, seed: { type: 'boolean' } },
     required: ['storyboard'],
     async run(def, ctx) {
+      const result = await runStep(def, ctx);
+      if (def.seed === true || def.advisory === true) return result;
+      const { sb, phase, step } = find(def);
+      const state = await storyboardState(ctx, sb.id);
+      const flag = contributionOf(phase, step);
+      if (flag && result.verdict.status === 'ok') state.contributions.add(flag);
+      return { ...result, verdict: withinOptionalPhase(phase, result.verdict) };
+    },
+  };
+
+  async function runStep(def: StepDef, ctx: CheckContext): Promise<{ verdict: StepVerdict; record?: ReturnType<typeof recordOf> }> {
+    {
       const selection = await selectionOn(ctx, () =>
         selectStoryboards(bundle, { capabilities: ctx.profile.capabilities ?? {}, tools: new Set(ctx.profile.tasks), majorVersions: majorVersions(ctx) }),
       );
@@ -64,6 +78,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${step.requiresTool}` } };
       const state = await storyboardState(ctx, sb.id);
       if (def.advisory === true) return judgeAdvisory(step, state.outcomes.get(step.id), state.context);
+      if (step.task === 'assert_contribution') return { verdict: judgeContribution(step, state.contributions) };
       const runnerStep = RUNNER_STEPS[step.task];
       if (runnerStep)
         return {
@@ -91,23 +106,29 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         if (!(e instanceof UnresolvedSubstitution)) throw e;
         return { verdict: unresolved(e, state.capturedBy) };
       }
-      const reply = await ctx.call(step.task, (args ?? {}) as Record<string, unknown>);
+      const flight = rebaseStaleFlight((args ?? {}) as Record<string, unknown>, Date.now());
+      if (flight.note) ctx.notes.push(flight.note);
+      const reply = await ctx.call(step.task, flight.args);
       const down = unreachable(reply);
       if (down) return { verdict: down, record: recordOf(reply) };
+      // An error is judged on what the agent sent beside it too (its echoed context), and a
+      // controller's {success: false} is its error (digest 4.6: asserted with field_value on `error`).
+      const payload = reply.isError && reply.errorEnvelope ? reply.errorEnvelope : reply.payload;
+      const controllerRefused = step.task === CONTROLLER_TASK && (payload as { success?: unknown } | undefined)?.success === false;
       const outcome: StepOutcome = {
-        ok: reply.ok && !reply.isError,
-        payload: reply.payload,
+        ok: reply.ok && !reply.isError && !controllerRefused,
+        payload,
         ...(reply.error?.code ? { errorCode: reply.error.code } : {}),
         ...(reply.httpStatus !== undefined ? { httpStatus: reply.httpStatus } : {}),
       };
       state.outcomes.set(step.id, outcome);
-      state.priorSteps.set(step.id, reply.payload);
+      state.priorSteps.set(step.id, payload);
       const record = recordOf(reply);
       // What this step captures for later ones: a missing member is this step's failure.
       const missing: string[] = [];
       for (const out of step.contextOutputs) {
         state.capturedBy.set(out.name, String(ctx.checkId));
-        const v = outcome.ok ? resolveStoryboardPath(reply.payload, out.path) : undefined;
+        const v = outcome.ok ? resolveStoryboardPath(payload, out.path) : undefined;
         if (v !== undefined) state.context.set(out.name, v);
         else if (outcome.ok) missing.push(out.path);
       }
@@ -123,8 +144,8 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       if (missing.length > 0)
         return { verdict: { status: 'failed', message: `the response has no ${missing.join(', ')}, which later steps read`, actual: reply.payload }, record };
       return { verdict: { status: 'ok' }, record };
-    },
-  };
+    }
+  }
 }
 
 function majorVersions(ctx: CheckContext): number[] | undefined {

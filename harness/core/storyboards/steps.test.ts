@@ -158,6 +158,17 @@ describe('validations', () => {
     expect(JUDGED_KINDS.has('oauth_metadata_graph')).toBe(false);
   });
 
+  it('compares with values earlier steps captured when the expected value is $context.<name>', () => {
+    expect(judge(v('field_value', { path: 'products[0].product_id', value: '$context.id' }), ok({ products: [{ product_id: 'a' }] }))).toBe('passed');
+    expect(judge(v('field_value', { path: 'products[0].product_id', allowed_values: ['$context.id'] }), ok({ products: [{ product_id: 'b' }] }))).toBe(
+      'failed: products[0].product_id is "b", expected "a"',
+    );
+    expect(judgeValidation(v('field_value', { path: 'status', value: '$context.never' }), ok(body), env)).toMatchObject({
+      outcome: 'not_applicable',
+      message: 'the expected value names $context.never, which no earlier step captured',
+    });
+  });
+
   it('carries severity', () => {
     expect(judgeValidation(v('field_value', { path: 'status', value: 'paused', severity: 'advisory' }), ok(body), env)).toMatchObject({
       outcome: 'failed',

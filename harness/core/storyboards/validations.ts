@@ -212,9 +212,30 @@ const KINDS: Record<string, Judge> = {
 /** The kinds judged here; any other authored kind is not applicable (and counted as such by the caller). */
 export const JUDGED_KINDS: ReadonlySet<string> = new Set(Object.keys(KINDS));
 
-export function judgeValidation(v: StoryboardValidation, o: StepOutcome, env: ValidationEnv): ValidationResult {
-  const base = { check: v.check, severity: v.severity ?? 'required', ...(v.description ? { description: v.description } : {}) } as const;
-  const judge = KINDS[v.check];
-  if (!judge) return { ...base, ...na(`the harness does not judge ${v.check} validations`) };
+export function judgeValidation(authored: StoryboardValidation, o: StepOutcome, env: ValidationEnv): ValidationResult {
+  const base = {
+    check: authored.check,
+    severity: authored.severity ?? 'required',
+    ...(authored.description ? { description: authored.description } : {}),
+  } as const;
+  const judge = KINDS[authored.check];
+  if (!judge) return { ...base, ...na(`the harness does not judge ${authored.check} validations`) };
+  const v = withContextValues(authored, env.context);
+  if ('outcome' in v) return { ...base, ...v };
   return { ...base, ...judge(v, o, env) };
+}
+
+const CONTEXT_REF = /^\$context\.([A-Za-z0-9_.-]+)$/;
+
+/** Expected values written as `$context.<name>` are the values earlier steps captured. */
+function withContextValues(v: StoryboardValidation, context: ReadonlyMap<string, unknown>): StoryboardValidation | ReturnType<typeof na> {
+  const refs = [v.value, ...(v.allowed_values ?? [])].flatMap((x) => (typeof x === 'string' ? (CONTEXT_REF.exec(x)?.slice(1, 2) ?? []) : []));
+  if (refs.length === 0) return v;
+  const missing = refs.filter((name) => !context.has(name));
+  if (missing.length > 0) return na(`the expected value names $context.${missing[0]}, which no earlier step captured`);
+  const resolve = (x: unknown) => {
+    const name = typeof x === 'string' ? CONTEXT_REF.exec(x)?.[1] : undefined;
+    return name === undefined ? x : context.get(name);
+  };
+  return { ...v, ...('value' in v ? { value: resolve(v.value) } : {}), ...(v.allowed_values ? { allowed_values: v.allowed_values.map(resolve) } : {}) };
 }

@@ -49,6 +49,13 @@ describe('decodeToolResult', () => {
     expect(d.text).toBe('oops');
   });
 
+  it("keeps an error's structuredContent (what the agent echoed beside the error) when the payload came from the text", () => {
+    const structured = { [member]: { code: 'E', message: 'm' }, context: { correlation_id: 'c' } };
+    const d = decodeToolResult({ isError: true, content: [text('{"code":"E","message":"m"}')], structuredContent: structured }, member);
+    expect(d).toMatchObject({ payload: { code: 'E' }, errorEnvelope: structured });
+    expect(decodeToolResult({ isError: false, content: [text('{"a":1}')], structuredContent: { a: 1 } }, member).errorEnvelope).toBeUndefined();
+  });
+
   it('flags an error object inside a non-error payload without calling it isError', () => {
     const d = decodeToolResult({ content: [text('{"errors":[{"code":"PARTIAL","message":"m"}],"ok":1}')] }, member);
     expect(d).toMatchObject({ isError: false, status: 'completed', error: { code: 'PARTIAL', source: 'payload_errors' } });

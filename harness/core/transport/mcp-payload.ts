@@ -19,6 +19,7 @@ export interface DecodedToolResult {
   status: TaskStatus;
   taskId?: string;
   contextId?: string;
+  errorEnvelope?: Record<string, unknown>;
   notes: string[];
 }
 
@@ -82,6 +83,7 @@ export function decodeToolResult(result: unknown, errorMember: string): DecodedT
   }
 
   if (isError) {
+    if (hasStructured && out.payloadSource !== 'structured_content') out.errorEnvelope = structured;
     const inText = textIsObject ? findError(textValue, errorMember) : undefined;
     const inStructured = hasStructured ? findError(structured, errorMember) : undefined;
     if (inText) out.error = toTaskError(inText, 'is_error_text');

@@ -25,6 +25,7 @@ export interface ReplyFields {
   taskId?: string;
   contextId?: string;
   failure?: TransportFailure;
+  errorEnvelope?: Record<string, unknown>;
 }
 
 export function makeReply(ctx: ReplyContext, f: ReplyFields): TaskReply {
@@ -45,6 +46,7 @@ export function makeReply(ctx: ReplyContext, f: ReplyFields): TaskReply {
   if (f.text !== undefined) reply.text = f.text;
   if (f.error !== undefined) reply.error = f.error;
   if (f.failure !== undefined) reply.failure = f.failure;
+  if (f.errorEnvelope !== undefined) reply.errorEnvelope = f.errorEnvelope;
   if (ctx.httpStatus !== undefined) reply.httpStatus = ctx.httpStatus;
   return reply;
 }

@@ -101,6 +101,9 @@ export interface TaskReply {
   /** MCP `isError`, or the A2A equivalent (failed task carrying an error object). */
   isError: boolean;
   error?: TaskError;
+  /** MCP: an error result's structuredContent (its `<token>_error` and what the agent echoed beside
+   *  it, e.g. `context`), when the payload was read from the text. */
+  errorEnvelope?: Record<string, unknown>;
   /** Set when the transport got no usable reply. `ok` is then false. */
   failure?: TransportFailure;
   httpStatus?: number;

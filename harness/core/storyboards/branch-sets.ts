@@ -1,0 +1,43 @@
+/**
+ * Optional phases and branch sets (digest 6.1 phase `optional`, `branch_set`; the bundle's
+ * storyboard-schema "Branch sets"): peer optional phases try mutually exclusive behaviours of the
+ * agent for one trigger (reject a past start_time, or accept and adjust it). A step of an optional
+ * phase that does not hold is the path the agent did not take, never its failure; a step that
+ * passes contributes its flag (`contributes_to`, or `contributes: true` for the phase's
+ * `branch_set.id`), and the later `assert_contribution` step fails only when no path contributed.
+ */
+import type { StepVerdict } from '../engine/kinds/types.js';
+import type { StoryboardPhase, StoryboardStep } from './model.js';
+
+/** The flag a passing step contributes, if any. */
+export function contributionOf(phase: StoryboardPhase, step: StoryboardStep): string | undefined {
+  if (typeof step.raw.contributes_to === 'string' && step.raw.contributes_to.length > 0) return step.raw.contributes_to;
+  const set = phase.raw.branch_set as { id?: unknown } | undefined;
+  return step.raw.contributes === true && typeof set?.id === 'string' ? set.id : undefined;
+}
+
+/** A step's verdict inside an optional phase: what did not hold is a path not taken. */
+export function withinOptionalPhase(phase: StoryboardPhase, verdict: StepVerdict): StepVerdict {
+  if (!phase.optional || verdict.status !== 'failed') return verdict;
+  const set = (phase.raw.branch_set as { id?: unknown } | undefined)?.id;
+  return {
+    status: 'not_applicable',
+    message: `optional phase ${phase.id}${typeof set === 'string' ? ` (branch set ${set})` : ''}: a path the agent did not take (${verdict.message}); the storyboard's assert_contribution judges the set`,
+  };
+}
+
+/** `assert_contribution`: its any_of validations hold when a step contributed one of their flags. */
+export function judgeContribution(step: StoryboardStep, contributed: ReadonlySet<string>): StepVerdict {
+  const wanted = step.validations
+    .filter((v) => v.check === 'any_of')
+    .flatMap((v) => (v.allowed_values ?? []).filter((x): x is string => typeof x === 'string'));
+  if (wanted.length === 0) return { status: 'not_applicable', message: 'assert_contribution names no flag (no any_of validation with allowed_values)' };
+  if (wanted.some((flag) => contributed.has(flag))) return { status: 'ok' };
+  const why = step.validations.find((v) => v.check === 'any_of')?.description;
+  return {
+    status: 'failed',
+    message: `no path contributed ${wanted.join(' or ')}${why ? `: ${why}` : ''}`,
+    expected: wanted,
+    actual: [...contributed],
+  };
+}
