@@ -26,13 +26,24 @@ export function withinOptionalPhase(phase: StoryboardPhase, verdict: StepVerdict
   };
 }
 
-/** `assert_contribution`: its any_of validations hold when a step contributed one of their flags. */
-export function judgeContribution(step: StoryboardStep, contributed: ReadonlySet<string>): StepVerdict {
+/**
+ * `assert_contribution`: its any_of validations hold when a step contributed one of their flags.
+ * When none did but a contributing step could not be verified (`unverified`: flag → that step's
+ * gap or block), the assertion cannot be judged either: a gap saying which path was not run.
+ */
+export function judgeContribution(step: StoryboardStep, contributed: ReadonlySet<string>, unverified: ReadonlyMap<string, string> = new Map()): StepVerdict {
   const wanted = step.validations
     .filter((v) => v.check === 'any_of')
     .flatMap((v) => (v.allowed_values ?? []).filter((x): x is string => typeof x === 'string'));
   if (wanted.length === 0) return { status: 'not_applicable', message: 'assert_contribution names no flag (no any_of validation with allowed_values)' };
   if (wanted.some((flag) => contributed.has(flag))) return { status: 'ok' };
+  const notRun = wanted.map((flag) => unverified.get(flag)).filter((why): why is string => why !== undefined);
+  if (notRun.length > 0)
+    return {
+      status: 'gap',
+      gap: 'a branch-set path the harness could not run',
+      message: `no path contributed ${wanted.join(' or ')}, and not every path was verified: ${notRun.join('; ')}`,
+    };
   const why = step.validations.find((v) => v.check === 'any_of')?.description;
   return {
     status: 'failed',

@@ -17,11 +17,21 @@ export interface StoryboardState {
   outcomes: Map<string, StepOutcome>;
   /** Branch-set flags contributed by passing steps (branch-sets.ts). */
   contributions: Set<string>;
+  /** Flags whose contributing step was a gap or blocked: flag → why (branch-sets.ts). */
+  unverifiedContributions: Map<string, string>;
 }
 
 export function storyboardState(ctx: CheckContext, storyboardId: string): Promise<StoryboardState> {
   return ctx.resources.get(`storyboard-state:${ctx.kind}:${storyboardId}`, async () => ({
-    value: { context: new Map(), capturedBy: new Map(), priorSteps: new Map(), generated: new Map(), outcomes: new Map(), contributions: new Set() },
+    value: {
+      context: new Map(),
+      capturedBy: new Map(),
+      priorSteps: new Map(),
+      generated: new Map(),
+      outcomes: new Map(),
+      contributions: new Set(),
+      unverifiedContributions: new Map(),
+    },
     close: async () => undefined,
   }));
 }

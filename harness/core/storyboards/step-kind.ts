@@ -56,6 +56,8 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       const state = await storyboardState(ctx, sb.id);
       const flag = contributionOf(phase, step);
       if (flag && result.verdict.status === 'ok') state.contributions.add(flag);
+      if (flag && (result.verdict.status === 'gap' || result.verdict.status === 'unmet'))
+        state.unverifiedContributions.set(flag, `${step.id}: ${result.verdict.message}`);
       return { ...result, verdict: withinOptionalPhase(phase, result.verdict) };
     },
   };
@@ -78,7 +80,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${step.requiresTool}` } };
       const state = await storyboardState(ctx, sb.id);
       if (def.advisory === true) return judgeAdvisory(step, state.outcomes.get(step.id), state.context);
-      if (step.task === 'assert_contribution') return { verdict: judgeContribution(step, state.contributions) };
+      if (step.task === 'assert_contribution') return { verdict: judgeContribution(step, state.contributions, state.unverifiedContributions) };
       const runnerStep = RUNNER_STEPS[step.task];
       if (runnerStep)
         return {
