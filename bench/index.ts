@@ -16,6 +16,7 @@ import { fuzzBench } from './fuzz.js';
 import { proxyBench } from './proxy.js';
 import { fleetBench } from './fleet.js';
 import { cliBench } from './cli.js';
+import { storyboardsBench } from './storyboards.js';
 
 interface Section {
   id: string;
@@ -34,6 +35,11 @@ const SECTIONS: Section[] = [
   },
   { id: 'fuzz', title: 'proto-comply fuzz cases per second vs bare undici calls per second to the same mock', run: () => fuzzBench() },
   { id: 'proxy', title: 'calls through the auditing proxy vs the same calls straight to the mock', run: () => proxyBench() },
+  {
+    id: 'storyboards',
+    title: 'the 3.0.6 storyboard bundle against the SDK non-guaranteed seller: proto-comply (MCP + A2A) vs the reference runner (MCP), whole processes',
+    run: () => storyboardsBench(),
+  },
   {
     id: 'fleet',
     title: 'registry fleet probing: 50, 100, 200 mock agents with the full suites; then 200 through Postgres and two workers',

@@ -16,6 +16,7 @@ export const SLOW_TEST_FILES: Readonly<Record<string, number>> = {
   'suites/faults.test.ts': 93,
   'suites/webhooks/webhooks.faults.test.ts': 81,
   'suites/interop/sdk-sellers.test.ts': 55,
+  'suites/interop/storyboards.test.ts': 52,
   'harness/cli/proxy-command.test.ts': 53,
   'harness/cli/cli.test.ts': 49,
   'harness/fuzz/fuzz.test.ts': 45,

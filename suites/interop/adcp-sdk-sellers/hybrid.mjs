@@ -16,7 +16,19 @@ const { MockHybridSeller, buildHybridServerExample } = await import(example('dec
 const adcp = buildHybridServerExample(new MockHybridSeller());
 
 const mcpPort = await freePort();
-serve(() => adcp, { port: mcpPort, reuseAgent: true });
+// One AdcpServer for every request (reuseAgent) is what lets A2A share the seller's state, but the
+// SDK then serializes requests on it: an MCP client that opens the optional GET event stream (the
+// SDK's own storyboard runner does) would hold it and every POST would wait. This agent pushes
+// nothing on that stream, so it answers GET 405, as the MCP transport allows.
+serve(() => adcp, {
+  port: mcpPort,
+  reuseAgent: true,
+  preTransport: async (req, res) => {
+    if (req.method !== 'GET') return false;
+    res.writeHead(405, { allow: 'POST' }).end();
+    return true;
+  },
+});
 
 const app = express();
 const a2aServer = app.listen(0, '127.0.0.1');

@@ -2,8 +2,10 @@
 // run unmodified on loopback in front of the SDK's own mock upstream (`adcp mock-server
 // sales-non-guaranteed`). Run with `node --import tsx --import ./loopback.mjs non-guaranteed.mjs`;
 // prints `READY {"mcp": …, "upstream": …, "token": …}` once the seller answers.
+// With ADCP_SELLER_A2A=1 it is served over A2A too (a2a.mjs), and READY also names `a2a` and `card`.
 import { bootMockServer } from '@adcp/sdk/mock-server';
 import { example, freePort, waitForHttp, announce } from './common.mjs';
+import { serveA2ABeside } from './a2a.mjs';
 
 // The example keeps its tasks and state in memory, which the SDK refuses outside development.
 process.env.NODE_ENV = 'development';
@@ -11,7 +13,8 @@ const upstream = await bootMockServer({ specialism: 'sales-non-guaranteed', port
 const port = await freePort();
 const token = process.env.ADCP_AUTH_TOKEN ?? 'sk_harness_do_not_use_in_prod';
 Object.assign(process.env, { UPSTREAM_URL: upstream.url, PORT: String(port), ADCP_AUTH_TOKEN: token });
+const a2a = serveA2ABeside('hello-seller-adapter-non-guaranteed');
 await import(example('hello_seller_adapter_non_guaranteed.ts'));
 const mcp = `http://127.0.0.1:${port}/mcp`;
 await waitForHttp(mcp, 20_000);
-announce({ mcp, upstream: upstream.url, token });
+announce({ mcp, upstream: upstream.url, token, ...(await a2a()) });

@@ -44,12 +44,16 @@ export interface Launched {
   facts: Record<string, string>;
 }
 
-/** Starts an agent's launcher and waits (bounded) for its `READY {json}` line. */
-export function launch(agent: InteropAgent): Promise<Launched> {
+/**
+ * Starts an agent's launcher and waits (bounded) for its `READY {json}` line. With `a2a`, an example
+ * that serves MCP only is served over A2A too (adcp-sdk-sellers/a2a.mjs; the hybrid seller always is).
+ */
+export function launch(agent: InteropAgent, opts: { a2a?: boolean } = {}): Promise<Launched> {
   const dir = join(here, 'adcp-sdk-sellers');
   const child = spawn(process.execPath, ['--import', 'tsx', '--import', join(dir, 'loopback.mjs'), join(dir, `${agent.id}.mjs`)], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ADCP_SELLER_A2A: opts.a2a ? '1' : '0' },
   });
   let out = '';
   let err = '';
