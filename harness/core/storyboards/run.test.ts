@@ -38,7 +38,7 @@ phases:
 const STORYBOARDS: Record<string, string> = {
   'index.json': JSON.stringify({
     adcp_version: '3.0.6',
-    universal: ['flow', 'seeded', 'clashing', 'misseeded', 'branches'],
+    universal: ['flow', 'seeded', 'clashing', 'misseeded', 'branches', 'refusal'],
     protocols: [{ id: 'signals', path: 'protocols/signals/', has_baseline: true }],
     specialisms: [],
   }),
@@ -158,6 +158,18 @@ phases:
         validations:
           - { check: any_of, allowed_values: [never], description: a path nobody takes }
 `,
+  'universal/refusal.yaml': `
+id: refusal
+title: A refusal nothing judges
+phases:
+  - id: p
+    steps:
+      - id: refused
+        task: get_products
+        sample_request: { buying_mode: nonsense }
+        validations:
+          - { check: oauth_metadata_graph, description: not judged by the harness }
+`,
   'universal/misseeded.yaml': `
 id: misseeded
 title: Fixtures without ids
@@ -265,6 +277,11 @@ describe('a storyboard bundle run by the engine', () => {
     expect(outcome('storyboard.branches.enforce.never_handled', t)).toBe('fail');
   });
 
+  it('fails a step that got an error it does not expect when none of its validations holds on it', () => {
+    const c = run.checks.find((x) => x.check_id === 'storyboard.refusal.p.refused' && x.transport === 'mcp')!;
+    expect([c.outcome, c.message]).toEqual(['fail', 'get_products answered an error (INVALID_REQUEST) and no validation of the step holds on it']);
+  });
+
   it("reports in the registry's terms: the storyboard's own id and track", () => {
     const detail = toComplianceDetail(run);
     expect(detail.storyboard_statuses.map((s) => [s.storyboard_id, s.track, s.status])).toEqual([
@@ -272,12 +289,14 @@ describe('a storyboard bundle run by the engine', () => {
       ['seeded', 'storyboard.seeded', 'passing'],
       ['clashing', 'storyboard.clashing', 'untested'],
       ['branches', 'storyboard.branches', 'failing'],
+      ['refusal', 'storyboard.refusal', 'failing'],
     ]);
     expect(detail.tracks).toEqual({
       core: 'fail',
       'storyboard.seeded': 'pass',
       'storyboard.clashing': 'skip',
       'storyboard.branches': 'fail',
+      'storyboard.refusal': 'fail',
       'storyboard.misseeded': 'skip',
       'storyboard.signals_only': 'skip',
     });

@@ -99,7 +99,8 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
             message: `${step.task}: the step calls with its own credentials (auth: ${JSON.stringify(step.raw.auth).slice(0, 80)}), which the harness does not send yet`,
           },
         };
-      if (!ctx.profile.tasks.includes(step.task))
+      // The capability task is every agent's discovery call, listed or not (an A2A card's skills need not list it).
+      if (!ctx.profile.tasks.includes(step.task) && step.task !== ctx.ids.capabilitiesTask)
         return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${step.task}` } };
       let args: unknown;
       try {
@@ -142,7 +143,17 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       noteResults(ctx, results);
       const failed = results.filter((r) => r.outcome === 'failed');
       if (failed.length > 0) return { verdict: failedVerdict(failed), record };
-      // An error answer is judged by the step's validations alone: some steps accept either a result or an error.
+      // An error answer is judged by the step's validations (some steps accept either a result or an
+      // error), but only when one of them held: a refusal that nothing judged is no pass.
+      if (!outcome.ok && !step.expectError && !results.some((r) => r.outcome === 'passed'))
+        return {
+          verdict: {
+            status: 'failed',
+            message: `${step.task} answered an error${outcome.errorCode ? ` (${outcome.errorCode})` : ''} and no validation of the step holds on it`,
+            actual: reply.payload,
+          },
+          record,
+        };
       if (missing.length > 0)
         return { verdict: { status: 'failed', message: `the response has no ${missing.join(', ')}, which later steps read`, actual: reply.payload }, record };
       return { verdict: { status: 'ok' }, record };
