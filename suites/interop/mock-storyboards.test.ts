@@ -2,8 +2,9 @@
  * The reference runner (`adcp storyboard run` of the pinned @adcp/sdk, its own 3.0.6 bundle, with
  * its loopback webhook receiver) assesses our reference mock seller, run in-process on loopback.
  * Every step it fails must be listed in mock-storyboards.yaml with the reason the mock is right,
- * and every listed step must still fail (a fixed one is taken off the list). Skipped with a message
- * when the SDK package is not installed.
+ * and every listed step must still fail (a fixed one is taken off the list). Our own storyboard run
+ * of the same bundle (MCP then A2A) is held to the file's `harness` list the same way. Skipped with
+ * a message when the SDK package is not installed.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -13,6 +14,9 @@ import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockSeller } from '../../mocks/seller/index.js';
 import type { RunningMockSeller } from '../../mocks/seller/options.js';
+import { compileStoryboards } from '../../harness/core/storyboards/compile.js';
+import { loadStoryboardBundle } from '../../harness/core/storyboards/load.js';
+import { certifyMock } from '../testing/mock-run.js';
 
 const SELLERS = join(import.meta.dirname, 'adcp-sdk-sellers');
 const RUNNER = join(SELLERS, 'node_modules/@adcp/sdk/bin/adcp.js');
@@ -29,7 +33,16 @@ interface Assessment {
   failures?: { storyboard_id: string; step_id: string }[];
 }
 
-const recorded = (yaml.load(readFileSync(join(import.meta.dirname, 'mock-storyboards.yaml'), 'utf8')) as { failures: Recorded[] }).failures;
+interface HarnessRecorded {
+  check: string;
+  transports: string[];
+  as?: string;
+  kind?: Recorded['kind'];
+  reason?: string;
+}
+const BUNDLE = join(SELLERS, 'node_modules/@adcp/sdk/compliance/cache/3.0.6');
+const file = yaml.load(readFileSync(join(import.meta.dirname, 'mock-storyboards.yaml'), 'utf8')) as { failures: Recorded[]; harness: HarnessRecorded[] };
+const recorded = file.failures;
 const matches = (entry: string, step: string) => (entry.endsWith('/*') ? step.startsWith(entry.slice(0, -1)) : entry === step);
 
 describe.skipIf(!present)('the reference runner against the reference mock seller', () => {
@@ -60,4 +73,31 @@ describe.skipIf(!present)('the reference runner against the reference mock selle
       expect(r.reason.length, r.step).toBeGreaterThan(40);
     }
   });
+});
+
+describe.skipIf(!present)('our own storyboard run against the reference mock seller', () => {
+  it('fails exactly the checks the harness list explains, each the same failure as a reference step or with its own reason', async () => {
+    const catalog = compileStoryboards(loadStoryboardBundle(BUNDLE));
+    const run = await certifyMock({
+      token: 'adcp',
+      target: '3.0',
+      catalog,
+      suites: catalog.suites,
+      mock: { protocolLine: '3.1' },
+      lifecycleStage: 'development',
+    });
+    expect(run.checks.filter((c) => c.outcome === 'error').map((c) => `${c.transport} ${c.check_id}: ${c.message}`)).toEqual([]);
+    const failing = run.checks.filter((c) => c.outcome === 'fail').map((c) => `${c.transport} ${c.check_id}`);
+    const listed = file.harness.flatMap((h) => h.transports.map((t) => `${t} ${h.check}`));
+    expect(failing.filter((f) => !listed.includes(f)).sort()).toEqual([]);
+    expect(listed.filter((f) => !failing.includes(f)).sort()).toEqual([]);
+    for (const h of file.harness) {
+      if (h.as)
+        expect(
+          recorded.map((r) => r.step),
+          h.check,
+        ).toContain(h.as);
+      else expect(h.reason?.length ?? 0, h.check).toBeGreaterThan(40);
+    }
+  }, 180_000);
 });
