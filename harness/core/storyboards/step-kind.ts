@@ -65,7 +65,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
   async function runStep(def: StepDef, ctx: CheckContext): Promise<{ verdict: StepVerdict; record?: ReturnType<typeof recordOf> }> {
     {
       const selection = await selectionOn(ctx, () =>
-        selectStoryboards(bundle, { capabilities: ctx.profile.capabilities ?? {}, tools: new Set(ctx.profile.tasks), majorVersions: majorVersions(ctx) }),
+        selectStoryboards(bundle, { capabilities: ctx.profile.capabilities ?? {}, tools: toolsOf(ctx), majorVersions: majorVersions(ctx) }),
       );
       const chosen = selection.get(String(def.storyboard));
       if (!chosen || chosen.skip)
@@ -159,6 +159,11 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       return { verdict: { status: 'ok' }, record };
     }
   }
+}
+
+/** The tasks the agent lists, and its capability task, which every agent answers listed or not. */
+function toolsOf(ctx: CheckContext): Set<string> {
+  return new Set([...ctx.profile.tasks, ctx.ids.capabilitiesTask]);
 }
 
 function majorVersions(ctx: CheckContext): number[] | undefined {
