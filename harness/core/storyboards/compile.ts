@@ -50,10 +50,7 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
         serial: true,
         steps: [{ kind: kind.name, storyboard: sb.id, seed: true }],
       });
-    let lastStateful: string | undefined = seeding;
     for (const phase of sb.phases) {
-      // An optional phase is one path of several: steps after it do not chain to its steps.
-      const beforeOptional = phase.optional ? lastStateful : undefined;
       for (const step of phase.steps) {
         const id = stepCheckId(sb.id, phase.id, step.id);
         const spec = {
@@ -68,8 +65,9 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
           spec,
           serial: true,
           steps: [
-            // A stateful step needs the stateful step before it; any step needs the seeding.
-            { kind: kind.name, storyboard: sb.id, phase: phase.id, step: step.id, ...prerequisiteOf(step.stateful ? lastStateful : seeding) },
+            // Any step needs the seeding; a stateful step needs the stateful steps before it, judged as
+            // they run (stateful-chain.ts), since one that does not apply leaves the chain whole.
+            { kind: kind.name, storyboard: sb.id, phase: phase.id, step: step.id, ...prerequisiteOf(seeding) },
           ],
         });
         if (step.validations.some((v) => v.severity === 'advisory'))
@@ -81,9 +79,7 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
             serial: true,
             steps: [{ kind: kind.name, storyboard: sb.id, phase: phase.id, step: step.id, advisory: true, prerequisite: id }],
           });
-        if (step.stateful) lastStateful = id;
       }
-      if (phase.optional) lastStateful = beforeOptional;
     }
     if (checks.length > 0)
       // order `first`: a transport runs its storyboards one at a time, as the reference runner does,

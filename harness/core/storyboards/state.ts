@@ -6,6 +6,7 @@
  */
 import type { CheckContext } from '../engine/kinds/types.js';
 import type { StepOutcome } from './validations.js';
+import type { ChainBreak } from './stateful-chain.js';
 import type { StoryboardSelection } from './select.js';
 
 export interface StoryboardState {
@@ -19,6 +20,8 @@ export interface StoryboardState {
   contributions: Set<string>;
   /** Flags whose contributing step was a gap or blocked: flag → why (branch-sets.ts). */
   unverifiedContributions: Map<string, string>;
+  /** The first stateful step that did not hold, when one did not (stateful-chain.ts). */
+  chain?: ChainBreak;
 }
 
 export function storyboardState(ctx: CheckContext, storyboardId: string): Promise<StoryboardState> {

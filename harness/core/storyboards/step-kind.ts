@@ -21,6 +21,7 @@ import { substitute, UnresolvedSubstitution } from './substitute.js';
 import { judgeValidation, type StepOutcome, type ValidationResult } from './validations.js';
 import { contributionOf, judgeContribution, withinOptionalPhase } from './branch-sets.js';
 import { rebaseStaleFlight } from './flight.js';
+import { chainAfter, chainVerdict } from './stateful-chain.js';
 
 /**
  * Steps the runner carries out itself rather than calling an agent task (digest 6.1 webhook
@@ -54,6 +55,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       if (def.seed === true || def.advisory === true) return result;
       const { sb, phase, step } = find(def);
       const state = await storyboardState(ctx, sb.id);
+      state.chain = chainAfter(step, phase, String(ctx.checkId), result.verdict, state.chain);
       const flag = contributionOf(phase, step);
       if (flag && result.verdict.status === 'ok') state.contributions.add(flag);
       if (flag && (result.verdict.status === 'gap' || result.verdict.status === 'unmet'))
@@ -102,6 +104,8 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       // The capability task is every agent's discovery call, listed or not (an A2A card's skills need not list it).
       if (!ctx.profile.tasks.includes(step.task) && step.task !== ctx.ids.capabilitiesTask)
         return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${step.task}` } };
+      const chained = chainVerdict(step, phase, state.chain);
+      if (chained) return { verdict: chained };
       let args: unknown;
       try {
         args = substitute(step.sampleRequest ?? {}, { context: state.context, priorSteps: state.priorSteps, generated: state.generated, uuid: randomUUID });
@@ -135,6 +139,16 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         if (v !== undefined) state.context.set(out.name, v);
         else if (outcome.ok) missing.push(out.path);
       }
+      // An unsupported controller scenario is a coverage gap (digest 4.6), unless the step asks for the refusal.
+      if (controllerRefused && !step.expectError && (payload as { error?: unknown }).error === 'UNKNOWN_SCENARIO')
+        return {
+          verdict: {
+            status: 'gap',
+            gap: 'a test-controller scenario',
+            message: `the test controller does not offer ${String((args as { scenario?: unknown })?.scenario)} (UNKNOWN_SCENARIO)`,
+          },
+          record,
+        };
       if (step.expectError && outcome.ok)
         return { verdict: { status: 'failed', message: `${step.task} succeeded; the step expects an error`, actual: reply.payload }, record };
       const results = step.validations
