@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { mockSellerCommand } from './cli.js';
 import { listFaults } from './faults.js';
+import { McpTestClient } from './testing/wire-client.js';
 
 function capture() {
   const out: string[] = [];
@@ -40,6 +41,7 @@ describe('mock seller command', () => {
     [['--token', 'Not A Token'], /token/],
     [['stray-positional'], /stray-positional/],
     [['--kind', 'signals,seller'], /--kind "seller" is no agent kind \(known: media-buy, creative, signals, governance, brand\)/],
+    [['--line', '3.3'], /--line must be one of 3\.0, 3\.1, 3\.2, got "3\.3"/],
   ])('rejects %j with one line on stderr and exit code 2', async (argv, message) => {
     const { out, err, io } = capture();
     expect(await mockSellerCommand(argv, io)).toBe(2);
@@ -63,6 +65,19 @@ describe('mock seller command', () => {
       'get_proto_capabilities',
       'get_signals',
     ]);
+    stop.abort();
+    expect(await running).toBe(0);
+  });
+
+  it('--line sets the protocol line it speaks: a 3.2 seller declares 3.2 alone', async () => {
+    const { out, io } = capture();
+    const stop = new AbortController();
+    const running = mockSellerCommand(['--line', '3.2'], { ...io, stop: stop.signal });
+    await waitFor(() => out.join('').includes('MCP '), 'the URL lines');
+    const mcp = /^MCP\s+(\S+)$/m.exec(out.join(''))![1]!;
+    const client = new McpTestClient(mcp);
+    await client.initialize();
+    expect(((await client.ok('get_proto_capabilities')).proto as { supported_versions: string[] }).supported_versions).toEqual(['3.2']);
     stop.abort();
     expect(await running).toBe(0);
   });

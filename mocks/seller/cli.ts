@@ -1,12 +1,13 @@
 /**
  * `proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]...
- *  [--db FILE] [--reply-mode sse|json] [--no-controller] [--allow-private-webhooks] [--kind KIND[,KIND]]... [--list-faults]`
+ *  [--db FILE] [--reply-mode sse|json] [--no-controller] [--allow-private-webhooks] [--kind KIND[,KIND]]... [--line 3.0|3.1|3.2] [--list-faults]`
  *
  * Starts the reference mock seller, prints its URLs, runs until SIGINT/SIGTERM, then closes
  * cleanly and returns 0. Bad flags: one line on stderr, exit code 2.
  */
 import { TokenError } from '../../harness/core/token.js';
 import { AGENT_KINDS, type AgentKind, isAgentKind } from '../../harness/core/protocol/agent-kinds.js';
+import { DEFAULT_TARGET, PROTOCOL_LINES, type ProtocolLine, isProtocolLine } from '../../harness/core/protocol/lines.js';
 import { UnknownFaultError, listFaults } from './faults.js';
 import { startMockSeller } from './index.js';
 import { FlagError, type MockCommandIo, parseMockFlags, startMockCommand, waitForStop } from '../../harness/core/cli-kit/serve.js';
@@ -15,8 +16,9 @@ export type MockSellerCommandIo = MockCommandIo;
 
 const USAGE =
   'usage: proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]... [--db FILE] [--reply-mode sse|json] [--no-controller] ' +
-  '[--allow-private-webhooks] [--kind KIND[,KIND]]... [--list-faults]\n' +
+  '[--allow-private-webhooks] [--kind KIND[,KIND]]... [--line 3.0|3.1|3.2] [--list-faults]\n' +
   `  --kind KIND               serve only these agent kinds' tasks (${AGENT_KINDS.join(', ')}; default all)\n` +
+  `  --line LINE               the protocol line it speaks (${PROTOCOL_LINES.join(', ')}; default ${DEFAULT_TARGET}): its declared versions and line-specific rules\n` +
   '  --allow-private-webhooks  local testing: accept webhook URLs on loopback/private networks, over http too (never link-local or metadata)\n' +
   '                            (default: https and public addresses only, digest 5.9)';
 
@@ -29,7 +31,9 @@ function parse(argv: string[]) {
     'no-controller': { type: 'boolean' },
     'allow-private-webhooks': { type: 'boolean' },
     kind: { type: 'string', multiple: true },
+    line: { type: 'string' },
   });
+  if (v.line !== undefined && !isProtocolLine(v.line)) throw new FlagError(`--line must be one of ${PROTOCOL_LINES.join(', ')}, got ${JSON.stringify(v.line)}`);
   const replyMode = v['reply-mode'];
   if (replyMode !== undefined && replyMode !== 'sse' && replyMode !== 'json') {
     throw new FlagError(`--reply-mode must be "sse" or "json", got ${JSON.stringify(replyMode)}`);
@@ -51,6 +55,7 @@ function parse(argv: string[]) {
       testController: v['no-controller'] !== true,
       allowPrivateWebhooks: v['allow-private-webhooks'] === true,
       ...(kinds.length ? { kinds: [...new Set(kinds)] as AgentKind[] } : {}),
+      ...(v.line !== undefined ? { protocolLine: v.line as ProtocolLine } : {}),
     },
   };
 }
