@@ -133,6 +133,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
       maxUrls: hooks.maxUrlsPerPrincipal ?? DEFAULT_MAX_WEBHOOK_URLS,
     }),
     addressPolicy: webhookPolicy,
+    operationIdFromUrl: protocolLine === '3.0',
     log,
   });
   const services: SellerServices = {

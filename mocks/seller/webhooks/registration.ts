@@ -4,7 +4,9 @@
  * (digest 1.16): no `authentication` block → RFC 9421; `HMAC-SHA256` → legacy HMAC with the
  * shared secret. Legacy Bearer gives no body integrity and is refused for these mutating
  * callbacks (interface spec 5.3); a registration without `operation_id` is refused too
- * (interface spec 6.1 rule 1 allows it, and the envelope cannot be correlated without it).
+ * (interface spec 6.1 rule 1 allows it, and the envelope cannot be correlated without it), except
+ * on a 3.0 seller (`operationIdFromUrl`): 3.0 has no such member and its contract takes the id
+ * from the URL's last path segment, so that is what it echoes.
  */
 import { LegacyConfigError, assertLegacySecret } from '../../../harness/core/signing/legacy/legacy-hmac.js';
 import { WebhookModeError, webhookMode, type WebhookAuthentication } from '../../../harness/core/signing/verify/webhook-mode.js';
@@ -26,12 +28,12 @@ export function parseRegistration(
   value: unknown,
   field: string,
   log: (line: string) => void = () => {},
-  opts: { acceptBearer?: boolean; acceptShortSecret?: boolean } = {},
+  opts: { acceptBearer?: boolean; acceptShortSecret?: boolean; operationIdFromUrl?: boolean } = {},
 ): WebhookRegistration {
   if (!isPlainObject(value)) throw invalidRequest(field, 'must be an object {url, operation_id, authentication?}');
   const url = value.url;
   if (typeof url !== 'string' || !/^https?:\/\//i.test(url) || !URL.canParse(url)) throw invalidRequest(`${field}.url`, 'expected an http(s) URL');
-  const operationId = value.operation_id;
+  const operationId = value.operation_id ?? (opts.operationIdFromUrl ? lastSegment(url) : undefined);
   if (typeof operationId !== 'string' || operationId === '') {
     throw invalidRequest(`${field}.operation_id`, 'required: the buyer-generated correlation id echoed on every delivery (interface spec 6.1 rule 1)');
   }
@@ -72,5 +74,17 @@ export function registrationOf(value: unknown): WebhookRegistration | undefined 
     return parseRegistration(value, 'registration');
   } catch {
     return undefined;
+  }
+}
+
+/** The URL's last non-empty path segment (the 3.0 contract's operation id), undefined without one. */
+function lastSegment(url: string): string | undefined {
+  const segments = new URL(url).pathname.split('/').filter(Boolean);
+  const last = segments.at(-1);
+  if (last === undefined) return undefined;
+  try {
+    return decodeURIComponent(last).slice(0, 255);
+  } catch {
+    return last.slice(0, 255);
   }
 }

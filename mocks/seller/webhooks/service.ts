@@ -63,6 +63,8 @@ export interface WebhookServiceDeps {
   /** Deliveries connect through it, pinned to the addresses it checked. */
   addressPolicy?: AddressPolicy;
   log: (line: string) => void;
+  /** A 3.0 seller takes a registration without operation_id, echoing the URL's last segment (the 3.0 contract). */
+  operationIdFromUrl?: boolean;
 }
 
 export interface InlineCompletion {
@@ -106,10 +108,14 @@ export class WebhookService {
 
   /** Validates a registration at request time (INVALID_REQUEST for Bearer, no operation_id, ...). */
   checkRegistration(value: unknown, field: string): WebhookRegistration {
-    return parseRegistration(value, field, this.deps.log, {
+    const reg = parseRegistration(value, field, this.deps.log, {
       acceptBearer: this.deps.faults.has('webhook-bearer-accepted'),
       acceptShortSecret: this.deps.faults.has('short-credential-accepted'),
+      operationIdFromUrl: this.deps.operationIdFromUrl === true,
     });
+    // Kept with the registration as stored, so every later delivery echoes the same id.
+    if (isPlainObject(value) && value.operation_id === undefined) value.operation_id = reg.operation_id;
+    return reg;
   }
 
   /** Refuses a registration URL that is not https or not public (digest 5.9), or one too many for the principal (INVALID_REQUEST). */
