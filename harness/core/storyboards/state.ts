@@ -19,6 +19,11 @@ export interface StoryboardState {
   contributions: Set<string>;
   /** Flags whose contributing step was a gap or blocked: flag → why (branch-sets.ts). */
   unverifiedContributions: Map<string, string>;
+  /** Steps that passed, and why each step that was not judged was not (a gap): for `contributes_if`. */
+  passed: Set<string>;
+  notJudged: Map<string, string>;
+  /** The request each step sent (after substitution), by step id. */
+  sent: Map<string, Record<string, unknown>>;
 }
 
 export function storyboardState(ctx: CheckContext, storyboardId: string): Promise<StoryboardState> {
@@ -31,6 +36,9 @@ export function storyboardState(ctx: CheckContext, storyboardId: string): Promis
       outcomes: new Map(),
       contributions: new Set(),
       unverifiedContributions: new Map(),
+      passed: new Set(),
+      notJudged: new Map(),
+      sent: new Map(),
     },
     close: async () => undefined,
   }));

@@ -110,6 +110,12 @@ describe('loading a bundle', () => {
       '',
       /not YAML/,
     ],
+    [
+      'a test kit that is not a mapping',
+      { 'index.json': INDEX, 'universal/caps.yaml': storyboard('caps'), 'test-kits/bad.yaml': '- a list\n' },
+      '',
+      /test-kits\/bad\.yaml: a test kit is a mapping/,
+    ],
   ])('refuses %s, naming the file', (_what, files, file, message) => {
     const root = tree(files as Record<string, string>);
     expect(() => loadStoryboardBundle(join(root, file))).toThrow(StoryboardBundleError);
