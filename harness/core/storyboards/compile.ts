@@ -51,11 +51,14 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
         steps: [{ kind: kind.name, storyboard: sb.id, seed: true }],
       });
     let lastStateful: string | undefined = seeding;
+    const checkOf = new Map(sb.phases.flatMap((p) => p.steps.map((st) => [st.id, stepCheckId(sb.id, p.id, st.id)] as const)));
     for (const phase of sb.phases) {
       // An optional phase is one path of several: steps after it do not chain to its steps.
       const beforeOptional = phase.optional ? lastStateful : undefined;
       for (const step of phase.steps) {
         const id = stepCheckId(sb.id, phase.id, step.id);
+        // A webhook assertion judges what its trigger caused: it needs that step (webhook-steps.ts).
+        const trigger = typeof step.raw.triggered_by === 'string' ? checkOf.get(step.raw.triggered_by) : undefined;
         const spec = {
           doc: 'digest' as const,
           section: '6.1',
@@ -69,7 +72,7 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
           serial: true,
           steps: [
             // A stateful step needs the stateful step before it; any step needs the seeding.
-            { kind: kind.name, storyboard: sb.id, phase: phase.id, step: step.id, ...prerequisiteOf(step.stateful ? lastStateful : seeding) },
+            { kind: kind.name, storyboard: sb.id, phase: phase.id, step: step.id, ...prerequisiteOf(trigger ?? (step.stateful ? lastStateful : seeding)) },
           ],
         });
         if (step.validations.some((v) => v.severity === 'advisory'))

@@ -1,20 +1,28 @@
 /**
  * Runner-side storyboard steps against the real mock seller on loopback, over MCP and A2A, with the
- * fixture bundle in testing/runner-steps/: test kits (task names, values, credentials, skip_if)
- * and steps calling with their own credentials.
+ * fixture bundle in testing/runner-steps/: test kits (task names, values, credentials, skip_if),
+ * the webhook pseudo-tasks at the harness's receiver (a delivery, its signature, retries with a
+ * stable key, silence, a delivery that never comes within its bounded window), and steps calling
+ * with their own credentials. Mock faults that break webhook signing or retries fail the steps
+ * that judge them.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { certifyMock } from '../../../suites/testing/mock-run.js';
 import type { RunResult } from '../engine/result.js';
+import type { CheckContext } from '../engine/kinds/types.js';
+import { protocolIds } from '../token.js';
 import { compileStoryboards } from './compile.js';
 import { loadStoryboardBundle } from './load.js';
+import { receiverScope } from './runner-webhooks.js';
+import { storyboardState } from './state.js';
 import { phaseSkip, taskOf, testKitOf } from './test-kits.js';
 import { UnresolvedSubstitution } from './substitute.js';
 
 const BUNDLE = join(import.meta.dirname, 'testing', 'runner-steps');
 const bundle = loadStoryboardBundle(BUNDLE);
 const catalog = compileStoryboards(bundle);
+const only = (...ids: string[]) => catalog.suites.filter((s) => ids.includes(s.id));
 
 function runWith(faults: string[], suites = catalog.suites): Promise<RunResult> {
   return certifyMock({ token: 'adcp', catalog, suites, mock: { kinds: ['media-buy'], faults } });
@@ -78,6 +86,80 @@ describe('test kits', () => {
         'storyboard test kit',
         `unresolved_substitution: $test_kit.${path} (the test kit test-kits/hooks-runner.yaml has no ${path})`,
       ]);
+    }
+  });
+});
+
+describe('webhook steps at the harness receiver', () => {
+  it('run with no harness error', () => {
+    expect(run.harness_error).toBeUndefined();
+    expect(run.checks.filter((c) => c.outcome === 'error')).toEqual([]);
+  });
+
+  it.each(['mcp', 'a2a'])('pass on a seller that delivers, signs and retries (%s)', (t) => {
+    for (const id of ['arm', 'create', 'complete', 'arrived', 'signed', 'once']) expect(outcome(run, `hooks.delivered.${id}`, t), id).toBe('pass');
+    for (const id of ['arm_retry', 'create_retry', 'complete_retry', 'keys_stable']) expect(outcome(run, `hooks.retried.${id}`, t), id).toBe('pass');
+    expect(check(run, 'hooks.retried.keys_stable', t)?.message).toMatch(/^3 matching of 3 deliveries to the URL step create_retry sent/);
+  });
+
+  it.each(['mcp', 'a2a'])('hold no_webhook for a create answered inline, and fail an awaited one when its bounded window ends (%s)', (t) => {
+    expect(outcome(run, 'hook_misses.inline.silent', t)).toBe('pass');
+    const awaited = check(run, 'hook_misses.inline.awaited', t)!;
+    expect([awaited.outcome, awaited.message]).toEqual(['fail', 'no_webhook_received: no matching delivery arrived within 1 s']);
+    expect(awaited.duration_ms).toBeLessThan(5_000);
+  });
+
+  it('are blocked by a trigger that did not pass', () => {
+    const hooks = catalog.suites.find((s) => s.id === 'storyboard.hooks')!;
+    expect(hooks.checks.find((c) => c.id === 'storyboard.hooks.delivered.signed')?.steps[0]?.prerequisite).toBe('storyboard.hooks.delivered.create');
+  });
+
+  it('fail the signature step when the seller signs with a key it does not publish', async () => {
+    const faulty = await runWith(['webhook-key-unpublished'], only('storyboard.hooks'));
+    for (const t of ['mcp', 'a2a']) {
+      expect(outcome(faulty, 'hooks.delivered.arrived', t)).toBe('pass');
+      const signed = check(faulty, 'hooks.delivered.signed', t)!;
+      expect(signed.outcome).toBe('fail');
+      expect(signed.message).toMatch(/^signature_key_unknown: delivery 1 does not verify under the RFC 9421 webhook profile/);
+      expect(signed.evidence?.exchanges.map((x) => [x.purpose.replace(/capture \w+/, 'capture'), x.response?.status])).toEqual([
+        ['webhook received by the harness (capture, delivery 1)', 200],
+      ]);
+    }
+  }, 60_000);
+
+  it('fail retry stability when the seller rotates the key, or reuses the nonce, across retries', async () => {
+    const faulty = await runWith(['webhook-key-rotated-on-retry'], only('storyboard.hooks'));
+    expect(check(faulty, 'hooks.retried.keys_stable', 'mcp')?.message).toBe(
+      'idempotency_key_rotated: the retries of one event carry different idempotency_keys',
+    );
+    const replayed = await runWith(['webhook-nonce-reused'], only('storyboard.hooks'));
+    expect(check(replayed, 'hooks.retried.keys_stable', 'mcp')?.message).toMatch(/^signature_replayed: delivery 2 /);
+    expect(outcome(replayed, 'hooks.delivered.signed', 'mcp')).toBe('pass');
+  }, 60_000);
+
+  it('are a gap naming what to supply when the seller is not on this machine and no public receiver URL is set', async () => {
+    const ids = protocolIds('adcp');
+    const resources = new Map<string, unknown>();
+    const ctx = {
+      ids,
+      kind: 'mcp',
+      transport: { endpoint: 'https://seller.example.com/mcp' },
+      resources: { get: async (k: string, make: () => Promise<{ value: unknown }>) => resources.get(k) ?? (await make()).value },
+    } as unknown as CheckContext;
+    const sb = bundle.storyboards.get('hooks')!;
+    const state = await storyboardState(ctx, sb.id);
+    const create = sb.phases[0]!.steps.find((s) => s.id === 'create')!;
+    const saved = process.env[ids.runnerWebhookEnv];
+    delete process.env[ids.runnerWebhookEnv];
+    try {
+      expect(await receiverScope(ctx, sb, 'create', state, create.sampleRequest)).toMatchObject({
+        status: 'gap',
+        gap: 'public webhook receiver URL',
+        message: expect.stringContaining(`set ${ids.runnerWebhookEnv} to a public https URL`),
+      });
+      expect(await receiverScope(ctx, sb, 'arm', state, { no: 'receiver' })).toEqual({});
+    } finally {
+      if (saved !== undefined) process.env[ids.runnerWebhookEnv] = saved;
     }
   });
 });

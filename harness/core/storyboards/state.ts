@@ -7,6 +7,7 @@
 import type { CheckContext } from '../engine/kinds/types.js';
 import type { StepOutcome } from './validations.js';
 import type { StoryboardSelection } from './select.js';
+import type { Capture } from '../webhooks/emission/receiver.js';
 
 export interface StoryboardState {
   context: Map<string, unknown>;
@@ -24,6 +25,10 @@ export interface StoryboardState {
   notJudged: Map<string, string>;
   /** The request each step sent (after substitution), by step id. */
   sent: Map<string, Record<string, unknown>>;
+  /** The receiver capture behind each `{{runner.webhook_url:<step>}}`, by that step id (runner-webhooks.ts). */
+  hooks: Map<string, Capture>;
+  /** The `{{runner.webhook_url:<step>}}` step ids each step's request used. */
+  hookUrlsOf: Map<string, string[]>;
 }
 
 export function storyboardState(ctx: CheckContext, storyboardId: string): Promise<StoryboardState> {
@@ -39,6 +44,8 @@ export function storyboardState(ctx: CheckContext, storyboardId: string): Promis
       passed: new Set(),
       notJudged: new Map(),
       sent: new Map(),
+      hooks: new Map(),
+      hookUrlsOf: new Map(),
     },
     close: async () => undefined,
   }));

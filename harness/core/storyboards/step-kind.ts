@@ -2,8 +2,9 @@
  * The step kind that runs one storyboard step (or, with `seed`, the seeding of its fixtures,
  * seeding.ts): whether the storyboard applies to this transport's agent, its test kit
  * (test-kits.ts), the substitutions, the task call with the step's own credentials (auth.ts), the
- * validations, the captured context. What the harness cannot run yet (runner-side steps) is a
- * coverage gap saying so, never a pass; a step that needs a value an earlier step failed to capture is
+ * validations, the captured context. The webhook pseudo-tasks are judged at the harness's receiver
+ * (webhook-steps.ts). What the harness cannot run yet (the other runner-side steps) is a coverage
+ * gap saying so, never a pass; a step that needs a value an earlier step failed to capture is
  * blocked by that step; a validation the storyboard authored wrongly is not the agent's failure.
  */
 import { randomUUID } from 'node:crypto';
@@ -23,17 +24,15 @@ import { contributionIf, contributionOf, judgeContribution, withinOptionalPhase 
 import { rebaseStaleFlight } from './flight.js';
 import { phaseSkip, taskOf, testKitOf, kitValue } from './test-kits.js';
 import { stepAuth } from './auth.js';
+import { receiverScope } from './runner-webhooks.js';
+import { runWebhookStep, WEBHOOK_STEPS } from './webhook-steps.js';
 
 /**
- * Steps the runner carries out itself rather than calling an agent task (digest 6.1 webhook
- * assertions, substitution observation, OAuth metadata probes) that the harness does not run yet:
- * each is a coverage gap naming what it is. (Branch-set assertions are judged.)
+ * Steps the runner carries out itself rather than calling an agent task (digest 6.1 substitution
+ * observation, OAuth metadata probes) that the harness does not run yet: each is a coverage gap
+ * naming what it is. (The webhook assertions and branch-set assertions are judged.)
  */
 const RUNNER_STEPS: Readonly<Record<string, string>> = {
-  expect_webhook: 'storyboard webhook assertions',
-  expect_no_webhook: 'storyboard webhook assertions',
-  expect_webhook_retry_keys_stable: 'storyboard webhook assertions',
-  expect_webhook_signature_valid: 'storyboard webhook assertions',
   expect_substitution_safe: 'storyboard substitution observation',
   protected_resource_metadata: 'storyboard OAuth metadata probes',
   oauth_auth_server_metadata: 'storyboard OAuth metadata probes',
@@ -104,6 +103,13 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         return { verdict: unresolved(e, state.capturedBy) };
       }
       if (task === 'assert_contribution') return { verdict: judgeContribution(step, state.contributions, state.unverifiedContributions) };
+      if (WEBHOOK_STEPS.has(task))
+        try {
+          return await runWebhookStep({ ...step, task }, ctx, { state, substitute: (v) => substitute(v, scope) });
+        } catch (e) {
+          if (!(e instanceof UnresolvedSubstitution)) throw e;
+          return { verdict: unresolved(e, state.capturedBy) };
+        }
       const runnerStep = RUNNER_STEPS[task];
       if (runnerStep)
         return {
@@ -118,9 +124,11 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${task}` } };
       const auth = await stepAuth(step, kit, ctx);
       if (auth && 'verdict' in auth) return { verdict: auth.verdict };
+      const receiver = await receiverScope(ctx, sb, step.id, state, step.sampleRequest);
+      if ('status' in receiver) return { verdict: receiver };
       let args: unknown;
       try {
-        args = substitute(step.sampleRequest ?? {}, scope);
+        args = substitute(step.sampleRequest ?? {}, { ...scope, ...receiver });
       } catch (e) {
         if (!(e instanceof UnresolvedSubstitution)) throw e;
         return { verdict: unresolved(e, state.capturedBy) };
