@@ -19,6 +19,7 @@ const bundle: StoryboardBundle = {
   root: '/',
   entries: [],
   otherFiles: [],
+  testKits: [],
   storyboards: new Map([
     ['a', storyboard('a', { p1: ['s1', 's2'], p2: ['s3'] })],
     ['a/scenario', storyboard('a/scenario', { p: ['x'] })],

@@ -16,6 +16,25 @@ export function contributionOf(phase: StoryboardPhase, step: StoryboardStep): st
   return step.raw.contributes === true && typeof set?.id === 'string' ? set.id : undefined;
 }
 
+/**
+ * Whether a passing step's contribution counts under its `contributes_if` (the one grammar the
+ * schema gives: `prior_step.<id>.passed`): `yes`, `no`, or why it cannot be known (that step was
+ * not judged: a gap). Any other expression contributes nothing, as the reference runner does.
+ */
+export function contributionIf(
+  step: StoryboardStep,
+  passed: ReadonlySet<string>,
+  notJudged: ReadonlyMap<string, string>,
+): 'yes' | 'no' | { unverified: string } {
+  const expr = step.raw.contributes_if;
+  if (expr === undefined) return 'yes';
+  const id = typeof expr === 'string' ? /^prior_step\.([A-Za-z0-9_]+)\.passed$/.exec(expr.trim())?.[1] : undefined;
+  if (id === undefined) return 'no';
+  if (passed.has(id)) return 'yes';
+  const why = notJudged.get(id);
+  return why === undefined ? 'no' : { unverified: `contributes_if ${expr}: step ${id} was not judged (${why})` };
+}
+
 /** A step's verdict inside an optional phase: what did not hold is a path not taken. */
 export function withinOptionalPhase(phase: StoryboardPhase, verdict: StepVerdict): StepVerdict {
   if (!phase.optional || verdict.status !== 'failed') return verdict;

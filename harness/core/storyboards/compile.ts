@@ -50,9 +50,12 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
         serial: true,
         steps: [{ kind: kind.name, storyboard: sb.id, seed: true }],
       });
+    const checkOf = new Map(sb.phases.flatMap((p) => p.steps.map((st) => [st.id, stepCheckId(sb.id, p.id, st.id)] as const)));
     for (const phase of sb.phases) {
       for (const step of phase.steps) {
         const id = stepCheckId(sb.id, phase.id, step.id);
+        // A webhook assertion judges what its trigger caused: it needs that step (webhook-steps.ts).
+        const trigger = typeof step.raw.triggered_by === 'string' ? checkOf.get(step.raw.triggered_by) : undefined;
         const spec = {
           doc: 'digest' as const,
           section: '6.1',
@@ -65,9 +68,10 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
           spec,
           serial: true,
           steps: [
-            // Any step needs the seeding; a stateful step needs the stateful steps before it, judged as
-            // they run (stateful-chain.ts), since one that does not apply leaves the chain whole.
-            { kind: kind.name, storyboard: sb.id, phase: phase.id, step: step.id, ...prerequisiteOf(seeding) },
+            // Any step needs the seeding, a webhook assertion its trigger; a stateful step needs the
+            // stateful steps before it, judged as they run (stateful-chain.ts), since one that does not
+            // apply leaves the chain whole.
+            { kind: kind.name, storyboard: sb.id, phase: phase.id, step: step.id, ...prerequisiteOf(trigger ?? seeding) },
           ],
         });
         if (step.validations.some((v) => v.severity === 'advisory'))

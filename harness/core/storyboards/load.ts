@@ -7,7 +7,6 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { parse } from 'yaml';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import type {
   BundleEntry,
@@ -20,11 +19,10 @@ import type {
   StoryboardValidation,
 } from './model.js';
 import { STORYBOARD_SHAPE } from './shape.js';
+import { BUNDLE_LIMITS, readBundleYaml, StoryboardBundleError } from './bundle-file.js';
+import { loadTestKits } from './test-kits.js';
 
-export class StoryboardBundleError extends Error {}
-
-/** Bounds on what a bundle may hold. */
-export const BUNDLE_LIMITS = { maxFileBytes: 1024 * 1024, maxFiles: 2000, maxAliases: 100 } as const;
+export { BUNDLE_LIMITS, StoryboardBundleError } from './bundle-file.js';
 
 const validateShape = new Ajv2020({ allErrors: false, strict: false }).compile(STORYBOARD_SHAPE);
 
@@ -36,8 +34,15 @@ export function loadStoryboardBundle(path: string): StoryboardBundle {
   if (!existsSync(indexFile))
     throw new StoryboardBundleError(`${path}: not a storyboard bundle (no index.json); give the bundle directory or one storyboard file`);
   const index = readIndex(indexFile);
-  const bundle: StoryboardBundle = { root: path, version: index.adcp_version, entries: [], storyboards: new Map(), otherFiles: [] };
   const budget = { files: 0 };
+  const bundle: StoryboardBundle = {
+    root: path,
+    version: index.adcp_version,
+    entries: [],
+    storyboards: new Map(),
+    otherFiles: [],
+    testKits: loadTestKits(path, budget),
+  };
   const add = (kind: BundleEntry['kind'], id: string, files: string[], extra: Partial<BundleEntry> = {}) => {
     const ids: string[] = [];
     for (const file of files) {
@@ -130,23 +135,19 @@ function yamlFilesUnder(dir: string): string[] {
 
 function loadSingleFile(file: string): StoryboardBundle {
   const root = dirname(file);
-  const sb = readStoryboardFile(root, file, 'file', { files: 0 });
+  const budget = { files: 0 };
+  const sb = readStoryboardFile(root, file, 'file', budget);
   if (!sb) throw new StoryboardBundleError(`${file}: not a storyboard (a storyboard has an id and phases)`);
-  return { root, entries: [], storyboards: new Map([[sb.id, sb]]), otherFiles: [] };
+  // The file's own directory holds the kits, or, for a file of a bundle's universal/, its parent does.
+  const kitRoot = existsSync(join(root, 'test-kits')) ? root : dirname(root);
+  return { root, entries: [], storyboards: new Map([[sb.id, sb]]), otherFiles: [], testKits: loadTestKits(kitRoot, budget) };
 }
 
 /** One storyboard file; undefined for a YAML file that is not a storyboard (no `phases`). */
 function readStoryboardFile(root: string, file: string, kind: StoryboardKind | undefined, budget: { files: number }): Storyboard | undefined {
   const rel = relative(root, file) || basename(file);
   if (++budget.files > BUNDLE_LIMITS.maxFiles) throw new StoryboardBundleError(`${root}: more than ${BUNDLE_LIMITS.maxFiles} files`);
-  if (!existsSync(file)) throw new StoryboardBundleError(`${rel}: named by index.json, but missing`);
-  if (statSync(file).size > BUNDLE_LIMITS.maxFileBytes) throw new StoryboardBundleError(`${rel}: larger than ${BUNDLE_LIMITS.maxFileBytes} bytes`);
-  let data: unknown;
-  try {
-    data = parse(readFileSync(file, 'utf8'), { maxAliasCount: BUNDLE_LIMITS.maxAliases, uniqueKeys: true, prettyErrors: false });
-  } catch (e) {
-    throw new StoryboardBundleError(`${rel}: not YAML (${(e as Error).message.split('\n')[0]})`);
-  }
+  const data = readBundleYaml(file, rel);
   if (data === null || typeof data !== 'object' || Array.isArray(data) || !('phases' in data)) return undefined;
   if (!validateShape(data)) throw new StoryboardBundleError(`${rel}: ${describe(validateShape.errors)}`);
   return toStoryboard(data as unknown as Record<string, unknown>, rel, kind ?? 'file');

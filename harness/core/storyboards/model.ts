@@ -102,4 +102,15 @@ export interface StoryboardBundle {
   storyboards: Map<string, Storyboard>;
   /** YAML files of the bundle that are not storyboards (contracts, references), relative paths. */
   otherFiles: string[];
+  /** The bundle's test kits (`test-kits/*.yaml`; test-kits.ts), brand kits and runner contracts. */
+  testKits: TestKit[];
+}
+
+/** A test kit (digest 6.1 `prerequisites.test_kit`): the data a storyboard's `$test_kit.<path>` references read. */
+export interface TestKit {
+  /** The file, relative to the bundle's root (`test-kits/acme-outdoor.yaml`). */
+  file: string;
+  /** Its `id`, when it declares one. */
+  id?: string;
+  data: Record<string, unknown>;
 }

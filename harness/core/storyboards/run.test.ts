@@ -100,12 +100,8 @@ phases:
         validations: []
   - id: runner_side
     steps:
-      - id: hook
-        task: expect_webhook
-        validations: []
-      - id: unauth
-        task: get_products
-        auth: none
+      - id: observe
+        task: expect_substitution_safe
         validations: []
       - id: unlisted
         task: sync_plans
@@ -248,8 +244,7 @@ describe('a storyboard bundle run by the engine', () => {
   it('is not applicable where the storyboard or the step does not apply, and a gap for what the harness does not run yet', () => {
     expect(outcome('storyboard.signals_only.p.s')).toBe('not_applicable');
     expect(run.checks.find((x) => x.check_id === 'storyboard.signals_only.p.s')?.message).toMatch(/does not list signals in supported_protocols/);
-    expect(outcome('storyboard.flow.runner_side.hook')).toBe('gap');
-    expect(outcome('storyboard.flow.runner_side.unauth')).toBe('gap');
+    expect(outcome('storyboard.flow.runner_side.observe')).toBe('gap');
     expect(outcome('storyboard.flow.runner_side.unlisted')).toBe('not_applicable');
   });
 

@@ -48,6 +48,15 @@ export const STORYBOARD_SHAPE = {
                 requires_tool: { type: 'string' },
                 stateful: { type: 'boolean' },
                 expect_error: { type: 'boolean' },
+                triggered_by: ID,
+                timeout_seconds: { type: 'number', exclusiveMinimum: 0 },
+                // The receiver contract's bounds (test-kits/webhook-receiver-runner.yaml retry_replay_contract):
+                // runners must refuse other counts and statuses at load time.
+                retry_trigger: {
+                  type: 'object',
+                  properties: { count: { type: 'integer', minimum: 1, maximum: 10 }, http_status: { enum: [429, 500, 502, 503, 504] } },
+                },
+                expect_min_deliveries: { type: 'integer', minimum: 1, maximum: 100 },
                 context_outputs: {
                   type: 'array',
                   // the context name is `name` (digest 6.1) or, in some 3.0 storyboards, `key`

@@ -8,6 +8,7 @@ import type { CheckContext } from '../engine/kinds/types.js';
 import type { StepOutcome } from './validations.js';
 import type { ChainBreak } from './stateful-chain.js';
 import type { StoryboardSelection } from './select.js';
+import type { Capture } from '../webhooks/emission/receiver.js';
 
 export interface StoryboardState {
   context: Map<string, unknown>;
@@ -22,6 +23,15 @@ export interface StoryboardState {
   unverifiedContributions: Map<string, string>;
   /** The first stateful step that did not hold, when one did not (stateful-chain.ts). */
   chain?: ChainBreak;
+  /** Steps that passed, and why each step that was not judged was not (a gap): for `contributes_if`. */
+  passed: Set<string>;
+  notJudged: Map<string, string>;
+  /** The request each step sent (after substitution), by step id. */
+  sent: Map<string, Record<string, unknown>>;
+  /** The receiver capture behind each `{{runner.webhook_url:<step>}}`, by that step id (runner-webhooks.ts). */
+  hooks: Map<string, Capture>;
+  /** The `{{runner.webhook_url:<step>}}` step ids each step's request used. */
+  hookUrlsOf: Map<string, string[]>;
 }
 
 export function storyboardState(ctx: CheckContext, storyboardId: string): Promise<StoryboardState> {
@@ -34,6 +44,11 @@ export function storyboardState(ctx: CheckContext, storyboardId: string): Promis
       outcomes: new Map(),
       contributions: new Set(),
       unverifiedContributions: new Map(),
+      passed: new Set(),
+      notJudged: new Map(),
+      sent: new Map(),
+      hooks: new Map(),
+      hookUrlsOf: new Map(),
     },
     close: async () => undefined,
   }));

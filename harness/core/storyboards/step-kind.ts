@@ -1,10 +1,11 @@
 /**
  * The step kind that runs one storyboard step (or, with `seed`, the seeding of its fixtures,
- * seeding.ts): whether the storyboard applies to this transport's agent, the substitutions, the
- * task call, the validations, the captured context. What the harness cannot run yet (runner-side
- * steps, credential overrides) is a coverage gap saying so, never a pass; a step that needs a
- * value an earlier step failed to capture is blocked by that step; a validation the storyboard
- * authored wrongly is not the agent's failure.
+ * seeding.ts): whether the storyboard applies to this transport's agent, its test kit
+ * (test-kits.ts), the substitutions, the task call with the step's own credentials (auth.ts), the
+ * validations, the captured context. The webhook pseudo-tasks are judged at the harness's receiver
+ * (webhook-steps.ts). What the harness cannot run yet (the other runner-side steps) is a coverage
+ * gap saying so, never a pass; a step that needs a value an earlier step failed to capture is
+ * blocked by that step; a validation the storyboard authored wrongly is not the agent's failure.
  */
 import { randomUUID } from 'node:crypto';
 import type { CheckContext, StepKind, StepVerdict } from '../engine/kinds/types.js';
@@ -17,22 +18,22 @@ import { resolveStoryboardPath } from './path.js';
 import { selectStoryboards, unmetRequirement } from './select.js';
 import { seedStoryboard } from './seeding.js';
 import { selectionOn, storyboardState } from './state.js';
-import { substitute, UnresolvedSubstitution } from './substitute.js';
+import { substitute, UnresolvedSubstitution, type SubstitutionScope } from './substitute.js';
 import { judgeValidation, type StepOutcome, type ValidationResult } from './validations.js';
-import { contributionOf, judgeContribution, withinOptionalPhase } from './branch-sets.js';
+import { contributionIf, contributionOf, judgeContribution, withinOptionalPhase } from './branch-sets.js';
 import { rebaseStaleFlight } from './flight.js';
 import { chainAfter, chainVerdict } from './stateful-chain.js';
+import { phaseSkip, taskOf, testKitOf, kitValue } from './test-kits.js';
+import { stepAuth } from './auth.js';
+import { receiverScope } from './runner-webhooks.js';
+import { runWebhookStep, WEBHOOK_STEPS } from './webhook-steps.js';
 
 /**
- * Steps the runner carries out itself rather than calling an agent task (digest 6.1 webhook
- * assertions, branch-set assertions, substitution observation, OAuth metadata probes): the
- * harness does not run them yet, so each is a coverage gap naming what it is.
+ * Steps the runner carries out itself rather than calling an agent task (digest 6.1 substitution
+ * observation, OAuth metadata probes) that the harness does not run yet: each is a coverage gap
+ * naming what it is. (The webhook assertions and branch-set assertions are judged.)
  */
 const RUNNER_STEPS: Readonly<Record<string, string>> = {
-  expect_webhook: 'storyboard webhook assertions',
-  expect_no_webhook: 'storyboard webhook assertions',
-  expect_webhook_retry_keys_stable: 'storyboard webhook assertions',
-  expect_webhook_signature_valid: 'storyboard webhook assertions',
   expect_substitution_safe: 'storyboard substitution observation',
   protected_resource_metadata: 'storyboard OAuth metadata probes',
   oauth_auth_server_metadata: 'storyboard OAuth metadata probes',
@@ -56,10 +57,14 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       const { sb, phase, step } = find(def);
       const state = await storyboardState(ctx, sb.id);
       state.chain = chainAfter(step, phase, String(ctx.checkId), result.verdict, state.chain);
+      const v = result.verdict;
+      if (v.status === 'ok') state.passed.add(step.id);
+      if (v.status === 'gap' || v.status === 'unmet') state.notJudged.set(step.id, v.message);
       const flag = contributionOf(phase, step);
-      if (flag && result.verdict.status === 'ok') state.contributions.add(flag);
-      if (flag && (result.verdict.status === 'gap' || result.verdict.status === 'unmet'))
-        state.unverifiedContributions.set(flag, `${step.id}: ${result.verdict.message}`);
+      const gate = flag && v.status === 'ok' ? contributionIf(step, state.passed, state.notJudged) : 'no';
+      if (flag && gate === 'yes') state.contributions.add(flag);
+      if (flag && typeof gate === 'object') state.unverifiedContributions.set(flag, `${step.id}: ${gate.unverified}`);
+      if (flag && (v.status === 'gap' || v.status === 'unmet')) state.unverifiedContributions.set(flag, `${step.id}: ${v.message}`);
       return { ...result, verdict: withinOptionalPhase(phase, result.verdict) };
     },
   };
@@ -82,46 +87,67 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${step.requiresTool}` } };
       const state = await storyboardState(ctx, sb.id);
       if (def.advisory === true) return judgeAdvisory(step, state.outcomes.get(step.id), state.context);
-      if (step.task === 'assert_contribution') return { verdict: judgeContribution(step, state.contributions, state.unverifiedContributions) };
-      const runnerStep = RUNNER_STEPS[step.task];
+      const kit = testKitOf(bundle, sb);
+      const skipped = phaseSkip(phase, kit);
+      if (skipped) return { verdict: { status: 'not_applicable', message: skipped } };
+      const scope: SubstitutionScope = {
+        context: state.context,
+        priorSteps: state.priorSteps,
+        generated: state.generated,
+        uuid: randomUUID,
+        testKit: (path) => kitValue(kit, path),
+      };
+      let task: string;
+      try {
+        task = taskOf(step, kit);
+      } catch (e) {
+        if (!(e instanceof UnresolvedSubstitution)) throw e;
+        return { verdict: unresolved(e, state.capturedBy) };
+      }
+      if (task === 'assert_contribution') return { verdict: judgeContribution(step, state.contributions, state.unverifiedContributions) };
+      if (WEBHOOK_STEPS.has(task))
+        try {
+          return await runWebhookStep({ ...step, task }, ctx, { state, substitute: (v) => substitute(v, scope) });
+        } catch (e) {
+          if (!(e instanceof UnresolvedSubstitution)) throw e;
+          return { verdict: unresolved(e, state.capturedBy) };
+        }
+      const runnerStep = RUNNER_STEPS[task];
       if (runnerStep)
         return {
           verdict: {
             status: 'gap',
             gap: runnerStep,
-            message: `${step.task}: a step the runner carries out itself (${runnerStep}), which the harness does not run yet`,
-          },
-        };
-      // A step that calls with other credentials (none, a test kit's key) would be judged on the run's own token.
-      if (step.raw.auth !== undefined)
-        return {
-          verdict: {
-            status: 'gap',
-            gap: 'storyboard credential overrides',
-            message: `${step.task}: the step calls with its own credentials (auth: ${JSON.stringify(step.raw.auth).slice(0, 80)}), which the harness does not send yet`,
+            message: `${task}: a step the runner carries out itself (${runnerStep}), which the harness does not run yet`,
           },
         };
       // The capability task is every agent's discovery call, listed or not (an A2A card's skills need not list it).
-      if (!ctx.profile.tasks.includes(step.task) && step.task !== ctx.ids.capabilitiesTask)
-        return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${step.task}` } };
+      if (!ctx.profile.tasks.includes(task) && task !== ctx.ids.capabilitiesTask)
+        return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${task}` } };
       const chained = chainVerdict(step, phase, state.chain);
       if (chained) return { verdict: chained };
+      const auth = await stepAuth(step, kit, ctx);
+      if (auth && 'verdict' in auth) return { verdict: auth.verdict };
+      const receiver = await receiverScope(ctx, sb, step.id, state, step.sampleRequest);
+      if ('status' in receiver) return { verdict: receiver };
       let args: unknown;
       try {
-        args = substitute(step.sampleRequest ?? {}, { context: state.context, priorSteps: state.priorSteps, generated: state.generated, uuid: randomUUID });
+        args = substitute(step.sampleRequest ?? {}, { ...scope, ...receiver });
       } catch (e) {
         if (!(e instanceof UnresolvedSubstitution)) throw e;
         return { verdict: unresolved(e, state.capturedBy) };
       }
       const flight = rebaseStaleFlight((args ?? {}) as Record<string, unknown>, Date.now());
       if (flight.note) ctx.notes.push(flight.note);
-      const reply = await ctx.call(step.task, flight.args);
+      if (auth) ctx.notes.push(auth.note);
+      state.sent.set(step.id, flight.args);
+      const reply = await ctx.call(task, flight.args, auth ? { auth: auth.auth } : undefined);
       const down = unreachable(reply);
       if (down) return { verdict: down, record: recordOf(reply) };
       // An error is judged on what the agent sent beside it too (its echoed context), and a
       // controller's {success: false} is its error (digest 4.6: asserted with field_value on `error`).
       const payload = reply.isError && reply.errorEnvelope ? reply.errorEnvelope : reply.payload;
-      const controllerRefused = step.task === CONTROLLER_TASK && (payload as { success?: unknown } | undefined)?.success === false;
+      const controllerRefused = task === CONTROLLER_TASK && (payload as { success?: unknown } | undefined)?.success === false;
       const outcome: StepOutcome = {
         ok: reply.ok && !reply.isError && !controllerRefused,
         payload,
@@ -150,10 +176,10 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
           record,
         };
       if (step.expectError && outcome.ok)
-        return { verdict: { status: 'failed', message: `${step.task} succeeded; the step expects an error`, actual: reply.payload }, record };
+        return { verdict: { status: 'failed', message: `${task} succeeded; the step expects an error`, actual: reply.payload }, record };
       const results = step.validations
         .filter((v) => (v.severity ?? 'required') === 'required')
-        .map((v) => judgeValidation(v, outcome, { context: state.context, responseSchema: (o) => schemaOf(ctx, step, o) }));
+        .map((v) => judgeValidation(v, outcome, { context: state.context, responseSchema: (o) => schemaOf(ctx, task, o) }));
       noteResults(ctx, results);
       const failed = results.filter((r) => r.outcome === 'failed');
       if (failed.length > 0) return { verdict: failedVerdict(failed), record };
@@ -163,7 +189,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         return {
           verdict: {
             status: 'failed',
-            message: `${step.task} answered an error${outcome.errorCode ? ` (${outcome.errorCode})` : ''} and no validation of the step holds on it`,
+            message: `${task} answered an error${outcome.errorCode ? ` (${outcome.errorCode})` : ''} and no validation of the step holds on it`,
             actual: reply.payload,
           },
           record,
@@ -186,9 +212,9 @@ function majorVersions(ctx: CheckContext): number[] | undefined {
   return Array.isArray(v) ? v.filter(Number.isInteger) : undefined;
 }
 
-function schemaOf(ctx: CheckContext, step: StoryboardStep, o: StepOutcome) {
-  if (!o.ok || !ctx.schemas.hasTaskSchema(step.task)) return undefined;
-  const v = ctx.schemas.validateTaskResponse(step.task, o.payload);
+function schemaOf(ctx: CheckContext, task: string, o: StepOutcome) {
+  if (!o.ok || !ctx.schemas.hasTaskSchema(task)) return undefined;
+  const v = ctx.schemas.validateTaskResponse(task, o.payload);
   return { valid: v.valid, message: v.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; '), pointer: v.errors[0]?.pointer };
 }
 
@@ -211,12 +237,12 @@ function failedVerdict(failed: ValidationResult[]): StepVerdict {
   };
 }
 
-/** A reference to a value an earlier step did not capture: blocked by that step; a missing receiver: a gap. */
+/** A reference to a value an earlier step did not capture: blocked by that step; the runner's missing input (a test kit's, a receiver): a gap. */
 function unresolved(e: UnresolvedSubstitution, capturedBy: ReadonlyMap<string, string>): StepVerdict {
   const name = /^\$context\.(.+)$/.exec(e.token)?.[1];
   const owner = name ? capturedBy.get(name) : undefined;
   if (owner) return { status: 'unmet', message: e.message, blocked_by: owner };
-  if (/webhook/.test(e.token)) return { status: 'gap', gap: 'a webhook receiver for storyboards', message: e.message };
+  if (e.gap) return { status: 'gap', gap: e.gap, message: e.message };
   return { status: 'not_applicable', message: `${e.message}: no step of the storyboard captures it` };
 }
 

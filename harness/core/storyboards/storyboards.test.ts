@@ -29,6 +29,8 @@ const step = (id: string, task: string) =>
   `      - id: ${id}\n        task: ${task}\n        validations:\n          - check: field_present\n            path: products[0].product_id\n`;
 const storyboard = (id: string, extra = '', tasks = ['get_products']) =>
   `id: ${id}\ntitle: ${id}\n${extra}phases:\n  - id: p1\n    steps:\n${tasks.map((t, i) => step(`s${i}`, t)).join('')}`;
+const retrying = (trigger: string) =>
+  `id: r\nphases:\n  - id: p\n    steps:\n      - { id: s, task: expect_webhook_retry_keys_stable, retry_trigger: { ${trigger} } }\n`;
 const INDEX = JSON.stringify({
   adcp_version: '9.9.9',
   universal: ['caps'],
@@ -109,6 +111,19 @@ describe('loading a bundle', () => {
       { 'index.json': INDEX, 'universal/caps.yaml': `a: &a [1]\nb: [${Array.from({ length: 200 }, () => '*a').join(',')}]\nid: caps\nphases: []\n` },
       '',
       /not YAML/,
+    ],
+    [
+      'a test kit that is not a mapping',
+      { 'index.json': INDEX, 'universal/caps.yaml': storyboard('caps'), 'test-kits/bad.yaml': '- a list\n' },
+      '',
+      /test-kits\/bad\.yaml: a test kit is a mapping/,
+    ],
+    ['a retry_trigger count outside the webhook receiver contract', { 'r.yaml': retrying('count: 11') }, 'r.yaml', /retry_trigger\/count must be <= 10/],
+    [
+      'a retry_trigger status outside the webhook receiver contract',
+      { 'r.yaml': retrying('http_status: 404') },
+      'r.yaml',
+      /retry_trigger\/http_status must be equal to one of the allowed values/,
     ],
   ])('refuses %s, naming the file', (_what, files, file, message) => {
     const root = tree(files as Record<string, string>);

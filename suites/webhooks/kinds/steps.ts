@@ -15,18 +15,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExpectationDef, StepDef } from '../../../harness/core/engine/model.js';
 import type { CheckContext, StepKind, StepVerdict } from '../../../harness/core/engine/kinds/types.js';
 import { recordOf } from '../../../harness/core/engine/kinds/types.js';
+import { timing } from '../../../harness/core/webhooks/emission/config.js';
+import type { AnswerSpec, Capture, Delivery } from '../../../harness/core/webhooks/emission/receiver.js';
 import {
-  EmissionConfigError,
-  LISTEN_ENV,
-  emissionSettings,
-  isLoopbackHost,
-  timing,
-  type EmissionSettings,
-} from '../../../harness/core/webhooks/emission/config.js';
-import { runReplayCache, sellerKeys } from '../../../harness/core/webhooks/emission/keys.js';
-import { type AnswerSpec, type Capture, CaptureReceiver, type Delivery } from '../../../harness/core/webhooks/emission/receiver.js';
+  isVerdict,
+  receiverSettings as settingsOf,
+  runReceiver as receiverOf,
+  unreachableReceiver,
+  verifyEnvOf as verifyEnv,
+} from '../../../harness/core/webhooks/emission/run-receiver.js';
 import { envelopeKey, matchesWhere, snapshot } from '../../../harness/core/webhooks/emission/snapshot.js';
-import { verifyCapture, type VerifyEnv } from '../../../harness/core/webhooks/emission/verify.js';
+import { verifyCapture } from '../../../harness/core/webhooks/emission/verify.js';
 
 const ANSWER = {
   oneOf: [
@@ -39,26 +38,6 @@ const ANSWER = {
     },
   ],
 };
-
-function receiverOf(ctx: CheckContext, settings: EmissionSettings): Promise<CaptureReceiver> {
-  return ctx.resources.get('webhooks.emission.receiver', async () => {
-    const r = await CaptureReceiver.open(settings, ctx.ids, ctx.run.redactor);
-    return { value: r, close: () => r.close() };
-  });
-}
-
-function settingsOf(ctx: CheckContext): EmissionSettings | StepVerdict {
-  try {
-    return emissionSettings(ctx.ids);
-  } catch (err) {
-    if (err instanceof EmissionConfigError) return { status: 'unmet', message: err.message };
-    throw err;
-  }
-}
-
-function isVerdict(v: unknown): v is StepVerdict {
-  return typeof v === 'object' && v !== null && 'status' in v;
-}
 
 /** The capture a `webhook_receiver` step of this check made. */
 async function captureOf(ctx: CheckContext, stepId: string): Promise<Capture | StepVerdict> {
@@ -81,16 +60,8 @@ export const webhookReceiver: StepKind = {
   async run(step, ctx) {
     const settings = settingsOf(ctx);
     if (isVerdict(settings)) return { verdict: settings };
-    const host = new URL(ctx.transport.endpoint).hostname;
-    if (settings.publicBaseUrl === undefined && !isLoopbackHost(host)) {
-      return {
-        verdict: {
-          status: 'gap',
-          gap: 'public webhook receiver URL',
-          message: `the seller at ${host} cannot reach the harness's loopback webhook receiver; set ${ctx.ids.runnerWebhookEnv} to a public https URL that forwards to the receiver (and ${LISTEN_ENV} to the port it forwards to)`,
-        },
-      };
-    }
+    const unreachable = unreachableReceiver(ctx, settings);
+    if (unreachable) return { verdict: unreachable };
     const receiver = await receiverOf(ctx, settings);
     const answers: AnswerSpec[] = ((step.answers as unknown[] | undefined) ?? []).map((a) => (typeof a === 'number' ? { status: a } : (a as AnswerSpec)));
     const mode = (step.mode as 'signature' | 'hmac' | undefined) ?? 'signature';
@@ -114,18 +85,6 @@ function counts(capture: Capture, where: Record<string, unknown> | undefined): {
   const matching = capture.deliveries.filter((d) => matchesWhere(bodyOf(d), where));
   const keys = new Set(matching.map((d, i) => envelopeKey(bodyOf(d)) ?? `#${i}`));
   return { deliveries: matching.length, events: keys.size };
-}
-
-async function verifyEnv(ctx: CheckContext, capture: Capture, settings: EmissionSettings): Promise<VerifyEnv> {
-  const env: VerifyEnv = { ids: ctx.ids, replayCache: await runReplayCache(ctx), behindProxy: settings.publicBaseUrl !== undefined };
-  if (capture.spec.mode === 'signature') {
-    try {
-      env.resolver = (await sellerKeys(ctx)).resolver;
-    } catch (err) {
-      env.resolverProblem = (err as Error).message;
-    }
-  }
-  return env;
 }
 
 export const webhookWait: StepKind = {
