@@ -8,6 +8,7 @@
  */
 import type { StepVerdict } from '../engine/kinds/types.js';
 import type { StoryboardPhase, StoryboardStep } from './model.js';
+import type { StoryboardState } from './state.js';
 
 /** The flag a passing step contributes, if any. */
 export function contributionOf(phase: StoryboardPhase, step: StoryboardStep): string | undefined {
@@ -33,6 +34,28 @@ export function contributionIf(
   if (passed.has(id)) return 'yes';
   const why = notJudged.get(id);
   return why === undefined ? 'no' : { unverified: `contributes_if ${expr}: step ${id} was not judged (${why})` };
+}
+
+/**
+ * Keeps a step's verdict for the steps after it: whether it passed or was not judged (a gap,
+ * blocked), for `contributes_if`; its contribution, or why its contribution is unverified.
+ */
+export function recordVerdict(
+  phase: StoryboardPhase,
+  step: StoryboardStep,
+  v: StepVerdict,
+  state: Pick<StoryboardState, 'passed' | 'notJudged' | 'contributions' | 'unverifiedContributions'>,
+): void {
+  const notJudged = v.status === 'gap' || v.status === 'unmet';
+  if (v.status === 'ok') state.passed.add(step.id);
+  if (notJudged) state.notJudged.set(step.id, v.message);
+  const flag = contributionOf(phase, step);
+  if (!flag) return;
+  if (notJudged) return void state.unverifiedContributions.set(flag, `${step.id}: ${v.message}`);
+  if (v.status !== 'ok') return;
+  const gate = contributionIf(step, state.passed, state.notJudged);
+  if (gate === 'yes') state.contributions.add(flag);
+  else if (gate !== 'no') state.unverifiedContributions.set(flag, `${step.id}: ${gate.unverified}`);
 }
 
 /** A step's verdict inside an optional phase: what did not hold is a path not taken. */

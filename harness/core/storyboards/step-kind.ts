@@ -20,7 +20,7 @@ import { seedStoryboard } from './seeding.js';
 import { selectionOn, storyboardState } from './state.js';
 import { substitute, UnresolvedSubstitution, type SubstitutionScope } from './substitute.js';
 import { judgeValidation, type StepOutcome, type ValidationResult } from './validations.js';
-import { contributionIf, contributionOf, judgeContribution, withinOptionalPhase } from './branch-sets.js';
+import { judgeContribution, recordVerdict, withinOptionalPhase } from './branch-sets.js';
 import { rebaseStaleFlight } from './flight.js';
 import { chainAfter, chainVerdict } from './stateful-chain.js';
 import { phaseSkip, taskOf, testKitOf, kitValue } from './test-kits.js';
@@ -52,19 +52,19 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
     fields: { storyboard: { type: 'string' }, phase: { type: 'string' }, step: { type: 'string' }, advisory: { type: 'boolean' }, seed: { type: 'boolean' } },
     required: ['storyboard'],
     async run(def, ctx) {
-      const result = await runStep(def, ctx);
+      let result: Awaited<ReturnType<typeof runStep>>;
+      try {
+        result = await runStep(def, ctx);
+      } catch (e) {
+        // A substitution that cannot be made: nothing fabricated is sent.
+        if (!(e instanceof UnresolvedSubstitution)) throw e;
+        result = { verdict: unresolved(e, (await storyboardState(ctx, String(def.storyboard))).capturedBy) };
+      }
       if (def.seed === true || def.advisory === true) return result;
       const { sb, phase, step } = find(def);
       const state = await storyboardState(ctx, sb.id);
       state.chain = chainAfter(step, phase, String(ctx.checkId), result.verdict, state.chain);
-      const v = result.verdict;
-      if (v.status === 'ok') state.passed.add(step.id);
-      if (v.status === 'gap' || v.status === 'unmet') state.notJudged.set(step.id, v.message);
-      const flag = contributionOf(phase, step);
-      const gate = flag && v.status === 'ok' ? contributionIf(step, state.passed, state.notJudged) : 'no';
-      if (flag && gate === 'yes') state.contributions.add(flag);
-      if (flag && typeof gate === 'object') state.unverifiedContributions.set(flag, `${step.id}: ${gate.unverified}`);
-      if (flag && (v.status === 'gap' || v.status === 'unmet')) state.unverifiedContributions.set(flag, `${step.id}: ${v.message}`);
+      recordVerdict(phase, step, result.verdict, state);
       return { ...result, verdict: withinOptionalPhase(phase, result.verdict) };
     },
   };
@@ -97,21 +97,9 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         uuid: randomUUID,
         testKit: (path) => kitValue(kit, path),
       };
-      let task: string;
-      try {
-        task = taskOf(step, kit);
-      } catch (e) {
-        if (!(e instanceof UnresolvedSubstitution)) throw e;
-        return { verdict: unresolved(e, state.capturedBy) };
-      }
+      const task = taskOf(step, kit);
       if (task === 'assert_contribution') return { verdict: judgeContribution(step, state.contributions, state.unverifiedContributions) };
-      if (WEBHOOK_STEPS.has(task))
-        try {
-          return await runWebhookStep({ ...step, task }, ctx, { state, substitute: (v) => substitute(v, scope) });
-        } catch (e) {
-          if (!(e instanceof UnresolvedSubstitution)) throw e;
-          return { verdict: unresolved(e, state.capturedBy) };
-        }
+      if (WEBHOOK_STEPS.has(task)) return runWebhookStep({ ...step, task }, ctx, { state, substitute: (v) => substitute(v, scope) });
       const runnerStep = RUNNER_STEPS[task];
       if (runnerStep)
         return {
@@ -130,13 +118,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       if (auth && 'verdict' in auth) return { verdict: auth.verdict };
       const receiver = await receiverScope(ctx, sb, step.id, state, step.sampleRequest);
       if ('status' in receiver) return { verdict: receiver };
-      let args: unknown;
-      try {
-        args = substitute(step.sampleRequest ?? {}, { ...scope, ...receiver });
-      } catch (e) {
-        if (!(e instanceof UnresolvedSubstitution)) throw e;
-        return { verdict: unresolved(e, state.capturedBy) };
-      }
+      const args = substitute(step.sampleRequest ?? {}, { ...scope, ...receiver });
       const flight = rebaseStaleFlight((args ?? {}) as Record<string, unknown>, Date.now());
       if (flight.note) ctx.notes.push(flight.note);
       if (auth) ctx.notes.push(auth.note);
