@@ -18,10 +18,11 @@ import { selectStoryboards, unmetRequirement } from './select.js';
 import { seedStoryboard } from './seeding.js';
 import { selectionOn, storyboardState } from './state.js';
 import { substitute, UnresolvedSubstitution } from './substitute.js';
-import { judgeValidation, type StepOutcome, type ValidationResult } from './validations.js';
+import { judgeValidation, schemaText, type StepOutcome, type ValidationResult } from './validations.js';
 import { contributionOf, judgeContribution, withinOptionalPhase } from './branch-sets.js';
 import { rebaseStaleFlight } from './flight.js';
 import { chainAfter, chainVerdict } from './stateful-chain.js';
+import { responseSchemaOf } from './response-schema.js';
 
 /**
  * Steps the runner carries out itself rather than calling an agent task (digest 6.1 webhook
@@ -153,7 +154,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         return { verdict: { status: 'failed', message: `${step.task} succeeded; the step expects an error`, actual: reply.payload }, record };
       const results = step.validations
         .filter((v) => (v.severity ?? 'required') === 'required')
-        .map((v) => judgeValidation(v, outcome, { context: state.context, responseSchema: (o) => schemaOf(ctx, step, o) }));
+        .map((v) => judgeValidation(v, outcome, { context: state.context, responseSchema: (o) => responseSchemaOf(ctx, step, o) }));
       noteResults(ctx, results);
       const failed = results.filter((r) => r.outcome === 'failed');
       if (failed.length > 0) return { verdict: failedVerdict(failed), record };
@@ -186,18 +187,14 @@ function majorVersions(ctx: CheckContext): number[] | undefined {
   return Array.isArray(v) ? v.filter(Number.isInteger) : undefined;
 }
 
-function schemaOf(ctx: CheckContext, step: StoryboardStep, o: StepOutcome) {
-  if (!o.ok || !ctx.schemas.hasTaskSchema(step.task)) return undefined;
-  const v = ctx.schemas.validateTaskResponse(step.task, o.payload);
-  return { valid: v.valid, message: v.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; '), pointer: v.errors[0]?.pointer };
-}
-
 function noteResults(ctx: CheckContext, results: ValidationResult[]): void {
   const na = results.filter((r) => r.outcome === 'not_applicable');
   const why = na.map((r) => `${r.check}: ${r.message}`).join('; ');
   ctx.notes.push(
     `${results.filter((r) => r.outcome === 'passed').length} validations passed, ${results.filter((r) => r.outcome === 'failed').length} failed, ${na.length} not applicable${why ? ` (${why})` : ''}`,
   );
+  // The schema each response_schema validation applied (the runner output contract's schema_id).
+  for (const r of results) if (r.schema) ctx.notes.push(`${r.check} ${r.outcome} against ${schemaText(r.schema)} (${r.schema.id})`);
 }
 
 function failedVerdict(failed: ValidationResult[]): StepVerdict {
