@@ -235,7 +235,16 @@ export function targetText(run: Pick<RunResult, 'target'>): string {
       : '; the agent declares no version';
   const build = t.agent_declared?.build_version ? ` (build ${t.agent_declared.build_version})` : '';
   const lacks = t.agent_lacks_target ? ', not the target' : '';
-  return `protocol line ${t.requested_compliance_target}${t.explicit ? '' : ' (default: the newest released line)'}${declared}${build}${lacks}`;
+  return `protocol line ${t.requested_compliance_target}${t.explicit ? '' : ' (default: the newest released line)'}${declared}${build}${lacks}${responseSchemasText(t)}`;
+}
+
+/** `; response schemas: the released 3.0.6 set`, or the harness's own and why; nothing when no released set was named or looked for. */
+function responseSchemasText(t: RunResult['target']): string {
+  const r = t.response_schemas;
+  if (!r) return '';
+  const set = r.released_set;
+  if (r.judged_with === 'released' && set) return `; response schemas: the released ${set.version} set`;
+  return `; response schemas: the harness's own (${set ? `the released ${set.version} set is of line ${set.line}` : 'no released set beside the bundle'})`;
 }
 
 /** `interpretation: <reading> (rests on: <spec text>)` for a check that carries one. */

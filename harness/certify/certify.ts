@@ -28,6 +28,8 @@ import {
 import type { RegistryTarget } from '../core/registry-face/target.js';
 import { RegistryFaceTransport } from '../core/registry-face/transport.js';
 import { createSchemaValidator } from '../core/schemas/validator.js';
+import { responseSchemasInfo, type SchemaSetChoice } from '../core/schemas/schema-set/choose.js';
+import type { SchemaChecker } from '../core/engine/kinds/types.js';
 import { Redactor } from '../core/transport/redact.js';
 import { boundRun } from '../core/engine/bound.js';
 import { receiverOnlyTransports, type ReceiverOptions } from '../core/webhooks/receiver-probe/run.js';
@@ -95,6 +97,8 @@ export interface CertifyOptions {
   allowCardOrigin?: boolean;
   /** Send the bearer token to that card origin too (implies `allowCardOrigin`; default false). */
   sendTokenToCardOrigin?: boolean;
+  /** A released schema set named (`--schemas`) or looked for beside a storyboard bundle (schema-set/choose.ts): judged with where its line is the target. */
+  schemaSet?: SchemaSetChoice;
   /** Recorded in the result as the command that reproduces the run. */
   command?: string;
   /** The run's redactor (the CLI shares it to redact progress lines too); default a new one. */
@@ -141,7 +145,8 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
       fixtures: o.fixtures,
       taskArgs: o.fixtures?.tasks,
       requireFullCoverage: o.requireFullCoverage ?? false,
-      schemas: createSchemaValidator({ token, target: o.target ?? DEFAULT_TARGET }),
+      schemas: schemasOf(o, token),
+      ...(o.schemaSet ? { responseSchemas: responseSchemasInfo(o.schemaSet, o.target ?? DEFAULT_TARGET) } : {}),
       receiverUrl: receiver?.url,
       receiver,
       onPlanned: o.onPlanned,
@@ -162,6 +167,12 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
   } finally {
     await Promise.race([Promise.allSettled(transports.map((t) => t.close())), new Promise((r) => setTimeout(r, 5_000).unref())]);
   }
+}
+
+/** The harness's schemas at the target, with the released set when there is one. */
+function schemasOf(o: CertifyOptions, token: string): SchemaChecker {
+  const own = createSchemaValidator({ token, target: o.target ?? DEFAULT_TARGET });
+  return o.schemaSet?.set ? { ...own, released: o.schemaSet.set } : own;
 }
 
 /** The run's private-address policy: the caller's, or one built from the options. */

@@ -3,11 +3,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { validateAgentCompliance } from '../../reports/json.js';
+import { SCHEMA_SET_FIXTURE } from '../core/schemas/testing/schema-set-fixture.js';
 
 const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));
 
@@ -82,6 +83,26 @@ describe('proto-comply run', () => {
     }
   });
 
+  it('says which response schemas judge: a released set found beside a storyboard bundle, in the first line and the report', () => {
+    const root = mkdtempSync(join(tmpdir(), 'pc-cli-'));
+    try {
+      const bundle = join(root, 'bundle');
+      mkdirSync(join(bundle, 'universal'), { recursive: true });
+      writeFileSync(join(bundle, 'index.json'), JSON.stringify({ adcp_version: '3.0.0', universal: ['caps'], protocols: [], specialisms: [] }));
+      writeFileSync(join(bundle, 'universal/caps.yaml'), 'id: caps\ntitle: caps\nphases:\n  - id: p\n    steps:\n      - id: s\n        task: get_products\n');
+      cpSync(SCHEMA_SET_FIXTURE, join(bundle, 'schemas'), { recursive: true });
+      const r = cli(['run', '--agent', 'http://127.0.0.1:9/', '--storyboards', bundle, '--target', '3.0', '--out', join(root, 'out')]);
+      expect(r.code).toBe(3);
+      expect(r.stderr.split('\n')[0]).toBe(
+        `proto-comply: response schemas: the released 3.0.0-fixture schemas at ${join(bundle, 'schemas')} (found beside the bundle), line 3.0`,
+      );
+      const doc = JSON.parse(readFileSync(join(root, 'out/agent-compliance.json'), 'utf8'));
+      expect(doc.target.response_schemas).toMatchObject({ judged_with: 'released', released_set: { version: '3.0.0-fixture', chosen: 'beside the bundle' } });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it.each([
     [['run', '--suite', 'nope'], /unknown suite "nope"/],
     [['run', '--agent', 'not a url'], /agent URL/],
@@ -91,6 +112,7 @@ describe('proto-comply run', () => {
     [['run', '--budget-s', '-1'], /--budget-s/],
     [['run', '--token', 'Bad Token'], /--token/],
     [['run', '--frobnicate'], /frobnicate/],
+    [['run', '--schemas', '/nonexistent/schemas'], /^proto-comply: run: --schemas: \/nonexistent\/schemas: no such directory$/m],
     [['launch'], /unknown command "launch"/],
   ])('usage error %j exits 2 with one line, no stack trace', (args, message) => {
     const r = cli(args as string[]);

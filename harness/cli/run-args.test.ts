@@ -69,3 +69,21 @@ describe('run --storyboards', () => {
     );
   });
 });
+
+describe('run --schemas', () => {
+  it('is absent unless given, and reproduces', () => {
+    expect(parsed([]).schemas).toBeUndefined();
+    const a = parsed(['--schemas', 'sdk/schemas-data/3.0']);
+    expect(a.schemas).toBe('sdk/schemas-data/3.0');
+    expect(reproduceCommand(a)).toMatch(/ --schemas sdk\/schemas-data\/3\.0 /);
+  });
+
+  it('a directory that is not a released schema set is a usage error naming it and what is wrong, before any agent is called', async () => {
+    const { runCommand } = await import('./run-command.js');
+    const { SCHEMA_SET_FIXTURE } = await import('../core/schemas/testing/schema-set-fixture.js');
+    const run = (dir: string) => runCommand(['--agent', 'http://127.0.0.1:9/mcp', '--schemas', dir]);
+    await expect(run('/nonexistent/schemas')).rejects.toThrow(new UsageError('run: --schemas: /nonexistent/schemas: no such directory'));
+    await expect(run(`${SCHEMA_SET_FIXTURE}manifest.json`)).rejects.toThrow(/^run: --schemas: .*manifest\.json: not a directory/);
+    await expect(run(`${SCHEMA_SET_FIXTURE}core`)).rejects.toThrow(/^run: --schemas: .*core: names no release version/);
+  });
+});

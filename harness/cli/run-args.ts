@@ -20,6 +20,7 @@ const OPTIONS = {
   transport: { type: 'string', default: 'both' },
   suite: { type: 'string' },
   storyboards: { type: 'string' },
+  schemas: { type: 'string' },
   check: { type: 'string' },
   token: { type: 'string', default: DEFAULT_TOKEN },
   target: { type: 'string' },
@@ -59,6 +60,8 @@ export interface RunArgs {
   suites?: string[];
   /** A storyboard bundle directory or one storyboard file (`--storyboards`): its storyboards run instead of the built-in suites. */
   storyboards?: string;
+  /** A directory of one protocol line's released JSON Schemas (`--schemas`): judged with where its line is the target. */
+  schemas?: string;
   check?: string;
   token: string;
   /** The protocol line to judge against (`--target`); absent: the default, the newest released line. */
@@ -164,6 +167,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     transportExplicit: transport !== 'both',
     suites,
     ...(v.storyboards !== undefined ? { storyboards: v.storyboards } : {}),
+    ...(v.schemas !== undefined ? { schemas: v.schemas } : {}),
     check: v.check,
     token: v.token,
     target: parseTargetFlag('run', v.target),
@@ -205,6 +209,7 @@ export function reproduceCommand(a: RunArgs): string {
   if (a.a2aUrl) parts.push(`--a2a-url ${shellQuote(a.a2aUrl)}`);
   if (a.transportExplicit) parts.push(`--transport ${a.transports[0]}`);
   if (a.storyboards) parts.push(`--storyboards ${shellQuote(a.storyboards)}`);
+  if (a.schemas) parts.push(`--schemas ${shellQuote(a.schemas)}`);
   if (a.suites) parts.push(`--suite ${shellQuote(a.suites.join(','))}`);
   if (a.check) parts.push(`--check ${shellQuote(a.check)}`);
   if (a.token !== DEFAULT_TOKEN) parts.push(`--token ${a.token}`);

@@ -19,6 +19,9 @@ import type { SuiteDef } from '../core/engine/model.js';
 import type { SuiteCatalog } from '../core/engine/loader.js';
 import { loadStoryboardBundle, StoryboardBundleError } from '../core/storyboards/load.js';
 import { compileStoryboards } from '../core/storyboards/compile.js';
+import { chooseSchemaSet, responseSchemasInfo, type SchemaSetChoice } from '../core/schemas/schema-set/choose.js';
+import { SchemaSetError } from '../core/schemas/schema-set/read.js';
+import { DEFAULT_TARGET } from '../core/protocol/lines.js';
 import { createProgress, renderSummary } from '../../reports/console.js';
 import { renderAgentComplianceJson } from '../../reports/json.js';
 import { loadRunBaseline } from './run-baseline.js';
@@ -45,14 +48,19 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
   let named: RunTarget | undefined;
   let suites: SuiteDef[];
   let catalog: SuiteCatalog | undefined;
+  let schemaSet: SchemaSetChoice | undefined;
   try {
     // --storyboards: the bundle's storyboards, compiled into suites, run instead of the built-in ones.
-    catalog = args.storyboards ? compileStoryboards(loadStoryboardBundle(args.storyboards)) : undefined;
+    const bundle = args.storyboards ? loadStoryboardBundle(args.storyboards) : undefined;
+    catalog = bundle ? compileStoryboards(bundle) : undefined;
+    // --schemas, or the released schemas beside the bundle.
+    schemaSet = chooseSchemaSet({ dir: args.schemas, ...(bundle ? { bundle: { root: bundle.root, version: bundle.version } } : {}) });
     named = runTargetOf({ agentUrl: args.agent, receiverUrl: args.receiver?.url, receiver: args.receiver, registry: args.registry });
     suites = suitesFor(named ? shapeOf(named) : { kind: 'agent', registry: true }, args.suites, catalog);
   } catch (e) {
     if (e instanceof UnknownSuiteError || e instanceof TransportConfigError) throw new UsageError(`run: ${e.message}`);
     if (e instanceof StoryboardBundleError) throw new UsageError(`run: --storyboards: ${e.message}`);
+    if (e instanceof SchemaSetError) throw new UsageError(`run: --schemas: ${e.message}`);
     throw e;
   }
   if (args.check) {
@@ -76,6 +84,9 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
       throw e;
     }
   }
+
+  const responseSchemas = schemaSet ? responseSchemasInfo(schemaSet, args.target ?? DEFAULT_TARGET) : undefined;
+  if (responseSchemas) process.stderr.write(`proto-comply: response schemas: ${responseSchemas.note}\n`);
 
   // Without --agent: the built-in mock seller and mock buyer (harness/cli/builtin-mocks.ts).
   let stopMocks: (() => Promise<void>) | undefined;
@@ -137,7 +148,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
       strict: args.strict,
       budgetS: args.budgetS,
       startedAt: new Date(),
-      target: targetInfo(args.target),
+      target: targetInfo(args.target, undefined, responseSchemas),
     };
     // A rejection or exception nothing handled, while the run is under way, is a harness error of the run, not a crash.
     const stray: string[] = [];
@@ -156,6 +167,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
         transportExplicit: args.transportExplicit,
         suites,
         ...(catalog ? { catalog } : {}),
+        ...(schemaSet ? { schemaSet } : {}),
         checkGlob: args.check,
         token: args.token,
         target: args.target,

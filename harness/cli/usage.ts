@@ -36,6 +36,11 @@ no --agent, only a registry (registry suite).
   --suite IDS         comma-separated suite ids (default: all)
   --storyboards PATH  run a storyboard bundle (a directory with index.json, or one storyboard file)
                       instead of the built-in suites: one check per step, storyboard.<id>.<phase>.<step>
+  --schemas DIR       one protocol line's released JSON Schemas (e.g. the spec's dist/schemas/3.0.6/, the
+                      SDK's dist/lib/schemas-data/3.0/): where their line is --target, storyboards'
+                      response_schema validations judge with them and the schemas suite judges replies
+                      against them too; another line judges nothing (said in the report). Without it a
+                      storyboard bundle's set is looked for beside the bundle; else the harness's own
   --check GLOBS       comma-separated check id globs, e.g. 'idempotency.replay.*'
   --token T           protocol token used in identifiers (default proto)
   --target LINE       protocol line to judge against: 3.0, 3.1 or 3.2 (default 3.1, the newest released

@@ -165,6 +165,17 @@ export interface TargetInfo {
   agent_declared?: { supported_versions?: string[]; major_versions?: number[]; build_version?: string };
   /** The agent declares release versions and the target is not among them (its verdicts then judge a line it does not claim). */
   agent_lacks_target?: boolean;
+  /** The response schemas judged with, when a released set was named (`--schemas`) or looked for (beside a storyboard bundle). */
+  response_schemas?: ResponseSchemasInfo;
+}
+
+/** Which response schemas a run judged with: a released set of the target's line, or the harness's own (fixtures/schemas). */
+export interface ResponseSchemasInfo {
+  judged_with: 'released' | 'harness';
+  /** The released set named or found: its directory, version and line, and how it was chosen. */
+  released_set?: { dir: string; version: string; line: ProtocolLine; chosen: 'named' | 'beside the bundle' };
+  /** One line: the set used and why, or why the harness's own schemas judge. */
+  note: string;
 }
 
 /** The version of the agent-compliance document (reports/agent-compliance.schema.json). */

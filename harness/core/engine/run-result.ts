@@ -5,7 +5,7 @@
  * counts and the per-suite summaries. One place, so the result's schema version and its target
  * are spelled once; the producer supplies only its verdict (status, coverage, headline).
  */
-import { RESULT_SCHEMA_VERSION, type CheckResult, type RunResult, type TargetInfo, type TransportInfo } from './result.js';
+import { RESULT_SCHEMA_VERSION, type CheckResult, type ResponseSchemasInfo, type RunResult, type TargetInfo, type TransportInfo } from './result.js';
 import type { SuiteDef } from './model.js';
 import type { TransportKind } from '../transport/types.js';
 import { HARNESS_VERSION } from '../version.js';
@@ -87,8 +87,12 @@ export function runEnvelope(f: RunFacts, durationMs?: number): Envelope {
  * agent's capabilities were read, what it declares about versions (digest 1.15's peers: the
  * `<token>` block's `supported_versions`, `major_versions`, `build_version`).
  */
-export function targetInfo(requested: ProtocolLine | undefined, declaredBlock?: unknown): TargetInfo {
-  const info: TargetInfo = { requested_compliance_target: requested ?? DEFAULT_TARGET, explicit: requested !== undefined };
+export function targetInfo(requested: ProtocolLine | undefined, declaredBlock?: unknown, responseSchemas?: ResponseSchemasInfo): TargetInfo {
+  const info: TargetInfo = {
+    requested_compliance_target: requested ?? DEFAULT_TARGET,
+    explicit: requested !== undefined,
+    ...(responseSchemas ? { response_schemas: responseSchemas } : {}),
+  };
   const declared = declaredVersions(declaredBlock);
   if (declared) {
     info.agent_declared = declared;

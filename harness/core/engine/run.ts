@@ -4,7 +4,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { type SuiteDef, type CheckDef, suiteRunsOn } from './model.js';
-import type { CheckResult, RunResult, TransportInfo } from './result.js';
+import type { CheckResult, ResponseSchemasInfo, RunResult, TransportInfo } from './result.js';
 import type { Transport } from '../transport/types.js';
 import type { SchemaChecker } from './kinds/types.js';
 import type { KindRegistry } from './kinds/registry.js';
@@ -69,6 +69,8 @@ export interface RunPlan {
   authTokenSet: boolean;
   command: string;
   schemas: SchemaChecker;
+  /** Which response schemas judge (a released set named or looked for), recorded in the result's target. */
+  responseSchemas?: ResponseSchemasInfo;
   /** A buyer's webhook receiver to certify (`run --receiver URL`). */
   receiverUrl?: string;
   /** The receiver with its options (takes precedence over `receiverUrl`). */
@@ -379,7 +381,7 @@ function assemble(plan: RunPlan, f: Finished): RunResult {
       agentUrl: plan.agentUrl,
       token: plan.token,
       transports: transportKinds,
-      target: targetInfo(plan.target, declared),
+      target: targetInfo(plan.target, declared, plan.responseSchemas),
       seed: plan.seed,
       command: plan.command,
       startedAt,

@@ -188,7 +188,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-function toSchemaErrors(rootName: string, errors: ErrorObject[], locations: WeakMap<object, string>): SchemaError[] {
+/** ajv's errors (compiled with `verbose`) as SchemaErrors, each located in its file through `locations` (loader.ts indexSchemaObjects). */
+export function toSchemaErrors(rootName: string, errors: ErrorObject[], locations: WeakMap<object, string>): SchemaError[] {
   const out: SchemaError[] = [];
   const seen = new Set<string>();
   for (const e of errors) {

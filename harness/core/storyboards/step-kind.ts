@@ -19,7 +19,7 @@ import { selectStoryboards, unmetRequirement } from './select.js';
 import { seedStoryboard } from './seeding.js';
 import { selectionOn, storyboardState } from './state.js';
 import { substitute, UnresolvedSubstitution, type SubstitutionScope } from './substitute.js';
-import { judgeValidation, type StepOutcome, type ValidationResult } from './validations.js';
+import { judgeValidation, schemaText, type StepOutcome, type ValidationResult } from './validations.js';
 import { judgeContribution, recordVerdict, withinOptionalPhase } from './branch-sets.js';
 import { rebaseStaleFlight } from './flight.js';
 import { chainAfter, chainVerdict } from './stateful-chain.js';
@@ -27,6 +27,7 @@ import { phaseSkip, taskOf, testKitOf, kitValue } from './test-kits.js';
 import { stepAuth } from './auth.js';
 import { receiverScope } from './runner-webhooks.js';
 import { runWebhookStep, WEBHOOK_STEPS } from './webhook-steps.js';
+import { responseSchemaOf } from './response-schema.js';
 
 /**
  * Steps the runner carries out itself rather than calling an agent task (digest 6.1 substitution
@@ -161,7 +162,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         return { verdict: { status: 'failed', message: `${task} succeeded; the step expects an error`, actual: reply.payload }, record };
       const results = step.validations
         .filter((v) => (v.severity ?? 'required') === 'required')
-        .map((v) => judgeValidation(v, outcome, { context: state.context, responseSchema: (o) => schemaOf(ctx, task, o) }));
+        .map((v) => judgeValidation(v, outcome, { context: state.context, responseSchema: (o) => responseSchemaOf(ctx, { ...step, task }, o) }));
       noteResults(ctx, results);
       const failed = results.filter((r) => r.outcome === 'failed');
       if (failed.length > 0) return { verdict: failedVerdict(failed), record };
@@ -194,18 +195,14 @@ function majorVersions(ctx: CheckContext): number[] | undefined {
   return Array.isArray(v) ? v.filter(Number.isInteger) : undefined;
 }
 
-function schemaOf(ctx: CheckContext, task: string, o: StepOutcome) {
-  if (!o.ok || !ctx.schemas.hasTaskSchema(task)) return undefined;
-  const v = ctx.schemas.validateTaskResponse(task, o.payload);
-  return { valid: v.valid, message: v.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; '), pointer: v.errors[0]?.pointer };
-}
-
 function noteResults(ctx: CheckContext, results: ValidationResult[]): void {
   const na = results.filter((r) => r.outcome === 'not_applicable');
   const why = na.map((r) => `${r.check}: ${r.message}`).join('; ');
   ctx.notes.push(
     `${results.filter((r) => r.outcome === 'passed').length} validations passed, ${results.filter((r) => r.outcome === 'failed').length} failed, ${na.length} not applicable${why ? ` (${why})` : ''}`,
   );
+  // The schema each response_schema validation applied (the runner output contract's schema_id).
+  for (const r of results) if (r.schema) ctx.notes.push(`${r.check} ${r.outcome} against ${schemaText(r.schema)} (${r.schema.id})`);
 }
 
 function failedVerdict(failed: ValidationResult[]): StepVerdict {

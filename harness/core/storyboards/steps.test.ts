@@ -138,10 +138,37 @@ describe('validations', () => {
     expect(judge(v('http_status', { value: 200 }), ok(body))).toBe('passed');
     expect(judge(v('http_status_in', { allowed_values: [401, 403] }), ok(body))).toBe('failed: HTTP 200, expected 401 or 403');
     expect(judge(v('http_status', { value: 200 }), { ok: true, payload: {} })).toBe('not_applicable');
-    const schemaEnv = { ...env, responseSchema: () => ({ valid: false, message: '/ must have required property revision', pointer: '' }) };
+    const schema = {
+      set: 'released' as const,
+      id: '/schemas/3.0.6/media-buy/x-response.json',
+      file: 'media-buy/x-response.json',
+      line: '3.0',
+      version: '3.0.6',
+    };
+    const error = { pointer: '/products/0', message: 'must have required property revision', keyword: 'required', schemaPath: 'core/product.json#/required' };
+    const schemaEnv = { ...env, responseSchema: () => ({ valid: false, errors: [error], schema }) };
     expect(judgeValidation(v('response_schema'), ok(body), schemaEnv)).toMatchObject({
       outcome: 'failed',
-      message: expect.stringMatching(/required property revision/),
+      message:
+        'the response is not valid against the released 3.0.6 schema media-buy/x-response.json: /products/0 must have required property revision (core/product.json#/required)',
+      expected: schema.id,
+      actual: [{ instance_path: '/products/0', schema_path: 'core/product.json#/required', keyword: 'required', message: error.message }],
+      pointer: '/products/0',
+      schema,
+    });
+    const harness = { ...schema, set: 'harness' as const, file: 'x-response.json', line: '3.1' };
+    const passEnv = {
+      ...env,
+      responseSchema: () => ({ valid: true, errors: [], schema: harness, note: 'the released 3.0.6 schemas have no response schema of x' }),
+    };
+    expect(judgeValidation(v('response_schema'), ok(body), passEnv)).toMatchObject({
+      outcome: 'passed',
+      message: "valid against the harness's schema x-response.json (line 3.1) (the released 3.0.6 schemas have no response schema of x)",
+      schema: harness,
+    });
+    expect(judgeValidation(v('response_schema'), ok(body), { ...env, responseSchema: () => ({ problem: 'core/x.json: not JSON' }) })).toMatchObject({
+      outcome: 'not_applicable',
+      message: 'core/x.json: not JSON',
     });
     expect(judge(v('response_schema'), ok(body))).toBe('not_applicable');
   });

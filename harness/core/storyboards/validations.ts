@@ -30,14 +30,38 @@ export interface ValidationResult {
   actual?: unknown;
   pointer?: string;
   severity: 'required' | 'advisory';
+  /** `response_schema`: the schema applied (the runner output contract's schema_id). */
+  schema?: SchemaIdentity;
 }
+
+/** The schema a `response_schema` validation applied, and whose it is. */
+export interface SchemaIdentity {
+  /** `released`: the run's released set (response-schema.ts); `harness`: the harness's own (fixtures/schemas). */
+  set: 'released' | 'harness';
+  /** Its `$id`. */
+  id: string;
+  /** Its file: a path in the released set, or a file of fixtures/schemas. */
+  file: string;
+  /** The protocol line it is of, and the released set's version. */
+  line: string;
+  version?: string;
+}
+
+/** A response judged against a schema, or why no schema could judge it. */
+export type SchemaJudgement =
+  | { valid: boolean; errors: ReadonlyArray<{ pointer: string; message: string; keyword: string; schemaPath: string }>; schema: SchemaIdentity; note?: string }
+  | { problem: string };
 
 export interface ValidationEnv {
   /** Values captured by earlier steps (for the `*_context*` kinds). */
   context: ReadonlyMap<string, unknown>;
-  /** `response_schema`: the step's response against the task's schema; undefined when there is no schema to judge with. */
-  responseSchema?(outcome: StepOutcome): { valid: boolean; message?: string; pointer?: string } | undefined;
+  /** `response_schema`: the step's response against its schema; undefined when there is no schema to judge with. */
+  responseSchema?(outcome: StepOutcome): SchemaJudgement | undefined;
 }
+
+/** `the released 3.0.6 schema media-buy/get-products-response.json`, `the harness's schema get_products-response.json (line 3.1)`. */
+export const schemaText = (s: SchemaIdentity) =>
+  s.set === 'released' ? `the released ${s.version} schema ${s.file}` : `the harness's schema ${s.file} (line ${s.line})`;
 
 type Judge = (v: StoryboardValidation, o: StepOutcome, env: ValidationEnv) => Omit<ValidationResult, 'check' | 'severity' | 'description'>;
 
@@ -176,12 +200,20 @@ const httpStatus: Judge = (v, o) => {
   if (want.length === 0 || want.some((w) => typeof w !== 'number')) return na(`the storyboard's ${v.check} validation gives no status`);
   return want.includes(o.httpStatus) ? pass : fail(`HTTP ${o.httpStatus}, expected ${want.join(' or ')}`, want, o.httpStatus);
 };
+/** Judged against the schema the run applies (response-schema.ts); a failure names each error's pointer and schema file, its expected the schema's `$id` and its actual the errors (the runner output contract's shape). */
 const responseSchema: Judge = (_v, o, env) => {
-  const verdict = env.responseSchema?.(o);
-  if (!verdict) return na('no response schema of this task to validate with');
-  return verdict.valid
-    ? pass
-    : fail(`the response is not valid against the task's schema: ${verdict.message ?? ''}`.trim(), 'a schema-valid response', o.payload, verdict.pointer);
+  const j = env.responseSchema?.(o);
+  if (!j) return na('no response schema of this task to validate with');
+  if ('problem' in j) return na(j.problem);
+  const against = `${schemaText(j.schema)}${j.note ? ` (${j.note})` : ''}`;
+  if (j.valid) return { outcome: 'passed', message: `valid against ${against}`, schema: j.schema };
+  const shown = j.errors.slice(0, 3).map((e) => `${e.pointer || '/'} ${e.message} (${e.schemaPath})`);
+  const more = j.errors.length > 3 ? ` (+${j.errors.length - 3} more)` : '';
+  const actual = j.errors.map((e) => ({ instance_path: e.pointer, schema_path: e.schemaPath, keyword: e.keyword, message: e.message }));
+  return {
+    ...fail(`the response is not valid against ${against}: ${shown.join('; ')}${more}`, j.schema.id, actual, j.errors[0]?.pointer ?? ''),
+    schema: j.schema,
+  };
 };
 
 const KINDS: Record<string, Judge> = {

@@ -62,6 +62,33 @@ export interface SchemaChecker {
   validate(schemaName: string, value: unknown): SchemaVerdict;
   hasTaskSchema(task: string): boolean;
   hasSchema(name: string): boolean;
+  /** The harness's schema a task's reply is judged against (`<task>-response`, `capabilities`). */
+  taskSchemaName?(task: string): string | undefined;
+  /** The released JSON Schemas of one protocol line named for the run (`run --schemas`, or found beside a storyboard bundle). */
+  released?: ReleasedSchemaSet;
+}
+
+/** A released JSON Schema set of one protocol line (harness/core/schemas/schema-set/), compiled lazily per schema file. */
+export interface ReleasedSchemaSet {
+  /** The set's directory. */
+  readonly dir: string;
+  /** Its release version (`3.0.6`) and protocol line (`3.0`). */
+  readonly version: string;
+  readonly line: ProtocolLine;
+  /**
+   * A task's reply against the set's response schema of the task: the file `ref` names (a path in
+   * the set, a storyboard step's `response_schema_ref`) when the set holds it, else the task's own.
+   * Undefined when the set has no response schema of the task. Throws when the schema, or a file it
+   * refers to, cannot be read or compiled: the set's defect, named in the message.
+   */
+  validateTaskResponse(task: string, payload: unknown, ref?: string): ReleasedVerdict | undefined;
+}
+
+export interface ReleasedVerdict extends SchemaVerdict {
+  /** The schema applied: its `$id` and its file, a path in the set (`media-buy/get-products-response.json`). */
+  schema: { id: string; file: string };
+  /** Why the file applied is not the `ref` asked for (the set does not hold it). */
+  note?: string;
 }
 
 export interface CheckContext {

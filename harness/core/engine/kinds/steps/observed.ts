@@ -1,7 +1,8 @@
 /**
  * Steps that grade every reply the run has received so far on this transport (the schemas suite
  * runs last), optionally after one sample call of their own. A task that answered only refusals
- * leaves its response shape unjudged: a coverage gap, never a pass.
+ * leaves its response shape unjudged: a coverage gap, never a pass. With a released schema set of
+ * the target's line (released-schemas.ts), each successful reply is judged against it too.
  */
 import type { ExpectationDef } from '../../model.js';
 import type { StepKind } from '../types.js';
@@ -10,6 +11,7 @@ import type { TaskReply } from '../../../transport/types.js';
 import { unreachable } from './util.js';
 import { verdictToJudgement } from '../expect/schema.js';
 import { inCheckOrder, type Observation } from '../../observed.js';
+import { releasedJudge } from '../released-schemas.js';
 
 export const observedSchema: StepKind = {
   name: 'observed_schema',
@@ -47,6 +49,7 @@ export const observedSchema: StepKind = {
       return { verdict: { status: 'not_applicable', message: `no ${tasks.join('/')} reply was received during this run` } };
     }
     let errorReplies = 0;
+    const released = releasedJudge(ctx);
     for (const o of inCheckOrder(seen)) {
       const r = o.reply;
       const verdict = r.isError
@@ -69,6 +72,11 @@ export const observedSchema: StepKind = {
           record: recordOf(r),
         };
       }
+      const againstReleased = r.isError ? undefined : released.judge(r, o.checkId);
+      if (againstReleased) {
+        ctx.exchanges.push(...r.exchanges);
+        return { verdict: againstReleased, record: recordOf(r) };
+      }
     }
     // Valid error objects alone say nothing about the response shape the check is about.
     if (errorReplies === seen.length) {
@@ -81,7 +89,7 @@ export const observedSchema: StepKind = {
       };
     }
     ctx.notes.push(`${seen.length} ${tasks.join('/')} replies validated (${errorReplies} error objects)`);
-    return { verdict: { status: 'ok' } };
+    return { verdict: released.finish(ctx.notes) ?? { status: 'ok' } };
   },
 };
 
