@@ -5,46 +5,18 @@
  * tables. Every task with a released response schema is called with minimal valid arguments and
  * its answer validated; so are the answers the storyboards lean on most (an error's envelope).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningMockSeller } from './index.js';
 import { McpTestClient } from './testing/wire-client.js';
 import { createArgs, startTestSeller } from './testing/seller-fixtures.js';
 import { taskCases } from './testing/task-cases.js';
+import { openSchemaSet } from '../../harness/core/schemas/schema-set/compile.js';
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const BUNDLED = join(import.meta.dirname, '../../suites/interop/adcp-sdk-sellers/node_modules/@adcp/sdk/dist/lib/schemas-data/3.0/bundled');
-const present = existsSync(BUNDLED);
-if (!present) console.warn(`released-schemas.test.ts: skipped, the pinned @adcp/sdk package is not installed (${BUNDLED})`);
-
-const LINE_DIR = join(BUNDLED, '..');
-
-/**
- * Where the released response schema of a task lives: bundled/<domain>/<task-with-dashes>-response.json
- * (the media-buy copy first), else the unbundled <domain>/ file, whose $refs the whole line resolves.
- */
-function schemaFileOf(task: string): string | undefined {
-  const file = `${task.replaceAll('_', '-')}-response.json`;
-  const firstMediaBuy = (dir: string) => readdirSync(dir).sort((a, b) => (a === 'media-buy' ? -1 : b === 'media-buy' ? 1 : a.localeCompare(b)));
-  for (const d of firstMediaBuy(BUNDLED)) if (existsSync(join(BUNDLED, d, file))) return join(BUNDLED, d, file);
-  for (const d of firstMediaBuy(LINE_DIR)) if (d !== 'bundled' && existsSync(join(LINE_DIR, d, file))) return join(LINE_DIR, d, file);
-  return undefined;
-}
-
-/** Every unbundled schema of the line, registered by its $id so cross-file $refs resolve. */
-function addLine(ajv: Ajv): void {
-  for (const d of readdirSync(LINE_DIR, { withFileTypes: true })) {
-    if (!d.isDirectory() || d.name === 'bundled') continue;
-    for (const f of readdirSync(join(LINE_DIR, d.name), { recursive: true, encoding: 'utf8' })) {
-      if (!f.endsWith('.json')) continue;
-      const schema = JSON.parse(readFileSync(join(LINE_DIR, d.name, f), 'utf8')) as { $id?: string };
-      if (schema.$id && !ajv.getSchema(schema.$id)) ajv.addSchema(schema);
-    }
-  }
-}
+const LINE_DIR = join(import.meta.dirname, '../../suites/interop/adcp-sdk-sellers/node_modules/@adcp/sdk/dist/lib/schemas-data/3.0');
+const present = existsSync(LINE_DIR);
+if (!present) console.warn(`released-schemas.test.ts: skipped, the pinned @adcp/sdk package is not installed (${LINE_DIR})`);
 
 /**
  * Where the interface spec (authoritative here) and the released 3.0 schema disagree, the mock
@@ -61,23 +33,13 @@ describe.skipIf(!present)('the mock seller under the released 3.0 schemas', () =
   let seller: RunningMockSeller;
   let client: McpTestClient;
   let buyId: string;
-  const ajv = present ? addFormats(new Ajv({ allErrors: true, strict: false })) : undefined;
-  const compiled = new Map<string, ValidateFunction>();
-  let lineAdded = false;
+  // The released set read by the harness's own loader (manifest task → file, $refs across the line).
+  const set = present ? openSchemaSet(LINE_DIR) : undefined;
+  const hasSchema = (task: string) => set?.responses.has(task) === true;
   const validate = (task: string, payload: unknown): string[] => {
-    const file = schemaFileOf(task);
-    if (!file || !ajv) return [`no released schema for ${task}`];
-    let fn = compiled.get(file);
-    if (!fn) {
-      const schema = JSON.parse(readFileSync(file, 'utf8')) as { $id?: string };
-      if (!file.includes('/bundled/') && !lineAdded) {
-        addLine(ajv);
-        lineAdded = true;
-      }
-      fn = (schema.$id && ajv.getSchema(schema.$id)) || ajv.compile(schema);
-      compiled.set(file, fn);
-    }
-    return fn(payload) ? [] : (fn.errors ?? []).map((e) => `${task} ${e.instancePath || '/'} ${e.message}`);
+    const v = set?.validateTaskResponse(task, payload);
+    if (!v) return [`no released schema for ${task}`];
+    return v.errors.map((e) => `${task} ${e.pointer || '/'} ${e.message}`);
   };
 
   beforeAll(async () => {
@@ -93,7 +55,7 @@ describe.skipIf(!present)('the mock seller under the released 3.0 schemas', () =
     // loaded machine for the server to close an idle keep-alive connection between two calls.
     const answers: [string, unknown][] = [];
     for (const [task, args] of taskCases(seller.baseUrl, buyId, 'adcp')) {
-      if (schemaFileOf(task)) answers.push([task, await client.ok(task, { ...args, context: { correlation_id: 'released-schemas' } })]);
+      if (hasSchema(task)) answers.push([task, await client.ok(task, { ...args, context: { correlation_id: 'released-schemas' } })]);
     }
     const judged = answers.map(([task]) => task);
     const errors = answers.flatMap(([task, payload]) => validate(task, payload));
