@@ -16,6 +16,9 @@ import type { CheckDef, SuiteDef } from '../engine/model.js';
 import type { StoryboardBundle } from './model.js';
 import { seedsFixtures } from './seeding.js';
 import { storyboardStepKind } from './step-kind.js';
+import { contributionOf } from './branch-sets.js';
+import { CONTROLLER_TASK } from '../protocol/tasks.js';
+import type { StoryboardStepRef } from '../engine/storyboard-step.js';
 
 /** A check id part: lower case, `[a-z0-9_-]`, the scenario slash as a dot. */
 export const idPart = (s: string) =>
@@ -48,11 +51,22 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
           rule: `controller seeding: the fixtures of storyboard ${sb.id} (${sb.file}) through comply_test_controller seed_* scenarios`,
         },
         serial: true,
+        storyboard_step: { storyboard_id: sb.id, phase_id: 'prerequisites', step_id: 'controller_seeding', task: CONTROLLER_TASK, seeding: true },
         steps: [{ kind: kind.name, storyboard: sb.id, seed: true }],
       });
     for (const phase of sb.phases) {
+      const branchSet = phase.optional ? (phase.raw.branch_set as { id?: unknown } | undefined)?.id : undefined;
       for (const step of phase.steps) {
         const id = stepCheckId(sb.id, phase.id, step.id);
+        const contributes = contributionOf(phase, step);
+        const ref: StoryboardStepRef = {
+          storyboard_id: sb.id,
+          phase_id: phase.id,
+          step_id: step.id,
+          task: step.task,
+          ...(typeof branchSet === 'string' ? { branch_set: branchSet } : {}),
+          ...(contributes ? { contributes } : {}),
+        };
         const spec = {
           doc: 'digest' as const,
           section: '6.1',
@@ -64,6 +78,7 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
           level: 'MUST',
           spec,
           serial: true,
+          storyboard_step: ref,
           steps: [
             // Any step needs the seeding; a stateful step needs the stateful steps before it, judged as
             // they run (stateful-chain.ts), since one that does not apply leaves the chain whole.
@@ -77,6 +92,7 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
             level: 'SHOULD',
             spec,
             serial: true,
+            storyboard_step: { ...ref, advisory: true },
             steps: [{ kind: kind.name, storyboard: sb.id, phase: phase.id, step: step.id, advisory: true, prerequisite: id }],
           });
       }

@@ -7,8 +7,10 @@
  * authored wrongly is not the agent's failure.
  */
 import { randomUUID } from 'node:crypto';
-import type { CheckContext, StepKind, StepVerdict } from '../engine/kinds/types.js';
+import type { CheckContext, StepKind, StepRecord, StepVerdict } from '../engine/kinds/types.js';
 import { recordOf } from '../engine/kinds/types.js';
+import { replyRecord, type RunnerSkipReason, type StoryboardStepFindings, type ValidationRecord } from '../engine/storyboard-step.js';
+import { schemaIdOf } from '../schemas/loader.js';
 import { unreachable } from '../engine/kinds/steps/util.js';
 import { CONTROLLER_TASK } from '../protocol/tasks.js';
 import type { StepDef } from '../engine/model.js';
@@ -18,10 +20,11 @@ import { selectStoryboards, unmetRequirement } from './select.js';
 import { seedStoryboard } from './seeding.js';
 import { selectionOn, storyboardState } from './state.js';
 import { substitute, UnresolvedSubstitution } from './substitute.js';
-import { judgeValidation, type StepOutcome, type ValidationResult } from './validations.js';
+import { judgeValidation, type StepOutcome } from './validations.js';
 import { contributionOf, judgeContribution, withinOptionalPhase } from './branch-sets.js';
+import { pointerOf } from './path.js';
 import { rebaseStaleFlight } from './flight.js';
-import { chainAfter, chainVerdict } from './stateful-chain.js';
+import { chainAfter, chainVerdict, type ChainBreak } from './stateful-chain.js';
 
 /**
  * Steps the runner carries out itself rather than calling an agent task (digest 6.1 webhook
@@ -37,6 +40,26 @@ const RUNNER_STEPS: Readonly<Record<string, string>> = {
   protected_resource_metadata: 'storyboard OAuth metadata probes',
   oauth_auth_server_metadata: 'storyboard OAuth metadata probes',
 };
+
+/** What one run of the kind gives: the verdict, the step's record and what it found (engine/storyboard-step.ts). */
+interface StepOutput {
+  verdict: StepVerdict;
+  record?: StepRecord;
+  storyboard?: StoryboardStepFindings;
+}
+
+/** A step not run, with the contract's reason and detail (default the verdict's message). */
+const skipped = (verdict: Exclude<StepVerdict, { status: 'ok' }>, reason: RunnerSkipReason, detail = verdict.message, wholeStoryboard = false): StepOutput => ({
+  verdict,
+  storyboard: { skip: { reason, detail, ...(wholeStoryboard ? { whole_storyboard: true as const } : {}) } },
+});
+
+/** What the agent declares, for a skip's detail (the contract asks not_applicable to cite it, missing_tool the tools it lists). */
+function declared(ctx: CheckContext): string {
+  const list = (v: unknown) => (Array.isArray(v) ? v.map(String).join(', ') : '');
+  const caps = ctx.profile.capabilities ?? {};
+  return `the agent declares supported_protocols [${list(caps.supported_protocols)}], specialisms [${list(caps.specialisms)}]`;
+}
 
 export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
   const find = (def: StepDef) => {
@@ -60,64 +83,90 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       if (flag && result.verdict.status === 'ok') state.contributions.add(flag);
       if (flag && (result.verdict.status === 'gap' || result.verdict.status === 'unmet'))
         state.unverifiedContributions.set(flag, `${step.id}: ${result.verdict.message}`);
-      return { ...result, verdict: withinOptionalPhase(phase, result.verdict) };
+      const verdict = withinOptionalPhase(phase, result.verdict);
+      if (verdict === result.verdict || verdict.status !== 'not_applicable') return result;
+      // A path not taken; the runner output names the peer that took the branch (reports/runner-output-skip.ts).
+      return { ...result, verdict, storyboard: { ...result.storyboard, skip: { reason: 'not_applicable', detail: verdict.message } } };
     },
   };
 
-  async function runStep(def: StepDef, ctx: CheckContext): Promise<{ verdict: StepVerdict; record?: ReturnType<typeof recordOf> }> {
+  async function runStep(def: StepDef, ctx: CheckContext): Promise<StepOutput> {
     {
       const selection = await selectionOn(ctx, () =>
         selectStoryboards(bundle, { capabilities: ctx.profile.capabilities ?? {}, tools: toolsOf(ctx), majorVersions: majorVersions(ctx) }),
       );
       const chosen = selection.get(String(def.storyboard));
-      if (!chosen || chosen.skip)
-        return { verdict: { status: 'not_applicable', message: `${chosen?.skip?.reason ?? 'not_applicable'}: ${chosen?.skip?.detail ?? 'not selected'}` } };
+      if (!chosen || chosen.skip) {
+        const why = chosen?.skip?.detail ?? 'not selected';
+        const toolsToo = chosen?.skip?.reason === 'missing_tool' ? `; it lists ${ctx.profile.tasks.join(', ')}` : '';
+        return skipped(
+          { status: 'not_applicable', message: `${chosen?.skip?.reason ?? 'not_applicable'}: ${why}` },
+          chosen?.skip?.reason ?? 'not_applicable',
+          `${why}; ${declared(ctx)}${toolsToo}`,
+          true,
+        );
+      }
       if (def.seed === true) return seedStoryboard(chosen.storyboard, ctx);
       const { sb, phase, step } = find(def);
       if (phase.requiresCapability) {
         const unmet = unmetRequirement(phase.requiresCapability, ctx.profile.capabilities ?? {});
-        if (unmet) return { verdict: { status: 'not_applicable', message: `phase ${phase.id}: ${unmet}` } };
+        if (unmet) return skipped({ status: 'not_applicable', message: `phase ${phase.id}: ${unmet}` }, 'not_applicable');
       }
-      if (step.requiresTool && !ctx.profile.tasks.includes(step.requiresTool))
-        return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${step.requiresTool}` } };
+      if (step.requiresTool && !ctx.profile.tasks.includes(step.requiresTool)) return missingTool(step.requiresTool, ctx);
       const state = await storyboardState(ctx, sb.id);
       if (def.advisory === true) return judgeAdvisory(step, state.outcomes.get(step.id), state.context);
-      if (step.task === 'assert_contribution') return { verdict: judgeContribution(step, state.contributions, state.unverifiedContributions) };
+      if (step.task === 'assert_contribution') return assertContribution(step, state.contributions, state.unverifiedContributions);
       const runnerStep = RUNNER_STEPS[step.task];
       if (runnerStep)
-        return {
-          verdict: {
+        return skipped(
+          {
             status: 'gap',
             gap: runnerStep,
             message: `${step.task}: a step the runner carries out itself (${runnerStep}), which the harness does not run yet`,
           },
-        };
+          'unsatisfied_contract',
+        );
       // A step that calls with other credentials (none, a test kit's key) would be judged on the run's own token.
       if (step.raw.auth !== undefined)
-        return {
-          verdict: {
+        return skipped(
+          {
             status: 'gap',
             gap: 'storyboard credential overrides',
             message: `${step.task}: the step calls with its own credentials (auth: ${JSON.stringify(step.raw.auth).slice(0, 80)}), which the harness does not send yet`,
           },
-        };
+          'unsatisfied_contract',
+        );
       // The capability task is every agent's discovery call, listed or not (an A2A card's skills need not list it).
-      if (!ctx.profile.tasks.includes(step.task) && step.task !== ctx.ids.capabilitiesTask)
-        return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${step.task}` } };
+      if (!ctx.profile.tasks.includes(step.task) && step.task !== ctx.ids.capabilitiesTask) return missingTool(step.task, ctx);
       const chained = chainVerdict(step, phase, state.chain);
-      if (chained) return { verdict: chained };
+      if (chained) return chainedStep(chained, state.chain);
       let args: unknown;
       try {
         args = substitute(step.sampleRequest ?? {}, { context: state.context, priorSteps: state.priorSteps, generated: state.generated, uuid: randomUUID });
       } catch (e) {
         if (!(e instanceof UnresolvedSubstitution)) throw e;
-        return { verdict: unresolved(e, state.capturedBy) };
+        return unresolved(e, state.capturedBy);
       }
       const flight = rebaseStaleFlight((args ?? {}) as Record<string, unknown>, Date.now());
       if (flight.note) ctx.notes.push(flight.note);
       const reply = await ctx.call(step.task, flight.args);
       const down = unreachable(reply);
-      if (down) return { verdict: down, record: recordOf(reply) };
+      const found = (validations: ValidationRecord[]): StoryboardStepFindings => ({ reply: replyRecord(reply), validations });
+      if (down)
+        return {
+          verdict: down,
+          record: recordOf(reply),
+          // Transport-level: no payload, so no pointer, expected or actual (the contract's `error`).
+          storyboard: found([
+            {
+              check: 'transport',
+              outcome: 'failed',
+              severity: 'required',
+              description: 'the agent answers the task call',
+              message: replyRecord(reply).failure,
+            },
+          ]),
+        };
       // An error is judged on what the agent sent beside it too (its echoed context), and a
       // controller's {success: false} is its error (digest 4.6: asserted with field_value on `error`).
       const payload = reply.isError && reply.errorEnvelope ? reply.errorEnvelope : reply.payload;
@@ -140,37 +189,42 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         else if (outcome.ok) missing.push(out.path);
       }
       // An unsupported controller scenario is a coverage gap (digest 4.6), unless the step asks for the refusal.
-      if (controllerRefused && !step.expectError && (payload as { error?: unknown }).error === 'UNKNOWN_SCENARIO')
+      if (controllerRefused && !step.expectError && (payload as { error?: unknown }).error === 'UNKNOWN_SCENARIO') {
+        const scenario = String((args as { scenario?: unknown })?.scenario);
+        const message = `the test controller does not offer ${scenario} (UNKNOWN_SCENARIO)`;
         return {
-          verdict: {
-            status: 'gap',
-            gap: 'a test-controller scenario',
-            message: `the test controller does not offer ${String((args as { scenario?: unknown })?.scenario)} (UNKNOWN_SCENARIO)`,
-          },
+          verdict: { status: 'gap', gap: 'a test-controller scenario', message },
           record,
+          storyboard: {
+            reply: replyRecord(reply),
+            skip: { reason: 'missing_test_controller', detail: `${message}; supply a controller that offers ${scenario}` },
+          },
         };
-      if (step.expectError && outcome.ok)
-        return { verdict: { status: 'failed', message: `${step.task} succeeded; the step expects an error`, actual: reply.payload }, record };
+      }
+      if (step.expectError && outcome.ok) {
+        const message = `${step.task} succeeded; the step expects an error`;
+        const check = runnerCheck('expect_error', 'the task answers with an error', message, 'an error', reply.payload);
+        return { verdict: { status: 'failed', message, actual: reply.payload }, record, storyboard: found([check]) };
+      }
       const results = step.validations
         .filter((v) => (v.severity ?? 'required') === 'required')
         .map((v) => judgeValidation(v, outcome, { context: state.context, responseSchema: (o) => schemaOf(ctx, step, o) }));
       noteResults(ctx, results);
       const failed = results.filter((r) => r.outcome === 'failed');
-      if (failed.length > 0) return { verdict: failedVerdict(failed), record };
+      if (failed.length > 0) return { verdict: failedVerdict(failed), record, storyboard: found(results) };
       // An error answer is judged by the step's validations (some steps accept either a result or an
       // error), but only when one of them held: a refusal that nothing judged is no pass.
-      if (!outcome.ok && !step.expectError && !results.some((r) => r.outcome === 'passed'))
-        return {
-          verdict: {
-            status: 'failed',
-            message: `${step.task} answered an error${outcome.errorCode ? ` (${outcome.errorCode})` : ''} and no validation of the step holds on it`,
-            actual: reply.payload,
-          },
-          record,
-        };
-      if (missing.length > 0)
-        return { verdict: { status: 'failed', message: `the response has no ${missing.join(', ')}, which later steps read`, actual: reply.payload }, record };
-      return { verdict: { status: 'ok' }, record };
+      if (!outcome.ok && !step.expectError && !results.some((r) => r.outcome === 'passed')) {
+        const message = `${step.task} answered an error${outcome.errorCode ? ` (${outcome.errorCode})` : ''} and no validation of the step holds on it`;
+        const check = runnerCheck('unexpected_error', 'the task answers without an error', message, 'a result', outcome.errorCode ?? reply.payload);
+        return { verdict: { status: 'failed', message, actual: reply.payload }, record, storyboard: found([...results, check]) };
+      }
+      if (missing.length > 0) {
+        const message = `the response has no ${missing.join(', ')}, which later steps read`;
+        const check = { ...runnerCheck('context_outputs', 'the values later steps read', message, missing, undefined), pointer: pointerOf(missing[0]) };
+        return { verdict: { status: 'failed', message, actual: reply.payload }, record, storyboard: found([...results, check]) };
+      }
+      return { verdict: { status: 'ok' }, record, storyboard: found(results) };
     }
   }
 }
@@ -180,6 +234,36 @@ function toolsOf(ctx: CheckContext): Set<string> {
   return new Set([...ctx.profile.tasks, ctx.ids.capabilitiesTask]);
 }
 
+/** A failed check of the runner's own (not authored), judged on the whole response. */
+function runnerCheck(check: string, description: string, message: string, expected: unknown, actual: unknown): ValidationRecord {
+  return { check, outcome: 'failed', severity: 'required', description, message, expected, actual, pointer: '' };
+}
+
+/** The agent does not list the task or tool the step needs; the test controller has its own reason. */
+function missingTool(task: string, ctx: CheckContext): StepOutput {
+  const verdict = { status: 'not_applicable' as const, message: `missing_tool: the agent does not list ${task}` };
+  const detail = `the step calls ${task}, which the agent does not list; it lists ${ctx.profile.tasks.join(', ')}`;
+  return skipped(verdict, task === CONTROLLER_TASK ? 'missing_test_controller' : 'missing_tool', detail);
+}
+
+/**
+ * A stateful step the chain keeps from running (stateful-chain.ts): blocked by the step that did
+ * not hold (the runner output names it from `blocked_by`), or skipped naming the step that was not
+ * verified or never created the state it needs.
+ */
+function chainedStep(verdict: StepVerdict, broken: ChainBreak | undefined): StepOutput {
+  if (verdict.status !== 'gap' && verdict.status !== 'not_applicable') return { verdict };
+  return skipped(verdict, 'prerequisite_failed', `prerequisite step ${broken?.by ?? '(unknown)'}: ${verdict.message}`);
+}
+
+/** `assert_contribution`, with its any_of validations as judged. */
+function assertContribution(step: StoryboardStep, contributed: ReadonlySet<string>, unverified: ReadonlyMap<string, string>): StepOutput {
+  const { verdict, validations } = judgeContribution(step, contributed, unverified);
+  if (verdict.status === 'gap') return skipped(verdict, 'prerequisite_failed');
+  if (verdict.status === 'not_applicable') return skipped(verdict, 'not_applicable');
+  return { verdict, storyboard: { validations } };
+}
+
 function majorVersions(ctx: CheckContext): number[] | undefined {
   const block = ctx.profile.capabilities?.[ctx.ids.token];
   const v = block && typeof block === 'object' ? (block as { major_versions?: unknown }).major_versions : undefined;
@@ -187,12 +271,14 @@ function majorVersions(ctx: CheckContext): number[] | undefined {
 }
 
 function schemaOf(ctx: CheckContext, step: StoryboardStep, o: StepOutcome) {
-  if (!o.ok || !ctx.schemas.hasTaskSchema(step.task)) return undefined;
+  const name = ctx.schemas.taskSchemaName(step.task);
+  if (!o.ok || name === undefined) return undefined;
   const v = ctx.schemas.validateTaskResponse(step.task, o.payload);
-  return { valid: v.valid, message: v.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; '), pointer: v.errors[0]?.pointer };
+  const errors = v.errors.map((e) => ({ instance_path: e.pointer, schema_path: e.schemaPath, keyword: e.keyword, message: e.message }));
+  return { valid: v.valid, schemaId: schemaIdOf(name), errors };
 }
 
-function noteResults(ctx: CheckContext, results: ValidationResult[]): void {
+function noteResults(ctx: CheckContext, results: ValidationRecord[]): void {
   const na = results.filter((r) => r.outcome === 'not_applicable');
   const why = na.map((r) => `${r.check}: ${r.message}`).join('; ');
   ctx.notes.push(
@@ -200,7 +286,7 @@ function noteResults(ctx: CheckContext, results: ValidationResult[]): void {
   );
 }
 
-function failedVerdict(failed: ValidationResult[]): StepVerdict {
+function failedVerdict(failed: ValidationRecord[]): StepVerdict {
   const first = failed[0];
   return {
     status: 'failed',
@@ -212,17 +298,22 @@ function failedVerdict(failed: ValidationResult[]): StepVerdict {
 }
 
 /** A reference to a value an earlier step did not capture: blocked by that step; a missing receiver: a gap. */
-function unresolved(e: UnresolvedSubstitution, capturedBy: ReadonlyMap<string, string>): StepVerdict {
+function unresolved(e: UnresolvedSubstitution, capturedBy: ReadonlyMap<string, string>): StepOutput {
   const name = /^\$context\.(.+)$/.exec(e.token)?.[1];
   const owner = name ? capturedBy.get(name) : undefined;
-  if (owner) return { status: 'unmet', message: e.message, blocked_by: owner };
-  if (/webhook/.test(e.token)) return { status: 'gap', gap: 'a webhook receiver for storyboards', message: e.message };
-  return { status: 'not_applicable', message: `${e.message}: no step of the storyboard captures it` };
+  if (owner) return { verdict: { status: 'unmet', message: e.message, blocked_by: owner } };
+  if (/webhook/.test(e.token))
+    return skipped(
+      { status: 'gap', gap: 'a webhook receiver for storyboards', message: e.message },
+      'unsatisfied_contract',
+      `${e.message}: the harness runs no webhook receiver for storyboards yet`,
+    );
+  return skipped({ status: 'not_applicable', message: `${e.message}: no step of the storyboard captures it` }, 'not_applicable');
 }
 
-function judgeAdvisory(step: StoryboardStep, outcome: StepOutcome | undefined, context: ReadonlyMap<string, unknown>): { verdict: StepVerdict } {
+function judgeAdvisory(step: StoryboardStep, outcome: StepOutcome | undefined, context: ReadonlyMap<string, unknown>): StepOutput {
   if (!outcome) return { verdict: { status: 'unmet', message: `step ${step.id} has no response to judge` } };
   const results = step.validations.filter((v) => v.severity === 'advisory').map((v) => judgeValidation(v, outcome, { context }));
   const failed = results.filter((r) => r.outcome === 'failed');
-  return { verdict: failed.length > 0 ? failedVerdict(failed) : { status: 'ok' } };
+  return { verdict: failed.length > 0 ? failedVerdict(failed) : { status: 'ok' }, storyboard: { validations: results } };
 }

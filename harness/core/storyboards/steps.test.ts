@@ -138,10 +138,30 @@ describe('validations', () => {
     expect(judge(v('http_status', { value: 200 }), ok(body))).toBe('passed');
     expect(judge(v('http_status_in', { allowed_values: [401, 403] }), ok(body))).toBe('failed: HTTP 200, expected 401 or 403');
     expect(judge(v('http_status', { value: 200 }), { ok: true, payload: {} })).toBe('not_applicable');
-    const schemaEnv = { ...env, responseSchema: () => ({ valid: false, message: '/ must have required property revision', pointer: '' }) };
-    expect(judgeValidation(v('response_schema'), ok(body), schemaEnv)).toMatchObject({
+    const error = {
+      instance_path: '',
+      schema_path: 'get_products-response.json#/required',
+      keyword: 'required',
+      message: 'must have required property revision',
+    };
+    const id = 'https://proto-comply.local/schemas/get_products-response.json';
+    const schemaEnv = { ...env, responseSchema: () => ({ valid: false, schemaId: id, errors: [error] }) };
+    // The runner output contract's shapes: expected is the schema's $id, actual its errors.
+    expect(judgeValidation(v('response_schema'), ok(body), schemaEnv)).toEqual({
+      check: 'response_schema',
+      severity: 'required',
       outcome: 'failed',
-      message: expect.stringMatching(/required property revision/),
+      message: `the response is not valid against ${id}: / must have required property revision`,
+      expected: id,
+      actual: [error],
+      pointer: '',
+      schema_id: id,
+    });
+    expect(judgeValidation(v('response_schema'), ok(body), { ...env, responseSchema: () => ({ valid: true, schemaId: id, errors: [] }) })).toEqual({
+      check: 'response_schema',
+      severity: 'required',
+      outcome: 'passed',
+      schema_id: id,
     });
     expect(judge(v('response_schema'), ok(body))).toBe('not_applicable');
   });

@@ -7,6 +7,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { StoryboardValidation } from './model.js';
+import type { ValidationRecord } from '../engine/storyboard-step.js';
 import { pointerOf, resolveStoryboardPathAll } from './path.js';
 
 /** What one step got back. */
@@ -21,25 +22,22 @@ export interface StepOutcome {
   httpStatus?: number;
 }
 
-export interface ValidationResult {
-  check: string;
-  outcome: 'passed' | 'failed' | 'not_applicable';
-  description?: string;
-  message?: string;
-  expected?: unknown;
-  actual?: unknown;
-  pointer?: string;
-  severity: 'required' | 'advisory';
+/** One schema error in the runner output contract's shape (`validation_result.actual` of `response_schema`). */
+export interface SchemaErrorRecord {
+  instance_path: string;
+  schema_path: string;
+  keyword: string;
+  message: string;
 }
 
 export interface ValidationEnv {
   /** Values captured by earlier steps (for the `*_context*` kinds). */
   context: ReadonlyMap<string, unknown>;
-  /** `response_schema`: the step's response against the task's schema; undefined when there is no schema to judge with. */
-  responseSchema?(outcome: StepOutcome): { valid: boolean; message?: string; pointer?: string } | undefined;
+  /** `response_schema`: the step's response against the task's schema (`schemaId`: its `$id`); undefined when there is no schema to judge with. */
+  responseSchema?(outcome: StepOutcome): { valid: boolean; schemaId: string; errors: SchemaErrorRecord[] } | undefined;
 }
 
-type Judge = (v: StoryboardValidation, o: StepOutcome, env: ValidationEnv) => Omit<ValidationResult, 'check' | 'severity' | 'description'>;
+type Judge = (v: StoryboardValidation, o: StepOutcome, env: ValidationEnv) => Omit<ValidationRecord, 'check' | 'severity' | 'description'>;
 
 const pass = { outcome: 'passed' } as const;
 const na = (message: string) => ({ outcome: 'not_applicable' as const, message });
@@ -176,12 +174,17 @@ const httpStatus: Judge = (v, o) => {
   if (want.length === 0 || want.some((w) => typeof w !== 'number')) return na(`the storyboard's ${v.check} validation gives no status`);
   return want.includes(o.httpStatus) ? pass : fail(`HTTP ${o.httpStatus}, expected ${want.join(' or ')}`, want, o.httpStatus);
 };
+/** Expected: the schema's `$id`; actual: its errors (the runner output contract's shapes). */
 const responseSchema: Judge = (_v, o, env) => {
   const verdict = env.responseSchema?.(o);
   if (!verdict) return na('no response schema of this task to validate with');
-  return verdict.valid
-    ? pass
-    : fail(`the response is not valid against the task's schema: ${verdict.message ?? ''}`.trim(), 'a schema-valid response', o.payload, verdict.pointer);
+  const id = { schema_id: verdict.schemaId };
+  if (verdict.valid) return { ...pass, ...id };
+  const errors = verdict.errors.map((e) => `${e.instance_path || '/'} ${e.message}`).join('; ');
+  return {
+    ...fail(`the response is not valid against ${verdict.schemaId}: ${errors}`, verdict.schemaId, verdict.errors, verdict.errors[0]?.instance_path),
+    ...id,
+  };
 };
 
 const KINDS: Record<string, Judge> = {
@@ -212,7 +215,7 @@ const KINDS: Record<string, Judge> = {
 /** The kinds judged here; any other authored kind is not applicable (and counted as such by the caller). */
 export const JUDGED_KINDS: ReadonlySet<string> = new Set(Object.keys(KINDS));
 
-export function judgeValidation(authored: StoryboardValidation, o: StepOutcome, env: ValidationEnv): ValidationResult {
+export function judgeValidation(authored: StoryboardValidation, o: StepOutcome, env: ValidationEnv): ValidationRecord {
   const base = {
     check: authored.check,
     severity: authored.severity ?? 'required',
