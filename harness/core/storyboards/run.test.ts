@@ -7,6 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../engine/result.js';
 import { toComplianceDetail } from '../../../reports/compliance-detail.js';
+import { validateAgentCompliance } from '../../../reports/json.js';
 import { runFixtureBundle } from './testing/fixture-bundle.js';
 
 let run: RunResult;
@@ -92,6 +93,26 @@ describe('a storyboard bundle run by the engine', () => {
       ['branches', 'storyboard.branches', 'failing'],
       ['refusal', 'storyboard.refusal', 'failing'],
     ]);
+    // One entry per storyboard that applies (misseeded and signals_only do not), its first failed step by its own id.
+    expect([detail.storyboards_passing, detail.storyboards_total]).toEqual([1, 5]);
+    expect(detail.storyboard_statuses.find((s) => s.storyboard_id === 'flow')).toMatchObject({
+      steps_total: 16,
+      steps_passed: 6,
+      failure_count: 2,
+      skipped_count: 8,
+      first_failed_step_id: 'wrong',
+      first_failed_step_task: 'get_products',
+    });
+    expect(detail.track_details.find((t) => t.track === 'core')).toEqual({
+      track: 'core',
+      status: 'fail',
+      scenario_count: 16,
+      passed_count: 6,
+      duration_ms: expect.any(Number),
+      has_coverage_gap_skip: true,
+    });
+    // The report with these members is a valid agent-compliance document.
+    expect(validateAgentCompliance({ ...run, compliance_detail: detail }).errors).toEqual([]);
     expect(detail.tracks).toEqual({
       core: 'fail',
       'storyboard.seeded': 'pass',
