@@ -10,7 +10,8 @@
  *   partial → partial, not_applicable and untested → skip; a track of several suites is the
  *   worst of them (fail, then partial, then pass), skip only when all are.
  * - a storyboard is a suite too (named by the storyboard's own id when it was compiled from one),
- *   and its steps are the suite's check × transport results.
+ *   and its steps are the suite's check × transport results; its first failed step is named by
+ *   the step's own id and task when it was compiled from a storyboard, else by the check id.
  *   Suites that are not applicable are not storyboards of this agent (left out of
  *   `storyboard_statuses` and `storyboards_total`); untested ones are kept as `untested`.
  * - a step fails when it fails the run (`isFailing`, honouring --strict); it is skipped when it
@@ -45,6 +46,8 @@ export interface StoryboardStatusEntry {
   failure_count: number;
   skipped_count: number;
   first_failed_step_id?: string;
+  /** A storyboard's first failed step: the task it calls. */
+  first_failed_step_task?: string;
   first_failure_message?: string;
   last_tested_at: string;
 }
@@ -123,7 +126,7 @@ function tallySteps(checks: CheckResult[], strict: boolean): StepTally {
   return tally;
 }
 
-function storyboardEntry(suite: SuiteResult, tally: StepTally, run: RunResult): StoryboardStatusEntry {
+function storyboardEntry(suite: SuiteResult, checks: CheckResult[], tally: StepTally, run: RunResult): StoryboardStatusEntry {
   const status = suite.status === 'not_applicable' ? 'untested' : storyboardStatus(suite.status);
   const entry: StoryboardStatusEntry = {
     storyboard_id: suite.storyboard_id ?? suite.suite_id,
@@ -138,7 +141,10 @@ function storyboardEntry(suite: SuiteResult, tally: StepTally, run: RunResult): 
   };
   const first = suite.first_failure ?? tally.firstFailure;
   if (first) {
-    entry.first_failed_step_id = first.check_id;
+    // A storyboard's step is named by its own id and task, as the registry does; a suite's check by its check id.
+    const step = checks.find((c) => c.check_id === first.check_id && c.transport === first.transport)?.storyboard_step;
+    entry.first_failed_step_id = step?.step_id ?? first.check_id;
+    if (step) entry.first_failed_step_task = step.task;
     entry.first_failure_message = first.message;
   }
   return entry;
@@ -172,7 +178,7 @@ export function toComplianceDetail(run: RunResult): ComplianceDetail {
     t.tally.duration_ms += tally.duration_ms;
     t.gap ||= checks.some((c) => c.outcome === 'gap');
     byTrack.set(track, t);
-    if (suite.status !== 'not_applicable') storyboards.push(storyboardEntry(suite, tally, run));
+    if (suite.status !== 'not_applicable') storyboards.push(storyboardEntry(suite, checks, tally, run));
   }
   const tracks: Record<string, RegistryTrackStatus> = {};
   const trackDetails: TrackDetail[] = [];

@@ -1,7 +1,8 @@
 /**
  * Entry point of reports/: write the chosen renderings of one RunResult. The agent-compliance
  * JSON is written first and validated; an invalid run is a harness bug and throws before any
- * other report is written.
+ * other report is written. The runner output contract's document (`runner-output`) renders
+ * storyboard runs only, so it is not among the default formats.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,14 +11,17 @@ import { ALLURE_DIR, writeAllureResults } from './allure.js';
 import { writeHtml } from './html.js';
 import { writeAgentComplianceJson } from './json.js';
 import { writeJUnit } from './junit.js';
+import { writeRunnerOutput } from './runner-output.js';
 
-export const REPORT_FORMATS = ['json', 'junit', 'html', 'allure'] as const;
+export const REPORT_FORMATS = ['json', 'junit', 'html', 'allure', 'runner-output'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
+/** Written when no formats are named: every format but `runner-output`. */
+export const DEFAULT_REPORT_FORMATS: readonly ReportFormat[] = ['json', 'junit', 'html', 'allure'];
 
 export interface WriteReportsOptions {
   /** Output directory (created if needed). */
   dir: string;
-  /** Default: all formats. */
+  /** Default: DEFAULT_REPORT_FORMATS. */
   formats?: readonly ReportFormat[];
   /** Allure results directory. Default `<dir>/allure-results`. */
   allureDir?: string;
@@ -25,10 +29,10 @@ export interface WriteReportsOptions {
 
 /**
  * Writes the reports and returns the paths written, in format order (json, junit, html,
- * allure); for Allure the path is its results directory.
+ * allure, runner-output); for Allure the path is its results directory.
  */
 export async function writeReports(run: RunResult, options: WriteReportsOptions): Promise<string[]> {
-  const formats = options.formats ?? REPORT_FORMATS;
+  const formats = options.formats ?? DEFAULT_REPORT_FORMATS;
   for (const f of formats) {
     if (!(REPORT_FORMATS as readonly string[]).includes(f)) {
       throw new Error(`unknown report format ${JSON.stringify(f)}; expected one of ${REPORT_FORMATS.join(', ')}`);
@@ -44,6 +48,7 @@ export async function writeReports(run: RunResult, options: WriteReportsOptions)
     await writeAllureResults(run, allureDir);
     written.push(allureDir);
   }
+  if (formats.includes('runner-output')) written.push(await writeRunnerOutput(run, options.dir));
   return written;
 }
 
@@ -53,4 +58,5 @@ export { validateAgentCompliance, writeAgentComplianceJson, renderAgentComplianc
 export { renderJUnit, writeJUnit } from './junit.js';
 export { renderHtml, writeHtml } from './html.js';
 export { writeAllureResults } from './allure.js';
+export { toRunnerOutput, writeRunnerOutput } from './runner-output.js';
 export { createProgress, renderSummary } from './console.js';

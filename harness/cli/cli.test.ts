@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { validateAgentCompliance } from '../../reports/json.js';
 import { SCHEMA_SET_FIXTURE } from '../core/schemas/testing/schema-set-fixture.js';
+import { writeFixtureBundle } from '../core/storyboards/testing/fixture-bundle.js';
 
 const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));
 
@@ -40,6 +41,31 @@ describe('proto-comply run', () => {
       expect(readFileSync(join(out, 'agent-compliance.json'), 'utf8')).not.toMatch(/Bearer [A-Za-z0-9_-]{20,}/);
     } finally {
       rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('--storyboards with --format runner-output writes only the runner output contract document; without storyboards it is a usage error', () => {
+    const out = mkdtempSync(join(tmpdir(), 'pc-cli-'));
+    const bundle = writeFixtureBundle();
+    try {
+      const r = cli(['run', '--storyboards', bundle, '--transport', 'mcp', '--format', 'runner-output', '--out', out]);
+      expect(r.code, r.stderr + r.stdout).toBe(1);
+      expect(existsSync(join(out, 'agent-compliance.json'))).toBe(false);
+      const doc = JSON.parse(readFileSync(join(out, 'runner-output.json'), 'utf8'));
+      expect(doc.contract).toEqual({ id: 'runner_output_contract', version: '1.1.0' });
+      expect(doc.step_results.find((s: { step_id: string }) => s.step_id === 'wrong')).toMatchObject({
+        storyboard_id: 'flow',
+        transport: 'mcp',
+        passed: false,
+      });
+      const refused = cli(['run', '--format', 'runner-output', '--out', out]);
+      expect([refused.code, refused.stderr.trim()]).toEqual([
+        2,
+        'proto-comply: run: --format runner-output needs --storyboards: the runner output contract reports the steps of a storyboard run',
+      ]);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+      rmSync(bundle, { recursive: true, force: true });
     }
   });
 

@@ -87,3 +87,21 @@ describe('run --schemas', () => {
     await expect(run(`${SCHEMA_SET_FIXTURE}core`)).rejects.toThrow(/^run: --schemas: .*core: names no release version/);
   });
 });
+
+describe('run --format', () => {
+  it('writes every format but runner-output by default, and runner-output too for a storyboard run', () => {
+    expect(parsed([]).formats).toEqual(['json', 'junit', 'html', 'allure']);
+    expect(parsed(['--storyboards', 'bundle']).formats).toEqual(['json', 'junit', 'html', 'allure', 'runner-output']);
+    expect(parsed(['--storyboards', 'bundle', '--format', 'runner-output,json,runner-output']).formats).toEqual(['runner-output', 'json']);
+  });
+
+  it('refuses runner-output without storyboards, an unknown format and an empty list, before any agent is called', () => {
+    expect(() => parsed(['--format', 'runner-output'])).toThrow(
+      new UsageError('run: --format runner-output needs --storyboards: the runner output contract reports the steps of a storyboard run'),
+    );
+    expect(() => parsed(['--format', 'json,pdf'])).toThrow(
+      new UsageError('run: --format must name formats of json, junit, html, allure, runner-output, got "pdf"'),
+    );
+    expect(() => parsed(['--format', ','])).toThrow(new UsageError('run: --format needs at least one format'));
+  });
+});

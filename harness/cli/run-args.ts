@@ -12,6 +12,7 @@ import { parseTargetFlag } from './target-flag.js';
 import { isLifecycleStage, LIFECYCLE_STAGES, type LifecycleStage } from '../core/engine/lifecycle.js';
 import type { ProtocolLine } from '../core/protocol/lines.js';
 import { RECEIVER_RUN_OPTIONS, ReceiverFlagError, receiverFromFlags, receiverReproduceFlags } from './receiver-flags.js';
+import { DEFAULT_REPORT_FORMATS, REPORT_FORMATS, type ReportFormat } from '../../reports/index.js';
 
 const OPTIONS = {
   agent: { type: 'string' },
@@ -37,6 +38,7 @@ const OPTIONS = {
   baseline: { type: 'string' },
   fixtures: { type: 'string' },
   allure: { type: 'string' },
+  format: { type: 'string' },
   json: { type: 'boolean', default: false },
   'deny-private': { type: 'boolean', default: false },
   'allow-host': { type: 'string', multiple: true },
@@ -86,6 +88,8 @@ export interface RunArgs {
   fixtures?: string;
   /** Allure results directory (default `<out>/allure-results`). */
   allure?: string;
+  /** The report formats to write (`--format`); default DEFAULT_REPORT_FORMATS, and runner-output with --storyboards. */
+  formats: ReportFormat[];
   json: boolean;
   /** A buyer's webhook receiver to certify (`--receiver` and its options). */
   receiver?: ReceiverTarget;
@@ -157,6 +161,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (e instanceof ReceiverFlagError || e instanceof TransportConfigError) throw new UsageError(`run: ${e.message}`);
     throw e;
   }
+  const formats = formatsFlag(v.format, v.storyboards !== undefined);
   if (registry && receiver && !v.agent)
     throw new UsageError('run: --registry and --receiver without --agent: run the registry on its own, or name the agent too');
   return {
@@ -184,6 +189,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     baseline: v.baseline,
     fixtures: v.fixtures,
     allure: v.allure,
+    formats,
     json: v.json,
     receiver,
     ...(registry ? { registry } : {}),
@@ -192,6 +198,21 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     allowCardOrigin: v['allow-card-origin'] || v['send-token-to-card-origin'],
     sendTokenToCardOrigin: v['send-token-to-card-origin'],
   };
+}
+
+/**
+ * `--format F[,F…]`: the report formats to write. `runner-output` renders storyboard steps, so it
+ * needs --storyboards: asked for without them it is a usage error, before any agent is called.
+ */
+function formatsFlag(raw: string | undefined, storyboards: boolean): ReportFormat[] {
+  if (raw === undefined) return [...DEFAULT_REPORT_FORMATS, ...(storyboards ? (['runner-output'] as const) : [])];
+  const names = [...new Set(raw.split(',').map((f) => f.trim()))].filter(Boolean);
+  if (names.length === 0) throw new UsageError('run: --format needs at least one format');
+  const unknown = names.find((f) => !(REPORT_FORMATS as readonly string[]).includes(f));
+  if (unknown !== undefined) throw new UsageError(`run: --format must name formats of ${REPORT_FORMATS.join(', ')}, got ${JSON.stringify(unknown)}`);
+  if (names.includes('runner-output') && !storyboards)
+    throw new UsageError('run: --format runner-output needs --storyboards: the runner output contract reports the steps of a storyboard run');
+  return names as ReportFormat[];
 }
 
 /** `--lifecycle-stage`: one of the registry's stages (digest 6.3), or a usage error naming them. */

@@ -214,7 +214,11 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
     }
     run = boundRun(redactor.value(run));
 
-    const saved = await writeReportsSafely(run, frame, { dir: resolve(args.out), allureDir: args.allure ? resolve(args.allure) : undefined });
+    const saved = await writeReportsSafely(run, frame, {
+      dir: resolve(args.out),
+      allureDir: args.allure ? resolve(args.allure) : undefined,
+      formats: args.formats,
+    });
     run = saved.run;
     let summary: string;
     try {

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { RunResult } from '../core/engine/result.js';
 import { causeOf, errorRun, type RunFrame } from '../core/engine/error-run.js';
-import { writeReports } from '../../reports/index.js';
+import { type ReportFormat, writeReports } from '../../reports/index.js';
 import { AGENT_COMPLIANCE_FILE } from '../../reports/json.js';
 import { writeFileAtomic } from '../../reports/fs.js';
 
@@ -18,7 +18,7 @@ import { writeFileAtomic } from '../../reports/fs.js';
 export async function writeReportsSafely(
   run: RunResult,
   frame: RunFrame,
-  options: { dir: string; allureDir?: string },
+  options: { dir: string; allureDir?: string; formats?: readonly ReportFormat[] },
 ): Promise<{ written: string[]; run: RunResult; writeError?: string }> {
   try {
     return { written: await writeReports(run, options), run };

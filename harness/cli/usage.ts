@@ -74,6 +74,9 @@ no --agent, only a registry (registry suite).
   --baseline FILE     expected-failures baseline (YAML, see "proto-comply baseline --help"): failures it
                       lists do not fail the run; an entry whose check no longer fails does (stale)
   --allure DIR        Allure results directory (default <out>/allure-results)
+  --format F[,F...]   reports to write: json, junit, html, allure, runner-output (default all but
+                      runner-output, and runner-output too with --storyboards); runner-output is the
+                      storyboard bundle's runner output contract (runner-output.json) and needs --storyboards
   --json              print the agent-compliance JSON to stdout (progress and summary go to stderr)
   --receiver URL      a buyer's webhook receiver to certify (webhook-receiver suite); the harness
                       signs as a seller whose brand.json it serves on 127.0.0.1 (printed at start):

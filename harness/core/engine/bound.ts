@@ -6,6 +6,7 @@
  */
 import { MAX_JSON_DEPTH } from '../transport/bounded-json.js';
 import type { CheckResult, Evidence, RunResult } from './result.js';
+import type { StoryboardStepInfo, ValidationRecord } from './storyboard-step.js';
 import type { WireExchange } from '../transport/types.js';
 
 export const LIMITS = {
@@ -87,10 +88,28 @@ function boundEvidence(e: Evidence): Evidence {
   return out;
 }
 
+/** A storyboard step's findings with their agent-controlled parts bounded, like evidence. */
+function boundStoryboardStep(s: StoryboardStepInfo): StoryboardStepInfo {
+  const out: StoryboardStepInfo = { ...s };
+  if (s.validations)
+    out.validations = s.validations.map((v) => {
+      const b: ValidationRecord = { ...v };
+      if (typeof v.message === 'string') b.message = cutText(v.message, LIMITS.message);
+      if ('expected' in v) b.expected = boundValue(v.expected);
+      if ('actual' in v) b.actual = boundValue(v.actual);
+      if (typeof v.pointer === 'string') b.pointer = cutText(v.pointer, LIMITS.note);
+      return b;
+    });
+  if (s.skip) out.skip = { ...s.skip, detail: cutText(s.skip.detail, LIMITS.message) };
+  if (s.reply?.failure !== undefined) out.reply = { ...s.reply, failure: cutText(s.reply.failure, LIMITS.message) };
+  return out;
+}
+
 /** A check result with its agent-controlled parts bounded. */
 export function boundCheckResult(r: CheckResult): CheckResult {
   const out: CheckResult = { ...r, message: cutText(String(r.message ?? ''), LIMITS.message) };
   if (r.evidence) out.evidence = boundEvidence(r.evidence);
+  if (r.storyboard_step) out.storyboard_step = boundStoryboardStep(r.storyboard_step);
   if (typeof r.gap === 'string') out.gap = cutText(r.gap, LIMITS.note);
   return out;
 }

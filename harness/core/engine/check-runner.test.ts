@@ -22,6 +22,7 @@ const noSchemas: SchemaChecker = {
   validateTaskResponse: () => ({ valid: true, errors: [] }),
   validate: () => ({ valid: true, errors: [] }),
   hasTaskSchema: () => true,
+  taskSchemaName: (task) => `${task}-response`,
   hasSchema: () => true,
 };
 

@@ -70,6 +70,7 @@ export function skippedResult(
     evidence: { exchanges: [] },
     ...(check.lines ? { lines: check.lines } : {}),
     ...(check.interpretation ? { interpretation: check.interpretation } : {}),
+    ...(check.storyboard_step ? { storyboard_step: check.storyboard_step } : {}),
     ...extra,
   };
 }
@@ -123,9 +124,9 @@ export function preflightPrerequisites(
       case 'info':
         continue;
       case 'not_applicable':
-        return skippedResult(suite, check, env, 'not_applicable', `needs ${id}, which does not apply: ${r.message}`);
+        return skippedResult(suite, check, env, 'not_applicable', `needs ${id}, which does not apply: ${r.message}`, { inherited_from: id });
       case 'gap':
-        return skippedResult(suite, check, env, 'gap', `needs ${id}, not verified: ${r.message}`, { gap: r.gap, not_run: r.not_run });
+        return skippedResult(suite, check, env, 'gap', `needs ${id}, not verified: ${r.message}`, { gap: r.gap, not_run: r.not_run, inherited_from: id });
       case 'blocked':
         // The root cause, and the prerequisite it reached this check through (whose step the cause names).
         return blockedResult(
@@ -167,14 +168,16 @@ export async function runCheck(suite: SuiteDef, check: CheckDef, env: CheckEnv, 
   const scope: StepScope = { steps: {}, random: new ScopedRandom(env.seed, `${env.transport.kind}\0${check.id}`) };
   const ctx = checkContext(env, check.id, exchanges, notes, scope, lend);
 
+  let storyboard: StepRun['storyboard'];
   const finish = (
     outcome: Outcome,
     message: string,
     verdict?: { expected?: unknown; actual?: unknown; pointer?: string },
     extra: Partial<CheckResult> = {},
   ): CheckResult => {
+    // A storyboard step keeps its evidence on a pass: the runner output contract records every step's request and response.
     const evidence: Evidence | undefined =
-      outcome === 'pass'
+      outcome === 'pass' && !check.storyboard_step
         ? undefined
         : {
             expected: verdict?.expected,
@@ -187,12 +190,14 @@ export async function runCheck(suite: SuiteDef, check: CheckDef, env: CheckEnv, 
       ...skippedResult(suite, check, env, outcome, message),
       duration_ms: Math.round(performance.now() - started),
       evidence,
+      ...(check.storyboard_step ? { storyboard_step: { ...check.storyboard_step, ...storyboard } } : {}),
       ...extra,
     };
   };
 
   try {
     const r = await ctx.runSteps(check.steps);
+    storyboard = r.storyboard;
     if (env.signal.aborted) throw new BudgetExhausted();
     const verdict = r.verdict;
     switch (verdict.status) {
@@ -305,6 +310,7 @@ function checkContext(env: CheckEnv, checkId: string, exchanges: WireExchange[],
 
 /** Run steps in order until one does not end ok; records of steps with an id are saved in the scope. */
 async function runStepList(steps: readonly StepDef[], ctx: CheckContext, kinds: KindRegistry): Promise<StepRun> {
+  let storyboard: StepRun['storyboard'];
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i];
     if (!inLines(ctx.target, step.lines)) continue;
@@ -314,6 +320,7 @@ async function runStepList(steps: readonly StepDef[], ctx: CheckContext, kinds: 
     try {
       const r = await kind.run(step, ctx);
       verdict = r.verdict;
+      if (r.storyboard) storyboard = r.storyboard;
       if (step.id && r.record) (ctx.steps as Record<string, StepRecord>)[step.id] = r.record;
     } catch (e) {
       if (!(e instanceof TemplateError)) throw e;
@@ -328,7 +335,8 @@ async function runStepList(steps: readonly StepDef[], ctx: CheckContext, kinds: 
       const { owner, ...rest } = verdict;
       verdict = { ...rest, status: 'unmet', message: `${verdict.message} (the rule of ${owner})`, blocked_by: owner };
     }
-    if (verdict.status !== 'ok') return { verdict, failedStep: i + 1, failedRole: step.role ?? 'probe', failedPrerequisite: step.prerequisite };
+    if (verdict.status !== 'ok')
+      return { verdict, failedStep: i + 1, failedRole: step.role ?? 'probe', failedPrerequisite: step.prerequisite, ...(storyboard ? { storyboard } : {}) };
   }
-  return { verdict: { status: 'ok' } };
+  return { verdict: { status: 'ok' }, ...(storyboard ? { storyboard } : {}) };
 }

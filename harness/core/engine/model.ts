@@ -8,6 +8,7 @@ import type { TransportKind } from '../transport/types.js';
 import type { AgentKind } from '../protocol/agent-kinds.js';
 import type { ProtocolLine } from '../protocol/lines.js';
 import type { LifecycleStage } from './lifecycle.js';
+import type { StoryboardStepRef } from './storyboard-step.js';
 
 /** Condition on the agent profile (its declared capabilities and listed tasks). */
 export type Condition =
@@ -92,6 +93,8 @@ export interface CheckDef {
   transports?: TransportKind[];
   /** Run alone (not concurrently with other checks of the same suite and transport). */
   serial?: boolean;
+  /** The storyboard step the check was compiled from (`run --storyboards`): recorded on its result, which then keeps its evidence on a pass too. */
+  storyboard_step?: StoryboardStepRef;
   steps: StepDef[];
 }
 

@@ -5,6 +5,7 @@
 import type { TransportKind, WireExchange } from '../transport/types.js';
 import type { ProtocolLine } from '../protocol/lines.js';
 import type { LifecycleStage } from './lifecycle.js';
+import type { StoryboardStepInfo } from './storyboard-step.js';
 
 /**
  * The closed set of outcomes of one check on one transport:
@@ -85,6 +86,8 @@ export interface CheckResult {
   gap?: string;
   /** True when the run budget ran out before this check finished (outcome is then `gap`). */
   not_run?: boolean;
+  /** Outcome not_applicable or gap taken from this prerequisite (same transport), which did not apply or was not verified; the check did not run. */
+  inherited_from?: string;
   /** True when a baseline entry expected this failure (issue 6). */
   baselined?: boolean;
   /**
@@ -97,6 +100,8 @@ export interface CheckResult {
   lines?: ProtocolLine[];
   /** The reading the check applies where the spec can be read more than one way. */
   interpretation?: Interpretation;
+  /** A check compiled from a storyboard step: the step, and what the step kind found (storyboard-step.ts). */
+  storyboard_step?: StoryboardStepInfo;
 }
 
 export type OutcomeCounts = Record<Outcome, number>;

@@ -20,6 +20,9 @@ export const DEFAULT_SCHEMA_DIR = fileURLToPath(new URL('../../../fixtures/schem
 
 export class SchemaLoadError extends Error {}
 
+/** The `$id` of the schema named `name` (`product`, `get_products-response`, ...). */
+export const schemaIdOf = (name: string): string => `${SCHEMA_BASE_URI}${name}.json`;
+
 export interface SchemaDocument {
   /** File name without `.json`, e.g. `product`, `get_products-response`. */
   name: string;
@@ -125,7 +128,7 @@ export function loadSchemaDocuments(token: string, dir: string = DEFAULT_SCHEMA_
       if (schema.$schema !== SCHEMA_DIALECT) {
         throw new SchemaLoadError(`schema ${f}: $schema must be ${SCHEMA_DIALECT}`);
       }
-      const id = `${SCHEMA_BASE_URI}${name}.json`;
+      const id = schemaIdOf(name);
       if (schema.$id !== id) {
         throw new SchemaLoadError(`schema ${f}: $id must be ${id} (got ${JSON.stringify(schema.$id)})`);
       }

@@ -7,7 +7,8 @@
  * `branch_set.id`), and the later `assert_contribution` step fails only when no path contributed.
  */
 import type { StepVerdict } from '../engine/kinds/types.js';
-import type { StoryboardPhase, StoryboardStep } from './model.js';
+import type { ValidationRecord } from '../engine/storyboard-step.js';
+import type { StoryboardPhase, StoryboardStep, StoryboardValidation } from './model.js';
 import type { StoryboardState } from './state.js';
 
 /** The flag a passing step contributes, if any. */
@@ -69,28 +70,48 @@ export function withinOptionalPhase(phase: StoryboardPhase, verdict: StepVerdict
 }
 
 /**
- * `assert_contribution`: its any_of validations hold when a step contributed one of their flags.
- * When none did but a contributing step could not be verified (`unverified`: flag → that step's
- * gap or block), the assertion cannot be judged either: a gap saying which path was not run.
+ * `assert_contribution`: its any_of validations hold when a step contributed one of their flags
+ * (each is judged, for the record). When none did but a contributing step could not be verified
+ * (`unverified`: flag → that step's gap or block), the assertion cannot be judged either: a gap
+ * saying which path was not run.
  */
-export function judgeContribution(step: StoryboardStep, contributed: ReadonlySet<string>, unverified: ReadonlyMap<string, string> = new Map()): StepVerdict {
-  const wanted = step.validations
-    .filter((v) => v.check === 'any_of')
-    .flatMap((v) => (v.allowed_values ?? []).filter((x): x is string => typeof x === 'string'));
-  if (wanted.length === 0) return { status: 'not_applicable', message: 'assert_contribution names no flag (no any_of validation with allowed_values)' };
-  if (wanted.some((flag) => contributed.has(flag))) return { status: 'ok' };
+export function judgeContribution(
+  step: StoryboardStep,
+  contributed: ReadonlySet<string>,
+  unverified: ReadonlyMap<string, string> = new Map(),
+): { verdict: StepVerdict; validations: ValidationRecord[] } {
+  const flagsOf = (v: StoryboardValidation) => (v.allowed_values ?? []).filter((x): x is string => typeof x === 'string');
+  const anyOf = step.validations.filter((v) => v.check === 'any_of' && flagsOf(v).length > 0);
+  const validations = anyOf.map((v): ValidationRecord => {
+    const held = flagsOf(v).some((flag) => contributed.has(flag));
+    const base = { check: v.check, severity: v.severity ?? 'required', ...(v.description ? { description: v.description } : {}) } as const;
+    if (held) return { ...base, outcome: 'passed' };
+    return {
+      ...base,
+      outcome: 'failed',
+      message: `no path contributed ${flagsOf(v).join(' or ')}`,
+      expected: flagsOf(v),
+      actual: [...contributed],
+      pointer: '',
+    };
+  });
+  const wanted = anyOf.flatMap(flagsOf);
+  if (wanted.length === 0)
+    return { verdict: { status: 'not_applicable', message: 'assert_contribution names no flag (no any_of validation with allowed_values)' }, validations };
+  if (wanted.some((flag) => contributed.has(flag))) return { verdict: { status: 'ok' }, validations };
   const notRun = wanted.map((flag) => unverified.get(flag)).filter((why): why is string => why !== undefined);
   if (notRun.length > 0)
     return {
-      status: 'gap',
-      gap: 'a branch-set path the harness could not run',
-      message: `no path contributed ${wanted.join(' or ')}, and not every path was verified: ${notRun.join('; ')}`,
+      verdict: {
+        status: 'gap',
+        gap: 'a branch-set path the harness could not run',
+        message: `no path contributed ${wanted.join(' or ')}, and not every path was verified: ${notRun.join('; ')}`,
+      },
+      validations,
     };
-  const why = step.validations.find((v) => v.check === 'any_of')?.description;
+  const why = anyOf[0]?.description;
   return {
-    status: 'failed',
-    message: `no path contributed ${wanted.join(' or ')}${why ? `: ${why}` : ''}`,
-    expected: wanted,
-    actual: [...contributed],
+    verdict: { status: 'failed', message: `no path contributed ${wanted.join(' or ')}${why ? `: ${why}` : ''}`, expected: wanted, actual: [...contributed] },
+    validations,
   };
 }

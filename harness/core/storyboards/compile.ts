@@ -13,9 +13,14 @@
 import type { SuiteCatalog } from '../engine/loader.js';
 import { KindRegistry } from '../engine/kinds/registry.js';
 import type { CheckDef, SuiteDef } from '../engine/model.js';
-import type { StoryboardBundle } from './model.js';
+import type { StoryboardBundle, StoryboardStep } from './model.js';
 import { seedsFixtures } from './seeding.js';
 import { storyboardStepKind } from './step-kind.js';
+import { contributionOf } from './branch-sets.js';
+import { type KitOf, taskOf, testKitOf } from './test-kits.js';
+import { UnresolvedSubstitution } from './substitute.js';
+import { CONTROLLER_TASK } from '../protocol/tasks.js';
+import type { StoryboardStepRef } from '../engine/storyboard-step.js';
 
 /** A check id part: lower case, `[a-z0-9_-]`, the scenario slash as a dot. */
 export const idPart = (s: string) =>
@@ -48,14 +53,26 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
           rule: `controller seeding: the fixtures of storyboard ${sb.id} (${sb.file}) through comply_test_controller seed_* scenarios`,
         },
         serial: true,
+        storyboard_step: { storyboard_id: sb.id, phase_id: 'prerequisites', step_id: 'controller_seeding', task: CONTROLLER_TASK, seeding: true },
         steps: [{ kind: kind.name, storyboard: sb.id, seed: true }],
       });
     const checkOf = new Map(sb.phases.flatMap((p) => p.steps.map((st) => [st.id, stepCheckId(sb.id, p.id, st.id)] as const)));
     for (const phase of sb.phases) {
+      const branchSet = phase.optional ? (phase.raw.branch_set as { id?: unknown } | undefined)?.id : undefined;
       for (const step of phase.steps) {
         const id = stepCheckId(sb.id, phase.id, step.id);
         // A webhook assertion judges what its trigger caused: it needs that step (webhook-steps.ts).
         const trigger = typeof step.raw.triggered_by === 'string' ? checkOf.get(step.raw.triggered_by) : undefined;
+        const contributes = contributionOf(phase, step);
+        const ref: StoryboardStepRef = {
+          storyboard_id: sb.id,
+          phase_id: phase.id,
+          step_id: step.id,
+          // The task it calls: a test kit's, when the storyboard names one (test-kits.ts).
+          task: taskNamed(step, testKitOf(bundle, sb)),
+          ...(typeof branchSet === 'string' ? { branch_set: branchSet } : {}),
+          ...(contributes ? { contributes } : {}),
+        };
         const spec = {
           doc: 'digest' as const,
           section: '6.1',
@@ -67,6 +84,7 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
           level: 'MUST',
           spec,
           serial: true,
+          storyboard_step: ref,
           steps: [
             // Any step needs the seeding, a webhook assertion its trigger; a stateful step needs the
             // stateful steps before it, judged as they run (stateful-chain.ts), since one that does not
@@ -81,6 +99,7 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
             level: 'SHOULD',
             spec,
             serial: true,
+            storyboard_step: { ...ref, advisory: true },
             steps: [{ kind: kind.name, storyboard: sb.id, phase: phase.id, step: step.id, advisory: true, prerequisite: id }],
           });
       }
@@ -99,4 +118,14 @@ export function compileStoryboards(bundle: StoryboardBundle): SuiteCatalog {
   }
   // The transports share that agent-side state too: one after another.
   return { suites, kinds, transportsInTurn: true };
+}
+
+/** The task a step calls, a test kit's when it names one; the authored name when the kit lacks it (the step says why when it runs). */
+function taskNamed(step: StoryboardStep, kit: KitOf): string {
+  try {
+    return taskOf(step, kit);
+  } catch (e) {
+    if (e instanceof UnresolvedSubstitution) return step.task;
+    throw e;
+  }
 }

@@ -4,210 +4,16 @@
  * not applicable where the storyboard or the step does not apply, a gap for what the harness does
  * not run yet, advisory validations in their own SHOULD check.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { certifyMock } from '../../../suites/testing/mock-run.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../engine/result.js';
-import { compileStoryboards } from './compile.js';
-import { loadStoryboardBundle } from './load.js';
 import { toComplianceDetail } from '../../../reports/compliance-detail.js';
-
-/** A storyboard seeding one product, then reading products under its own account. */
-function seedingStoryboard(id: string, productId: string): string {
-  return `
-id: ${id}
-title: Seeds ${productId}
-prerequisites:
-  controller_seeding: true
-fixtures:
-  products:
-    - product_id: "${productId}"
-      delivery_type: "non_guaranteed"
-phases:
-  - id: p
-    steps:
-      - id: buy
-        task: get_products
-        sample_request: { buying_mode: brief, brief: "x", account: { brand: { domain: "acme.example" }, operator: "op.example" } }
-        validations: []
-`;
-}
-
-const STORYBOARDS: Record<string, string> = {
-  'index.json': JSON.stringify({
-    adcp_version: '3.0.6',
-    universal: ['flow', 'seeded', 'clashing', 'misseeded', 'branches', 'refusal'],
-    protocols: [{ id: 'signals', path: 'protocols/signals/', has_baseline: true }],
-    specialisms: [],
-  }),
-  'universal/flow.yaml': `
-id: flow
-title: A small flow
-track: core
-required_tools: [get_products]
-phases:
-  - id: discover
-    steps:
-      - id: products
-        task: get_products
-        stateful: true
-        sample_request:
-          buying_mode: brief
-          brief: "Outdoor video"
-          context: { correlation_id: "flow--products" }
-        context_outputs:
-          - name: product_id
-            path: products[0].product_id
-        validations:
-          - check: field_present
-            path: products[0].product_id
-            description: a product
-          - check: field_value
-            path: context.correlation_id
-            value: "flow--products"
-          - check: field_value
-            path: products[0].product_id
-            value: "no-such-product"
-            severity: advisory
-            description: an advisory that fails
-          - check: oauth_metadata_graph
-            description: a kind the harness does not judge
-      - id: again
-        task: get_products
-        stateful: true
-        sample_request:
-          buying_mode: refine
-          refine: [{ scope: product, product_id: "$context.product_id", action: more_like_this }]
-        validations:
-          - check: field_present
-            path: products
-  - id: broken
-    steps:
-      - id: wrong
-        task: get_products
-        stateful: true
-        sample_request: { buying_mode: brief, brief: "x" }
-        validations:
-          - check: field_value
-            path: products[0].product_id
-            value: "no-such-product"
-      - id: after
-        task: get_products
-        stateful: true
-        sample_request: { buying_mode: brief, brief: "y" }
-        validations: []
-  - id: runner_side
-    steps:
-      - id: observe
-        task: expect_substitution_safe
-        validations: []
-      - id: unlisted
-        task: sync_plans
-        validations: []
-`,
-  // Seeds a product of its own (taken), and one the sandbox already sells under that id (refused).
-  'universal/seeded.yaml': seedingStoryboard('seeded', 'seeded_product'),
-  'universal/clashing.yaml': seedingStoryboard('clashing', 'ctv_sports_premium'),
-  'universal/branches.yaml': `
-id: branches
-title: Branch sets
-phases:
-  - id: refuse_path
-    optional: true
-    branch_set: { id: handled, semantics: any_of }
-    steps:
-      - id: refused
-        task: get_products
-        expect_error: true
-        contributes: true
-        sample_request: { buying_mode: brief, brief: "x" }
-  - id: answer_path
-    optional: true
-    branch_set: { id: handled, semantics: any_of }
-    steps:
-      - id: answered
-        task: get_products
-        contributes: true
-        sample_request: { buying_mode: brief, brief: "x" }
-        validations:
-          - { check: field_present, path: products, description: products }
-  - id: never_path
-    optional: true
-    branch_set: { id: never, semantics: any_of }
-    steps:
-      - id: never
-        task: get_products
-        contributes_to: never
-        sample_request: { buying_mode: brief, brief: "x" }
-        validations:
-          - { check: field_present, path: no_such_member, description: absent member }
-  - id: enforce
-    steps:
-      - id: handled
-        task: assert_contribution
-        validations:
-          - { check: any_of, allowed_values: [handled], description: one path handled it }
-      - id: never_handled
-        task: assert_contribution
-        validations:
-          - { check: any_of, allowed_values: [never], description: a path nobody takes }
-`,
-  'universal/refusal.yaml': `
-id: refusal
-title: A refusal nothing judges
-phases:
-  - id: p
-    steps:
-      - id: refused
-        task: get_products
-        sample_request: { buying_mode: nonsense }
-        validations:
-          - { check: oauth_metadata_graph, description: not judged by the harness }
-`,
-  'universal/misseeded.yaml': `
-id: misseeded
-title: Fixtures without ids
-prerequisites:
-  controller_seeding: true
-fixtures:
-  products:
-    - delivery_type: "non_guaranteed"
-phases:
-  - id: p
-    steps:
-      - id: s
-        task: get_products
-        validations: []
-`,
-  'protocols/signals/index.yaml': `
-id: signals_only
-title: Signals
-phases:
-  - id: p
-    steps:
-      - id: s
-        task: get_signals
-        validations: []
-`,
-};
+import { validateAgentCompliance } from '../../../reports/json.js';
+import { runFixtureBundle } from './testing/fixture-bundle.js';
 
 let run: RunResult;
-const made: string[] = [];
 beforeAll(async () => {
-  const root = mkdtempSync(join(tmpdir(), 'storyboard-run-'));
-  made.push(root);
-  for (const [p, text] of Object.entries(STORYBOARDS)) {
-    mkdirSync(dirname(join(root, p)), { recursive: true });
-    writeFileSync(join(root, p), text);
-  }
-  const catalog = compileStoryboards(loadStoryboardBundle(root));
-  run = await certifyMock({ token: 'adcp', catalog, suites: catalog.suites, mock: { kinds: ['media-buy'] } });
+  ({ run } = await runFixtureBundle());
 }, 120_000);
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
 
 const outcome = (id: string, transport = 'mcp') => {
   const c = run.checks.find((x) => x.check_id === id && x.transport === transport);
@@ -286,12 +92,33 @@ describe('a storyboard bundle run by the engine', () => {
       ['branches', 'storyboard.branches', 'failing'],
       ['refusal', 'storyboard.refusal', 'failing'],
     ]);
+    // One entry per storyboard that applies (misseeded and signals_only do not), its first failed step by its own id.
+    expect([detail.storyboards_passing, detail.storyboards_total]).toEqual([1, 5]);
+    expect(detail.storyboard_statuses.find((s) => s.storyboard_id === 'flow')).toMatchObject({
+      steps_total: 14,
+      steps_passed: 6,
+      failure_count: 2,
+      skipped_count: 6,
+      first_failed_step_id: 'wrong',
+      first_failed_step_task: 'get_products',
+    });
+    expect(detail.track_details.find((t) => t.track === 'core')).toEqual({
+      track: 'core',
+      status: 'fail',
+      scenario_count: 14,
+      passed_count: 6,
+      duration_ms: expect.any(Number),
+      has_coverage_gap_skip: true,
+    });
+    // The report with these members is a valid agent-compliance document.
+    expect(validateAgentCompliance({ ...run, compliance_detail: detail }).errors).toEqual([]);
     expect(detail.tracks).toEqual({
       core: 'fail',
       'storyboard.seeded': 'pass',
       'storyboard.clashing': 'skip',
       'storyboard.branches': 'fail',
       'storyboard.refusal': 'fail',
+      'storyboard.chained': 'skip',
       'storyboard.misseeded': 'skip',
       'storyboard.signals_only': 'skip',
     });

@@ -13,6 +13,9 @@ import type { CheckContext, StepVerdict } from '../engine/kinds/types.js';
 import { recordOf, type StepRecord } from '../engine/kinds/types.js';
 import { unreachable } from '../engine/kinds/steps/util.js';
 import type { Storyboard } from './model.js';
+import { replyRecord, type RunnerSkipReason, type StoryboardStepFindings } from '../engine/storyboard-step.js';
+import type { TaskReply } from '../transport/types.js';
+import { CONTROLLER_TASK } from '../protocol/tasks.js';
 
 /** Fixture kinds, in seeding order, with their scenario and id member. */
 const SEEDS = [
@@ -75,32 +78,49 @@ function storyboardAccount(sb: Storyboard): Record<string, unknown> | undefined 
   return undefined;
 }
 
-export async function seedStoryboard(sb: Storyboard, ctx: CheckContext): Promise<{ verdict: StepVerdict; record?: StepRecord }> {
+/** The seeding not done, with the runner output contract's reason (and what to supply); every step of the storyboard takes it. */
+const unseeded = (verdict: Exclude<StepVerdict, { status: 'ok' }>, reason: RunnerSkipReason, supply = '') => ({
+  verdict,
+  storyboard: { skip: { reason, detail: `${verdict.message}${supply}`, whole_storyboard: true as const } },
+});
+
+export async function seedStoryboard(
+  sb: Storyboard,
+  ctx: CheckContext,
+): Promise<{ verdict: StepVerdict; record?: StepRecord; storyboard?: StoryboardStepFindings }> {
   let calls: SeedCall[];
   try {
     calls = seedCalls(sb);
   } catch (e) {
-    return { verdict: { status: 'not_applicable', message: `the storyboard's fixtures cannot be seeded: ${(e as Error).message}` } };
+    return unseeded({ status: 'not_applicable', message: `the storyboard's fixtures cannot be seeded: ${(e as Error).message}` }, 'not_applicable');
   }
-  if (!ctx.profile.tasks.includes('comply_test_controller'))
-    return {
-      verdict: {
+  if (!ctx.profile.tasks.includes(CONTROLLER_TASK))
+    return unseeded(
+      {
         status: 'gap',
         gap: 'test controller',
-        message: 'missing_test_controller: the agent offers no comply_test_controller to seed the storyboard fixtures with',
+        message: `missing_test_controller: the agent offers no ${CONTROLLER_TASK} to seed the storyboard fixtures with`,
       },
-    };
+      'missing_test_controller',
+      `; supply a sandbox ${CONTROLLER_TASK} that takes the seed_* scenarios`,
+    );
   const account = storyboardAccount(sb);
   if (!account)
-    return { verdict: { status: 'gap', gap: 'an account to seed under', message: 'no step of the storyboard names an account to seed its fixtures under' } };
+    return unseeded(
+      { status: 'gap', gap: 'an account to seed under', message: 'no step of the storyboard names an account to seed its fixtures under' },
+      'not_applicable',
+    );
+  let last: TaskReply | undefined;
   for (const call of calls) {
-    const reply = await ctx.call('comply_test_controller', { account, scenario: call.scenario, params: call.params });
+    const reply = await ctx.call(CONTROLLER_TASK, { account, scenario: call.scenario, params: call.params });
+    last = reply;
     const down = unreachable(reply);
-    if (down) return { verdict: down, record: recordOf(reply) };
+    if (down) return { verdict: down, record: recordOf(reply), storyboard: { reply: replyRecord(reply) } };
     // Which seed scenarios a controller offers is its choice (the 3.0 enum of declared scenarios
     // has no seed_*): a refusal leaves the storyboard unverifiable, a gap, never a failure.
     if (!reply.ok || reply.isError || (reply.payload as { success?: unknown } | undefined)?.success !== true) {
       const answer = reply.error ? `${reply.error.code}: ${reply.error.message}` : JSON.stringify(reply.payload)?.slice(0, 200);
+      // Not the whole storyboard's reason: its steps are skipped because this prerequisite did not pass.
       return {
         verdict: {
           status: 'gap',
@@ -108,9 +128,16 @@ export async function seedStoryboard(sb: Storyboard, ctx: CheckContext): Promise
           message: `${call.scenario} ${call.label}: the controller did not take the fixture (${answer}), so the steps, which name the seeded ids, cannot be judged`,
         },
         record: recordOf(reply),
+        storyboard: {
+          reply: replyRecord(reply),
+          skip: {
+            reason: 'missing_test_controller',
+            detail: `${CONTROLLER_TASK} did not take ${call.scenario} ${call.label} (${answer}); supply a controller that takes ${call.scenario}`,
+          },
+        },
       };
     }
   }
-  ctx.notes.push(`${calls.length} fixtures seeded through comply_test_controller`);
-  return { verdict: { status: 'ok' } };
+  ctx.notes.push(`${calls.length} fixtures seeded through ${CONTROLLER_TASK}`);
+  return { verdict: { status: 'ok' }, ...(last ? { storyboard: { reply: replyRecord(last) } } : {}) };
 }

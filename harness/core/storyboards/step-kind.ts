@@ -8,19 +8,20 @@
  * blocked by that step; a validation the storyboard authored wrongly is not the agent's failure.
  */
 import { randomUUID } from 'node:crypto';
-import type { CheckContext, StepKind, StepVerdict } from '../engine/kinds/types.js';
+import type { CheckContext, StepKind } from '../engine/kinds/types.js';
 import { recordOf } from '../engine/kinds/types.js';
+import { replyRecord, type StoryboardStepFindings, type ValidationRecord } from '../engine/storyboard-step.js';
 import { unreachable } from '../engine/kinds/steps/util.js';
 import { CONTROLLER_TASK } from '../protocol/tasks.js';
 import type { StepDef } from '../engine/model.js';
-import type { StoryboardBundle, StoryboardStep } from './model.js';
-import { resolveStoryboardPath } from './path.js';
+import type { StoryboardBundle } from './model.js';
+import { pointerOf, resolveStoryboardPath } from './path.js';
 import { selectStoryboards, unmetRequirement } from './select.js';
 import { seedStoryboard } from './seeding.js';
 import { selectionOn, storyboardState } from './state.js';
 import { substitute, UnresolvedSubstitution, type SubstitutionScope } from './substitute.js';
-import { judgeValidation, schemaText, type StepOutcome, type ValidationResult } from './validations.js';
-import { judgeContribution, recordVerdict, withinOptionalPhase } from './branch-sets.js';
+import { judgeValidation, type StepOutcome } from './validations.js';
+import { recordVerdict, withinOptionalPhase } from './branch-sets.js';
 import { rebaseStaleFlight } from './flight.js';
 import { chainAfter, chainVerdict } from './stateful-chain.js';
 import { phaseSkip, taskOf, testKitOf, kitValue } from './test-kits.js';
@@ -28,6 +29,20 @@ import { stepAuth } from './auth.js';
 import { receiverScope } from './runner-webhooks.js';
 import { runWebhookStep, WEBHOOK_STEPS } from './webhook-steps.js';
 import { responseSchemaOf } from './response-schema.js';
+import {
+  assertContribution,
+  chainedStep,
+  declared,
+  failedVerdict,
+  judgeAdvisory,
+  missingTool,
+  noteResults,
+  runnerCheck,
+  skipped,
+  type StepOutput,
+  unresolved,
+  withSkip,
+} from './step-output.js';
 
 /**
  * Steps the runner carries out itself rather than calling an agent task (digest 6.1 substitution
@@ -53,44 +68,54 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
     fields: { storyboard: { type: 'string' }, phase: { type: 'string' }, step: { type: 'string' }, advisory: { type: 'boolean' }, seed: { type: 'boolean' } },
     required: ['storyboard'],
     async run(def, ctx) {
-      let result: Awaited<ReturnType<typeof runStep>>;
+      let result: StepOutput;
       try {
-        result = await runStep(def, ctx);
+        result = withSkip(await runStep(def, ctx));
       } catch (e) {
         // A substitution that cannot be made: nothing fabricated is sent.
         if (!(e instanceof UnresolvedSubstitution)) throw e;
-        result = { verdict: unresolved(e, (await storyboardState(ctx, String(def.storyboard))).capturedBy) };
+        result = unresolved(e, (await storyboardState(ctx, String(def.storyboard))).capturedBy);
       }
       if (def.seed === true || def.advisory === true) return result;
       const { sb, phase, step } = find(def);
       const state = await storyboardState(ctx, sb.id);
       state.chain = chainAfter(step, phase, String(ctx.checkId), result.verdict, state.chain);
       recordVerdict(phase, step, result.verdict, state);
-      return { ...result, verdict: withinOptionalPhase(phase, result.verdict) };
+      const verdict = withinOptionalPhase(phase, result.verdict);
+      if (verdict === result.verdict || verdict.status !== 'not_applicable') return result;
+      // A path not taken; the runner output names the peer that took the branch (reports/runner-output-skip.ts).
+      return { ...result, verdict, storyboard: { ...result.storyboard, skip: { reason: 'not_applicable', detail: verdict.message } } };
     },
   };
 
-  async function runStep(def: StepDef, ctx: CheckContext): Promise<{ verdict: StepVerdict; record?: ReturnType<typeof recordOf> }> {
+  async function runStep(def: StepDef, ctx: CheckContext): Promise<StepOutput> {
     {
       const selection = await selectionOn(ctx, () =>
         selectStoryboards(bundle, { capabilities: ctx.profile.capabilities ?? {}, tools: toolsOf(ctx), majorVersions: majorVersions(ctx) }),
       );
       const chosen = selection.get(String(def.storyboard));
-      if (!chosen || chosen.skip)
-        return { verdict: { status: 'not_applicable', message: `${chosen?.skip?.reason ?? 'not_applicable'}: ${chosen?.skip?.detail ?? 'not selected'}` } };
+      if (!chosen || chosen.skip) {
+        const why = chosen?.skip?.detail ?? 'not selected';
+        const toolsToo = chosen?.skip?.reason === 'missing_tool' ? `; it lists ${ctx.profile.tasks.join(', ')}` : '';
+        return skipped(
+          { status: 'not_applicable', message: `${chosen?.skip?.reason ?? 'not_applicable'}: ${why}` },
+          chosen?.skip?.reason ?? 'not_applicable',
+          `${why}; ${declared(ctx)}${toolsToo}`,
+          true,
+        );
+      }
       if (def.seed === true) return seedStoryboard(chosen.storyboard, ctx);
       const { sb, phase, step } = find(def);
       if (phase.requiresCapability) {
         const unmet = unmetRequirement(phase.requiresCapability, ctx.profile.capabilities ?? {});
-        if (unmet) return { verdict: { status: 'not_applicable', message: `phase ${phase.id}: ${unmet}` } };
+        if (unmet) return skipped({ status: 'not_applicable', message: `phase ${phase.id}: ${unmet}` }, 'not_applicable');
       }
-      if (step.requiresTool && !ctx.profile.tasks.includes(step.requiresTool))
-        return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${step.requiresTool}` } };
+      if (step.requiresTool && !ctx.profile.tasks.includes(step.requiresTool)) return missingTool(step.requiresTool, ctx);
       const state = await storyboardState(ctx, sb.id);
       if (def.advisory === true) return judgeAdvisory(step, state.outcomes.get(step.id), state.context);
       const kit = testKitOf(bundle, sb);
-      const skipped = phaseSkip(phase, kit);
-      if (skipped) return { verdict: { status: 'not_applicable', message: skipped } };
+      const kitSkip = phaseSkip(phase, kit);
+      if (kitSkip) return skipped({ status: 'not_applicable', message: kitSkip }, 'not_applicable');
       const scope: SubstitutionScope = {
         context: state.context,
         priorSteps: state.priorSteps,
@@ -99,22 +124,18 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         testKit: (path) => kitValue(kit, path),
       };
       const task = taskOf(step, kit);
-      if (task === 'assert_contribution') return { verdict: judgeContribution(step, state.contributions, state.unverifiedContributions) };
+      if (task === 'assert_contribution') return assertContribution(step, state.contributions, state.unverifiedContributions);
       if (WEBHOOK_STEPS.has(task)) return runWebhookStep({ ...step, task }, ctx, { state, substitute: (v) => substitute(v, scope) });
       const runnerStep = RUNNER_STEPS[task];
       if (runnerStep)
-        return {
-          verdict: {
-            status: 'gap',
-            gap: runnerStep,
-            message: `${task}: a step the runner carries out itself (${runnerStep}), which the harness does not run yet`,
-          },
-        };
+        return skipped(
+          { status: 'gap', gap: runnerStep, message: `${task}: a step the runner carries out itself (${runnerStep}), which the harness does not run yet` },
+          'unsatisfied_contract',
+        );
       // The capability task is every agent's discovery call, listed or not (an A2A card's skills need not list it).
-      if (!ctx.profile.tasks.includes(task) && task !== ctx.ids.capabilitiesTask)
-        return { verdict: { status: 'not_applicable', message: `missing_tool: the agent does not list ${task}` } };
+      if (!ctx.profile.tasks.includes(task) && task !== ctx.ids.capabilitiesTask) return missingTool(task, ctx);
       const chained = chainVerdict(step, phase, state.chain);
-      if (chained) return { verdict: chained };
+      if (chained) return chainedStep(chained, state.chain);
       const auth = await stepAuth(step, kit, ctx);
       if (auth && 'verdict' in auth) return { verdict: auth.verdict };
       const receiver = await receiverScope(ctx, sb, step.id, state, step.sampleRequest);
@@ -126,7 +147,22 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       state.sent.set(step.id, flight.args);
       const reply = await ctx.call(task, flight.args, auth ? { auth: auth.auth } : undefined);
       const down = unreachable(reply);
-      if (down) return { verdict: down, record: recordOf(reply) };
+      const found = (validations: ValidationRecord[]): StoryboardStepFindings => ({ reply: replyRecord(reply), validations });
+      if (down)
+        return {
+          verdict: down,
+          record: recordOf(reply),
+          // Transport-level: no payload, so no pointer, expected or actual (the contract's `error`).
+          storyboard: found([
+            {
+              check: 'transport',
+              outcome: 'failed',
+              severity: 'required',
+              description: 'the agent answers the task call',
+              message: replyRecord(reply).failure,
+            },
+          ]),
+        };
       // An error is judged on what the agent sent beside it too (its echoed context), and a
       // controller's {success: false} is its error (digest 4.6: asserted with field_value on `error`).
       const payload = reply.isError && reply.errorEnvelope ? reply.errorEnvelope : reply.payload;
@@ -149,37 +185,42 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         else if (outcome.ok) missing.push(out.path);
       }
       // An unsupported controller scenario is a coverage gap (digest 4.6), unless the step asks for the refusal.
-      if (controllerRefused && !step.expectError && (payload as { error?: unknown }).error === 'UNKNOWN_SCENARIO')
+      if (controllerRefused && !step.expectError && (payload as { error?: unknown }).error === 'UNKNOWN_SCENARIO') {
+        const scenario = String((args as { scenario?: unknown })?.scenario);
+        const message = `the test controller does not offer ${scenario} (UNKNOWN_SCENARIO)`;
         return {
-          verdict: {
-            status: 'gap',
-            gap: 'a test-controller scenario',
-            message: `the test controller does not offer ${String((args as { scenario?: unknown })?.scenario)} (UNKNOWN_SCENARIO)`,
-          },
+          verdict: { status: 'gap', gap: 'a test-controller scenario', message },
           record,
+          storyboard: {
+            reply: replyRecord(reply),
+            skip: { reason: 'missing_test_controller', detail: `${message}; supply a controller that offers ${scenario}` },
+          },
         };
-      if (step.expectError && outcome.ok)
-        return { verdict: { status: 'failed', message: `${task} succeeded; the step expects an error`, actual: reply.payload }, record };
+      }
+      if (step.expectError && outcome.ok) {
+        const message = `${task} succeeded; the step expects an error`;
+        const check = runnerCheck('expect_error', 'the task answers with an error', message, 'an error', reply.payload);
+        return { verdict: { status: 'failed', message, actual: reply.payload }, record, storyboard: found([check]) };
+      }
       const results = step.validations
         .filter((v) => (v.severity ?? 'required') === 'required')
         .map((v) => judgeValidation(v, outcome, { context: state.context, responseSchema: (o) => responseSchemaOf(ctx, { ...step, task }, o) }));
       noteResults(ctx, results);
       const failed = results.filter((r) => r.outcome === 'failed');
-      if (failed.length > 0) return { verdict: failedVerdict(failed), record };
+      if (failed.length > 0) return { verdict: failedVerdict(failed), record, storyboard: found(results) };
       // An error answer is judged by the step's validations (some steps accept either a result or an
       // error), but only when one of them held: a refusal that nothing judged is no pass.
-      if (!outcome.ok && !step.expectError && !results.some((r) => r.outcome === 'passed'))
-        return {
-          verdict: {
-            status: 'failed',
-            message: `${task} answered an error${outcome.errorCode ? ` (${outcome.errorCode})` : ''} and no validation of the step holds on it`,
-            actual: reply.payload,
-          },
-          record,
-        };
-      if (missing.length > 0)
-        return { verdict: { status: 'failed', message: `the response has no ${missing.join(', ')}, which later steps read`, actual: reply.payload }, record };
-      return { verdict: { status: 'ok' }, record };
+      if (!outcome.ok && !step.expectError && !results.some((r) => r.outcome === 'passed')) {
+        const message = `${task} answered an error${outcome.errorCode ? ` (${outcome.errorCode})` : ''} and no validation of the step holds on it`;
+        const check = runnerCheck('unexpected_error', 'the task answers without an error', message, 'a result', outcome.errorCode ?? reply.payload);
+        return { verdict: { status: 'failed', message, actual: reply.payload }, record, storyboard: found([...results, check]) };
+      }
+      if (missing.length > 0) {
+        const message = `the response has no ${missing.join(', ')}, which later steps read`;
+        const check = { ...runnerCheck('context_outputs', 'the values later steps read', message, missing, undefined), pointer: pointerOf(missing[0]) };
+        return { verdict: { status: 'failed', message, actual: reply.payload }, record, storyboard: found([...results, check]) };
+      }
+      return { verdict: { status: 'ok' }, record, storyboard: found(results) };
     }
   }
 }
@@ -193,41 +234,4 @@ function majorVersions(ctx: CheckContext): number[] | undefined {
   const block = ctx.profile.capabilities?.[ctx.ids.token];
   const v = block && typeof block === 'object' ? (block as { major_versions?: unknown }).major_versions : undefined;
   return Array.isArray(v) ? v.filter(Number.isInteger) : undefined;
-}
-
-function noteResults(ctx: CheckContext, results: ValidationResult[]): void {
-  const na = results.filter((r) => r.outcome === 'not_applicable');
-  const why = na.map((r) => `${r.check}: ${r.message}`).join('; ');
-  ctx.notes.push(
-    `${results.filter((r) => r.outcome === 'passed').length} validations passed, ${results.filter((r) => r.outcome === 'failed').length} failed, ${na.length} not applicable${why ? ` (${why})` : ''}`,
-  );
-  // The schema each response_schema validation applied (the runner output contract's schema_id).
-  for (const r of results) if (r.schema) ctx.notes.push(`${r.check} ${r.outcome} against ${schemaText(r.schema)} (${r.schema.id})`);
-}
-
-function failedVerdict(failed: ValidationResult[]): StepVerdict {
-  const first = failed[0];
-  return {
-    status: 'failed',
-    message: failed.map((r) => `${r.check}${r.description ? ` (${r.description})` : ''}: ${r.message}`).join('; '),
-    expected: first.expected,
-    actual: first.actual,
-    ...(first.pointer ? { pointer: first.pointer } : {}),
-  };
-}
-
-/** A reference to a value an earlier step did not capture: blocked by that step; the runner's missing input (a test kit's, a receiver): a gap. */
-function unresolved(e: UnresolvedSubstitution, capturedBy: ReadonlyMap<string, string>): StepVerdict {
-  const name = /^\$context\.(.+)$/.exec(e.token)?.[1];
-  const owner = name ? capturedBy.get(name) : undefined;
-  if (owner) return { status: 'unmet', message: e.message, blocked_by: owner };
-  if (e.gap) return { status: 'gap', gap: e.gap, message: e.message };
-  return { status: 'not_applicable', message: `${e.message}: no step of the storyboard captures it` };
-}
-
-function judgeAdvisory(step: StoryboardStep, outcome: StepOutcome | undefined, context: ReadonlyMap<string, unknown>): { verdict: StepVerdict } {
-  if (!outcome) return { verdict: { status: 'unmet', message: `step ${step.id} has no response to judge` } };
-  const results = step.validations.filter((v) => v.severity === 'advisory').map((v) => judgeValidation(v, outcome, { context }));
-  const failed = results.filter((r) => r.outcome === 'failed');
-  return { verdict: failed.length > 0 ? failedVerdict(failed) : { status: 'ok' } };
 }

@@ -1,16 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { BUNDLE_LIMITS, loadStoryboardBundle, StoryboardBundleError } from './load.js';
 import { selectStoryboards, unmetRequirement } from './select.js';
 import { parseStoryboardPath, resolveStoryboardPath } from './path.js';
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-/** The bundle shipped in the pinned @adcp/sdk (suites/interop/adcp-sdk-sellers), read in place. */
-const SDK = join(ROOT, 'suites/interop/adcp-sdk-sellers/node_modules/@adcp/sdk');
-const SDK_BUNDLE = existsSync(join(SDK, 'ADCP_VERSION')) ? join(SDK, 'compliance/cache', readFileSync(join(SDK, 'ADCP_VERSION'), 'utf8').trim()) : '';
+import { SDK_BUNDLE } from './testing/sdk-bundle.js';
 
 const made: string[] = [];
 afterAll(() => {

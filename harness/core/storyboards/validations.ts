@@ -7,6 +7,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { StoryboardValidation } from './model.js';
+import type { SchemaIdentity, ValidationRecord } from '../engine/storyboard-step.js';
 import { pointerOf, resolveStoryboardPathAll } from './path.js';
 
 /** What one step got back. */
@@ -19,32 +20,6 @@ export interface StepOutcome {
   errorCode?: string;
   /** The HTTP status of the exchange, when there was one. */
   httpStatus?: number;
-}
-
-export interface ValidationResult {
-  check: string;
-  outcome: 'passed' | 'failed' | 'not_applicable';
-  description?: string;
-  message?: string;
-  expected?: unknown;
-  actual?: unknown;
-  pointer?: string;
-  severity: 'required' | 'advisory';
-  /** `response_schema`: the schema applied (the runner output contract's schema_id). */
-  schema?: SchemaIdentity;
-}
-
-/** The schema a `response_schema` validation applied, and whose it is. */
-export interface SchemaIdentity {
-  /** `released`: the run's released set (response-schema.ts); `harness`: the harness's own (fixtures/schemas). */
-  set: 'released' | 'harness';
-  /** Its `$id`. */
-  id: string;
-  /** Its file: a path in the released set, or a file of fixtures/schemas. */
-  file: string;
-  /** The protocol line it is of, and the released set's version. */
-  line: string;
-  version?: string;
 }
 
 /** A response judged against a schema, or why no schema could judge it. */
@@ -63,7 +38,7 @@ export interface ValidationEnv {
 export const schemaText = (s: SchemaIdentity) =>
   s.set === 'released' ? `the released ${s.version} schema ${s.file}` : `the harness's schema ${s.file} (line ${s.line})`;
 
-type Judge = (v: StoryboardValidation, o: StepOutcome, env: ValidationEnv) => Omit<ValidationResult, 'check' | 'severity' | 'description'>;
+type Judge = (v: StoryboardValidation, o: StepOutcome, env: ValidationEnv) => Omit<ValidationRecord, 'check' | 'severity' | 'description'>;
 
 const pass = { outcome: 'passed' } as const;
 const na = (message: string) => ({ outcome: 'not_applicable' as const, message });
@@ -244,7 +219,7 @@ const KINDS: Record<string, Judge> = {
 /** The kinds judged here; any other authored kind is not applicable (and counted as such by the caller). */
 export const JUDGED_KINDS: ReadonlySet<string> = new Set(Object.keys(KINDS));
 
-export function judgeValidation(authored: StoryboardValidation, o: StepOutcome, env: ValidationEnv): ValidationResult {
+export function judgeValidation(authored: StoryboardValidation, o: StepOutcome, env: ValidationEnv): ValidationRecord {
   const base = {
     check: authored.check,
     severity: authored.severity ?? 'required',

@@ -12,6 +12,7 @@ import type { ExpectationDef, StepDef } from '../model.js';
 import type { ObservedReplies } from '../observed.js';
 import type { RunFacts, RunResources } from '../resources.js';
 import type { ProtocolLine } from '../../protocol/lines.js';
+import type { StoryboardStepFindings } from '../storyboard-step.js';
 
 /** What a step leaves behind for later templates: `{{steps.<id>.payload.media_buy_id}}`. */
 export interface StepRecord {
@@ -146,6 +147,8 @@ export interface StepRun {
   failedRole?: 'setup' | 'probe';
   /** The failing step's `prerequisite` (the check that tests the call it needed). */
   failedPrerequisite?: string;
+  /** What a storyboard step found (the last step that said), for the check's result. */
+  storyboard?: StoryboardStepFindings;
 }
 
 /** What expectations look at. */
@@ -173,7 +176,8 @@ export interface StepKind {
    * their calls instead of ending the run after them (engine/run.ts).
    */
   waits?: boolean;
-  run(step: StepDef, ctx: CheckContext): Promise<{ verdict: StepVerdict; record?: StepRecord }>;
+  /** `storyboard`: what a storyboard step found, kept on the check's result (storyboard-step.ts). */
+  run(step: StepDef, ctx: CheckContext): Promise<{ verdict: StepVerdict; record?: StepRecord; storyboard?: StoryboardStepFindings }>;
 }
 
 export interface ExpectationKind {
