@@ -39,7 +39,8 @@ export interface TrackDetail {
 export interface StoryboardStatusEntry {
   storyboard_id: string;
   title: string;
-  track: string;
+  /** Null for a storyboard its bundle puts in no track (the registry's `track: string | null`). */
+  track: string | null;
   status: RegistryStoryboardStatus;
   steps_passed: number;
   steps_total: number;
@@ -131,7 +132,7 @@ function storyboardEntry(suite: SuiteResult, checks: CheckResult[], tally: StepT
   const entry: StoryboardStatusEntry = {
     storyboard_id: suite.storyboard_id ?? suite.suite_id,
     title: suite.title,
-    track: suite.track ?? suite.suite_id,
+    track: trackOf(suite),
     status,
     steps_passed: tally.passed,
     steps_total: tally.total,
@@ -149,6 +150,9 @@ function storyboardEntry(suite: SuiteResult, checks: CheckResult[], tally: StepT
   }
   return entry;
 }
+
+/** The track a suite counts in: its own, a built-in suite's id, none for a storyboard its bundle puts in no track. */
+const trackOf = (suite: SuiteResult): string | null => suite.track ?? (suite.storyboard_id ? null : suite.suite_id);
 
 /** The status of a track made of several suites: the worst of them; skip only when every one is. */
 function worstTrackStatus(statuses: RegistryTrackStatus[]): RegistryTrackStatus {
@@ -170,7 +174,9 @@ export function toComplianceDetail(run: RunResult): ComplianceDetail {
   for (const suite of run.suites) {
     const checks = bySuite.get(suite.suite_id) ?? [];
     const tally = tallySteps(checks, strict);
-    const track = suite.track ?? suite.suite_id;
+    const track = trackOf(suite);
+    if (suite.status !== 'not_applicable') storyboards.push(storyboardEntry(suite, checks, tally, run));
+    if (track === null) continue;
     const t = byTrack.get(track) ?? { statuses: [], tally: { total: 0, passed: 0, failed: 0, skipped: 0, duration_ms: 0 }, gap: false };
     t.statuses.push(trackStatus(suite.status));
     t.tally.total += tally.total;
@@ -178,7 +184,6 @@ export function toComplianceDetail(run: RunResult): ComplianceDetail {
     t.tally.duration_ms += tally.duration_ms;
     t.gap ||= checks.some((c) => c.outcome === 'gap');
     byTrack.set(track, t);
-    if (suite.status !== 'not_applicable') storyboards.push(storyboardEntry(suite, checks, tally, run));
   }
   const tracks: Record<string, RegistryTrackStatus> = {};
   const trackDetails: TrackDetail[] = [];

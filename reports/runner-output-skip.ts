@@ -47,8 +47,9 @@ export function skipOf(check: CheckResult, resultOf: (checkId: string) => CheckR
     };
   }
   if (check.inherited_from) return { reason: 'prerequisite_failed', detail: `${stepName(check.inherited_from, resultOf)} did not pass: ${check.message}` };
-  // The engine's own preflight: the transport is not offered, or the step is outside the run's line.
-  return { reason: 'not_applicable', detail: check.message };
+  // The engine's own preflight: the transport is not offered, or the step is outside the run's line
+  // (the run's selection excluded it before it ran: counted apart, as steps_not_selected).
+  return { reason: 'not_applicable', detail: check.message, not_selected: true };
 }
 
 /**

@@ -1,148 +1,79 @@
 /**
  * The runner output document against the contract itself: `universal/runner-output-contract.yaml`
- * of the bundle the pinned @adcp/sdk ships, read at test time (never copied here). Every block's
- * `required_fields` (and `required_on_failure` of a failed validation), every value of the
- * contract's enumerations (the reason list of skip_result, the extraction paths, the transports),
- * the redaction pattern and the response header allowlist, on the run of the fixture bundle
- * against the mock seller over MCP and A2A.
+ * of the bundle the pinned @adcp/sdk ships, read at test time (never copied here), on the run of
+ * the fixture bundle against the mock seller over MCP and A2A: every departure the contract
+ * checker finds (reports/testing/runner-output-contract.ts), and that the run exercises what it
+ * judges (skips, failures, wire records, secrets).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { SDK_BUNDLE } from '../harness/core/storyboards/testing/sdk-bundle.js';
 import { runFixtureBundle } from '../harness/core/storyboards/testing/fixture-bundle.js';
 import { RUNNER_SKIP_REASONS } from '../harness/core/engine/storyboard-step.js';
 import { RUNNER_OUTPUT_CONTRACT, toRunnerOutput, type RunnerOutputDocument } from './runner-output.js';
+import { commentEnum, contractProblems, readContract, redactionPattern, walk, type RunnerOutputContract } from './testing/runner-output-contract.js';
 
 const CONTRACT_FILE = [SDK_BUNDLE && join(SDK_BUNDLE, 'universal/runner-output-contract.yaml')].find((f) => f && existsSync(f)) ?? '';
 
-type Block = { required_fields?: string[]; required_on_failure?: string[] };
-
-/**
- * The values a block's field lists in its comment (`- path  # "structured_content" | "text_fallback" |`
- * and the comment lines after it): the contract's enumerations are written that way.
- */
-function commentEnum(text: string, block: string, field: string): string[] {
-  const lines = text.split('\n');
-  const start = lines.findIndex((l) => l === `${block}:`);
-  const at = lines.findIndex((l, i) => i > start && new RegExp(`^\\s+- ${field}\\s+#`).test(l));
-  if (start < 0 || at < 0) throw new Error(`the contract has no ${block}.${field}`);
-  const comment = [lines[at].split('#').slice(1).join('#')];
-  for (let i = at + 1; /^\s+#/.test(lines[i]); i++) comment.push(lines[i].replace(/^\s+#/, ''));
-  return comment
-    .join(' ')
-    .split('|')
-    .map((t) => t.trim().replace(/^"|"$/g, ''))
-    .filter((t) => /^[a-z0-9_]+$/.test(t));
-}
-
-const walk = (value: unknown, visit: (key: string, v: unknown) => void): void => {
-  if (Array.isArray(value)) for (const v of value) walk(v, visit);
-  else if (value && typeof value === 'object')
-    for (const [k, v] of Object.entries(value)) {
-      visit(k, v);
-      walk(v, visit);
-    }
-};
-
 describe.skipIf(!CONTRACT_FILE)('the runner output against the contract the pinned bundle ships', () => {
-  let text: string;
-  let contract: Record<string, Block & Record<string, unknown>>;
+  let c: RunnerOutputContract;
   let doc: RunnerOutputDocument;
   beforeAll(async () => {
-    text = readFileSync(CONTRACT_FILE, 'utf8');
-    contract = parse(text);
+    c = readContract(readFileSync(CONTRACT_FILE, 'utf8'));
     doc = toRunnerOutput((await runFixtureBundle()).run);
   }, 120_000);
 
-  const required = (block: string) => contract[block].required_fields ?? [];
-  const missing = (obj: object, fields: string[]) => fields.filter((f) => !(f in obj));
+  it('follows the contract: every required field, every enumeration, redaction and the header allowlist', () => {
+    expect(contractProblems(doc, c)).toEqual([]);
+  });
+
+  it('the checker finds a departure of each kind', () => {
+    const broken = structuredClone(doc);
+    const step = broken.step_results.find((s) => s.skip)!;
+    step.skip!.reason = 'because' as never;
+    delete (broken.run_summary as Partial<typeof broken.run_summary>).total_steps;
+    const failed = broken.step_results.find((s) => !s.passed && !s.skip)!;
+    failed.validations = failed.validations.map((v) => ({ ...v, passed: true }));
+    (broken.step_results[0] as { api_key?: string }).api_key = 'leaked';
+    expect(contractProblems(broken, c)).toEqual(
+      expect.arrayContaining([
+        'run_summary: no total_steps',
+        `${step.transport} ${step.check_id} skip.reason: because is none of ${commentEnum(c.text, 'skip_result', 'reason').join(', ')}`,
+        `${failed.transport} ${failed.check_id}: failed with no failed validation`,
+        'api_key: not redacted',
+      ]),
+    );
+  });
 
   it('names the contract version it follows, and has every step of both transports', () => {
-    expect(contract.id).toBe(RUNNER_OUTPUT_CONTRACT.id);
-    expect(contract.version).toBe(RUNNER_OUTPUT_CONTRACT.version);
+    expect(c.id).toBe(RUNNER_OUTPUT_CONTRACT.id);
+    expect(c.version).toBe(RUNNER_OUTPUT_CONTRACT.version);
     expect(new Set(doc.step_results.map((s) => s.transport))).toEqual(new Set(['mcp', 'a2a']));
   });
 
-  it('has every required field of run_summary', () => {
-    expect(missing(doc.run_summary, required('run_summary'))).toEqual([]);
-  });
-
-  it('has every required field of step_result and extraction, and only the contract extraction paths', () => {
-    const paths = commentEnum(text, 'extraction', 'path');
-    expect(paths).toEqual(['structured_content', 'text_fallback', 'error', 'none']);
-    for (const step of doc.step_results) {
-      expect(missing(step, required('step_result')), step.check_id).toEqual([]);
-      expect(missing(step.extraction, required('extraction')), step.check_id).toEqual([]);
-      expect(paths, step.check_id).toContain(step.extraction.path);
-    }
-  });
-
-  it('gives every skipped step a skip_result with a reason of the contract, and names the same reasons the contract lists', () => {
-    const reasons = commentEnum(text, 'skip_result', 'reason');
+  it('knows the contract enumerations it writes: the extraction paths, the skip reasons, the transports', () => {
+    expect(commentEnum(c.text, 'extraction', 'path')).toEqual(['structured_content', 'text_fallback', 'error', 'none']);
+    const reasons = commentEnum(c.text, 'skip_result', 'reason');
     expect([...RUNNER_SKIP_REASONS].sort()).toEqual([...reasons].sort());
-    expect(Object.keys(contract.skip_result.reasons as object)).toEqual(expect.arrayContaining(reasons));
-    const skipped = doc.step_results.filter((s) => s.skip);
-    expect(skipped.length).toBeGreaterThan(0);
-    for (const s of skipped) {
-      expect(missing(s.skip!, required('skip_result')), s.check_id).toEqual([]);
-      expect(reasons, s.check_id).toContain(s.skip!.reason);
-      expect(s.skip!.detail.length, s.check_id).toBeGreaterThan(0);
-    }
+    expect(Object.keys(c.blocks.skip_result.reasons as object)).toEqual(expect.arrayContaining(reasons));
+    expect(commentEnum(c.text, 'response', 'transport')).toEqual(commentEnum(c.text, 'request', 'transport'));
   });
 
-  it('has every required field of validation_result, and on a failure every field required on failure', () => {
+  it('exercises what the checker judges: skipped steps, failed validations with the call beside them, wire records', () => {
+    expect(doc.step_results.filter((s) => s.skip).length).toBeGreaterThan(0);
     const failed = doc.step_results.flatMap((s) => s.validations.filter((v) => !v.passed).map((v) => ({ s, v })));
     expect(failed.length).toBeGreaterThan(0);
-    for (const s of doc.step_results) for (const v of s.validations) expect(missing(v, required('validation_result')), s.check_id).toEqual([]);
-    for (const { s, v } of failed) {
-      expect(missing(v, contract.validation_result.required_on_failure ?? []), `${s.check_id} ${v.check}`).toEqual([]);
-      // Null only for a transport-level failure; the step's own call is recorded beside each failure.
-      if (v.check !== 'transport') expect(v.json_pointer, `${s.check_id} ${v.check}`).not.toBeNull();
-      if (s.request) expect([v.request, v.response], `${s.check_id} ${v.check}`).toEqual([s.request, s.response]);
-    }
-  });
-
-  it('fails a step only with a failed validation, and skips one only with a skip_result', () => {
-    for (const s of doc.step_results) {
-      if (!s.passed && !s.skip)
-        expect(
-          s.validations.some((v) => !v.passed),
-          s.check_id,
-        ).toBe(true);
-      if (s.skip) expect(s.passed, s.check_id).toBe(false);
-    }
-  });
-
-  it('records requests and responses with their required fields, a transport of the contract, no request headers and allowlisted response headers', () => {
-    const transports = commentEnum(text, 'request', 'transport');
-    expect(commentEnum(text, 'response', 'transport')).toEqual(transports);
-    const security = contract.security as { response_headers: { allowlist: string[] } };
-    const records = doc.step_results.flatMap((s) => [s.request, s.response].filter((r) => r !== undefined));
-    expect(records.length).toBeGreaterThan(0);
-    for (const s of doc.step_results) {
-      if (s.request) {
-        expect(missing(s.request, required('request'))).toEqual([]);
-        expect(s.request).not.toHaveProperty('headers');
-      }
-      if (s.response) {
-        expect(missing(s.response, required('response'))).toEqual([]);
-        expect(security.response_headers.allowlist).toEqual(expect.arrayContaining(Object.keys(s.response.headers ?? {}).map((h) => h.toLowerCase())));
-      }
-    }
-    for (const r of records) expect(transports).toContain(r.transport);
+    // The step's own call is recorded beside each failure.
+    for (const { s, v } of failed) if (s.request) expect([v.request, v.response], `${s.check_id} ${v.check}`).toEqual([s.request, s.response]);
+    expect(doc.step_results.filter((s) => s.request && s.response).length).toBeGreaterThan(0);
   });
 
   it("redacts every value at a key the contract's pattern names, anywhere in the document", () => {
-    const security = contract.security as { payload_redaction: { pattern: string } };
-    const pattern = new RegExp(security.payload_redaction.pattern.replace(/\s+/g, ''), 'i');
+    const pattern = redactionPattern(c);
     const seen: string[] = [];
-    walk(doc, (key, v) => {
-      if (pattern.test(key)) {
-        seen.push(key);
-        expect(v, key).toBe('[redacted]');
-      }
+    walk(doc, (key) => {
+      if (pattern.test(key)) seen.push(key);
     });
     // The fixture sends api_key on both transports, echoed back: in requests, responses and the JSON text of MCP results.
     expect(seen.filter((k) => k === 'api_key').length).toBeGreaterThanOrEqual(4);

@@ -12,6 +12,7 @@ import { FIXTURE_SECRET, runFixtureBundle, type FixtureRun } from '../harness/co
 import { buildRunFixture } from './testing/run-result.js';
 import type { CheckResult } from '../harness/core/engine/result.js';
 import { writeReports } from './index.js';
+import { RUNNER_CAPABILITY_VERSION } from '../harness/core/storyboards/runner-capability.js';
 import { RUNNER_OUTPUT_FILE, toRunnerOutput, type RunnerOutputDocument, type StepResultDoc } from './runner-output.js';
 
 let fixture: FixtureRun;
@@ -152,8 +153,8 @@ describe('the runner output of a storyboard run', () => {
   it('sums up: every step counted once, per track with its skip reasons', () => {
     const s = doc.run_summary;
     expect(s.total_steps).toBe(doc.step_results.length);
-    expect(s.steps_passed + s.steps_failed + s.steps_skipped).toBe(s.total_steps);
-    expect(s.steps_skipped).toBe(doc.step_results.filter((x) => x.skip).length);
+    expect(s.steps_passed + s.steps_failed + s.steps_skipped + s.steps_not_selected).toBe(s.total_steps);
+    expect(s.steps_skipped).toBe(doc.step_results.filter((x) => x.skip && !x.not_selected).length);
     expect(s.tracks.find((t) => t.track === 'core')).toMatchObject({
       status: 'fail',
       storyboards: ['flow'],
@@ -162,6 +163,10 @@ describe('the runner output of a storyboard run', () => {
       steps_skipped: 6,
     });
     expect(s.validations_advisory_failed).toBe(2);
+    // Only flow has a track; the totals count every step, and none was excluded by the run's selection.
+    expect(s.tracks.map((t) => t.track)).toEqual(['core']);
+    expect(s.steps_not_selected).toBe(0);
+    expect(s.runner_capability_version).toBe(RUNNER_CAPABILITY_VERSION);
   });
 });
 

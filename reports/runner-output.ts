@@ -15,6 +15,7 @@ import type { CheckResult, Outcome, RunResult } from '../harness/core/engine/res
 import type { RunnerSkipReason, SchemaIdentity, StoryboardStepInfo, ValidationRecord } from '../harness/core/engine/storyboard-step.js';
 import type { TransportKind } from '../harness/core/transport/types.js';
 import { peerBranchTaken, skipOf } from './runner-output-skip.js';
+import { RUNNER_CAPABILITY_VERSION } from '../harness/core/storyboards/runner-capability.js';
 import { redactKeys, type RequestRecord, type ResponseRecord, wireRecords } from './runner-output-wire.js';
 
 export const RUNNER_OUTPUT_FILE = 'runner-output.json';
@@ -51,6 +52,8 @@ export interface StepResultDoc {
   validations: ValidationResultDoc[];
   extraction: { path: ExtractionPath; note?: string };
   skip?: { reason: RunnerSkipReason; detail: string };
+  /** The run's selection excluded the step before it ran: counted in steps_not_selected, not steps_skipped. */
+  not_selected?: true;
   error?: string;
   request?: RequestRecord;
   response?: ResponseRecord;
@@ -77,10 +80,14 @@ export interface RunSummary {
   steps_passed: number;
   steps_failed: number;
   steps_skipped: number;
+  /** Steps the run's selection excluded before they ran (the target line, a transport not offered); not counted as skipped. */
+  steps_not_selected: number;
   tracks: TrackSummary[];
   schemas_used: Array<{ schema_id: string; schema_url: string; schema_file: string }>;
   validations_not_applicable: number;
   validations_advisory_failed: number;
+  /** The runner capability level the run judged at (advisories past their expires_after_version are required). */
+  runner_capability_version: string;
 }
 
 export interface RunnerOutputDocument {
@@ -183,6 +190,7 @@ function stepResults(run: RunResult): StepResultDoc[] {
       validations,
       extraction: extractionOf(s),
       ...(skip ? { skip: { reason: skip.reason, detail: skip.detail } } : {}),
+      ...(skip?.not_selected ? { not_selected: true as const } : {}),
       ...(error !== undefined ? { error } : {}),
       ...wire,
       transport: c.transport,
@@ -195,13 +203,30 @@ function stepResults(run: RunResult): StepResultDoc[] {
 
 function runSummary(run: RunResult, steps: StepResultDoc[]): RunSummary {
   const detail = toComplianceDetail(run);
-  const trackOf = new Map(run.suites.filter((s) => s.storyboard_id).map((s) => [s.storyboard_id!, s.track ?? s.suite_id]));
+  const trackOf = new Map(run.suites.filter((s) => s.storyboard_id && s.track).map((s) => [s.storyboard_id!, s.track!]));
+  const untracked = { passed: 0, failed: 0, skipped: 0 };
   const tracks = new Map<string, TrackSummary>();
   const schemas = new Map<string, RunSummary['schemas_used'][number]>();
   let notApplicable = 0;
   let advisoryFailed = 0;
+  let notSelected = 0;
   for (const step of steps) {
-    const track = trackOf.get(step.storyboard_id) ?? step.storyboard_id;
+    if (step.not_selected) {
+      notSelected += 1;
+      continue;
+    }
+    for (const v of step.validations) {
+      if (v.not_applicable) notApplicable += 1;
+      if (v.severity === 'advisory' && !v.passed) advisoryFailed += 1;
+    }
+    // A storyboard the bundle puts in no track counts in the totals only, as the reference runner does.
+    const track = trackOf.get(step.storyboard_id);
+    if (track === undefined) {
+      if (step.skip) untracked.skipped += 1;
+      else if (step.passed) untracked.passed += 1;
+      else untracked.failed += 1;
+      continue;
+    }
     let t = tracks.get(track);
     if (!t) {
       t = { track, status: detail.tracks[track] ?? 'skip', storyboards: [], steps_passed: 0, steps_failed: 0, steps_skipped: 0, skipped_by_reason: {} };
@@ -213,10 +238,6 @@ function runSummary(run: RunResult, steps: StepResultDoc[]): RunSummary {
       t.skipped_by_reason[step.skip.reason] = (t.skipped_by_reason[step.skip.reason] ?? 0) + 1;
     } else if (step.passed) t.steps_passed += 1;
     else t.steps_failed += 1;
-    for (const v of step.validations) {
-      if (v.not_applicable) notApplicable += 1;
-      if (v.severity === 'advisory' && !v.passed) advisoryFailed += 1;
-    }
   }
   for (const c of run.checks)
     for (const v of c.storyboard_step?.validations ?? [])
@@ -225,13 +246,15 @@ function runSummary(run: RunResult, steps: StepResultDoc[]): RunSummary {
   const sum = (k: 'steps_passed' | 'steps_failed' | 'steps_skipped') => all.reduce((n, t) => n + t[k], 0);
   return {
     total_steps: steps.length,
-    steps_passed: sum('steps_passed'),
-    steps_failed: sum('steps_failed'),
-    steps_skipped: sum('steps_skipped'),
+    steps_passed: sum('steps_passed') + untracked.passed,
+    steps_failed: sum('steps_failed') + untracked.failed,
+    steps_skipped: sum('steps_skipped') + untracked.skipped,
+    steps_not_selected: notSelected,
     tracks: all,
     schemas_used: [...schemas.values()],
     validations_not_applicable: notApplicable,
     validations_advisory_failed: advisoryFailed,
+    runner_capability_version: RUNNER_CAPABILITY_VERSION,
   };
 }
 

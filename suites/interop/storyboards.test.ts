@@ -9,8 +9,13 @@
  * @adcp/sdk is not installed in adcp-sdk-sellers/.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunnerOutputDocument } from '../../reports/runner-output.js';
+import { contractProblems, readContract } from '../../reports/testing/runner-output-contract.js';
 import { INTEROP_AGENTS } from './testing/agents.js';
-import { sdkInstalled } from './testing/storyboard-runs.js';
+import { BUNDLE_DIR, SDK_DIR, sdkInstalled } from './testing/storyboard-runs.js';
+import { RUNNER_CAPABILITY_VERSION } from '../../harness/core/storyboards/runner-capability.js';
 import { reasonRef, renderStoryboardTable, tableRowsOf, unexplained, type Reasons, type SideBySide } from './testing/storyboard-table.js';
 import { committedTable, forAgents, runBoth, sideBySide, tableFile, writeTable } from './testing/storyboard-tables.js';
 
@@ -20,10 +25,13 @@ if (!installed) console.warn('storyboards.test.ts skipped: @adcp/sdk is not inst
 
 describe.skipIf(!installed)(`storyboards side by side with the reference runner of @adcp/sdk${installed ? '' : ' (skipped: @adcp/sdk not installed)'}`, () => {
   const tables = new Map<string, SideBySide>();
+  const outputs = new Map<string, RunnerOutputDocument>();
 
   beforeAll(async () => {
     await forAgents(INTEROP_AGENTS, async (agent) => {
-      tables.set(agent.id, sideBySide(agent, await runBoth(agent)));
+      const runs = await runBoth(agent);
+      tables.set(agent.id, sideBySide(agent, runs));
+      outputs.set(agent.id, runs.runnerOutput);
     });
   }, 240_000);
 
@@ -41,10 +49,21 @@ describe.skipIf(!installed)(`storyboards side by side with the reference runner 
       });
     });
 
+    it(`${agent.id}: the runner output of our run follows the contract the bundle ships, over both transports`, () => {
+      const doc = outputs.get(agent.id)!;
+      expect(new Set(doc.step_results.map((s) => s.transport))).toEqual(new Set(['mcp', 'a2a']));
+      expect(doc.harness_error).toBeUndefined();
+      expect(contractProblems(doc, readContract(readFileSync(join(BUNDLE_DIR, 'universal', 'runner-output-contract.yaml'), 'utf8')))).toEqual([]);
+    });
+
     it(`${agent.id}: every disagreement has a reason`, () => {
       expect(unexplained(tableRowsOf(tables.get(agent.id)!)).map((r) => r.key)).toEqual([]);
     });
   }
+
+  it('judges at the capability version of the pinned reference runner (the version its tables hold us to)', () => {
+    expect(RUNNER_CAPABILITY_VERSION).toBe((JSON.parse(readFileSync(join(SDK_DIR, 'package.json'), 'utf8')) as { version: string }).version);
+  });
 
   it('every reason explains a disagreement of some agent', () => {
     const all = [...tables.values()];

@@ -71,6 +71,8 @@ export interface StoryboardSkip {
   reason: RunnerSkipReason;
   detail: string;
   whole_storyboard?: true;
+  /** The run's selection excluded the step before it ran (its line, its transport): the runner output's steps_not_selected. */
+  not_selected?: true;
 }
 
 /** What the step kind found when it ran. */

@@ -20,6 +20,7 @@ import type {
 } from './model.js';
 import { STORYBOARD_SHAPE } from './shape.js';
 import { BUNDLE_LIMITS, readBundleYaml, StoryboardBundleError } from './bundle-file.js';
+import { severityOf } from './runner-capability.js';
 import { loadTestKits } from './test-kits.js';
 
 export { BUNDLE_LIMITS, StoryboardBundleError } from './bundle-file.js';
@@ -226,8 +227,16 @@ function toValidation(v: Record<string, unknown>): StoryboardValidation {
     ...('value' in v ? { value: v.value } : {}),
     ...(Array.isArray(v.allowed_values) ? { allowed_values: v.allowed_values } : {}),
     ...(typeof v.description === 'string' ? { description: v.description } : {}),
-    ...(v.severity === 'advisory' || v.severity === 'required' ? { severity: v.severity } : {}),
     ...(typeof v.expires_after_version === 'string' ? { expires_after_version: v.expires_after_version } : {}),
+    // An advisory past its expires_after_version is judged as required (runner-capability.ts).
+    ...(v.severity === 'advisory' || v.severity === 'required'
+      ? {
+          severity: severityOf({
+            severity: v.severity,
+            ...(typeof v.expires_after_version === 'string' ? { expires_after_version: v.expires_after_version } : {}),
+          }),
+        }
+      : {}),
     raw: v,
   };
 }

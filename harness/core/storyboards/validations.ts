@@ -3,7 +3,7 @@
  * check kinds"). Each gives `passed`, `failed` (with expected, actual and a JSON pointer) or
  * `not_applicable`: an unknown kind, a kind the harness cannot judge here, or a validation the
  * storyboard authored wrongly (no path, no value) — the storyboard's defect, never the agent's.
- * `severity: advisory` and `expires_after_version` are carried for the caller to weigh.
+ * `severity` is the one judged (an advisory past its `expires_after_version` is required: runner-capability.ts).
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { StoryboardValidation } from './model.js';

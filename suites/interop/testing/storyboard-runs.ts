@@ -6,11 +6,12 @@
  * ComplianceResult on stdout). Each run is bounded in time and killed when it overruns.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentComplianceDocument } from '../../../reports/json.js';
+import { RUNNER_OUTPUT_FILE, type RunnerOutputDocument } from '../../../reports/runner-output.js';
 import type { ReferenceResult } from './storyboard-verdicts.js';
 import type { Launched } from './agents.js';
 
@@ -59,9 +60,14 @@ function runJson<T>(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Proces
 
 /**
  * `proto-comply run --storyboards <3.0.6> --target 3.0 --json` against the agent: over every
- * transport it serves (one run: MCP, then A2A), or over MCP alone.
+ * transport it serves (one run: MCP, then A2A), or over MCP alone; with the runner output it wrote
+ * beside its reports (runner-output.json, written by default for a storyboard run).
  */
-export async function runOurs(l: Launched, seed: string, transports: 'served' | 'mcp' = 'served'): Promise<ProcessRun<AgentComplianceDocument>> {
+export async function runOurs(
+  l: Launched,
+  seed: string,
+  transports: 'served' | 'mcp' = 'served',
+): Promise<ProcessRun<AgentComplianceDocument> & { runnerOutput: RunnerOutputDocument }> {
   const out = mkdtempSync(join(tmpdir(), 'proto-comply-sb-'));
   const both = transports === 'served' && l.facts.card !== undefined;
   const args = [BIN, 'run', '--agent', l.facts.mcp, '--storyboards', BUNDLE_DIR, '--token', 'adcp', '--target', '3.0'];
@@ -69,7 +75,8 @@ export async function runOurs(l: Launched, seed: string, transports: 'served' | 
   // Every launcher starts its example with NODE_ENV=development (see agents.ts certifyAgent).
   args.push('--lifecycle-stage', 'development', '--seed', seed, '--out', out, '--json');
   try {
-    return await runJson(args, l.facts.token ? { PROTO_COMPLY_AUTH_TOKEN: l.facts.token } : {});
+    const run = await runJson<AgentComplianceDocument>(args, l.facts.token ? { PROTO_COMPLY_AUTH_TOKEN: l.facts.token } : {});
+    return { ...run, runnerOutput: JSON.parse(readFileSync(join(out, RUNNER_OUTPUT_FILE), 'utf8')) as RunnerOutputDocument };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadStoryboardBundle } from '../../../harness/core/storyboards/load.js';
 import type { AgentComplianceDocument } from '../../../reports/json.js';
+import type { RunnerOutputDocument } from '../../../reports/runner-output.js';
 import { INTEROP_AGENTS, launch, stop, type InteropAgent } from './agents.js';
 import { BUNDLE_DIR, BUNDLE_VERSION, runOurs, runReference } from './storyboard-runs.js';
 import { loadReasons, renderStoryboardTable, type SideBySide } from './storyboard-table.js';
@@ -27,21 +28,23 @@ export const tableFile = (agent: InteropAgent) => join(here, `storyboards-${agen
 export interface AgentRuns {
   reference: ReferenceResult;
   ours: AgentComplianceDocument;
+  /** The runner output our run wrote (runner-output.json). */
+  runnerOutput: RunnerOutputDocument;
 }
 
 /** Both runners against the agent, each against a fresh copy of it (served over MCP and A2A). */
 export async function runBoth(agent: InteropAgent): Promise<AgentRuns> {
-  const once = async <T>(run: (l: Awaited<ReturnType<typeof launch>>) => Promise<{ json: T }>) => {
+  const once = async <T>(run: (l: Awaited<ReturnType<typeof launch>>) => Promise<T>) => {
     const l = await launch(agent, { a2a: true });
     try {
-      return (await run(l)).json;
+      return await run(l);
     } finally {
       await stop(l);
     }
   };
-  const reference = await once(runReference);
+  const reference = (await once(runReference)).json;
   const ours = await once((l) => runOurs(l, '20261129'));
-  return { reference, ours };
+  return { reference, ours: ours.json, runnerOutput: ours.runnerOutput };
 }
 
 let bundle: ReturnType<typeof loadStoryboardBundle> | undefined;
