@@ -107,6 +107,10 @@ describe('webhook steps at the harness receiver', () => {
     const awaited = check(run, 'hook_misses.inline.awaited', t)!;
     expect([awaited.outcome, awaited.message]).toEqual(['fail', 'no_webhook_received: no matching delivery arrived within 1 s']);
     expect(awaited.duration_ms).toBeLessThan(5_000);
+    // The runner output fails a step on a failed validation: the assertion is recorded as one.
+    expect(awaited.storyboard_step?.validations).toEqual([
+      expect.objectContaining({ check: 'expect_webhook', outcome: 'failed', message: 'no_webhook_received: no matching delivery arrived within 1 s' }),
+    ]);
   });
 
   it('are blocked by a trigger that did not pass', () => {

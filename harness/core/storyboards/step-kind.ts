@@ -23,6 +23,7 @@ import { substitute, UnresolvedSubstitution, type SubstitutionScope } from './su
 import { judgeValidation, type StepOutcome } from './validations.js';
 import { recordVerdict, withinOptionalPhase } from './branch-sets.js';
 import { rebaseStaleFlight } from './flight.js';
+import { passSuffix, withPassKey } from './pass-keys.js';
 import { chainAfter, chainVerdict } from './stateful-chain.js';
 import { phaseSkip, taskOf, testKitOf, kitValue } from './test-kits.js';
 import { stepAuth } from './auth.js';
@@ -41,7 +42,7 @@ import {
   skipped,
   type StepOutput,
   unresolved,
-  withSkip,
+  withFindings,
 } from './step-output.js';
 
 /**
@@ -70,7 +71,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
     async run(def, ctx) {
       let result: StepOutput;
       try {
-        result = withSkip(await runStep(def, ctx));
+        result = withFindings(await runStep(def, ctx), def.seed === true ? 'controller_seeding' : failureCheckOf(def));
       } catch (e) {
         // A substitution that cannot be made: nothing fabricated is sent.
         if (!(e instanceof UnresolvedSubstitution)) throw e;
@@ -87,6 +88,12 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       return { ...result, verdict, storyboard: { ...result.storyboard, skip: { reason: 'not_applicable', detail: verdict.message } } };
     },
   };
+
+  /** The check a failure without findings is recorded as: a webhook assertion by its task, any other by `step`. */
+  function failureCheckOf(def: StepDef): string {
+    const { step } = find(def);
+    return WEBHOOK_STEPS.has(step.task) ? step.task : 'step';
+  }
 
   async function runStep(def: StepDef, ctx: CheckContext): Promise<StepOutput> {
     {
@@ -141,7 +148,9 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       const receiver = await receiverScope(ctx, sb, step.id, state, step.sampleRequest);
       if ('status' in receiver) return { verdict: receiver };
       const args = substitute(step.sampleRequest ?? {}, { ...scope, ...receiver });
-      const flight = rebaseStaleFlight((args ?? {}) as Record<string, unknown>, Date.now());
+      const keyed = withPassKey(step.sampleRequest, (args ?? {}) as Record<string, unknown>, passSuffix(ctx.transport.kind, ctx.run.seed));
+      if (keyed.note) ctx.notes.push(keyed.note);
+      const flight = rebaseStaleFlight(keyed.args, Date.now());
       if (flight.note) ctx.notes.push(flight.note);
       if (auth) ctx.notes.push(auth.note);
       state.sent.set(step.id, flight.args);

@@ -33,12 +33,18 @@ export const skipped = (
 
 /**
  * A verdict given without findings (a test kit's phase skip, a credential or receiver the run
- * lacks, a webhook assertion's gap): a gap is an input the runner lacks (`unsatisfied_contract`),
- * a step that does not apply is `not_applicable`. Findings already given are kept.
+ * lacks, a webhook assertion, the seeding): a gap is an input the runner lacks
+ * (`unsatisfied_contract`), a step that does not apply is `not_applicable`, and a failure is
+ * recorded as the failed check `check` (the runner output fails a step only on a failed
+ * validation). Findings already given are kept.
  */
-export function withSkip(out: StepOutput): StepOutput {
-  if (out.storyboard?.skip || out.storyboard?.validations || out.storyboard?.reply) return out;
+export function withFindings(out: StepOutput, check: string): StepOutput {
   const v = out.verdict;
+  if (v.status === 'failed' && !out.storyboard?.validations) {
+    const failed = { ...runnerCheck(check, `the ${check} assertion holds`, v.message, v.expected, v.actual), ...(v.pointer ? { pointer: v.pointer } : {}) };
+    return { ...out, storyboard: { ...out.storyboard, validations: [failed] } };
+  }
+  if (out.storyboard?.skip || out.storyboard?.validations || out.storyboard?.reply) return out;
   if (v.status === 'gap') return { ...out, storyboard: { ...out.storyboard, skip: { reason: 'unsatisfied_contract', detail: v.message } } };
   if (v.status === 'not_applicable') return { ...out, storyboard: { ...out.storyboard, skip: { reason: 'not_applicable', detail: v.message } } };
   return out;
