@@ -141,7 +141,9 @@ describe('the runner output of a storyboard run', () => {
     expect(text).not.toContain(fixture.bearer);
     expect(text).not.toContain(FIXTURE_SECRET);
     for (const t of ['mcp', 'a2a']) {
-      const s = step('flow', 'discover', 'products', t);
+      // A failing step keeps its call (a passing one keeps none: the contract's request and response are optional there).
+      expect(step('flow', 'discover', 'products', t).request).toBeUndefined();
+      const s = step('refusal', 'p', 'refused', t);
       expect(s.request?.payload).toMatchObject({ context: { api_key: '[redacted]' } });
       expect(s.response?.payload).toBeDefined();
       expect(JSON.stringify(s.response?.payload)).toContain('[redacted]');

@@ -175,9 +175,11 @@ export async function runCheck(suite: SuiteDef, check: CheckDef, env: CheckEnv, 
     verdict?: { expected?: unknown; actual?: unknown; pointer?: string },
     extra: Partial<CheckResult> = {},
   ): CheckResult => {
-    // A storyboard step keeps its evidence on a pass: the runner output contract records every step's request and response.
+    // A pass keeps no evidence, a storyboard step's neither: the runner output contract asks for the
+    // request and response of a failure only (a passing step's are optional), and keeping every one
+    // doubled the reports and slowed a storyboard run by a sixth.
     const evidence: Evidence | undefined =
-      outcome === 'pass' && !check.storyboard_step
+      outcome === 'pass'
         ? undefined
         : {
             expected: verdict?.expected,

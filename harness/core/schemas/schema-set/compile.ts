@@ -59,7 +59,7 @@ function compileLazily(set: SchemaSetFiles): SchemaSet {
   const ajvFor = (d: Dialect) => {
     let ajv = ajvs.get(d);
     if (!ajv) {
-      const options = { strict: false, allErrors: true, verbose: true, allowUnionTypes: true, logger: false as const };
+      const options = { inlineRefs: false, strict: false, allErrors: true, verbose: true, allowUnionTypes: true, logger: false as const };
       ajv = d === '2020-12' ? new Ajv2020(options) : new Ajv(options);
       addFormats(ajv);
       ajvs.set(d, ajv);

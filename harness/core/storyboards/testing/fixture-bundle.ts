@@ -3,7 +3,8 @@
  * seller on loopback over MCP and A2A (harness/core/storyboards/run.test.ts judges the engine's
  * verdicts, reports/runner-output.test.ts the runner output of the same run). Its steps pass,
  * fail, chain, seed, take branch sets, call what the harness does not run yet, and send a secret
- * under a secret-bearing key (`api_key`) and the run's bearer token in text, both echoed back.
+ * under a secret-bearing key (`api_key`) and the run's bearer token in text, both echoed back (by a
+ * passing step, whose evidence is not kept, and by a failing one, whose evidence is).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -185,7 +186,9 @@ phases:
     steps:
       - id: refused
         task: get_products
-        sample_request: { buying_mode: nonsense }
+        sample_request:
+          buying_mode: nonsense
+          context: { correlation_id: "refusal--refused", api_key: "${FIXTURE_SECRET}", note: "sent with __BEARER__" }
         validations:
           - { check: oauth_metadata_graph, description: not judged by the harness }
 `,
