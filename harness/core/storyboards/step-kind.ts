@@ -14,6 +14,7 @@ import { replyRecord, type StoryboardStepFindings, type ValidationRecord } from 
 import { unreachable } from '../engine/kinds/steps/util.js';
 import { CONTROLLER_TASK } from '../protocol/tasks.js';
 import type { StepDef } from '../engine/model.js';
+import type { TaskReply } from '../transport/types.js';
 import type { StoryboardBundle } from './model.js';
 import { pointerOf, resolveStoryboardPath } from './path.js';
 import { selectStoryboards, unmetRequirement } from './select.js';
@@ -181,6 +182,14 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         payload,
         ...(reply.error?.code ? { errorCode: reply.error.code } : {}),
         ...(reply.httpStatus !== undefined ? { httpStatus: reply.httpStatus } : {}),
+        ...headersOf(reply),
+        reply: {
+          transport: reply.transport,
+          status: reply.status,
+          payloadSource: reply.payloadSource,
+          ...(reply.taskId ? { taskId: reply.taskId } : {}),
+          ...(reply.contextId ? { contextId: reply.contextId } : {}),
+        },
       };
       state.outcomes.set(step.id, outcome);
       state.priorSteps.set(step.id, payload);
@@ -213,7 +222,14 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       }
       const results = step.validations
         .filter((v) => (v.severity ?? 'required') === 'required')
-        .map((v) => judgeValidation(v, outcome, { context: state.context, responseSchema: (o) => responseSchemaOf(ctx, { ...step, task }, o) }));
+        .map((v) =>
+          judgeValidation(v, outcome, {
+            context: state.context,
+            priorSteps: new Map([...state.priorSteps].filter(([id]) => id !== step.id)),
+            agentUrl: ctx.transport.endpoint,
+            responseSchema: (o) => responseSchemaOf(ctx, { ...step, task }, o),
+          }),
+        );
       noteResults(ctx, results);
       const failed = results.filter((r) => r.outcome === 'failed');
       if (failed.length > 0) return { verdict: failedVerdict(failed), record, storyboard: found(results) };
@@ -243,4 +259,10 @@ function majorVersions(ctx: CheckContext): number[] | undefined {
   const block = ctx.profile.capabilities?.[ctx.ids.token];
   const v = block && typeof block === 'object' ? (block as { major_versions?: unknown }).major_versions : undefined;
   return Array.isArray(v) ? v.filter(Number.isInteger) : undefined;
+}
+
+/** The headers of the exchange whose status the reply reports (the last such), for on_401_require_header. */
+function headersOf(reply: TaskReply): { headers?: Record<string, string> } {
+  const x = reply.exchanges.findLast((e) => e.response !== undefined && e.response.status === reply.httpStatus);
+  return x?.response ? { headers: x.response.headers } : {};
 }

@@ -9,46 +9,17 @@ import { isDeepStrictEqual } from 'node:util';
 import type { StoryboardValidation } from './model.js';
 import type { SchemaIdentity, ValidationRecord } from '../engine/storyboard-step.js';
 import { pointerOf, resolveStoryboardPathAll } from './path.js';
+import { fail, na, pass, type Judge } from './judge.js';
+import { a2aSubmittedArtifact, on401RequireHeader } from './validations-wire.js';
+import { refsResolve } from './refs-resolve.js';
 
-/** What one step got back. */
-export interface StepOutcome {
-  /** The task answered without an error. */
-  ok: boolean;
-  /** The response (a success's payload or the error's details). */
-  payload: unknown;
-  /** The error code, when the answer was an error. */
-  errorCode?: string;
-  /** The HTTP status of the exchange, when there was one. */
-  httpStatus?: number;
-}
-
-/** A response judged against a schema, or why no schema could judge it. */
-export type SchemaJudgement =
-  | { valid: boolean; errors: ReadonlyArray<{ pointer: string; message: string; keyword: string; schemaPath: string }>; schema: SchemaIdentity; note?: string }
-  | { problem: string };
-
-export interface ValidationEnv {
-  /** Values captured by earlier steps (for the `*_context*` kinds). */
-  context: ReadonlyMap<string, unknown>;
-  /** `response_schema`: the step's response against its schema; undefined when there is no schema to judge with. */
-  responseSchema?(outcome: StepOutcome): SchemaJudgement | undefined;
-}
+export type { SchemaJudgement, StepOutcome, ValidationEnv } from './judge.js';
+import type { StepOutcome, ValidationEnv } from './judge.js';
 
 /** `the released 3.0.6 schema media-buy/get-products-response.json`, `the harness's schema get_products-response.json (line 3.1)`. */
 export const schemaText = (s: SchemaIdentity) =>
   s.set === 'released' ? `the released ${s.version} schema ${s.file}` : `the harness's schema ${s.file} (line ${s.line})`;
 
-type Judge = (v: StoryboardValidation, o: StepOutcome, env: ValidationEnv) => Omit<ValidationRecord, 'check' | 'severity' | 'description'>;
-
-const pass = { outcome: 'passed' } as const;
-const na = (message: string) => ({ outcome: 'not_applicable' as const, message });
-const fail = (message: string, expected: unknown, actual: unknown, pointer?: string) => ({
-  outcome: 'failed' as const,
-  message,
-  expected,
-  actual,
-  ...(pointer !== undefined ? { pointer } : {}),
-});
 const shown = (v: unknown) => (v === undefined ? '(absent)' : JSON.stringify(v)?.slice(0, 200));
 
 /** The values at the validation's path, or a not-applicable result naming the storyboard's defect. */
@@ -214,6 +185,9 @@ const KINDS: Record<string, Judge> = {
   http_status_in: httpStatus,
   status_code: httpStatus,
   response_schema: responseSchema,
+  on_401_require_header: on401RequireHeader,
+  a2a_submitted_artifact: a2aSubmittedArtifact,
+  refs_resolve: refsResolve,
 };
 
 /** The kinds judged here; any other authored kind is not applicable (and counted as such by the caller). */

@@ -1,0 +1,47 @@
+/** The shape every validation kind is judged in (validations.ts and the kinds beside it). */
+import type { SchemaIdentity, ValidationRecord } from '../engine/storyboard-step.js';
+import type { StoryboardValidation } from './model.js';
+
+/** What one step got back. */
+export interface StepOutcome {
+  /** The task answered without an error. */
+  ok: boolean;
+  /** The response (a success's payload or the error's details). */
+  payload: unknown;
+  /** The error code, when the answer was an error. */
+  errorCode?: string;
+  /** The HTTP status of the exchange, when there was one. */
+  httpStatus?: number;
+  /** The response headers of that exchange (lower-case names), for `on_401_require_header`. */
+  headers?: Readonly<Record<string, string>>;
+  /** How the reply came (`a2a_submitted_artifact`): the transport, the A2A task's ids and state, where the payload was read. */
+  reply?: { transport: string; taskId?: string; contextId?: string; status?: string; payloadSource?: string };
+}
+
+/** A response judged against a schema, or why no schema could judge it. */
+export type SchemaJudgement =
+  | { valid: boolean; errors: ReadonlyArray<{ pointer: string; message: string; keyword: string; schemaPath: string }>; schema: SchemaIdentity; note?: string }
+  | { problem: string };
+
+export interface ValidationEnv {
+  /** Values captured by earlier steps (for the `*_context*` kinds). */
+  context: ReadonlyMap<string, unknown>;
+  /** `response_schema`: the step's response against its schema; undefined when there is no schema to judge with. */
+  responseSchema?(outcome: StepOutcome): SchemaJudgement | undefined;
+  /** The responses of the storyboard's earlier steps, by step id, in order (`refs_resolve` from context). */
+  priorSteps?: ReadonlyMap<string, unknown>;
+  /** The URL the run calls the agent at (`refs_resolve` scope `$agent_url`). */
+  agentUrl?: string;
+}
+
+export type Judge = (v: StoryboardValidation, o: StepOutcome, env: ValidationEnv) => Omit<ValidationRecord, 'check' | 'severity' | 'description'>;
+
+export const pass = { outcome: 'passed' } as const;
+export const na = (message: string) => ({ outcome: 'not_applicable' as const, message });
+export const fail = (message: string, expected: unknown, actual: unknown, pointer?: string) => ({
+  outcome: 'failed' as const,
+  message,
+  expected,
+  actual,
+  ...(pointer !== undefined ? { pointer } : {}),
+});

@@ -1,0 +1,117 @@
+/** The validation kinds judged on the wire (on_401_require_header, a2a_submitted_artifact) and across steps (refs_resolve). */
+import { describe, expect, it } from 'vitest';
+import type { StoryboardValidation } from './model.js';
+import { canonicalUrl } from './refs-resolve.js';
+import { judgeValidation, type StepOutcome, type ValidationEnv } from './validations.js';
+
+const v = (check: string, raw: Record<string, unknown> = {}): StoryboardValidation => ({ check, ...raw, raw: { check, ...raw } }) as StoryboardValidation;
+const env: ValidationEnv = { context: new Map() };
+const judged = (val: StoryboardValidation, o: StepOutcome, e: ValidationEnv = env) => {
+  const r = judgeValidation(val, o, e);
+  return r.outcome === 'passed' ? 'passed' : `${r.outcome}: ${r.message}`;
+};
+
+describe('on_401_require_header', () => {
+  const check = v('on_401_require_header', { value: 'www-authenticate' });
+  it('requires the header of a 401, whatever its case, and nothing of another status', () => {
+    expect(judged(check, { ok: false, payload: {}, httpStatus: 401, headers: { 'www-authenticate': 'Bearer realm="a"' } })).toBe('passed');
+    expect(judged(check, { ok: false, payload: {}, httpStatus: 401, headers: { 'content-type': 'application/json' } })).toBe(
+      'failed: the 401 carries no www-authenticate header',
+    );
+    expect(judgeValidation(check, { ok: false, payload: {}, httpStatus: 403, headers: {} }, env)).toMatchObject({ outcome: 'passed', message: /a 401 only/ });
+  });
+  it('cannot be judged without a status or a header name', () => {
+    expect(judged(check, { ok: true, payload: {} })).toBe('not_applicable: no HTTP status was observed for this step');
+    expect(judged(v('on_401_require_header'), { ok: false, payload: {}, httpStatus: 401 })).toMatch(/^not_applicable: .*names no header/);
+  });
+});
+
+describe('a2a_submitted_artifact', () => {
+  const check = v('a2a_submitted_artifact');
+  const a2a = { transport: 'a2a', taskId: 't1', contextId: 'c1', status: 'completed', payloadSource: 'artifact' };
+  it('holds for a completed Task with ids whose artifact data part says submitted', () => {
+    expect(judged(check, { ok: true, payload: { status: 'submitted', task_id: 'x' }, reply: a2a })).toBe('passed');
+  });
+  it('names each broken invariant', () => {
+    const r = judgeValidation(check, { ok: true, payload: { status: 'completed' }, reply: { ...a2a, contextId: undefined, status: 'working' } }, env);
+    expect(r.outcome).toBe('failed');
+    expect(r.message).toBe(
+      'not the A2A envelope of a submitted arm: the Task has no contextId; the Task state is working, not completed; the artifact\'s data part has status "completed", not "submitted"',
+    );
+    expect(judged(check, { ok: true, payload: { status: 'submitted' }, reply: { ...a2a, payloadSource: 'status_message' } })).toMatch(
+      /payload came from status_message, not an artifact data part/,
+    );
+  });
+  it('is not applicable over MCP', () => {
+    expect(judged(check, { ok: true, payload: { status: 'submitted' }, reply: { transport: 'mcp', status: 'completed' } })).toBe(
+      'not_applicable: graded on A2A only; this step came over mcp',
+    );
+  });
+});
+
+describe('refs_resolve', () => {
+  const agentUrl = 'https://Seller.example:443/mcp/';
+  const formats = {
+    formats: [
+      { format_id: { agent_url: 'https://seller.example/mcp', id: 'display_300x250' } },
+      { format_id: { agent_url: 'https://seller.example/mcp', id: 'video_15s' } },
+    ],
+  };
+  const products = (ids: Array<[string, string]>) => ({ products: [{ format_ids: ids.map(([agent_url, id]) => ({ agent_url, id })) }] });
+  const check = (raw: Record<string, unknown> = {}) =>
+    v('refs_resolve', {
+      source: { from: 'context', path: 'products[*].format_ids[*]' },
+      target: { from: 'current_step', path: 'formats[*].format_id' },
+      match_keys: ['agent_url', 'id'],
+      scope: { key: 'agent_url', equals: '$agent_url' },
+      ...raw,
+    });
+  const withProducts = (p: unknown): ValidationEnv => ({ context: new Map(), priorSteps: new Map([['get_products', p]]), agentUrl });
+
+  it('passes when every in-scope ref is a member of the target, matched on its keys (URLs canonical)', () => {
+    const e = withProducts(products([['https://seller.example/mcp', 'video_15s']]));
+    expect(judgeValidation(check(), { ok: true, payload: formats }, e)).toMatchObject({
+      outcome: 'passed',
+      message:
+        "1 ref(s) of products[*].format_ids[*], each in formats[*].format_id on agent_url, id (products read from step get_products's response (no step captures it))",
+    });
+    expect(canonicalUrl('HTTPS://Seller.Example:443/mcp/')).toBe('https://seller.example/mcp');
+  });
+
+  it('fails naming each missing ref once, projected to the match keys', () => {
+    const e = withProducts(
+      products([
+        ['https://seller.example/mcp', 'native_1'],
+        ['https://seller.example/mcp', 'native_1'],
+        ['https://seller.example/mcp', 'video_15s'],
+      ]),
+    );
+    const r = judgeValidation(check(), { ok: true, payload: formats }, e);
+    expect(r).toMatchObject({ outcome: 'failed', actual: { missing: [{ agent_url: 'https://seller.example/mcp', id: 'native_1' }] } });
+  });
+
+  it('passes refs outside its scope with a note, or counts them missing when on_out_of_scope is fail', () => {
+    const e = withProducts(products([['https://creative.example/mcp', 'their_format']]));
+    expect(judgeValidation(check(), { ok: true, payload: formats }, e)).toMatchObject({
+      outcome: 'passed',
+      message: /1 ref\(s\) outside scope agent_url=https:\/\/seller\.example\/mcp not verified/,
+    });
+    expect(judgeValidation(check({ on_out_of_scope: 'fail' }), { ok: true, payload: formats }, e).outcome).toBe('failed');
+  });
+
+  it('never matches a ref missing a key, and reads a captured name before any response', () => {
+    const e: ValidationEnv = { context: new Map([['products', [{ format_ids: [{ id: 'video_15s' }] }]]]), agentUrl };
+    const r = judgeValidation(check({ scope: undefined }), { ok: true, payload: formats }, e);
+    expect(r).toMatchObject({ outcome: 'failed', actual: { missing: [{ agent_url: null, id: 'video_15s' }] } });
+  });
+
+  it('is not applicable when a side cannot be read or the storyboard authored it incompletely', () => {
+    expect(judged(check(), { ok: true, payload: formats }, { context: new Map(), agentUrl })).toBe(
+      'not_applicable: refs_resolve source: no earlier step captured or answered products',
+    );
+    expect(judged(check(), { ok: false, payload: {} }, withProducts(products([])))).toBe(
+      'not_applicable: refs_resolve target: the step answered an error, so its result holds no refs',
+    );
+    expect(judged(v('refs_resolve', { source: { from: 'context', path: 'x' } }), { ok: true, payload: {} })).toMatch(/needs source and target/);
+  });
+});
