@@ -31,7 +31,7 @@ export function readContract(text: string): RunnerOutputContract {
  */
 export function commentEnum(text: string, block: string, field: string): string[] {
   const lines = text.split('\n');
-  const start = lines.findIndex((l) => l === `${block}:`);
+  const start = lines.indexOf(`${block}:`);
   const at = lines.findIndex((l, i) => i > start && new RegExp(`^\\s+- ${field}\\s+#`).test(l));
   if (start < 0 || at < 0) throw new Error(`the contract has no ${block}.${field}`);
   const comment = [lines[at].split('#').slice(1).join('#')];

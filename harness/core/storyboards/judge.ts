@@ -32,6 +32,8 @@ export interface ValidationEnv {
   priorSteps?: ReadonlyMap<string, unknown>;
   /** The URL the run calls the agent at (`refs_resolve` scope `$agent_url`). */
   agentUrl?: string;
+  /** A parallel dispatch's resolved responses (`cross_response_*`); absent on a single call. */
+  crossResponses?: readonly unknown[];
 }
 
 export type Judge = (v: StoryboardValidation, o: StepOutcome, env: ValidationEnv) => Omit<ValidationRecord, 'check' | 'severity' | 'description'>;

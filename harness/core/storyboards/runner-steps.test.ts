@@ -209,3 +209,50 @@ describe('steps with their own credentials', () => {
     });
   });
 });
+
+describe('parallel dispatches', () => {
+  it.each(['mcp', 'a2a'])('resolve concurrent same-key creates to one buy on a seller that claims the key in flight (%s)', (t) => {
+    const c = check(run, 'concurrent.race.create_twice', t)!;
+    expect(c.outcome).toBe('pass');
+    expect(c.message).toMatch(/^parallel_dispatch: 3 calls at once, sent \d, \d, \d time\(s\) each; 3 validations passed/);
+    expect(c.storyboard_step?.validations?.map((v) => [v.check, v.outcome])).toEqual([
+      ['field_present', 'passed'],
+      ['cross_response_field_equal', 'passed'],
+      ['cross_response_count_distinct', 'passed'],
+    ]);
+  });
+
+  it('fail the cross-response checks on a seller whose concurrent creates each make a buy', async () => {
+    const faulty = await runWith(['concurrent-double-create'], only('storyboard.concurrent'));
+    for (const t of ['mcp', 'a2a']) {
+      const c = check(faulty, 'concurrent.race.create_twice', t)!;
+      expect(c.outcome).toBe('fail');
+      expect(c.message).toMatch(
+        /cross_response_field_equal \(every dispatch resolves to the same buy\): the resolved dispatches carry [23] different values at media_buy_id/,
+      );
+      expect(c.message).toMatch(
+        /cross_response_count_distinct \(exactly one buy is created\): [23] distinct value\(s\) at media_buy_id across 3 resolved dispatches, expected 1/,
+      );
+    }
+  }, 60_000);
+
+  it('send a dispatch refused while the key is in flight again after its retry_after, with the same key', async () => {
+    const retried = await runWith(['in-flight-unavailable'], only('storyboard.concurrent'));
+    const c = check(retried, 'concurrent.race.create_twice', 'mcp')!;
+    expect(c.outcome).toBe('pass');
+    expect(c.message).toMatch(/sent (1|2), (1|2), (1|2) time\(s\) each/);
+    expect(c.message).toMatch(/\b2\b.*time\(s\) each/);
+  }, 60_000);
+
+  it('are not applicable with a count outside [2, 10], and the cross kinds on a single call', () => {
+    expect(check(run, 'concurrent.malformed.one_dispatch', 'mcp')?.message).toBe('parallel_dispatch count must be an integer in [2, 10], got 1');
+    const single = check(run, 'concurrent.malformed.single', 'mcp')!;
+    expect(single.storyboard_step?.validations).toEqual([
+      expect.objectContaining({
+        check: 'cross_response_field_equal',
+        outcome: 'not_applicable',
+        message: 'judged on a parallel_dispatch step only; this step made one call',
+      }),
+    ]);
+  });
+});

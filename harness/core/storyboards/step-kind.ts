@@ -12,19 +12,18 @@ import type { CheckContext, StepKind } from '../engine/kinds/types.js';
 import { recordOf } from '../engine/kinds/types.js';
 import { replyRecord, type StoryboardStepFindings, type ValidationRecord } from '../engine/storyboard-step.js';
 import { unreachable } from '../engine/kinds/steps/util.js';
-import { CONTROLLER_TASK } from '../protocol/tasks.js';
 import type { StepDef } from '../engine/model.js';
-import type { TaskReply } from '../transport/types.js';
 import type { StoryboardBundle } from './model.js';
 import { pointerOf, resolveStoryboardPath } from './path.js';
 import { selectStoryboards, unmetRequirement } from './select.js';
 import { seedStoryboard } from './seeding.js';
 import { selectionOn, storyboardState } from './state.js';
 import { substitute, UnresolvedSubstitution, type SubstitutionScope } from './substitute.js';
-import { judgeValidation, type StepOutcome } from './validations.js';
 import { recordVerdict, withinOptionalPhase } from './branch-sets.js';
 import { rebaseStaleFlight } from './flight.js';
 import { passSuffix, withPassKey } from './pass-keys.js';
+import { dispatchAll, parallelSpecOf } from './parallel-dispatch.js';
+import { isControllerRefusal, judgeAcross, outcomeOf } from './outcome.js';
 import { chainAfter, chainVerdict } from './stateful-chain.js';
 import { phaseSkip, taskOf, testKitOf, kitValue } from './test-kits.js';
 import { stepAuth } from './auth.js';
@@ -155,7 +154,14 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       if (flight.note) ctx.notes.push(flight.note);
       if (auth) ctx.notes.push(auth.note);
       state.sent.set(step.id, flight.args);
-      const reply = await ctx.call(task, flight.args, auth ? { auth: auth.auth } : undefined);
+      const parallel = parallelSpecOf(step.raw.parallel_dispatch);
+      if (typeof parallel === 'string') return skipped({ status: 'not_applicable', message: parallel }, 'not_applicable');
+      const callOnce = () => ctx.call(task, flight.args, auth ? { auth: auth.auth } : undefined);
+      // A parallel dispatch is judged on every reply; the first that resolved stands for the step.
+      const dispatches = parallel ? await dispatchAll(parallel, callOnce) : undefined;
+      if (dispatches)
+        ctx.notes.push(`parallel_dispatch: ${dispatches.length} calls at once, sent ${dispatches.map((d) => d.attempts).join(', ')} time(s) each`);
+      const reply = dispatches ? (dispatches.find((d) => d.reply.ok && !d.reply.isError) ?? dispatches[0]).reply : await callOnce();
       const down = unreachable(reply);
       const found = (validations: ValidationRecord[]): StoryboardStepFindings => ({ reply: replyRecord(reply), validations });
       if (down)
@@ -173,24 +179,8 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
             },
           ]),
         };
-      // An error is judged on what the agent sent beside it too (its echoed context), and a
-      // controller's {success: false} is its error (digest 4.6: asserted with field_value on `error`).
-      const payload = reply.isError && reply.errorEnvelope ? reply.errorEnvelope : reply.payload;
-      const controllerRefused = task === CONTROLLER_TASK && (payload as { success?: unknown } | undefined)?.success === false;
-      const outcome: StepOutcome = {
-        ok: reply.ok && !reply.isError && !controllerRefused,
-        payload,
-        ...(reply.error?.code ? { errorCode: reply.error.code } : {}),
-        ...(reply.httpStatus !== undefined ? { httpStatus: reply.httpStatus } : {}),
-        ...headersOf(reply),
-        reply: {
-          transport: reply.transport,
-          status: reply.status,
-          payloadSource: reply.payloadSource,
-          ...(reply.taskId ? { taskId: reply.taskId } : {}),
-          ...(reply.contextId ? { contextId: reply.contextId } : {}),
-        },
-      };
+      const outcome = outcomeOf(reply, task);
+      const { payload, controllerRefused } = { payload: outcome.payload, controllerRefused: isControllerRefusal(reply, task) };
       state.outcomes.set(step.id, outcome);
       state.priorSteps.set(step.id, payload);
       const record = recordOf(reply);
@@ -223,12 +213,17 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       const results = step.validations
         .filter((v) => (v.severity ?? 'required') === 'required')
         .map((v) =>
-          judgeValidation(v, outcome, {
-            context: state.context,
-            priorSteps: new Map([...state.priorSteps].filter(([id]) => id !== step.id)),
-            agentUrl: ctx.transport.endpoint,
-            responseSchema: (o) => responseSchemaOf(ctx, { ...step, task }, o),
-          }),
+          judgeAcross(
+            v,
+            dispatches ? dispatches.map((d) => outcomeOf(d.reply, task)) : [outcome],
+            {
+              context: state.context,
+              priorSteps: new Map([...state.priorSteps].filter(([id]) => id !== step.id)),
+              agentUrl: ctx.transport.endpoint,
+              responseSchema: (o) => responseSchemaOf(ctx, { ...step, task }, o),
+            },
+            dispatches !== undefined,
+          ),
         );
       noteResults(ctx, results);
       const failed = results.filter((r) => r.outcome === 'failed');
@@ -259,10 +254,4 @@ function majorVersions(ctx: CheckContext): number[] | undefined {
   const block = ctx.profile.capabilities?.[ctx.ids.token];
   const v = block && typeof block === 'object' ? (block as { major_versions?: unknown }).major_versions : undefined;
   return Array.isArray(v) ? v.filter(Number.isInteger) : undefined;
-}
-
-/** The headers of the exchange whose status the reply reports (the last such), for on_401_require_header. */
-function headersOf(reply: TaskReply): { headers?: Record<string, string> } {
-  const x = reply.exchanges.findLast((e) => e.response !== undefined && e.response.status === reply.httpStatus);
-  return x?.response ? { headers: x.response.headers } : {};
 }

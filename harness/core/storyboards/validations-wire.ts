@@ -24,7 +24,7 @@ const COMPLETED = new Set(['completed', 'TASK_STATE_COMPLETED']);
 
 export const a2aSubmittedArtifact: Judge = (_v, o) => {
   const r = o.reply;
-  if (!r || r.transport !== 'a2a') return na(`graded on A2A only; this step came over ${r?.transport ?? 'no transport'}`);
+  if (r?.transport !== 'a2a') return na(`graded on A2A only; this step came over ${r?.transport ?? 'no transport'}`);
   const problems: string[] = [];
   if (!r.taskId) problems.push('the Task has no id');
   if (!r.contextId) problems.push('the Task has no contextId');

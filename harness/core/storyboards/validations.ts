@@ -12,6 +12,7 @@ import { pointerOf, resolveStoryboardPathAll } from './path.js';
 import { fail, na, pass, type Judge } from './judge.js';
 import { a2aSubmittedArtifact, on401RequireHeader } from './validations-wire.js';
 import { refsResolve } from './refs-resolve.js';
+import { crossResponseCountDistinct, crossResponseFieldEqual } from './cross-response.js';
 
 export type { SchemaJudgement, StepOutcome, ValidationEnv } from './judge.js';
 import type { StepOutcome, ValidationEnv } from './judge.js';
@@ -188,6 +189,8 @@ const KINDS: Record<string, Judge> = {
   on_401_require_header: on401RequireHeader,
   a2a_submitted_artifact: a2aSubmittedArtifact,
   refs_resolve: refsResolve,
+  cross_response_field_equal: crossResponseFieldEqual,
+  cross_response_count_distinct: crossResponseCountDistinct,
 };
 
 /** The kinds judged here; any other authored kind is not applicable (and counted as such by the caller). */
