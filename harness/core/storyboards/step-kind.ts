@@ -13,17 +13,19 @@ import { recordOf } from '../engine/kinds/types.js';
 import { replyRecord, type StoryboardStepFindings, type ValidationRecord } from '../engine/storyboard-step.js';
 import { unreachable } from '../engine/kinds/steps/util.js';
 import type { StepDef } from '../engine/model.js';
-import type { StoryboardBundle } from './model.js';
+import type { Storyboard, StoryboardBundle, StoryboardStep } from './model.js';
 import { pointerOf, resolveStoryboardPath } from './path.js';
 import { selectStoryboards, unmetRequirement } from './select.js';
 import { seedStoryboard } from './seeding.js';
-import { selectionOn, storyboardState } from './state.js';
+import { selectionOn, storyboardState, type StoryboardState } from './state.js';
 import { substitute, UnresolvedSubstitution, type SubstitutionScope } from './substitute.js';
 import { recordVerdict, withinOptionalPhase } from './branch-sets.js';
 import { rebaseStaleFlight } from './flight.js';
 import { passSuffix, withPassKey } from './pass-keys.js';
 import { dispatchAll, parallelSpecOf } from './parallel-dispatch.js';
+import { OAUTH_PROBES, probe, probeUrl } from './oauth-probes.js';
 import { isControllerRefusal, judgeAcross, outcomeOf } from './outcome.js';
+import { judgeValidation } from './validations.js';
 import { chainAfter, chainVerdict } from './stateful-chain.js';
 import { phaseSkip, taskOf, testKitOf, kitValue } from './test-kits.js';
 import { stepAuth } from './auth.js';
@@ -52,8 +54,6 @@ import {
  */
 const RUNNER_STEPS: Readonly<Record<string, string>> = {
   expect_substitution_safe: 'storyboard substitution observation',
-  protected_resource_metadata: 'storyboard OAuth metadata probes',
-  oauth_auth_server_metadata: 'storyboard OAuth metadata probes',
 };
 
 export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
@@ -133,6 +133,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       const task = taskOf(step, kit);
       if (task === 'assert_contribution') return assertContribution(step, state.contributions, state.unverifiedContributions);
       if (WEBHOOK_STEPS.has(task)) return runWebhookStep({ ...step, task }, ctx, { state, substitute: (v) => substitute(v, scope) });
+      if (OAUTH_PROBES.has(task)) return oauthProbe(ctx, sb, step, task, state);
       const runnerStep = RUNNER_STEPS[task];
       if (runnerStep)
         return skipped(
@@ -254,4 +255,32 @@ function majorVersions(ctx: CheckContext): number[] | undefined {
   const block = ctx.profile.capabilities?.[ctx.ids.token];
   const v = block && typeof block === 'object' ? (block as { major_versions?: unknown }).major_versions : undefined;
   return Array.isArray(v) ? v.filter(Number.isInteger) : undefined;
+}
+
+/** An OAuth metadata probe (oauth-probes.ts): the document fetched is the reply its validations judge. */
+async function oauthProbe(ctx: CheckContext, sb: Storyboard, step: StoryboardStep, task: string, state: StoryboardState): Promise<StepOutput> {
+  const prms = sb.phases
+    .flatMap((p) => p.steps)
+    .filter((s) => s.task === 'protected_resource_metadata' && state.priorSteps.has(s.id))
+    .map((s) => state.priorSteps.get(s.id));
+  const url = probeUrl(task, ctx.transport.endpoint, prms);
+  if (typeof url !== 'string') return skipped({ status: 'not_applicable', message: url.unmet }, 'not_applicable');
+  const got = await probe(ctx, url);
+  if (!('ok' in got)) return { verdict: got };
+  state.outcomes.set(step.id, got);
+  state.priorSteps.set(step.id, got.payload);
+  const results = step.validations
+    .filter((v) => (v.severity ?? 'required') === 'required')
+    .map((v) => judgeValidation(v, got, { context: state.context, agentUrl: ctx.transport.endpoint }));
+  noteResults(ctx, results);
+  const failed = results.filter((r) => r.outcome === 'failed');
+  if (failed.length > 0) return { verdict: failedVerdict(failed), storyboard: { validations: results } };
+  if (!got.ok && !results.some((r) => r.outcome === 'passed')) {
+    const message = `${url} answered HTTP ${got.httpStatus} and no validation of the step holds on it`;
+    return {
+      verdict: { status: 'failed', message },
+      storyboard: { validations: [...results, runnerCheck('unexpected_error', 'the document is served', message, 'HTTP 200', got.httpStatus)] },
+    };
+  }
+  return { verdict: { status: 'ok' }, storyboard: { validations: results } };
 }

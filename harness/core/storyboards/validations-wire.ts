@@ -40,3 +40,24 @@ export const a2aSubmittedArtifact: Judge = (_v, o) => {
     '',
   );
 };
+
+/** RFC 9728 resource identity: scheme and host lower-cased, default port, userinfo, query and fragment dropped, trailing slashes collapsed; the path kept as is. */
+export function resourceIdentity(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+export const resourceEqualsAgentUrl: Judge = (_v, o, env) => {
+  if (!o.ok) return na('no metadata document was served to judge');
+  if (!env.agentUrl) return na('the run has no agent URL to compare with');
+  const resource = o.payload && typeof o.payload === 'object' ? (o.payload as { resource?: unknown }).resource : undefined;
+  if (typeof resource !== 'string') return fail('the metadata has no resource URL', env.agentUrl, resource ?? null, '/resource');
+  const [have, want] = [resourceIdentity(resource), resourceIdentity(env.agentUrl)];
+  return have !== undefined && have === want
+    ? pass
+    : fail(`the metadata's resource ${resource} is not the URL called, ${env.agentUrl}`, want, have ?? resource, '/resource');
+};
