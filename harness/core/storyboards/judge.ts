@@ -15,7 +15,7 @@ export interface StepOutcome {
   /** The response headers of that exchange (lower-case names), for `on_401_require_header`. */
   headers?: Readonly<Record<string, string>>;
   /** How the reply came (`a2a_submitted_artifact`): the transport, the A2A task's ids and state, where the payload was read. */
-  reply?: { transport: string; taskId?: string; contextId?: string; status?: string; payloadSource?: string };
+  reply?: { transport: string; taskId?: string; contextId?: string; status?: string; payloadSource?: string; sentContextId?: string };
 }
 
 /** A response judged against a schema, or why no schema could judge it. */

@@ -15,7 +15,7 @@ export const isControllerRefusal = (reply: TaskReply, task: string): boolean =>
   task === CONTROLLER_TASK &&
   ((reply.isError && reply.errorEnvelope ? reply.errorEnvelope : reply.payload) as { success?: unknown } | undefined)?.success === false;
 
-export function outcomeOf(reply: TaskReply, task: string): StepOutcome {
+export function outcomeOf(reply: TaskReply, task: string, sentContextId?: string): StepOutcome {
   // An error is judged on what the agent sent beside it too (its echoed context).
   const payload = reply.isError && reply.errorEnvelope ? reply.errorEnvelope : reply.payload;
   const answered = reply.exchanges.findLast((e) => e.response !== undefined && e.response.status === reply.httpStatus);
@@ -31,6 +31,7 @@ export function outcomeOf(reply: TaskReply, task: string): StepOutcome {
       payloadSource: reply.payloadSource,
       ...(reply.taskId ? { taskId: reply.taskId } : {}),
       ...(reply.contextId ? { contextId: reply.contextId } : {}),
+      ...(sentContextId ? { sentContextId } : {}),
     },
   };
 }

@@ -256,3 +256,15 @@ describe('parallel dispatches', () => {
     ]);
   });
 });
+
+describe('A2A context continuity', () => {
+  const validation = (id: string, t: string) => check(run, `continuity.p.${id}`, t)?.storyboard_step?.validations?.[0];
+  it('sends a follow-up with the storyboard’s last A2A contextId, which the agent echoes', () => {
+    expect(validation('follow_up', 'a2a')).toMatchObject({ check: 'a2a_context_continuity', outcome: 'passed' });
+    expect(check(run, 'continuity.p.follow_up', 'a2a')?.message).toMatch(/message sent with contextId \S+, the storyboard's last A2A context/);
+  });
+  it('is not applicable on the first A2A step and over MCP', () => {
+    expect(validation('first', 'a2a')).toMatchObject({ outcome: 'not_applicable', message: expect.stringMatching(/^no earlier A2A step/) });
+    expect(validation('follow_up', 'mcp')).toMatchObject({ outcome: 'not_applicable', message: 'graded on A2A only; this step came over mcp' });
+  });
+});

@@ -157,7 +157,11 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       state.sent.set(step.id, flight.args);
       const parallel = parallelSpecOf(step.raw.parallel_dispatch);
       if (typeof parallel === 'string') return skipped({ status: 'not_applicable', message: parallel }, 'not_applicable');
-      const callOnce = () => ctx.call(task, flight.args, auth ? { auth: auth.auth } : undefined);
+      // A step judging a2a_context_continuity binds its message to the storyboard's last A2A context.
+      const a2aContextId = step.validations.some((v) => v.check === 'a2a_context_continuity') ? lastA2aContext(ctx, state) : undefined;
+      if (a2aContextId) ctx.notes.push(`message sent with contextId ${a2aContextId}, the storyboard's last A2A context`);
+      const callOnce = () =>
+        ctx.call(task, flight.args, auth || a2aContextId ? { ...(auth ? { auth: auth.auth } : {}), ...(a2aContextId ? { a2aContextId } : {}) } : undefined);
       // A parallel dispatch is judged on every reply; the first that resolved stands for the step.
       const dispatches = parallel ? await dispatchAll(parallel, callOnce) : undefined;
       if (dispatches)
@@ -180,7 +184,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
             },
           ]),
         };
-      const outcome = outcomeOf(reply, task);
+      const outcome = outcomeOf(reply, task, a2aContextId);
       const { payload, controllerRefused } = { payload: outcome.payload, controllerRefused: isControllerRefusal(reply, task) };
       state.outcomes.set(step.id, outcome);
       state.priorSteps.set(step.id, payload);
@@ -283,4 +287,10 @@ async function oauthProbe(ctx: CheckContext, sb: Storyboard, step: StoryboardSte
     };
   }
   return { verdict: { status: 'ok' }, storyboard: { validations: results } };
+}
+
+/** The contextId of the storyboard's latest A2A reply on this transport, when the transport is A2A. */
+function lastA2aContext(ctx: CheckContext, state: StoryboardState): string | undefined {
+  if (ctx.transport.kind !== 'a2a') return undefined;
+  return [...state.outcomes.values()].reverse().find((o) => o.reply?.transport === 'a2a' && o.reply.contextId)?.reply?.contextId;
 }

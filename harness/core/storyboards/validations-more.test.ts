@@ -115,3 +115,12 @@ describe('refs_resolve', () => {
     expect(judged(v('refs_resolve', { source: { from: 'context', path: 'x' } }), { ok: true, payload: {} })).toMatch(/needs source and target/);
   });
 });
+
+describe('a2a_context_continuity', () => {
+  const check = v('a2a_context_continuity');
+  it('fails when the Task answers in another context than the one the message was sent with', () => {
+    const reply = { transport: 'a2a', contextId: 'ctx-new', sentContextId: 'ctx-1' };
+    expect(judged(check, { ok: true, payload: {}, reply })).toBe('failed: the message was sent with contextId ctx-1; the Task answered with ctx-new');
+    expect(judged(check, { ok: true, payload: {}, reply: { ...reply, contextId: 'ctx-1' } })).toBe('passed');
+  });
+});

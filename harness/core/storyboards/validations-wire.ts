@@ -61,3 +61,13 @@ export const resourceEqualsAgentUrl: Judge = (_v, o, env) => {
     ? pass
     : fail(`the metadata's resource ${resource} is not the URL called, ${env.agentUrl}`, want, have ?? resource, '/resource');
 };
+
+/** A2A 0.3.0 section 7.1: a follow-up message sent with an earlier Task's contextId gets a Task in that context. */
+export const a2aContextContinuity: Judge = (_v, o) => {
+  const r = o.reply;
+  if (r?.transport !== 'a2a') return na(`graded on A2A only; this step came over ${r?.transport ?? 'no transport'}`);
+  if (!r.sentContextId) return na('no earlier A2A step of the storyboard gave a contextId to continue (the first A2A step)');
+  return r.contextId === r.sentContextId
+    ? pass
+    : fail(`the message was sent with contextId ${r.sentContextId}; the Task answered with ${r.contextId ?? 'none'}`, r.sentContextId, r.contextId ?? null, '');
+};

@@ -10,7 +10,7 @@ import type { StoryboardValidation } from './model.js';
 import type { SchemaIdentity, ValidationRecord } from '../engine/storyboard-step.js';
 import { pointerOf, resolveStoryboardPathAll } from './path.js';
 import { fail, na, pass, type Judge } from './judge.js';
-import { a2aSubmittedArtifact, on401RequireHeader, resourceEqualsAgentUrl } from './validations-wire.js';
+import { a2aContextContinuity, a2aSubmittedArtifact, on401RequireHeader, resourceEqualsAgentUrl } from './validations-wire.js';
 import { refsResolve } from './refs-resolve.js';
 import { crossResponseCountDistinct, crossResponseFieldEqual } from './cross-response.js';
 
@@ -188,6 +188,7 @@ const KINDS: Record<string, Judge> = {
   response_schema: responseSchema,
   on_401_require_header: on401RequireHeader,
   a2a_submitted_artifact: a2aSubmittedArtifact,
+  a2a_context_continuity: a2aContextContinuity,
   resource_equals_agent_url: resourceEqualsAgentUrl,
   refs_resolve: refsResolve,
   cross_response_field_equal: crossResponseFieldEqual,

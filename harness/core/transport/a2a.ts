@@ -272,6 +272,7 @@ export class A2aTransport implements Transport {
       message: {
         kind: 'message',
         messageId: randomUUID(),
+        ...(options.a2aContextId ? { contextId: options.a2aContextId } : {}),
         role: 'user',
         parts: [{ kind: 'data', data: { skill: task, parameters } }],
       },

@@ -153,6 +153,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Last hook before the bytes go out: add signature headers, tamper for probing. */
   prepare?: (req: OutgoingRequest) => OutgoingRequest | Promise<OutgoingRequest>;
+  /** A2A: the `contextId` of an earlier Task to bind this message to (A2A 0.3.0 section 7.1: the agent echoes it). */
+  a2aContextId?: string;
   /** A2A: poll `tasks/get` while the task is non-terminal, bounded by the call timeout. Default false. */
   pollUntilTerminal?: boolean;
   /** Label recorded on the exchanges (defaults to the task name). */
