@@ -67,7 +67,8 @@ export function describeCondition(cond: Condition): string {
 }
 
 /** Declared in the capability's `compliance_testing.scenarios`, or listed by the controller's `list_scenarios` (profile.ts). */
-function offersScenario(profile: AgentProfile, scenario: string, ids: ProtocolIds): boolean {
+/** Whether the agent's test controller offers `scenario`: declared in its capabilities, or listed by `list_scenarios`. */
+export function offersScenario(profile: AgentProfile, scenario: string, ids: ProtocolIds): boolean {
   const declared = lookupCapability(profile.capabilities, '/compliance_testing/scenarios', ids);
   if (declared.found && Array.isArray(declared.value) && declared.value.includes(scenario)) return true;
   return profile.controllerScenarios?.includes(scenario) ?? false;

@@ -32,6 +32,8 @@ export interface ValidationEnv {
   priorSteps?: ReadonlyMap<string, unknown>;
   /** The URL the run calls the agent at (`refs_resolve` scope `$agent_url`). */
   agentUrl?: string;
+  /** The test controller's record of the agent's upstream calls (`upstream_traffic`, upstream-traffic.ts). */
+  upstream?: UpstreamQueries;
   /** A parallel dispatch's resolved responses (`cross_response_*`); absent on a single call. */
   crossResponses?: readonly unknown[];
 }
@@ -47,3 +49,14 @@ export const fail = (message: string, expected: unknown, actual: unknown, pointe
   actual,
   ...(pointer !== undefined ? { pointer } : {}),
 });
+
+/** The controller's answers, by the since timestamp each query used. */
+export interface UpstreamQueries {
+  advertised: boolean;
+  /** The since timestamp of this step, and of each earlier step by id. */
+  thisStepSince: string;
+  sinceOf: ReadonlyMap<string, string>;
+  answers: ReadonlyMap<string, { calls: unknown[] } | { error: string }>;
+  /** The request the step sent (identifier_paths read it). */
+  sent: unknown;
+}

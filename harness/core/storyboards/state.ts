@@ -28,6 +28,8 @@ export interface StoryboardState {
   notJudged: Map<string, string>;
   /** The request each step sent (after substitution), by step id. */
   sent: Map<string, Record<string, unknown>>;
+  /** When each step's request started (ISO), by step id: `upstream_traffic` windows. */
+  requestStarts: Map<string, string>;
   /** The receiver capture behind each `{{runner.webhook_url:<step>}}`, by that step id (runner-webhooks.ts). */
   hooks: Map<string, Capture>;
   /** The `{{runner.webhook_url:<step>}}` step ids each step's request used. */
@@ -47,6 +49,7 @@ export function storyboardState(ctx: CheckContext, storyboardId: string): Promis
       passed: new Set(),
       notJudged: new Map(),
       sent: new Map(),
+      requestStarts: new Map(),
       hooks: new Map(),
       hookUrlsOf: new Map(),
     },

@@ -24,6 +24,7 @@ import { rebaseStaleFlight } from './flight.js';
 import { passSuffix, withPassKey } from './pass-keys.js';
 import { dispatchAll, parallelSpecOf } from './parallel-dispatch.js';
 import { OAUTH_PROBES, probe, probeUrl } from './oauth-probes.js';
+import { upstreamQueries } from './upstream-queries.js';
 import { isControllerRefusal, judgeAcross, outcomeOf } from './outcome.js';
 import { judgeValidation } from './validations.js';
 import { chainAfter, chainVerdict } from './stateful-chain.js';
@@ -162,6 +163,8 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       if (a2aContextId) ctx.notes.push(`message sent with contextId ${a2aContextId}, the storyboard's last A2A context`);
       const callOnce = () =>
         ctx.call(task, flight.args, auth || a2aContextId ? { ...(auth ? { auth: auth.auth } : {}), ...(a2aContextId ? { a2aContextId } : {}) } : undefined);
+      const requestStart = new Date().toISOString();
+      state.requestStarts.set(step.id, requestStart);
       // A parallel dispatch is judged on every reply; the first that resolved stands for the step.
       const dispatches = parallel ? await dispatchAll(parallel, callOnce) : undefined;
       if (dispatches)
@@ -215,6 +218,9 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
         const check = runnerCheck('expect_error', 'the task answers with an error', message, 'an error', reply.payload);
         return { verdict: { status: 'failed', message, actual: reply.payload }, record, storyboard: found([check]) };
       }
+      const upstream = step.validations.some((v) => v.check === 'upstream_traffic')
+        ? await upstreamQueries(ctx, step, state, requestStart, flight.args)
+        : undefined;
       const results = step.validations
         .filter((v) => (v.severity ?? 'required') === 'required')
         .map((v) =>
@@ -226,6 +232,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
               priorSteps: new Map([...state.priorSteps].filter(([id]) => id !== step.id)),
               agentUrl: ctx.transport.endpoint,
               responseSchema: (o) => responseSchemaOf(ctx, { ...step, task }, o),
+              ...(upstream ? { upstream } : {}),
             },
             dispatches !== undefined,
           ),

@@ -124,3 +124,52 @@ describe('a2a_context_continuity', () => {
     expect(judged(check, { ok: true, payload: {}, reply: { ...reply, contextId: 'ctx-1' } })).toBe('passed');
   });
 });
+
+describe('upstream_traffic', () => {
+  const since = '2026-11-29T00:00:00.000Z';
+  const calls = [
+    {
+      method: 'POST',
+      endpoint: 'POST https://api.example/v1/audience/upload',
+      content_type: 'application/json',
+      payload: { users: [{ hashed_email: 'h1' }, { hashed_email: 'h2' }], mode: 'add' },
+    },
+    { method: 'POST', endpoint: 'POST https://api.example/v1/events', content_type: 'text/csv', payload: 'h3,click' },
+  ];
+  const env = (answer: { calls: unknown[] } | { error: string }, sent: unknown = {}, advertised = true): ValidationEnv => ({
+    context: new Map(),
+    upstream: { advertised, thisStepSince: since, sinceOf: new Map([['earlier', since]]), answers: new Map([[since, answer]]), sent },
+  });
+  const up = (raw: Record<string, unknown>) => v('upstream_traffic', raw);
+  const ok = { ok: true, payload: {} };
+
+  it('matches payload paths in JSON calls by presence, equality or membership', () => {
+    const e = env({ calls });
+    expect(judged(up({ endpoint_pattern: 'POST */audience/*', payload_must_contain: [{ path: 'users[*].hashed_email', match: 'present' }] }), ok, e)).toBe(
+      'passed',
+    );
+    expect(judged(up({ payload_must_contain: [{ path: 'mode', match: 'equals', value: 'add' }] }), ok, e)).toBe('passed');
+    expect(judged(up({ payload_must_contain: [{ path: 'mode', match: 'contains_any', allowed_values: ['remove'] }] }), ok, e)).toBe(
+      "failed: no matched call's payload holds mode",
+    );
+    expect(judged(up({ endpoint_pattern: 'POST */events', payload_must_contain: [{ path: 'users', match: 'present' }] }), ok, e)).toMatch(
+      /^not_applicable: payload_must_contain paths could be read on no JSON call/,
+    );
+  });
+
+  it('finds every value the request sent at its identifier paths, in JSON at any depth or in text', () => {
+    const sent = { audiences: [{ add: [{ hashed_email: 'h1' }, { hashed_email: 'h3' }] }] };
+    expect(judged(up({ identifier_paths: ['audiences[*].add[*].hashed_email'] }), ok, env({ calls }, sent))).toBe('passed');
+    const missing = { audiences: [{ add: [{ hashed_email: 'h9' }] }] };
+    expect(judged(up({ identifier_paths: ['audiences[*].add[*].hashed_email'] }), ok, env({ calls }, missing))).toBe(
+      'failed: values the request sent reached no upstream call: "h9"',
+    );
+  });
+
+  it('counts matching calls, and is not applicable where the controller does not offer the query', () => {
+    expect(judged(up({ min_count: 3 }), ok, env({ calls }))).toBe('failed: expected at least 3 matching upstream call(s), observed 2 of 2');
+    expect(judged(up({}), ok, env({ calls }, {}, false))).toMatch(/^not_applicable: the agent's test controller does not offer query_upstream_traffic/);
+    expect(judged(up({}), ok, env({ error: 'FORBIDDEN: sandbox only' }))).toBe('failed: query_upstream_traffic failed: FORBIDDEN: sandbox only');
+    expect(judged(up({ since: 'earlier' }), ok, env({ calls }))).toBe('passed');
+  });
+});

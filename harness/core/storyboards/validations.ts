@@ -12,6 +12,7 @@ import { pointerOf, resolveStoryboardPathAll } from './path.js';
 import { fail, na, pass, type Judge } from './judge.js';
 import { a2aContextContinuity, a2aSubmittedArtifact, on401RequireHeader, resourceEqualsAgentUrl } from './validations-wire.js';
 import { refsResolve } from './refs-resolve.js';
+import { upstreamTraffic } from './upstream-traffic.js';
 import { crossResponseCountDistinct, crossResponseFieldEqual } from './cross-response.js';
 
 export type { SchemaJudgement, StepOutcome, ValidationEnv } from './judge.js';
@@ -191,6 +192,7 @@ const KINDS: Record<string, Judge> = {
   a2a_context_continuity: a2aContextContinuity,
   resource_equals_agent_url: resourceEqualsAgentUrl,
   refs_resolve: refsResolve,
+  upstream_traffic: upstreamTraffic,
   cross_response_field_equal: crossResponseFieldEqual,
   cross_response_count_distinct: crossResponseCountDistinct,
 };
