@@ -13,6 +13,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { fail, na, type Judge } from './judge.js';
 import { parseStoryboardPath, resolveStoryboardPathAll } from './path.js';
+import { urlIdentity } from './url-identity.js';
 
 const FAN_OUT = 10_000;
 
@@ -25,15 +26,8 @@ function sideOf(raw: unknown): { from: 'current_step' | 'context'; path: string 
   return { from: s.from, path: s.path };
 }
 
-/** A URL compared for scope: scheme and host lower-cased, default ports and trailing slashes dropped. */
-export function canonicalUrl(v: string): string {
-  try {
-    const u = new URL(v);
-    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
-  } catch {
-    return v.replace(/\/+$/, '');
-  }
-}
+/** A URL compared for scope, its query kept; a string that is not a URL without its trailing slashes. */
+export const canonicalUrl = (v: string): string => urlIdentity(v, { query: true }) ?? v.replace(/\/+$/, '');
 
 export const refsResolve: Judge = (v, o, env) => {
   const source = sideOf(v.raw.source);

@@ -37,10 +37,10 @@ import {
   assertContribution,
   chainedStep,
   declared,
-  failedVerdict,
+  failureOf,
   judgeAdvisory,
   missingTool,
-  noteResults,
+  requiredOf,
   runnerCheck,
   skipped,
   type StepOutput,
@@ -188,7 +188,8 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
           ]),
         };
       const outcome = outcomeOf(reply, task, a2aContextId);
-      const { payload, controllerRefused } = { payload: outcome.payload, controllerRefused: isControllerRefusal(reply, task) };
+      const payload = outcome.payload;
+      const controllerRefused = isControllerRefusal(reply, task);
       state.outcomes.set(step.id, outcome);
       state.priorSteps.set(step.id, payload);
       const record = recordOf(reply);
@@ -221,32 +222,32 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       const upstream = step.validations.some((v) => v.check === 'upstream_traffic')
         ? await upstreamQueries(ctx, step, state, requestStart, flight.args)
         : undefined;
-      const results = step.validations
-        .filter((v) => (v.severity ?? 'required') === 'required')
-        .map((v) =>
-          judgeAcross(
-            v,
-            dispatches ? dispatches.map((d) => outcomeOf(d.reply, task)) : [outcome],
-            {
-              context: state.context,
-              priorSteps: new Map([...state.priorSteps].filter(([id]) => id !== step.id)),
-              agentUrl: ctx.transport.endpoint,
-              responseSchema: (o) => responseSchemaOf(ctx, { ...step, task }, o),
-              ...(upstream ? { upstream } : {}),
-            },
-            dispatches !== undefined,
-          ),
-        );
-      noteResults(ctx, results);
-      const failed = results.filter((r) => r.outcome === 'failed');
-      if (failed.length > 0) return { verdict: failedVerdict(failed), record, storyboard: found(results) };
+      const results = requiredOf(step).map((v) =>
+        judgeAcross(
+          v,
+          dispatches ? dispatches.map((d) => outcomeOf(d.reply, task)) : [outcome],
+          {
+            context: state.context,
+            priorSteps: new Map([...state.priorSteps].filter(([id]) => id !== step.id)),
+            agentUrl: ctx.transport.endpoint,
+            responseSchema: (o) => responseSchemaOf(ctx, { ...step, task }, o),
+            ...(upstream ? { upstream } : {}),
+          },
+          dispatches !== undefined,
+        ),
+      );
       // An error answer is judged by the step's validations (some steps accept either a result or an
       // error), but only when one of them held: a refusal that nothing judged is no pass.
-      if (!outcome.ok && !step.expectError && !results.some((r) => r.outcome === 'passed')) {
-        const message = `${task} answered an error${outcome.errorCode ? ` (${outcome.errorCode})` : ''} and no validation of the step holds on it`;
-        const check = runnerCheck('unexpected_error', 'the task answers without an error', message, 'a result', outcome.errorCode ?? reply.payload);
-        return { verdict: { status: 'failed', message, actual: reply.payload }, record, storyboard: found([...results, check]) };
-      }
+      const refused = `${task} answered an error${outcome.errorCode ? ` (${outcome.errorCode})` : ''} and no validation of the step holds on it`;
+      const refusal =
+        !outcome.ok && !step.expectError
+          ? {
+              check: runnerCheck('unexpected_error', 'the task answers without an error', refused, 'a result', outcome.errorCode ?? reply.payload),
+              actual: reply.payload,
+            }
+          : undefined;
+      const failure = failureOf(ctx, results, refusal);
+      if (failure) return { verdict: failure.verdict, record, storyboard: found(failure.validations) };
       if (missing.length > 0) {
         const message = `the response has no ${missing.join(', ')}, which later steps read`;
         const check = { ...runnerCheck('context_outputs', 'the values later steps read', message, missing, undefined), pointer: pointerOf(missing[0]) };
@@ -280,20 +281,15 @@ async function oauthProbe(ctx: CheckContext, sb: Storyboard, step: StoryboardSte
   if (!('ok' in got)) return { verdict: got };
   state.outcomes.set(step.id, got);
   state.priorSteps.set(step.id, got.payload);
-  const results = step.validations
-    .filter((v) => (v.severity ?? 'required') === 'required')
-    .map((v) => judgeValidation(v, got, { context: state.context, agentUrl: ctx.transport.endpoint }));
-  noteResults(ctx, results);
-  const failed = results.filter((r) => r.outcome === 'failed');
-  if (failed.length > 0) return { verdict: failedVerdict(failed), storyboard: { validations: results } };
-  if (!got.ok && !results.some((r) => r.outcome === 'passed')) {
-    const message = `${url} answered HTTP ${got.httpStatus} and no validation of the step holds on it`;
-    return {
-      verdict: { status: 'failed', message },
-      storyboard: { validations: [...results, runnerCheck('unexpected_error', 'the document is served', message, 'HTTP 200', got.httpStatus)] },
-    };
-  }
-  return { verdict: { status: 'ok' }, storyboard: { validations: results } };
+  const results = requiredOf(step).map((v) => judgeValidation(v, got, { context: state.context, agentUrl: ctx.transport.endpoint }));
+  const refused = `${url} answered HTTP ${got.httpStatus} and no validation of the step holds on it`;
+  const refusal = got.ok
+    ? undefined
+    : { check: runnerCheck('unexpected_error', 'the document is served', refused, 'HTTP 200', got.httpStatus), actual: undefined };
+  const failure = failureOf(ctx, results, refusal);
+  return failure
+    ? { verdict: failure.verdict, storyboard: { validations: failure.validations } }
+    : { verdict: { status: 'ok' }, storyboard: { validations: results } };
 }
 
 /** The contextId of the storyboard's latest A2A reply on this transport, when the transport is A2A. */

@@ -97,6 +97,27 @@ export function noteResults(ctx: CheckContext, results: ValidationRecord[]): voi
   for (const r of results) if (r.schema) ctx.notes.push(`${r.check} ${r.outcome} against ${schemaText(r.schema)} (${r.schema.id})`);
 }
 
+/**
+ * The failure a step's judged validations make, if any (after noting the tally): one of them
+ * failed, or the reply was an error that none of them holds on (`refusal`: the runner's own check
+ * saying so, and the actual value its verdict shows). Undefined when they hold.
+ */
+export function failureOf(
+  ctx: CheckContext,
+  results: ValidationRecord[],
+  refusal?: { check: ValidationRecord; actual: unknown },
+): { verdict: StepVerdict; validations: ValidationRecord[] } | undefined {
+  noteResults(ctx, results);
+  const failed = results.filter((r) => r.outcome === 'failed');
+  if (failed.length > 0) return { verdict: failedVerdict(failed), validations: results };
+  if (refusal && !results.some((r) => r.outcome === 'passed'))
+    return { verdict: { status: 'failed', message: refusal.check.message ?? '', actual: refusal.actual }, validations: [...results, refusal.check] };
+  return undefined;
+}
+
+/** The validations a step's verdict rests on (its advisory ones have their own check). */
+export const requiredOf = (step: StoryboardStep) => step.validations.filter((v) => (v.severity ?? 'required') === 'required');
+
 export function failedVerdict(failed: ValidationRecord[]): StepVerdict {
   const first = failed[0];
   return {

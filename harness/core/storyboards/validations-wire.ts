@@ -6,6 +6,7 @@
  * `status: submitted`; not applicable on another transport).
  */
 import { fail, na, pass, type Judge } from './judge.js';
+import { urlIdentity } from './url-identity.js';
 
 export const on401RequireHeader: Judge = (v, o) => {
   const name = typeof v.value === 'string' && v.value.trim() !== '' ? v.value.trim().toLowerCase() : undefined;
@@ -41,22 +42,12 @@ export const a2aSubmittedArtifact: Judge = (_v, o) => {
   );
 };
 
-/** RFC 9728 resource identity: scheme and host lower-cased, default port, userinfo, query and fragment dropped, trailing slashes collapsed; the path kept as is. */
-export function resourceIdentity(url: string): string | undefined {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return undefined;
-  }
-}
-
 export const resourceEqualsAgentUrl: Judge = (_v, o, env) => {
   if (!o.ok) return na('no metadata document was served to judge');
   if (!env.agentUrl) return na('the run has no agent URL to compare with');
   const resource = o.payload && typeof o.payload === 'object' ? (o.payload as { resource?: unknown }).resource : undefined;
   if (typeof resource !== 'string') return fail('the metadata has no resource URL', env.agentUrl, resource ?? null, '/resource');
-  const [have, want] = [resourceIdentity(resource), resourceIdentity(env.agentUrl)];
+  const [have, want] = [urlIdentity(resource), urlIdentity(env.agentUrl)];
   return have !== undefined && have === want
     ? pass
     : fail(`the metadata's resource ${resource} is not the URL called, ${env.agentUrl}`, want, have ?? resource, '/resource');
