@@ -24,9 +24,11 @@ import { FlagError, parsePortFlag, waitForStop } from '../core/cli-kit/serve.js'
 import { writeReportsSafely } from './run-failure.js';
 import { pickSuites } from '../certify/index.js';
 import { UsageError } from './usage.js';
+import { type MemberKey, memberKeyOf } from '../compliance-service/http/callers.js';
 
 export const REGISTRY_HELP = `usage: proto-comply registry serve [--port N] [--host H] [--db FILE | --postgres URL] [--workers N] [--per-host K]
-                               [--interval-s N] [--budget-s N] [--api-key K]... [--allow-host H]... [--suite S]...
+                               [--interval-s N] [--budget-s N] [--api-key K]... [--member-key NAME=KEY]...
+                               [--allow-host H]... [--suite S]...
        proto-comply registry worker --postgres URL [--concurrency N] [--interval-s N] [--budget-s N] [--allow-host H]... [--suite S]...
        proto-comply registry probe --agents FILE [--concurrency N] [--per-host K] [--out DIR]
                                [--budget-s N] [--allow-host H]... [--suite S]...
@@ -59,7 +61,10 @@ block through (e.g. --allow-host 127.0.0.0/8 for local agents).
   --per-host K      probes at once on one host (default 2)
   --interval-s N    minimum seconds between two probes of one agent (default 60)
   --budget-s N      budget of one probe in seconds (default ${DEFAULT_PROBE_BUDGET_S})
-  --api-key K       a key that may register and remove agents (repeatable; or env PROTO_COMPLY_REGISTRY_API_KEY)
+  --api-key K       an operator key: registers, removes and manages any agent, sees owner-only fields
+                    (repeatable; or env PROTO_COMPLY_REGISTRY_API_KEY)
+  --member-key NAME=KEY  a member's key: registers and manages the member's own agents (owner NAME),
+                    reads members-only data (repeatable)
   --suite S         suites to run (repeatable or comma-separated; default all)
   --agents FILE     (probe) the agent list
   --concurrency N   (probe, worker) agents at once (default 4)
@@ -80,6 +85,7 @@ const OPTIONS = {
   'interval-s': { type: 'string' },
   'budget-s': { type: 'string' },
   'api-key': { type: 'string', multiple: true },
+  'member-key': { type: 'string', multiple: true },
   'allow-host': { type: 'string', multiple: true },
   suite: { type: 'string', multiple: true },
   agents: { type: 'string' },
@@ -142,6 +148,12 @@ async function serve(v: Values, stop?: AbortSignal): Promise<number> {
   const settings = settingsOf(v);
   const keys = [...(v['api-key'] ?? []), ...(process.env.PROTO_COMPLY_REGISTRY_API_KEY ? [process.env.PROTO_COMPLY_REGISTRY_API_KEY] : [])];
   if (keys.some((k) => k.length < 16)) throw new UsageError('registry: an API key must have at least 16 characters');
+  let memberKeys: MemberKey[];
+  try {
+    memberKeys = (v['member-key'] ?? []).map(memberKeyOf);
+  } catch (e) {
+    throw new UsageError(`registry: ${(e as Error).message}`);
+  }
   let port: number;
   try {
     port = parsePortFlag(v.port ?? '8080') ?? 8080;
@@ -183,6 +195,7 @@ async function serve(v: Values, stop?: AbortSignal): Promise<number> {
     host: v.host,
     port,
     apiKeys: keys,
+    memberKeys,
     // With Postgres the queue's workers probe; the in-process scheduler is the SQLite mode's.
     workers: pg ? 0 : workers,
     perHost,
@@ -201,7 +214,7 @@ async function serve(v: Values, stop?: AbortSignal): Promise<number> {
   err(
     `registry listening on ${service.url} (${postgres ? 'postgres' : `db ${resolve(v.db)}`}, ${workers} workers, ${perHost} per host, every ${intervalMs / 1000} s)`,
   );
-  if (!keys.length) err('no API key given (--api-key or PROTO_COMPLY_REGISTRY_API_KEY): registering agents is refused');
+  if (!keys.length && !memberKeys.length) err('no API key given (--api-key or PROTO_COMPLY_REGISTRY_API_KEY): registering agents is refused');
   await waitForStop(stop);
   pg?.producer.stop();
   await service.close();

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { baseUrlOf, listen } from '../core/net/listen.js';
 import type { RunResult } from '../core/engine/result.js';
 import { createRegistryHandler } from './api.js';
+import type { MemberKey } from './http/callers.js';
 import { type ProbeSettings, type Prober, probeAgent } from './probe.js';
 import { DEFAULT_INTERVAL_MS, Scheduler } from './scheduler.js';
 import type { AgentRow, RegistryStore } from './types.js';
@@ -16,6 +17,7 @@ export interface RegistryServiceOptions {
   host?: string;
   port?: number;
   apiKeys: readonly string[];
+  memberKeys?: readonly MemberKey[];
   /** Probes at once. 0: serve only (another process probes: `registry worker`). */
   workers: number;
   perHost: number;
@@ -58,6 +60,7 @@ export async function startRegistryService(o: RegistryServiceOptions): Promise<R
     createRegistryHandler({
       store: o.store,
       apiKeys: o.apiKeys,
+      ...(o.memberKeys ? { memberKeys: o.memberKeys } : {}),
       onRegistered: () => {
         scheduler?.wake();
         o.onRegistered?.();

@@ -1,0 +1,112 @@
+/**
+ * An agent's compliance: its detail, its run history, its latest full report and its status badge.
+ *
+ *   GET /api/registry/agents/{encodedUrl}/compliance          AgentComplianceDetail (digest 6.3) + previous status, failing checks
+ *   GET /api/registry/agents/{encodedUrl}/compliance/history  ?limit (default 30, max 100): {agent_url, runs[], count}
+ *   GET /api/registry/agents/{encodedUrl}/compliance/report   the latest full agent-compliance report
+ *   GET /api/registry/agents/{encodedUrl}/badge.svg           status badge
+ */
+import { toComplianceDetail } from '../../../reports/compliance-detail.js';
+import { renderAgentComplianceJson } from '../../../reports/json.js';
+import { badgeSvg } from '../badge.js';
+import { agentOr404 } from '../http/agent-param.js';
+import { HttpError, intParam, send, sendRaw } from '../http/respond.js';
+import type { Route } from '../http/router.js';
+import type { AgentRow } from '../types.js';
+import type { ServiceContext } from './context.js';
+
+const MAX_HISTORY = 100;
+
+async function detail(s: ServiceContext, agent: AgentRow): Promise<Record<string, unknown>> {
+  const report = await s.store.latestReport(agent.url);
+  const recent = await s.store.history(agent.url, 5);
+  const last = recent[0];
+  const lastDone = recent.find((r) => r.state === 'done');
+  const base = report
+    ? toComplianceDetail(report)
+    : {
+        lifecycle_stage: 'production',
+        headline: agent.problem ?? 'not probed yet',
+        tracks: {},
+        track_details: [],
+        storyboards_passing: 0,
+        storyboards_total: 0,
+        storyboard_statuses: [],
+      };
+  return {
+    ...base,
+    agent_url: agent.url,
+    status: agent.status,
+    ...(agent.previousStatus ? { previous_status: agent.previousStatus } : {}),
+    ...(agent.statusChangedAt ? { status_changed_at: agent.statusChangedAt } : {}),
+    ...(agent.lastCheckedAt ? { last_checked_at: agent.lastCheckedAt } : {}),
+    ...(last ? { last_run: { id: last.id, state: last.state, started_at: last.startedAt, overall_status: last.overallStatus ?? null } } : {}),
+    failing_checks: lastDone?.failingChecks ?? [],
+    ...(agent.problem ? { problem: agent.problem } : {}),
+    next_probe_at: new Date(agent.nextDueAt).toISOString(),
+    probing: agent.runningRunId !== undefined,
+  };
+}
+
+export function complianceRoutes(s: ServiceContext): Route[] {
+  const base = '/api/registry/agents/{encodedUrl}';
+  return [
+    {
+      method: 'GET',
+      path: `${base}/compliance`,
+      access: 'public',
+      summary: "The agent's compliance detail (AgentComplianceDetail)",
+      handle: async ({ res, params }) => send(res, 200, await detail(s, await agentOr404(s.store, params.encodedUrl!))),
+    },
+    {
+      method: 'GET',
+      path: `${base}/compliance/history`,
+      access: 'public',
+      summary: "The agent's runs, newest first",
+      handle: async ({ res, params, url }) => {
+        const agent = await agentOr404(s.store, params.encodedUrl!);
+        const limit = intParam(url.searchParams, 'limit', 30, MAX_HISTORY);
+        const runs = await s.store.history(agent.url, limit);
+        send(res, 200, {
+          agent_url: agent.url,
+          runs: runs.map((r) => ({
+            id: r.id,
+            state: r.state,
+            overall_status: r.overallStatus ?? null,
+            status: r.status ?? null,
+            headline: r.headline ?? null,
+            failing_checks: r.failingChecks,
+            total_duration_ms: r.durationMs ?? null,
+            triggered_by: r.triggeredBy,
+            tested_at: r.startedAt,
+            ...(r.finishedAt ? { finished_at: r.finishedAt } : {}),
+          })),
+          count: runs.length,
+        });
+      },
+    },
+    {
+      method: 'GET',
+      path: `${base}/compliance/report`,
+      access: 'public',
+      summary: "The agent's latest full agent-compliance report",
+      handle: async ({ res, params }) => {
+        const agent = await agentOr404(s.store, params.encodedUrl!);
+        const report = await s.store.latestReport(agent.url);
+        if (!report) throw new HttpError(404, `agent ${agent.url} has no finished run yet`);
+        // The document `run` writes as agent-compliance.json (the run and its compliance detail).
+        sendRaw(res, 200, 'application/json; charset=utf-8', renderAgentComplianceJson(report));
+      },
+    },
+    {
+      method: 'GET',
+      path: `${base}/badge.svg`,
+      access: 'public',
+      summary: "The agent's status badge",
+      handle: async ({ res, params }) => {
+        const agent = await agentOr404(s.store, params.encodedUrl!);
+        sendRaw(res, 200, 'image/svg+xml', badgeSvg(agent.status), { 'cache-control': 'no-cache' });
+      },
+    },
+  ];
+}
