@@ -7,9 +7,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MemberKey } from './http/callers.js';
 import { createRouter, type Route } from './http/router.js';
 import { complianceRoutes } from './routes/compliance.js';
-import type { ServiceContext } from './routes/context.js';
+import { DEFAULT_REFRESH_LIMITS, type ServiceContext } from './routes/context.js';
 import { fleetRoutes } from './routes/fleet.js';
-import type { AgentRow, RegistryStore } from './types.js';
+import { ownerSettingsRoutes } from './routes/owner-settings.js';
+import { refreshRoutes } from './routes/refresh.js';
+import type { AgentRow, RefreshLimits, RegistryStore } from './types.js';
+import type { RunResult } from '../core/engine/result.js';
+import { DEFAULT_INTERVAL_MS } from './scheduler.js';
 
 export { MAX_BODY_BYTES } from './http/respond.js';
 
@@ -22,14 +26,24 @@ export interface ApiOptions {
   now?: () => number;
   /** Called after a registration (the scheduler looks for due agents at once). */
   onRegistered?: (agent: AgentRow) => void;
+  intervalMs?: number;
+  refreshLimits?: RefreshLimits;
+  probeNow?: (agent: AgentRow, triggeredBy: string) => Promise<{ runId: number; result: RunResult } | undefined>;
 }
 
 /** Every route the service answers, in one table (the OpenAPI description is checked against it). */
 export function registryRoutes(s: ServiceContext): Route[] {
-  return [...fleetRoutes(s), ...complianceRoutes(s)];
+  return [...fleetRoutes(s), ...complianceRoutes(s), ...ownerSettingsRoutes(s), ...refreshRoutes(s)];
 }
 
 export function createRegistryHandler(o: ApiOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const ctx: ServiceContext = { store: o.store, now: o.now ?? Date.now, ...(o.onRegistered ? { onRegistered: o.onRegistered } : {}) };
+  const ctx: ServiceContext = {
+    store: o.store,
+    now: o.now ?? Date.now,
+    intervalMs: o.intervalMs ?? DEFAULT_INTERVAL_MS,
+    refreshLimits: o.refreshLimits ?? DEFAULT_REFRESH_LIMITS,
+    ...(o.onRegistered ? { onRegistered: o.onRegistered } : {}),
+    ...(o.probeNow ? { probeNow: o.probeNow } : {}),
+  };
   return createRouter(registryRoutes(ctx), { operators: o.apiKeys, members: o.memberKeys ?? [] });
 }

@@ -87,7 +87,18 @@ export async function probeFleet(agents: readonly AgentInput[], o: FleetProbeOpt
         running++;
         perHost.set(host, (perHost.get(host) ?? 0) + 1);
         const a = agents[i]!;
-        const row: AgentRow = { ...a, id: i + 1, createdAt: '', status: 'unknown', nextDueAt: 0, failures: 0, capabilities: [] };
+        const row: AgentRow = {
+          ...a,
+          id: i + 1,
+          createdAt: '',
+          status: 'unknown',
+          nextDueAt: 0,
+          failures: 0,
+          capabilities: [],
+          monitoringPaused: false,
+          optOut: false,
+          requalificationRequired: false,
+        };
         void probe(row, o.settings).then((r) => {
           results[i] = r;
           running--;

@@ -12,7 +12,7 @@ import type { RunResult } from '../core/engine/result.js';
 import type { ProbeSettings, Prober } from './probe.js';
 import { probeAgent } from './probe.js';
 import { problemOf } from './run-summary.js';
-import { DEFAULT_MAX_BACKOFF_MS, hostOf, nextDue } from './scheduler.js';
+import { DEFAULT_MAX_BACKOFF_MS, hostOf, intervalOf, nextDue } from './scheduler.js';
 import type { PostgresRegistryStore } from './postgres-store.js';
 import type { AgentRow } from './types.js';
 
@@ -136,7 +136,7 @@ export async function startWorker(o: WorkerOptions): Promise<void> {
     if (runId === undefined) throw new Error(`agent ${agent.url} is being probed by another job`);
     o.onStart?.(agent);
     const result = await probe(agent, o.settings);
-    const next = nextDue(startedAt, result, agent.failures, o.intervalMs, DEFAULT_MAX_BACKOFF_MS);
+    const next = nextDue(startedAt, result, agent.failures, intervalOf(agent, o.intervalMs), DEFAULT_MAX_BACKOFF_MS);
     await o.store.finishRun(runId, { result, now: Date.now(), nextDueAt: next.at, failures: next.failures, problem: problemOf(result) });
     o.onRun?.(agent, result);
   };

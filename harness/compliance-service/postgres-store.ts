@@ -11,8 +11,19 @@ import type { RunResult } from '../core/engine/result.js';
 import { registryStatus } from '../../reports/compliance-detail.js';
 import { declaredTasksOf, failingChecksOf } from './run-summary.js';
 import { KEPT_REPORTS } from './sqlite-store.js';
-import { agentOf, changeOf, iso, type Row, runOf } from './rows.js';
-import { type AgentInput, type AgentRow, type AgentStatus, type ChangeRow, DuplicateAgentError, type RegistryStore, type RunRow } from './types.js';
+import { AGENT_COLUMNS_ADDED, agentOf, changeOf, iso, type Row, runOf, settingsUpdate, standingSet } from './rows.js';
+import { type RefreshDecision, refreshDecision, STANDING_COLUMNS, standingAfter } from './standing.js';
+import {
+  type AgentInput,
+  type AgentRow,
+  type AgentStatus,
+  type ChangeRow,
+  DuplicateAgentError,
+  type RefreshLimits,
+  type RegistryStore,
+  type RunRow,
+  type SettingsPatch,
+} from './types.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS registry_agents (
@@ -56,6 +67,13 @@ CREATE TABLE IF NOT EXISTS registry_runs (
 );
 CREATE INDEX IF NOT EXISTS registry_runs_by_agent ON registry_runs(agent_id, id);
 CREATE UNIQUE INDEX IF NOT EXISTS registry_runs_one_running ON registry_runs(agent_id) WHERE state = 'running';
+CREATE TABLE IF NOT EXISTS registry_refreshes (
+  agent_url TEXT NOT NULL,
+  caller TEXT NOT NULL,
+  at BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS registry_refreshes_by_agent ON registry_refreshes(agent_url, at);
+CREATE INDEX IF NOT EXISTS registry_refreshes_by_caller ON registry_refreshes(caller, at);
 CREATE TABLE IF NOT EXISTS registry_changes (
   seq BIGSERIAL PRIMARY KEY,
   agent_url TEXT NOT NULL,
@@ -80,6 +98,7 @@ export class PostgresRegistryStore implements RegistryStore {
       // Several processes may start at once: one creates the schema.
       await client.query('SELECT pg_advisory_lock(7231001)');
       await client.query(SCHEMA);
+      for (const c of AGENT_COLUMNS_ADDED) await client.query(`ALTER TABLE registry_agents ADD COLUMN IF NOT EXISTS ${c.name} ${c.pg}`);
       await client.query('SELECT pg_advisory_unlock(7231001)');
     } finally {
       client.release();
@@ -135,7 +154,7 @@ export class PostgresRegistryStore implements RegistryStore {
 
   async dueAgents(now: number, limit: number): Promise<AgentRow[]> {
     const r = await this.pool.query(
-      `SELECT ${AGENT_COLUMNS} FROM registry_agents a WHERE a.next_due_at <= $1 AND a.queued_job IS NULL
+      `SELECT ${AGENT_COLUMNS} FROM registry_agents a WHERE a.next_due_at <= $1 AND a.queued_job IS NULL AND NOT a.monitoring_paused AND NOT a.opt_out
          AND NOT EXISTS (SELECT 1 FROM registry_runs r WHERE r.agent_id = a.id AND r.state = 'running') ORDER BY a.next_due_at, a.id LIMIT $2`,
       [now, limit],
     );
@@ -197,7 +216,8 @@ export class PostgresRegistryStore implements RegistryStore {
       // Removed meanwhile, or declared interrupted (a retry took over): this result is not recorded.
       if (!run || run.state !== 'running') return;
       const agentId = Number(run.agent_id);
-      const agent = (await c.query('SELECT url, status FROM registry_agents WHERE id = $1 FOR UPDATE', [agentId])).rows[0] as Row;
+      const agent = (await c.query(`SELECT url, status, ${STANDING_COLUMNS} FROM registry_agents WHERE id = $1 FOR UPDATE`, [agentId])).rows[0] as Row;
+      const standing = standingAfter(agent, status, iso(o.now));
       await c.query(
         `UPDATE registry_runs SET state = 'done', finished_at = $1, overall_status = $2, status = $3, headline = $4, failing_checks = $5, duration_ms = $6, report = $7 WHERE id = $8`,
         [iso(o.now), r.overall_status, status, r.headline, JSON.stringify(failingChecksOf(r)), Math.round(r.duration_ms), JSON.stringify(r), runId],
@@ -210,8 +230,21 @@ export class PostgresRegistryStore implements RegistryStore {
       const changed = before !== status;
       await c.query(
         `UPDATE registry_agents SET status = $1, previous_status = CASE WHEN $2 THEN $3 ELSE previous_status END, status_changed_at = CASE WHEN $2 THEN $4 ELSE status_changed_at END,
-           last_checked_at = $4, last_run_id = $5, headline = $6, next_due_at = $7, failures = $8, problem = $9, capabilities = $10, queued_job = NULL, queued_at = NULL WHERE id = $11`,
-        [status, changed, before, iso(o.now), runId, r.headline, o.nextDueAt, o.failures, o.problem ?? null, JSON.stringify(declaredTasksOf(r)), agentId],
+           last_checked_at = $4, last_run_id = $5, headline = $6, next_due_at = $7, failures = $8, problem = $9, capabilities = $10, queued_job = NULL, queued_at = NULL, ${standingSet((i) => `$${i}`, 12)} WHERE id = $11`,
+        [
+          status,
+          changed,
+          before,
+          iso(o.now),
+          runId,
+          r.headline,
+          o.nextDueAt,
+          o.failures,
+          o.problem ?? null,
+          JSON.stringify(declaredTasksOf(r)),
+          agentId,
+          ...Object.values(standing),
+        ],
       );
       if (changed)
         await c.query(`INSERT INTO registry_changes (agent_url, from_status, to_status, at, run_id) VALUES ($1, $2, $3, $4, $5)`, [
@@ -235,6 +268,31 @@ export class PostgresRegistryStore implements RegistryStore {
       for (const row of r.rows)
         await c.query('UPDATE registry_agents SET next_due_at = $2, queued_job = NULL, queued_at = NULL WHERE id = $1', [row.agent_id, now]);
       return r.rowCount ?? 0;
+    });
+  }
+
+  async updateSettings(url: string, patch: SettingsPatch, now: number): Promise<AgentRow | undefined> {
+    const u = settingsUpdate(patch, now, (i) => `$${i + 1}`);
+    if (u.sets.length) await this.pool.query(`UPDATE registry_agents SET ${u.sets.join(', ')} WHERE url = $1`, [url, ...u.args]);
+    return this.getAgent(url);
+  }
+
+  async requeue(url: string, now: number): Promise<boolean> {
+    return ((await this.pool.query('UPDATE registry_agents SET next_due_at = $2 WHERE url = $1', [url, now])).rowCount ?? 0) > 0;
+  }
+
+  async takeRefresh(url: string, caller: string, now: number, l: RefreshLimits): Promise<RefreshDecision> {
+    return this.tx(async (c) => {
+      // One decision at a time across every process serving the API.
+      await c.query('SELECT pg_advisory_xact_lock(7231002)');
+      await c.query('DELETE FROM registry_refreshes WHERE at <= $1', [now - Math.max(l.agentWindowMs, l.callerWindowMs)]);
+      const last = (await c.query('SELECT MAX(at) AS at FROM registry_refreshes WHERE agent_url = $1 AND at > $2', [url, now - l.agentWindowMs])).rows[0]?.at;
+      const mine = (await c.query('SELECT at FROM registry_refreshes WHERE caller = $1 AND at > $2 ORDER BY at', [caller, now - l.callerWindowMs])).rows.map(
+        (r: Row) => Number(r.at),
+      );
+      const d = refreshDecision(last === null || last === undefined ? undefined : Number(last), mine, now, l);
+      if (d.ok) await c.query('INSERT INTO registry_refreshes (agent_url, caller, at) VALUES ($1, $2, $3)', [url, caller, now]);
+      return d;
     });
   }
 

@@ -149,7 +149,9 @@ describe('registry: probing a fleet', () => {
     };
     expect(history.runs.length).toBeGreaterThanOrEqual(2);
     expect(history.runs.some((r) => r.status === 'failing' && r.failing_checks.includes('idempotency.replay.flagged'))).toBe(true);
-    const report = await (await api(`/api/registry/agents/${enc(bad.url)}/compliance/report`)).json();
+    // The full report holds the requests and responses: its owner's (the operator's) only.
+    expect((await api(`/api/registry/agents/${enc(bad.url)}/compliance/report`)).status).toBe(401);
+    const report = await (await api(`/api/registry/agents/${enc(bad.url)}/compliance/report`, { headers: { authorization: `Bearer ${KEY}` } })).json();
     expect(validateAgentCompliance(report).errors ?? []).toEqual([]);
   }, 90_000);
 

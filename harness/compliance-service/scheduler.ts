@@ -50,6 +50,11 @@ export function nextDue(
   return { at: startedAt + Math.min(maxBackoffMs, intervalMs * 2 ** Math.min(failures - 1, 20)), failures };
 }
 
+/** The agent's own interval (its owner's `check_interval_hours`), else the service's. */
+export function intervalOf(agent: AgentRow, serviceIntervalMs: number): number {
+  return agent.checkIntervalHours ? agent.checkIntervalHours * 3_600_000 : serviceIntervalMs;
+}
+
 export function hostOf(url: string): string {
   try {
     return new URL(url).hostname.toLowerCase();
@@ -152,7 +157,7 @@ export class Scheduler {
 
   private async runProbe(agent: AgentRow, runId: number, startedAt: number): Promise<void> {
     const result = await this.o.probe(agent, this.o.settings);
-    const next = nextDue(startedAt, result, agent.failures, this.o.intervalMs, this.o.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
+    const next = nextDue(startedAt, result, agent.failures, intervalOf(agent, this.o.intervalMs), this.o.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
     try {
       await this.o.store.finishRun(runId, { result, now: this.now(), nextDueAt: next.at, failures: next.failures, problem: problemOf(result) });
     } catch (e) {

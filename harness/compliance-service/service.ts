@@ -9,7 +9,9 @@ import type { RunResult } from '../core/engine/result.js';
 import { createRegistryHandler } from './api.js';
 import type { MemberKey } from './http/callers.js';
 import { type ProbeSettings, type Prober, probeAgent } from './probe.js';
-import { DEFAULT_INTERVAL_MS, Scheduler } from './scheduler.js';
+import { DEFAULT_INTERVAL_MS, DEFAULT_MAX_BACKOFF_MS, intervalOf, nextDue, Scheduler } from './scheduler.js';
+import { problemOf } from './run-summary.js';
+import type { RefreshLimits } from './types.js';
 import type { AgentRow, RegistryStore } from './types.js';
 
 export interface RegistryServiceOptions {
@@ -27,6 +29,8 @@ export interface RegistryServiceOptions {
   runner?: string;
   onRun?: (agent: AgentRow, result: RunResult) => void;
   onError?: (e: unknown) => void;
+  /** Manual refresh limits (default: digest 6.3's one per agent per 60 s, 30 per caller per hour). */
+  refreshLimits?: RefreshLimits;
   /** After each registration (besides waking the in-process scheduler): the Postgres producer's wake. */
   onRegistered?: () => void;
 }
@@ -41,25 +45,41 @@ export interface RunningRegistryService {
 
 export async function startRegistryService(o: RegistryServiceOptions): Promise<RunningRegistryService> {
   const runner = o.runner ?? `pid:${process.pid}`;
+  const intervalMs = o.intervalMs ?? DEFAULT_INTERVAL_MS;
+  const probe = o.probe ?? probeAgent;
   const recovered = await o.store.recoverInterrupted(Date.now());
   const scheduler =
     o.workers > 0
       ? new Scheduler({
           store: o.store,
-          probe: o.probe ?? probeAgent,
+          probe,
           settings: o.settings,
           workers: o.workers,
           perHost: o.perHost,
-          intervalMs: o.intervalMs ?? DEFAULT_INTERVAL_MS,
+          intervalMs,
           runner,
           onRun: o.onRun,
           onError: o.onError,
         })
       : undefined;
+  // A manual refresh: probed in this process, recorded like a scheduled run (its next due time follows from it).
+  const probeNow = async (agent: AgentRow, triggeredBy: string): Promise<{ runId: number; result: RunResult } | undefined> => {
+    const startedAt = Date.now();
+    const runId = await o.store.startRun(agent.id, startedAt, runner, triggeredBy);
+    if (runId === undefined) return undefined;
+    const result = await probe(agent, o.settings);
+    const next = nextDue(startedAt, result, agent.failures, intervalOf(agent, intervalMs), DEFAULT_MAX_BACKOFF_MS);
+    await o.store.finishRun(runId, { result, now: Date.now(), nextDueAt: next.at, failures: next.failures, problem: problemOf(result) });
+    o.onRun?.(agent, result);
+    return { runId, result };
+  };
   const server: Server = createServer(
     createRegistryHandler({
       store: o.store,
       apiKeys: o.apiKeys,
+      intervalMs,
+      probeNow,
+      ...(o.refreshLimits ? { refreshLimits: o.refreshLimits } : {}),
       ...(o.memberKeys ? { memberKeys: o.memberKeys } : {}),
       onRegistered: () => {
         scheduler?.wake();

@@ -8,8 +8,22 @@ import { chmodSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { RunResult } from '../core/engine/result.js';
 import { registryStatus } from '../../reports/compliance-detail.js';
-import { agentOf, changeOf, iso, type Row, runOf } from './rows.js';
-import { type AgentInput, type AgentRow, type AgentStatus, type ChangeRow, DuplicateAgentError, type RegistryStore, type RunRow } from './types.js';
+import { AGENT_COLUMNS_ADDED, agentOf, changeOf, iso, type Row, runOf, settingsUpdate, standingSet } from './rows.js';
+import {
+  type AgentInput,
+  type AgentRow,
+  type AgentStatus,
+  type ChangeRow,
+  DuplicateAgentError,
+  type RefreshLimits,
+  type RegistryStore,
+  type RunRow,
+  type SettingsPatch,
+} from './types.js';
+import { type RefreshDecision, refreshDecision, STANDING_COLUMNS, standingAfter } from './standing.js';
+
+/** SQLite has no booleans: 1 and 0. */
+const sqliteValue = (v: unknown) => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
 import { failingChecksOf, declaredTasksOf } from './run-summary.js';
 
 /** Full reports kept per agent (older runs keep their summary only). */
@@ -53,6 +67,13 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_by_agent ON runs(agent_id, id);
 CREATE INDEX IF NOT EXISTS runs_running ON runs(state) WHERE state = 'running';
+CREATE TABLE IF NOT EXISTS refreshes (
+  agent_url TEXT NOT NULL,
+  caller TEXT NOT NULL,
+  at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS refreshes_by_agent ON refreshes(agent_url, at);
+CREATE INDEX IF NOT EXISTS refreshes_by_caller ON refreshes(caller, at);
 CREATE TABLE IF NOT EXISTS changes (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   agent_url TEXT NOT NULL,
@@ -77,6 +98,8 @@ export class SqliteRegistryStore implements RegistryStore {
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    const have = new Set((this.db.prepare('PRAGMA table_info(agents)').all() as Row[]).map((c) => c.name as string));
+    for (const c of AGENT_COLUMNS_ADDED) if (!have.has(c.name)) this.db.exec(`ALTER TABLE agents ADD COLUMN ${c.name} ${c.sqlite}`);
   }
 
   async addAgent(a: AgentInput, now: number): Promise<AgentRow> {
@@ -107,7 +130,7 @@ export class SqliteRegistryStore implements RegistryStore {
   async dueAgents(now: number, limit: number): Promise<AgentRow[]> {
     const rows = this.db
       .prepare(
-        `SELECT ${AGENT_COLUMNS} FROM agents a WHERE a.next_due_at <= ? AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.agent_id = a.id AND r.state = 'running') ORDER BY a.next_due_at, a.id LIMIT ?`,
+        `SELECT ${AGENT_COLUMNS} FROM agents a WHERE a.next_due_at <= ? AND a.monitoring_paused = 0 AND a.opt_out = 0 AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.agent_id = a.id AND r.state = 'running') ORDER BY a.next_due_at, a.id LIMIT ?`,
       )
       .all(now, limit) as Row[];
     return rows.map(agentOf);
@@ -136,7 +159,8 @@ export class SqliteRegistryStore implements RegistryStore {
       // The agent was removed meanwhile (its runs went with it), or the run was declared interrupted.
       if (!run || run.state !== 'running') return;
       const agentId = run.agent_id as number;
-      const agent = this.db.prepare('SELECT url, status FROM agents WHERE id = ?').get(agentId) as Row;
+      const agent = this.db.prepare(`SELECT url, status, ${STANDING_COLUMNS} FROM agents WHERE id = ?`).get(agentId) as Row;
+      const standing = standingAfter(agent, status, iso(o.now));
       this.db
         .prepare(
           `UPDATE runs SET state = 'done', finished_at = ?, overall_status = ?, status = ?, headline = ?, failing_checks = ?, duration_ms = ?, report = ? WHERE id = ?`,
@@ -153,7 +177,7 @@ export class SqliteRegistryStore implements RegistryStore {
       this.db
         .prepare(
           `UPDATE agents SET status = ?, previous_status = CASE WHEN ? THEN ? ELSE previous_status END, status_changed_at = CASE WHEN ? THEN ? ELSE status_changed_at END,
-             last_checked_at = ?, last_run_id = ?, headline = ?, next_due_at = ?, failures = ?, problem = ?, capabilities = ? WHERE id = ?`,
+             last_checked_at = ?, last_run_id = ?, headline = ?, next_due_at = ?, failures = ?, problem = ?, capabilities = ?, ${standingSet(() => '?', 0)} WHERE id = ?`,
         )
         .run(
           status,
@@ -168,6 +192,7 @@ export class SqliteRegistryStore implements RegistryStore {
           o.failures,
           o.problem ?? null,
           JSON.stringify(declaredTasksOf(r)),
+          ...Object.values(standing).map(sqliteValue),
           agentId,
         );
       if (changed)
@@ -188,6 +213,30 @@ export class SqliteRegistryStore implements RegistryStore {
       return ids.length;
     });
     return recover.immediate();
+  }
+
+  async updateSettings(url: string, patch: SettingsPatch, now: number): Promise<AgentRow | undefined> {
+    const u = settingsUpdate(patch, now, () => '?');
+    if (u.sets.length) this.db.prepare(`UPDATE agents SET ${u.sets.join(', ')} WHERE url = ?`).run(...u.args.map(sqliteValue), url);
+    return this.getAgent(url);
+  }
+
+  async requeue(url: string, now: number): Promise<boolean> {
+    return this.db.prepare('UPDATE agents SET next_due_at = ? WHERE url = ?').run(now, url).changes > 0;
+  }
+
+  async takeRefresh(url: string, caller: string, now: number, l: RefreshLimits): Promise<RefreshDecision> {
+    const take = this.db.transaction((): RefreshDecision => {
+      this.db.prepare('DELETE FROM refreshes WHERE at <= ?').run(now - Math.max(l.agentWindowMs, l.callerWindowMs));
+      const last = (this.db.prepare('SELECT MAX(at) AS at FROM refreshes WHERE agent_url = ? AND at > ?').get(url, now - l.agentWindowMs) as Row).at;
+      const mine = (this.db.prepare('SELECT at FROM refreshes WHERE caller = ? AND at > ? ORDER BY at').all(caller, now - l.callerWindowMs) as Row[]).map((r) =>
+        Number(r.at),
+      );
+      const d = refreshDecision(last === null || last === undefined ? undefined : Number(last), mine, now, l);
+      if (d.ok) this.db.prepare('INSERT INTO refreshes (agent_url, caller, at) VALUES (?, ?, ?)').run(url, caller, now);
+      return d;
+    });
+    return take.immediate();
   }
 
   async history(url: string, limit: number): Promise<RunRow[]> {

@@ -6,6 +6,7 @@
 import type { RunResult } from '../core/engine/result.js';
 import type { RegistryComplianceStatus } from '../../reports/compliance-detail.js';
 import type { AgentTransportKind } from '../core/transport/types.js';
+import type { LifecycleStage } from '../core/engine/lifecycle.js';
 
 export type AgentStatus = RegistryComplianceStatus;
 
@@ -21,7 +22,23 @@ export interface AgentInput {
   owner?: string;
 }
 
-export interface AgentRow extends AgentInput {
+/** What the owner sets on an agent (digest 6.3 writes): monitoring, lifecycle, opting out. */
+export interface AgentSettings {
+  /** The owner's declaration; absent: the stage the latest run found. */
+  lifecycleStage?: LifecycleStage;
+  monitoringPaused: boolean;
+  monitoringPausedAt?: string;
+  /** 6 to 168; absent: the service's interval. */
+  checkIntervalHours?: number;
+  /** Opted out of compliance monitoring: not probed, badges revoked, the minimal public view. */
+  optOut: boolean;
+  /** Set on opting out; cleared by the next full passing run (badges come back only then). */
+  requalificationRequired: boolean;
+}
+
+export type SettingsPatch = Partial<Pick<AgentSettings, 'lifecycleStage' | 'monitoringPaused' | 'checkIntervalHours' | 'optOut'>>;
+
+export interface AgentRow extends AgentInput, AgentSettings {
   id: number;
   createdAt: string;
   status: AgentStatus;
@@ -40,6 +57,10 @@ export interface AgentRow extends AgentInput {
   capabilities: string[];
   /** A probe of it is running now (its run id). */
   runningRunId?: number;
+  lastPassedAt?: string;
+  lastFailedAt?: string;
+  /** When its current unbroken passing streak began (absent: not passing). */
+  passingSince?: string;
 }
 
 export type RunState = 'running' | 'done' | 'interrupted';
@@ -70,6 +91,12 @@ export interface ChangeRow {
   runId: number;
 }
 
+export interface RefreshLimits {
+  agentWindowMs: number;
+  perCaller: number;
+  callerWindowMs: number;
+}
+
 export class DuplicateAgentError extends Error {
   override name = 'DuplicateAgentError';
 }
@@ -88,6 +115,20 @@ export interface RegistryStore {
   finishRun(runId: number, o: { result: RunResult; now: number; nextDueAt: number; failures: number; problem?: string }): Promise<void>;
   /** Runs left `running` by a process that died: marked interrupted (never a result), their agents due at once. */
   recoverInterrupted(now: number, runner?: string): Promise<number>;
+  /** Applies the owner's settings (resuming monitoring or opting back in makes the agent due now); undefined when no such agent. */
+  updateSettings(url: string, patch: SettingsPatch, now: number): Promise<AgentRow | undefined>;
+  /** Makes the agent due now; false when no such agent. */
+  requeue(url: string, now: number): Promise<boolean>;
+  /**
+   * Records a manual refresh by `caller` unless a limit holds: one per agent per `agentWindowMs`,
+   * `perCaller` per caller per `callerWindowMs`. Atomic (several processes may serve the API).
+   */
+  takeRefresh(
+    url: string,
+    caller: string,
+    now: number,
+    limits: RefreshLimits,
+  ): Promise<{ ok: true } | { ok: false; retryAfterS: number; limit: 'agent' | 'caller' }>;
   history(url: string, limit: number): Promise<RunRow[]>;
   /** The latest full agent-compliance report of the agent. */
   latestReport(url: string): Promise<RunResult | undefined>;

