@@ -11,6 +11,8 @@ import { DEFAULT_REFRESH_LIMITS, type ServiceContext } from './routes/context.js
 import { fleetRoutes } from './routes/fleet.js';
 import { ownerSettingsRoutes } from './routes/owner-settings.js';
 import { refreshRoutes } from './routes/refresh.js';
+import { diagnosticsRoutes } from './routes/diagnostics.js';
+import { storyboardStatusRoutes } from './routes/storyboard-status.js';
 import type { AgentRow, RefreshLimits, RegistryStore } from './types.js';
 import type { RunResult } from '../core/engine/result.js';
 import { DEFAULT_INTERVAL_MS } from './scheduler.js';
@@ -33,7 +35,7 @@ export interface ApiOptions {
 
 /** Every route the service answers, in one table (the OpenAPI description is checked against it). */
 export function registryRoutes(s: ServiceContext): Route[] {
-  return [...fleetRoutes(s), ...complianceRoutes(s), ...ownerSettingsRoutes(s), ...refreshRoutes(s)];
+  return [...fleetRoutes(s), ...complianceRoutes(s), ...ownerSettingsRoutes(s), ...refreshRoutes(s), ...diagnosticsRoutes(s), ...storyboardStatusRoutes(s)];
 }
 
 export function createRegistryHandler(o: ApiOptions): (req: IncomingMessage, res: ServerResponse) => void {

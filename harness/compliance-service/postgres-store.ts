@@ -9,9 +9,9 @@
 import pg from 'pg';
 import type { RunResult } from '../core/engine/result.js';
 import { registryStatus } from '../../reports/compliance-detail.js';
-import { declaredTasksOf, failingChecksOf } from './run-summary.js';
+import { declaredTasksOf, failingChecksOf, runSummaryOf } from './run-summary.js';
 import { KEPT_REPORTS } from './sqlite-store.js';
-import { AGENT_COLUMNS_ADDED, agentOf, changeOf, iso, type Row, runOf, settingsUpdate, standingSet } from './rows.js';
+import { AGENT_COLUMNS_ADDED, agentOf, RUN_COLUMNS_ADDED, changeOf, iso, type Row, runOf, settingsUpdate, standingSet } from './rows.js';
 import { type RefreshDecision, refreshDecision, STANDING_COLUMNS, standingAfter } from './standing.js';
 import {
   type AgentInput,
@@ -21,6 +21,7 @@ import {
   DuplicateAgentError,
   type RefreshLimits,
   type RegistryStore,
+  type RunReport,
   type RunRow,
   type SettingsPatch,
 } from './types.js';
@@ -99,6 +100,7 @@ export class PostgresRegistryStore implements RegistryStore {
       await client.query('SELECT pg_advisory_lock(7231001)');
       await client.query(SCHEMA);
       for (const c of AGENT_COLUMNS_ADDED) await client.query(`ALTER TABLE registry_agents ADD COLUMN IF NOT EXISTS ${c.name} ${c.pg}`);
+      for (const c of RUN_COLUMNS_ADDED) await client.query(`ALTER TABLE registry_runs ADD COLUMN IF NOT EXISTS ${c.name} ${c.pg}`);
       await client.query('SELECT pg_advisory_unlock(7231001)');
     } finally {
       client.release();
@@ -219,8 +221,18 @@ export class PostgresRegistryStore implements RegistryStore {
       const agent = (await c.query(`SELECT url, status, ${STANDING_COLUMNS} FROM registry_agents WHERE id = $1 FOR UPDATE`, [agentId])).rows[0] as Row;
       const standing = standingAfter(agent, status, iso(o.now));
       await c.query(
-        `UPDATE registry_runs SET state = 'done', finished_at = $1, overall_status = $2, status = $3, headline = $4, failing_checks = $5, duration_ms = $6, report = $7 WHERE id = $8`,
-        [iso(o.now), r.overall_status, status, r.headline, JSON.stringify(failingChecksOf(r)), Math.round(r.duration_ms), JSON.stringify(r), runId],
+        `UPDATE registry_runs SET state = 'done', finished_at = $1, overall_status = $2, status = $3, headline = $4, failing_checks = $5, duration_ms = $6, report = $7, summary = $9 WHERE id = $8`,
+        [
+          iso(o.now),
+          r.overall_status,
+          status,
+          r.headline,
+          JSON.stringify(failingChecksOf(r)),
+          Math.round(r.duration_ms),
+          JSON.stringify(r),
+          runId,
+          JSON.stringify(runSummaryOf(r)),
+        ],
       );
       await c.query(
         `UPDATE registry_runs SET report = NULL WHERE agent_id = $1 AND report IS NOT NULL AND id NOT IN (SELECT id FROM registry_runs WHERE agent_id = $1 AND report IS NOT NULL ORDER BY id DESC LIMIT $2)`,
@@ -310,6 +322,16 @@ export class PostgresRegistryStore implements RegistryStore {
       [url],
     );
     return r.rows[0] ? (JSON.parse(r.rows[0].report as string) as RunResult) : undefined;
+  }
+
+  async runReport(url: string, runId: number): Promise<RunReport | undefined> {
+    const r = await this.pool.query(
+      `SELECT r.report FROM registry_runs r JOIN registry_agents a ON a.id = r.agent_id WHERE a.url = $1 AND r.id = $2 AND r.state = 'done'`,
+      [url, runId],
+    );
+    if (!r.rows[0]) return undefined;
+    const report = r.rows[0].report;
+    return typeof report === 'string' ? { kept: true, report: JSON.parse(report) as RunResult } : { kept: false };
   }
 
   async changes(cursor: number, limit: number): Promise<ChangeRow[]> {

@@ -1,6 +1,6 @@
 /** Database rows → records, for both stores (PostgreSQL returns BIGINT columns as strings, SQLite as numbers). */
 import type { AgentTransportKind } from '../core/transport/types.js';
-import type { AgentRow, AgentStatus, ChangeRow, RunRow, SettingsPatch } from './types.js';
+import type { AgentRow, AgentStatus, ChangeRow, RunRow, RunSummary, SettingsPatch } from './types.js';
 
 export type Row = Record<string, unknown>;
 
@@ -57,6 +57,7 @@ export function runOf(r: Row): RunRow {
     durationMs: optNum(r.duration_ms),
     triggeredBy: r.triggered_by as string,
     runner: r.runner as string,
+    ...(typeof r.summary === 'string' ? { summary: JSON.parse(r.summary) as RunSummary } : {}),
   };
 }
 
@@ -117,3 +118,6 @@ export function settingsUpdate(patch: SettingsPatch, now: number, ph: (i: number
 export function standingSet(ph: (i: number) => string, first: number): string {
   return ['last_passed_at', 'last_failed_at', 'passing_since', 'requalification_required'].map((c, i) => `${c} = ${ph(first + i)}`).join(', ');
 }
+
+/** Columns added to the runs table after its first release (see AGENT_COLUMNS_ADDED). */
+export const RUN_COLUMNS_ADDED: ReadonlyArray<{ name: string; sqlite: string; pg: string }> = [{ name: 'summary', sqlite: 'TEXT', pg: 'TEXT' }];

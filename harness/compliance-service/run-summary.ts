@@ -1,5 +1,7 @@
 /** What the registry keeps of a run besides the report: failing check ids, declared tasks, why it could not reach the agent. */
 import { isFailing, type RunResult } from '../core/engine/result.js';
+import { toComplianceDetail } from '../../reports/compliance-detail.js';
+import type { RunSummary } from './types.js';
 
 /** Check ids that fail the run (either transport), sorted. */
 export function failingChecksOf(run: RunResult): string[] {
@@ -23,4 +25,11 @@ export function problemOf(run: RunResult): string | undefined {
   const problems = run.transport_info.map((t) => t.problem).filter((p): p is string => !!p);
   if (run.harness_error) problems.push(run.harness_error);
   return problems.length ? problems.join('; ') : run.headline;
+}
+
+/** The version a run tested: its released schema set's, else its target line. */
+export const protoVersionOf = (run: RunResult): string => run.target.response_schemas?.released_set?.version ?? run.target.requested_compliance_target;
+
+export function runSummaryOf(run: RunResult): RunSummary {
+  return { requested_compliance_target: run.target.requested_compliance_target, proto_version: protoVersionOf(run), tracks: toComplianceDetail(run).tracks };
 }

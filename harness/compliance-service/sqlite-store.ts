@@ -8,7 +8,7 @@ import { chmodSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { RunResult } from '../core/engine/result.js';
 import { registryStatus } from '../../reports/compliance-detail.js';
-import { AGENT_COLUMNS_ADDED, agentOf, changeOf, iso, type Row, runOf, settingsUpdate, standingSet } from './rows.js';
+import { AGENT_COLUMNS_ADDED, agentOf, RUN_COLUMNS_ADDED, changeOf, iso, type Row, runOf, settingsUpdate, standingSet } from './rows.js';
 import {
   type AgentInput,
   type AgentRow,
@@ -17,6 +17,7 @@ import {
   DuplicateAgentError,
   type RefreshLimits,
   type RegistryStore,
+  type RunReport,
   type RunRow,
   type SettingsPatch,
 } from './types.js';
@@ -24,7 +25,7 @@ import { type RefreshDecision, refreshDecision, STANDING_COLUMNS, standingAfter 
 
 /** SQLite has no booleans: 1 and 0. */
 const sqliteValue = (v: unknown) => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
-import { failingChecksOf, declaredTasksOf } from './run-summary.js';
+import { failingChecksOf, declaredTasksOf, runSummaryOf } from './run-summary.js';
 
 /** Full reports kept per agent (older runs keep their summary only). */
 export const KEPT_REPORTS = 3;
@@ -100,6 +101,8 @@ export class SqliteRegistryStore implements RegistryStore {
     this.db.exec(SCHEMA);
     const have = new Set((this.db.prepare('PRAGMA table_info(agents)').all() as Row[]).map((c) => c.name as string));
     for (const c of AGENT_COLUMNS_ADDED) if (!have.has(c.name)) this.db.exec(`ALTER TABLE agents ADD COLUMN ${c.name} ${c.sqlite}`);
+    const runColumns = new Set((this.db.prepare('PRAGMA table_info(runs)').all() as Row[]).map((c) => c.name as string));
+    for (const c of RUN_COLUMNS_ADDED) if (!runColumns.has(c.name)) this.db.exec(`ALTER TABLE runs ADD COLUMN ${c.name} ${c.sqlite}`);
   }
 
   async addAgent(a: AgentInput, now: number): Promise<AgentRow> {
@@ -163,9 +166,19 @@ export class SqliteRegistryStore implements RegistryStore {
       const standing = standingAfter(agent, status, iso(o.now));
       this.db
         .prepare(
-          `UPDATE runs SET state = 'done', finished_at = ?, overall_status = ?, status = ?, headline = ?, failing_checks = ?, duration_ms = ?, report = ? WHERE id = ?`,
+          `UPDATE runs SET state = 'done', finished_at = ?, overall_status = ?, status = ?, headline = ?, failing_checks = ?, duration_ms = ?, report = ?, summary = ? WHERE id = ?`,
         )
-        .run(iso(o.now), r.overall_status, status, r.headline, JSON.stringify(failingChecksOf(r)), Math.round(r.duration_ms), JSON.stringify(r), runId);
+        .run(
+          iso(o.now),
+          r.overall_status,
+          status,
+          r.headline,
+          JSON.stringify(failingChecksOf(r)),
+          Math.round(r.duration_ms),
+          JSON.stringify(r),
+          JSON.stringify(runSummaryOf(r)),
+          runId,
+        );
       // Only the newest full reports are kept; older runs keep their summary.
       this.db
         .prepare(
@@ -251,6 +264,14 @@ export class SqliteRegistryStore implements RegistryStore {
       .prepare(`SELECT r.report FROM runs r JOIN agents a ON a.id = r.agent_id WHERE a.url = ? AND r.report IS NOT NULL ORDER BY r.id DESC LIMIT 1`)
       .get(url) as Row | undefined;
     return r ? (JSON.parse(r.report as string) as RunResult) : undefined;
+  }
+
+  async runReport(url: string, runId: number): Promise<RunReport | undefined> {
+    const r = this.db
+      .prepare(`SELECT r.report FROM runs r JOIN agents a ON a.id = r.agent_id WHERE a.url = ? AND r.id = ? AND r.state = 'done'`)
+      .get(url, runId) as Row | undefined;
+    if (!r) return undefined;
+    return typeof r.report === 'string' ? { kept: true, report: JSON.parse(r.report) as RunResult } : { kept: false };
   }
 
   async changes(cursor: number, limit: number): Promise<ChangeRow[]> {

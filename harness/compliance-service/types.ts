@@ -4,7 +4,7 @@
  * (sqlite-store.ts, the embedded default) and, for scale-out, PostgreSQL.
  */
 import type { RunResult } from '../core/engine/result.js';
-import type { RegistryComplianceStatus } from '../../reports/compliance-detail.js';
+import type { RegistryComplianceStatus, RegistryTrackStatus } from '../../reports/compliance-detail.js';
 import type { AgentTransportKind } from '../core/transport/types.js';
 import type { LifecycleStage } from '../core/engine/lifecycle.js';
 
@@ -80,7 +80,20 @@ export interface RunRow {
   triggeredBy: string;
   /** Who ran it (a process id, a worker). */
   runner: string;
+  /** What the history shows of a finished run (absent on runs recorded before it existed). */
+  summary?: RunSummary;
 }
+
+/** Kept with every finished run, whatever happens to its full report. */
+export interface RunSummary {
+  requested_compliance_target: string;
+  /** The concrete version tested: the released schema set's, else the target line. */
+  proto_version: string;
+  tracks: Record<string, RegistryTrackStatus>;
+}
+
+/** A run's report, when asked for by id: kept (the newest runs), pruned (only the summary is left), or no such run of the agent. */
+export type RunReport = { kept: true; report: RunResult } | { kept: false };
 
 export interface ChangeRow {
   seq: number;
@@ -132,6 +145,8 @@ export interface RegistryStore {
   history(url: string, limit: number): Promise<RunRow[]>;
   /** The latest full agent-compliance report of the agent. */
   latestReport(url: string): Promise<RunResult | undefined>;
+  /** The report of one of the agent's runs; undefined when the agent has no such finished run. */
+  runReport(url: string, runId: number): Promise<RunReport | undefined>;
   changes(cursor: number, limit: number): Promise<ChangeRow[]>;
   counts(): Promise<Record<AgentStatus, number> & { agents: number; runs: number }>;
   close(): Promise<void>;

@@ -12,10 +12,35 @@ import { agentOr404 } from '../http/agent-param.js';
 import { HttpError, intParam, send, sendRaw } from '../http/respond.js';
 import type { Route } from '../http/router.js';
 import { complianceDetailView } from '../detail-view.js';
+import type { RunRow } from '../types.js';
 import { owns, requireOwner } from '../http/callers.js';
 import type { ServiceContext } from './context.js';
 
 const MAX_HISTORY = 100;
+
+/** A history entry: the digest's `ComplianceRun` (from the run's kept summary) and our state, status and failing check ids. */
+function complianceRun(r: RunRow): Record<string, unknown> {
+  const tracks = Object.values(r.summary?.tracks ?? {});
+  const count = (status: string) => tracks.filter((t) => t === status).length;
+  return {
+    id: r.id,
+    ...(r.summary ? { requested_compliance_target: r.summary.requested_compliance_target, proto_version: r.summary.proto_version } : {}),
+    state: r.state,
+    overall_status: r.overallStatus ?? null,
+    status: r.status ?? null,
+    headline: r.headline ?? null,
+    tracks_passed: count('pass'),
+    tracks_failed: count('fail'),
+    tracks_skipped: count('skip'),
+    tracks_partial: count('partial'),
+    tracks_json: r.summary?.tracks ?? {},
+    failing_checks: r.failingChecks,
+    total_duration_ms: r.durationMs ?? null,
+    triggered_by: r.triggeredBy,
+    tested_at: r.startedAt,
+    ...(r.finishedAt ? { finished_at: r.finishedAt } : {}),
+  };
+}
 
 export function complianceRoutes(s: ServiceContext): Route[] {
   const base = '/api/registry/agents/{encodedUrl}';
@@ -42,18 +67,7 @@ export function complianceRoutes(s: ServiceContext): Route[] {
         const runs = await s.store.history(agent.url, limit);
         send(res, 200, {
           agent_url: agent.url,
-          runs: runs.map((r) => ({
-            id: r.id,
-            state: r.state,
-            overall_status: r.overallStatus ?? null,
-            status: r.status ?? null,
-            headline: r.headline ?? null,
-            failing_checks: r.failingChecks,
-            total_duration_ms: r.durationMs ?? null,
-            triggered_by: r.triggeredBy,
-            tested_at: r.startedAt,
-            ...(r.finishedAt ? { finished_at: r.finishedAt } : {}),
-          })),
+          runs: runs.map(complianceRun),
           count: runs.length,
         });
       },

