@@ -63,6 +63,10 @@ block through (e.g. --allow-host 127.0.0.0/8 for local agents).
   --budget-s N      budget of one probe in seconds (default ${DEFAULT_PROBE_BUDGET_S})
   --api-key K       an operator key: registers, removes and manages any agent, sees owner-only fields
                     (repeatable; or env PROTO_COMPLY_REGISTRY_API_KEY)
+  --public-url URL  (serve) the service's public base URL, used in badge links and as the badge token issuer
+                    (default: where it listens)
+  --badge-grace-h N (serve) hours a badge stays "degraded" after the agent stops passing before it is
+                    revoked (default 72)
   --member-key NAME=KEY  a member's key: registers and manages the member's own agents (owner NAME),
                     reads members-only data (repeatable)
   --suite S         suites to run (repeatable or comma-separated; default all)
@@ -83,6 +87,8 @@ const OPTIONS = {
   workers: { type: 'string', default: '4' },
   'per-host': { type: 'string', default: '2' },
   'interval-s': { type: 'string' },
+  'public-url': { type: 'string' },
+  'badge-grace-h': { type: 'string' },
   'budget-s': { type: 'string' },
   'api-key': { type: 'string', multiple: true },
   'member-key': { type: 'string', multiple: true },
@@ -164,6 +170,10 @@ async function serve(v: Values, stop?: AbortSignal): Promise<number> {
   const workers = Number(v.workers) === 0 ? 0 : positive('--workers', v.workers, 4, 256);
   const perHost = positive('--per-host', v['per-host'], 2, 256);
   const intervalMs = positive('--interval-s', v['interval-s'], DEFAULT_INTERVAL_MS / 1000, 604_800) * 1000;
+  const badgeGraceMs = positive('--badge-grace-h', v['badge-grace-h'], 72, 8_760) * 3_600_000;
+  const publicUrl = v['public-url'];
+  if (publicUrl !== undefined && !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(publicUrl))
+    throw new UsageError(`registry: --public-url must be an http(s) base URL without query or fragment, not ${JSON.stringify(publicUrl.slice(0, 100))}`);
   const err = (line: string) => process.stderr.write(`${line}\n`);
   const postgres = postgresUrl(v);
   const maxInFlight = positive('--max-in-flight', v['max-in-flight'], 64, 100_000);
@@ -196,6 +206,8 @@ async function serve(v: Values, stop?: AbortSignal): Promise<number> {
     port,
     apiKeys: keys,
     memberKeys,
+    badgeGraceMs,
+    ...(publicUrl ? { publicUrl } : {}),
     // With Postgres the queue's workers probe; the in-process scheduler is the SQLite mode's.
     workers: pg ? 0 : workers,
     perHost,

@@ -13,6 +13,8 @@ import { ownerSettingsRoutes } from './routes/owner-settings.js';
 import { refreshRoutes } from './routes/refresh.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { storyboardStatusRoutes } from './routes/storyboard-status.js';
+import { badgeRoutes } from './routes/badges.js';
+import { type Badge, type BadgePolicy, DEFAULT_BADGE_GRACE_MS } from './badges.js';
 import type { AgentRow, RefreshLimits, RegistryStore } from './types.js';
 import type { RunResult } from '../core/engine/result.js';
 import { DEFAULT_INTERVAL_MS } from './scheduler.js';
@@ -31,11 +33,23 @@ export interface ApiOptions {
   intervalMs?: number;
   refreshLimits?: RefreshLimits;
   probeNow?: (agent: AgentRow, triggeredBy: string) => Promise<{ runId: number; result: RunResult } | undefined>;
+  /** The public base URL (default: where the service listens, known after it starts). */
+  publicUrl?: () => string;
+  badgePolicy?: BadgePolicy;
+  badgeToken?: (agent: AgentRow, badge: Badge) => Promise<string>;
 }
 
 /** Every route the service answers, in one table (the OpenAPI description is checked against it). */
 export function registryRoutes(s: ServiceContext): Route[] {
-  return [...fleetRoutes(s), ...complianceRoutes(s), ...ownerSettingsRoutes(s), ...refreshRoutes(s), ...diagnosticsRoutes(s), ...storyboardStatusRoutes(s)];
+  return [
+    ...fleetRoutes(s),
+    ...complianceRoutes(s),
+    ...ownerSettingsRoutes(s),
+    ...refreshRoutes(s),
+    ...diagnosticsRoutes(s),
+    ...storyboardStatusRoutes(s),
+    ...badgeRoutes(s),
+  ];
 }
 
 export function createRegistryHandler(o: ApiOptions): (req: IncomingMessage, res: ServerResponse) => void {
@@ -46,6 +60,9 @@ export function createRegistryHandler(o: ApiOptions): (req: IncomingMessage, res
     refreshLimits: o.refreshLimits ?? DEFAULT_REFRESH_LIMITS,
     ...(o.onRegistered ? { onRegistered: o.onRegistered } : {}),
     ...(o.probeNow ? { probeNow: o.probeNow } : {}),
+    publicUrl: o.publicUrl ?? (() => 'http://registry.invalid'),
+    badgePolicy: o.badgePolicy ?? { graceMs: DEFAULT_BADGE_GRACE_MS },
+    ...(o.badgeToken ? { badgeToken: o.badgeToken } : {}),
   };
   return createRouter(registryRoutes(ctx), { operators: o.apiKeys, members: o.memberKeys ?? [] });
 }

@@ -224,4 +224,32 @@ describe.each([
     expect((await call('/api/registry/agents/storyboard-status', BOB, 'POST', { agent_urls: tooMany })).status).toBe(400);
     expect((await call('/api/registry/agents/storyboard-status', undefined, 'POST', { agent_urls: [bad] })).status).toBe(403);
   });
+
+  it('lists the verified role badges of a passing agent, none of a failing one, with role and version badges and embeds', async () => {
+    const v = await call(`${agentPath(good)}/verification`);
+    expect(v.body).toMatchObject({ agent_url: good, verified: true, registry_url: svc.url });
+    // The mock seller lists the defining tasks of several roles (it implements all of them): a badge per claimed role.
+    const badges = v.body.badges as Json[];
+    expect(badges.map((b) => b.role)).toContain('media-buy');
+    for (const b of badges) expect(b).toMatchObject({ proto_version: '3.1', verified_protocol_version: '3.1', verification_modes: ['spec'], status: 'active' });
+    expect((await call(`${agentPath(bad)}/verification`)).body).toMatchObject({ verified: false, badges: [] });
+    const svgOf = async (path: string) => {
+      const r = await fetch(`${svc.url}${agentPath(good)}${path}`);
+      expect(r.headers.get('content-type')).toBe('image/svg+xml');
+      return r.text();
+    };
+    expect(await svgOf('/badge/media-buy.svg')).toContain('verified 3.1');
+    expect(await svgOf('/badge/media-buy/3.1.svg')).toContain('verified 3.1');
+    expect(await svgOf('/badge/media-buy/3.0.svg')).toContain('not verified');
+    expect(await svgOf('/badge/sponsored-intelligence.svg')).toContain('not verified');
+    const bad400 = await call(`${agentPath(good)}/badge/pirate.svg`);
+    expect(bad400).toMatchObject({ status: 400, body: { code: 'invalid_role', valid_roles: expect.arrayContaining(['media-buy', 'creative']) } });
+    expect((await call(`${agentPath(good)}/badge/media-buy/latest.svg`)).status).toBe(400);
+    const e = await call(`${agentPath(good)}/badge/media-buy/embed`);
+    expect(e.body).toMatchObject({ agent_url: good, role: 'media-buy', verified: true, proto_version: '3.1', registry_url: svc.url });
+    expect(e.body.badge_svg_url).toBe(`${svc.url}${agentPath(good)}/badge/media-buy.svg`);
+    expect(e.body.html).toMatch(/^<a href="[^"<>]+"><img src="[^"<>]+" alt="AdCP media-buy verification"><\/a>$/);
+    expect(e.body.markdown).toMatch(/^\[!\[AdCP media-buy verification\]\([^()\s]+\)\]\([^()\s]+\)$/);
+    expect((await call(`${agentPath(good)}/badge/media-buy/3.0/embed`)).body).toMatchObject({ verified: false, proto_version: '3.0' });
+  });
 });

@@ -12,7 +12,7 @@ import { registryStatus } from '../../reports/compliance-detail.js';
 import { declaredTasksOf, failingChecksOf, runSummaryOf } from './run-summary.js';
 import { KEPT_REPORTS } from './sqlite-store.js';
 import { AGENT_COLUMNS_ADDED, agentOf, RUN_COLUMNS_ADDED, changeOf, iso, type Row, runOf, settingsUpdate, standingSet } from './rows.js';
-import { type RefreshDecision, refreshDecision, STANDING_COLUMNS, standingAfter } from './standing.js';
+import { type RefreshDecision, refreshDecision, STANDING_COLUMNS, STANDING_KEYS, standingAfter } from './standing.js';
 import {
   type AgentInput,
   type AgentRow,
@@ -255,7 +255,7 @@ export class PostgresRegistryStore implements RegistryStore {
           o.problem ?? null,
           JSON.stringify(declaredTasksOf(r)),
           agentId,
-          ...Object.values(standing),
+          ...STANDING_KEYS.map((k) => standing[k]),
         ],
       );
       if (changed)
@@ -322,6 +322,14 @@ export class PostgresRegistryStore implements RegistryStore {
       [url],
     );
     return r.rows[0] ? (JSON.parse(r.rows[0].report as string) as RunResult) : undefined;
+  }
+
+  async lastPassingRun(url: string): Promise<RunRow | undefined> {
+    const r = await this.pool.query(
+      `SELECT r.*, a.url AS agent_url FROM registry_runs r JOIN registry_agents a ON a.id = r.agent_id WHERE a.url = $1 AND r.state = 'done' AND r.status = 'passing' ORDER BY r.id DESC LIMIT 1`,
+      [url],
+    );
+    return r.rows[0] ? runOf(r.rows[0]) : undefined;
   }
 
   async runReport(url: string, runId: number): Promise<RunReport | undefined> {

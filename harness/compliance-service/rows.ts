@@ -1,6 +1,7 @@
 /** Database rows → records, for both stores (PostgreSQL returns BIGINT columns as strings, SQLite as numbers). */
 import type { AgentTransportKind } from '../core/transport/types.js';
 import type { AgentRow, AgentStatus, ChangeRow, RunRow, RunSummary, SettingsPatch } from './types.js';
+import { STANDING_KEYS } from './standing.js';
 
 export type Row = Record<string, unknown>;
 
@@ -40,6 +41,7 @@ export function agentOf(r: Row): AgentRow {
     lastPassedAt: opt(r.last_passed_at),
     lastFailedAt: opt(r.last_failed_at),
     passingSince: opt(r.passing_since),
+    regressedAt: opt(r.regressed_at),
   };
 }
 
@@ -86,6 +88,7 @@ export const AGENT_COLUMNS_ADDED: ReadonlyArray<{ name: string; sqlite: string; 
   { name: 'last_passed_at', sqlite: 'TEXT', pg: 'TEXT' },
   { name: 'last_failed_at', sqlite: 'TEXT', pg: 'TEXT' },
   { name: 'passing_since', sqlite: 'TEXT', pg: 'TEXT' },
+  { name: 'regressed_at', sqlite: 'TEXT', pg: 'TEXT' },
 ];
 
 /**
@@ -116,7 +119,7 @@ export function settingsUpdate(patch: SettingsPatch, now: number, ph: (i: number
 
 /** The SET clause of the standing columns (standing.ts), placeholders from `first`. */
 export function standingSet(ph: (i: number) => string, first: number): string {
-  return ['last_passed_at', 'last_failed_at', 'passing_since', 'requalification_required'].map((c, i) => `${c} = ${ph(first + i)}`).join(', ');
+  return STANDING_KEYS.map((c, i) => `${c} = ${ph(first + i)}`).join(', ');
 }
 
 /** Columns added to the runs table after its first release (see AGENT_COLUMNS_ADDED). */

@@ -29,6 +29,10 @@ export interface RegistryServiceOptions {
   runner?: string;
   onRun?: (agent: AgentRow, result: RunResult) => void;
   onError?: (e: unknown) => void;
+  /** The public base URL of the service (badge links, token issuer); default where it listens. */
+  publicUrl?: string;
+  /** How long a badge stays degraded after the agent stops passing (default 72 h). */
+  badgeGraceMs?: number;
   /** Manual refresh limits (default: digest 6.3's one per agent per 60 s, 30 per caller per hour). */
   refreshLimits?: RefreshLimits;
   /** After each registration (besides waking the in-process scheduler): the Postgres producer's wake. */
@@ -73,12 +77,15 @@ export async function startRegistryService(o: RegistryServiceOptions): Promise<R
     o.onRun?.(agent, result);
     return { runId, result };
   };
+  let publicUrl = o.publicUrl?.replace(/\/+$/, '') ?? '';
   const server: Server = createServer(
     createRegistryHandler({
       store: o.store,
       apiKeys: o.apiKeys,
       intervalMs,
       probeNow,
+      publicUrl: () => publicUrl,
+      ...(o.badgeGraceMs !== undefined ? { badgePolicy: { graceMs: o.badgeGraceMs } } : {}),
       ...(o.refreshLimits ? { refreshLimits: o.refreshLimits } : {}),
       ...(o.memberKeys ? { memberKeys: o.memberKeys } : {}),
       onRegistered: () => {
@@ -90,6 +97,7 @@ export async function startRegistryService(o: RegistryServiceOptions): Promise<R
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
   const addr = await listen(server, o.port ?? 0, o.host ?? '127.0.0.1');
+  publicUrl ||= baseUrlOf(addr);
   scheduler?.start();
   return {
     url: baseUrlOf(addr),

@@ -21,7 +21,7 @@ import {
   type RunRow,
   type SettingsPatch,
 } from './types.js';
-import { type RefreshDecision, refreshDecision, STANDING_COLUMNS, standingAfter } from './standing.js';
+import { type RefreshDecision, refreshDecision, STANDING_COLUMNS, STANDING_KEYS, standingAfter } from './standing.js';
 
 /** SQLite has no booleans: 1 and 0. */
 const sqliteValue = (v: unknown) => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
@@ -205,7 +205,7 @@ export class SqliteRegistryStore implements RegistryStore {
           o.failures,
           o.problem ?? null,
           JSON.stringify(declaredTasksOf(r)),
-          ...Object.values(standing).map(sqliteValue),
+          ...STANDING_KEYS.map((k) => sqliteValue(standing[k])),
           agentId,
         );
       if (changed)
@@ -264,6 +264,15 @@ export class SqliteRegistryStore implements RegistryStore {
       .prepare(`SELECT r.report FROM runs r JOIN agents a ON a.id = r.agent_id WHERE a.url = ? AND r.report IS NOT NULL ORDER BY r.id DESC LIMIT 1`)
       .get(url) as Row | undefined;
     return r ? (JSON.parse(r.report as string) as RunResult) : undefined;
+  }
+
+  async lastPassingRun(url: string): Promise<RunRow | undefined> {
+    const r = this.db
+      .prepare(
+        `SELECT r.*, a.url AS agent_url FROM runs r JOIN agents a ON a.id = r.agent_id WHERE a.url = ? AND r.state = 'done' AND r.status = 'passing' ORDER BY r.id DESC LIMIT 1`,
+      )
+      .get(url) as Row | undefined;
+    return r ? runOf(r) : undefined;
   }
 
   async runReport(url: string, runId: number): Promise<RunReport | undefined> {

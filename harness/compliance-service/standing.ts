@@ -11,8 +11,15 @@ export interface Standing {
   last_passed_at: string | null;
   last_failed_at: string | null;
   passing_since: string | null;
+  /** When it stopped passing (the first run after a pass that did not pass); null while passing or never passed. */
+  regressed_at: string | null;
   requalification_required: boolean;
 }
+
+/** The standing columns in the order stores write them (rows.ts standingSet). */
+export const STANDING_KEYS = ['last_passed_at', 'last_failed_at', 'passing_since', 'regressed_at', 'requalification_required'] as const satisfies ReadonlyArray<
+  keyof Standing
+>;
 
 /** `before` is the agent's row as it was (its standing columns). */
 export function standingAfter(before: Row, status: AgentStatus, at: string): Standing {
@@ -23,12 +30,13 @@ export function standingAfter(before: Row, status: AgentStatus, at: string): Sta
     last_passed_at: status === 'passing' ? at : prev('last_passed_at'),
     last_failed_at: status === 'failing' ? at : prev('last_failed_at'),
     passing_since: status === 'passing' ? (prev('passing_since') ?? at) : null,
+    regressed_at: status === 'passing' ? null : (prev('regressed_at') ?? (before.status === 'passing' ? at : null)),
     requalification_required: requalifying && !(status === 'passing' && !optedOut),
   };
 }
 
 /** The standing columns read before a run is finished. */
-export const STANDING_COLUMNS = 'last_passed_at, last_failed_at, passing_since, requalification_required, opt_out';
+export const STANDING_COLUMNS = `${STANDING_KEYS.join(', ')}, opt_out`;
 
 /** Whole seconds until `at` (at least 1). */
 export const retryAfter = (at: number, now: number): number => Math.max(1, Math.ceil((at - now) / 1000));

@@ -61,6 +61,8 @@ export interface AgentRow extends AgentInput, AgentSettings {
   lastFailedAt?: string;
   /** When its current unbroken passing streak began (absent: not passing). */
   passingSince?: string;
+  /** When it stopped passing, while it has not passed again (the badge grace period runs from here). */
+  regressedAt?: string;
 }
 
 export type RunState = 'running' | 'done' | 'interrupted';
@@ -145,6 +147,8 @@ export interface RegistryStore {
   history(url: string, limit: number): Promise<RunRow[]>;
   /** The latest full agent-compliance report of the agent. */
   latestReport(url: string): Promise<RunResult | undefined>;
+  /** The agent's latest finished run that passed (its badges' version). */
+  lastPassingRun(url: string): Promise<RunRow | undefined>;
   /** The report of one of the agent's runs; undefined when the agent has no such finished run. */
   runReport(url: string, runId: number): Promise<RunReport | undefined>;
   changes(cursor: number, limit: number): Promise<ChangeRow[]>;

@@ -1,6 +1,7 @@
 /** What every route module of the registry API is given: the store, the clock and the service's hooks. */
 import type { RunResult } from '../../core/engine/result.js';
 import type { AgentRow, RefreshLimits, RegistryStore } from '../types.js';
+import type { Badge, BadgePolicy } from '../badges.js';
 
 export interface ServiceContext {
   store: RegistryStore;
@@ -10,6 +11,11 @@ export interface ServiceContext {
   /** The service's probing interval (an agent without its own `check_interval_hours`). */
   intervalMs: number;
   refreshLimits: RefreshLimits;
+  /** The service's public base URL (badge links, the token issuer): `--public-url`, else where it listens. */
+  publicUrl: () => string;
+  badgePolicy: BadgePolicy;
+  /** The signed token of a badge the agent holds (absent: the service signs none). */
+  badgeToken?: (agent: AgentRow, badge: Badge) => Promise<string>;
   /** Probes the agent now, recording the run like a scheduled one (`triggeredBy`); undefined when a probe of it is already running. */
   probeNow?: (agent: AgentRow, triggeredBy: string) => Promise<{ runId: number; result: RunResult } | undefined>;
 }
