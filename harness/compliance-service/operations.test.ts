@@ -126,6 +126,8 @@ describe.each([
   });
 
   it('answers a refresh with the run it recorded, then 429 with retry_after for the same agent', async () => {
+    // The new interval made it due at once: a refresh while the scheduler probes it would be a 409.
+    await until(good, (d) => d.probing === false, 'the scheduled probe to end');
     const r = await call(`${agentPath(good)}/refresh`, ALICE, 'POST');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ online: true, oauth_required: false, compliance: { ran: true, overall_status: 'passing', badge_eligible: true } });

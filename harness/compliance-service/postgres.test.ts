@@ -15,7 +15,7 @@ import { PostgresRegistryStore } from './postgres-store.js';
 
 const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));
 const KEY = 'postgres-test-api-key-0123456789';
-const COMMON = ['--allow-host', '127.0.0.0/8', '--suite', 'idempotency', '--interval-s', '3600', '--budget-s', '8', '--job-expire-s', '12'];
+const COMMON = ['--allow-host', '127.0.0.0/8', '--suite', 'idempotency', '--interval-s', '3600', '--budget-s', '12', '--job-expire-s', '16'];
 
 let pg: TestPostgres;
 let fleet: RunningMockFleet;
