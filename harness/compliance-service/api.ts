@@ -14,6 +14,7 @@ import { refreshRoutes } from './routes/refresh.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { storyboardStatusRoutes } from './routes/storyboard-status.js';
 import { badgeRoutes } from './routes/badges.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { type Badge, type BadgePolicy, DEFAULT_BADGE_GRACE_MS } from './badges.js';
 import type { AgentRow, RefreshLimits, RegistryStore } from './types.js';
 import type { RunResult } from '../core/engine/result.js';
@@ -49,6 +50,7 @@ export function registryRoutes(s: ServiceContext): Route[] {
     ...diagnosticsRoutes(s),
     ...storyboardStatusRoutes(s),
     ...badgeRoutes(s),
+    ...dashboardRoutes(s),
   ];
 }
 
