@@ -38,7 +38,7 @@ describe('the runner output of a storyboard run', () => {
       expect(step('flow', 'discover', 'products', t).validations.map((v) => [v.check, v.severity, v.passed, v.not_applicable ?? false])).toEqual([
         ['field_present', 'required', true, false],
         ['field_value', 'required', true, false],
-        ['oauth_metadata_graph', 'required', true, true],
+        ['some_future_check', 'required', true, true],
         ['field_value', 'advisory', false, false],
       ]);
       expect(step('flow', 'discover', 'products', t).passed).toBe(true);
@@ -88,7 +88,7 @@ describe('the runner output of a storyboard run', () => {
   it("names the runner's own check when the step failed on no authored validation", () => {
     const refused = step('refusal', 'p', 'refused');
     expect(refused.validations.map((v) => [v.check, v.passed])).toEqual([
-      ['oauth_metadata_graph', true],
+      ['some_future_check', true],
       ['unexpected_error', false],
     ]);
     expect(refused.extraction.path).toBe('error');

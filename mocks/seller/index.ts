@@ -29,6 +29,7 @@ import './webhooks/faults.js';
 import './signing/faults.js';
 import { createMockRequestVerifier, mockRequestSigningCapability } from './signing/verifier.js';
 import { createWebhookKeys } from './webhooks/keys.js';
+import { oauthRoutes } from './oauth-metadata.js';
 import { DEFAULT_RETRY, DEFAULT_WEBHOOK_TIMEOUT_MS } from './webhooks/sender.js';
 import { DEFAULT_IMPAIRMENT_WINDOW_MS, WebhookService } from './webhooks/service.js';
 import { DEFAULT_MAX_WEBHOOK_URLS, LocalTestingPolicy, WebhookAdmission } from './webhooks/admission.js';
@@ -66,6 +67,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
   const protocolLine = opts.protocolLine ?? DEFAULT_TARGET;
   if (!isProtocolLine(protocolLine)) throw new RangeError(`protocolLine must be one of ${PROTOCOL_LINES.join(', ')}, got ${JSON.stringify(protocolLine)}`);
   const log = opts.log ?? (() => {});
+  const oauthGraph = opts.oauth === true ? 'conformant' : opts.oauth || undefined;
   const replyMode = opts.mcpReplyMode ?? 'sse';
   if (replyMode !== 'sse' && replyMode !== 'json') throw new Error(`mcpReplyMode must be "sse" or "json", got ${JSON.stringify(replyMode)}`);
   if (opts.authToken !== undefined && opts.authToken.trim() === '') throw new Error('authToken must not be empty');
@@ -152,6 +154,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     kinds,
     requestSigning,
     protocolLine,
+    oauth: oauthGraph !== undefined,
     log,
   };
   const model = new SellerModel(services);
@@ -169,6 +172,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     { path: '/a2a', methods: ['POST'], protectedAs: 'a2a', handle: (ctx) => a2a.handle(ctx) },
     { path: '/.well-known/agent-card.json', methods: ['GET'], handle: (ctx) => a2a.handle(ctx) },
     ...identityRoutes({ baseUrl, mcpUrl, a2aUrl, name: SELLER_NAME }, webhooks.keys),
+    ...(oauthGraph ? oauthRoutes(baseUrl, { '/mcp': mcpUrl, '/a2a': a2aUrl }, oauthGraph) : []),
   ]);
   log(
     `mock seller listening on ${baseUrl} (token ${ids.token}${faults.size ? `, faults: ${faults.names().join(', ')}` : ''}; ${

@@ -5,6 +5,7 @@ import type { RequestSigningCapability } from '../../harness/core/signing/verify
 import type { LookupFunction } from '../../harness/core/net/address-policy.js';
 import type { AgentKind } from '../../harness/core/protocol/agent-kinds.js';
 import type { ProtocolLine } from '../../harness/core/protocol/lines.js';
+import type { MockOAuthGraph } from './oauth-metadata.js';
 
 export type McpReplyMode = 'sse' | 'json';
 
@@ -91,6 +92,12 @@ export interface MockSellerOptions {
    * delivery is pinned to the checked address.
    */
   allowPrivateWebhooks?: boolean;
+  /**
+   * Serve a public OAuth discovery graph (oauth-metadata.ts) and declare `oauth.supported: true`:
+   * `true` or `conformant` a graph that holds, `issuer-mismatch` one whose authorization server
+   * names another issuer than the one advertised. Default off (no oauth block, no graph).
+   */
+  oauth?: boolean | MockOAuthGraph;
 }
 
 export interface MockWebhookOptions {

@@ -31,8 +31,13 @@ export interface FetchedDocument {
   body: Buffer;
 }
 
-/** Fetches one document under a byte cap. Injectable wherever counterparty files are read. */
-export type DocumentFetcher = (url: string, opts: { maxBytes: number }) => Promise<FetchedDocument>;
+/**
+ * Fetches one document under a byte cap. Injectable wherever counterparty files are read.
+ * `anyStatus` (the OAuth metadata graph's endpoint probes and its own redirect handling) answers
+ * every status instead of refusing a redirect or a status other than 200; a redirect's body is
+ * dropped and it is never followed here.
+ */
+export type DocumentFetcher = (url: string, opts: { maxBytes: number; anyStatus?: boolean }) => Promise<FetchedDocument>;
 
 export interface SafeFetchOptions {
   connectTimeoutMs?: number;
@@ -59,7 +64,7 @@ export function createSafeFetcher(opts: SafeFetchOptions = {}): DocumentFetcher 
   // deny private addresses (then only allow-listed ones do: forDocuments).
   const allowLoopback = opts.allowInsecureLoopback === true;
   const documents = (opts.policy ?? new AddressPolicy()).forDocuments({ loopback: allowLoopback });
-  return async (rawUrl, { maxBytes }) => {
+  return async (rawUrl, { maxBytes, anyStatus }) => {
     let url: URL;
     try {
       url = new URL(rawUrl);
@@ -87,9 +92,10 @@ export function createSafeFetcher(opts: SafeFetchOptions = {}): DocumentFetcher 
       const res = await request(url, { method: 'GET', dispatcher: agent, signal, headers: { accept: 'application/json' } });
       if (res.statusCode >= 300 && res.statusCode < 400) {
         discard(res.body);
+        if (anyStatus) return { url: url.href, status: res.statusCode, headers: res.headers, body: Buffer.alloc(0) };
         throw new SafeFetchError('redirect', `redirect (${res.statusCode}) refused`);
       }
-      if (res.statusCode !== 200) {
+      if (res.statusCode !== 200 && !anyStatus) {
         discard(res.body);
         throw new SafeFetchError('status', `HTTP ${res.statusCode}`);
       }

@@ -1,6 +1,7 @@
 /** The shape every validation kind is judged in (validations.ts and the kinds beside it). */
 import type { SchemaIdentity, ValidationRecord } from '../engine/storyboard-step.js';
 import type { StoryboardValidation } from './model.js';
+import type { GraphWalk } from './oauth-graph-walk.js';
 
 /** What one step got back. */
 export interface StepOutcome {
@@ -36,6 +37,8 @@ export interface ValidationEnv {
   upstream?: UpstreamQueries;
   /** A parallel dispatch's resolved responses (`cross_response_*`); absent on a single call. */
   crossResponses?: readonly unknown[];
+  /** The OAuth metadata graph the runner followed (`oauth_metadata_graph`, oauth-graph-walk.ts); absent on any other step. */
+  oauthGraph?: GraphWalk;
 }
 
 export type Judge = (v: StoryboardValidation, o: StepOutcome, env: ValidationEnv) => Omit<ValidationRecord, 'check' | 'severity' | 'description'>;

@@ -7,7 +7,9 @@
  * SSRF-safe under the run's address policy, https only (http and loopback only when the agent
  * and the document's host are both on loopback), no redirects, 64 KiB, 10 s, and never with the
  * run's credentials. The document is the step's reply, judged by its validations
- * (`resource_equals_agent_url` among them); a status other than 200 is the reply's status.
+ * (`resource_equals_agent_url` among them); a status other than 200 is the reply's status. A
+ * `protected_resource_metadata` step carrying `oauth_metadata_graph` follows the whole graph
+ * instead (oauth-graph-step.ts).
  */
 import { fetchDiscoveryJson } from '../discovery/fetch.js';
 import type { CheckContext, StepVerdict } from '../engine/kinds/types.js';

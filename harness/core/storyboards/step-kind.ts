@@ -24,6 +24,7 @@ import { rebaseStaleFlight } from './flight.js';
 import { passSuffix, withPassKey } from './pass-keys.js';
 import { dispatchAll, parallelSpecOf } from './parallel-dispatch.js';
 import { OAUTH_PROBES, probe, probeUrl } from './oauth-probes.js';
+import { followsGraph, graphStep } from './oauth-graph-step.js';
 import { upstreamQueries } from './upstream-queries.js';
 import { isControllerRefusal, judgeAcross, outcomeOf } from './outcome.js';
 import { judgeValidation } from './validations.js';
@@ -271,6 +272,7 @@ function majorVersions(ctx: CheckContext): number[] | undefined {
 
 /** An OAuth metadata probe (oauth-probes.ts): the document fetched is the reply its validations judge. */
 async function oauthProbe(ctx: CheckContext, sb: Storyboard, step: StoryboardStep, task: string, state: StoryboardState): Promise<StepOutput> {
+  if (followsGraph(step, task)) return graphStep(ctx, step, state);
   const prms = sb.phases
     .flatMap((p) => p.steps)
     .filter((s) => s.task === 'protected_resource_metadata' && state.priorSteps.has(s.id))

@@ -179,10 +179,12 @@ describe('validations', () => {
       v('field_value', { path: 'status' }),
       v('field_pattern', { path: 'status', pattern: '(' }),
       v('field_present', { path: 'a..b' }),
+      v('some_future_check'),
       v('oauth_metadata_graph'),
     ])
       expect(judgeValidation(val, ok(body), env).outcome, val.check).toBe('not_applicable');
-    expect(JUDGED_KINDS.has('oauth_metadata_graph')).toBe(false);
+    expect(JUDGED_KINDS.has('some_future_check')).toBe(false);
+    expect(JUDGED_KINDS.has('oauth_metadata_graph')).toBe(true);
   });
 
   it('compares with values earlier steps captured when the expected value is $context.<name>', () => {

@@ -31,6 +31,8 @@ export interface SellerServices {
   kinds: readonly AgentKind[];
   /** The request_signing capability whose signatures the seller verifies (digest 1.15); absent: none. */
   requestSigning?: RequestSigningCapability;
+  /** The seller serves an OAuth discovery graph and declares `oauth.supported: true` (MockSellerOptions.oauth). */
+  oauth?: boolean;
   /** The protocol line the seller speaks (MockSellerOptions.protocolLine). */
   protocolLine: ProtocolLine;
   /** Simulated latency of the downstream booking call inside create_media_buy (ms). */

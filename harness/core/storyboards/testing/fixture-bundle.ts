@@ -79,7 +79,7 @@ phases:
             value: "no-such-product"
             severity: advisory
             description: an advisory that fails
-          - check: oauth_metadata_graph
+          - check: some_future_check
             description: a kind the harness does not judge
       - id: again
         task: get_products
@@ -190,7 +190,7 @@ phases:
           buying_mode: nonsense
           context: { correlation_id: "refusal--refused", api_key: "${FIXTURE_SECRET}", note: "sent with __BEARER__" }
         validations:
-          - { check: oauth_metadata_graph, description: not judged by the harness }
+          - { check: some_future_check, description: not judged by the harness }
 `,
   'universal/misseeded.yaml': `
 id: misseeded

@@ -72,6 +72,7 @@ function declaration(s: SellerServices): Record<string, unknown> {
       delivery_retry_horizon_seconds: 86_400,
     },
     ...(s.requestSigning ? { request_signing: s.requestSigning } : {}),
+    ...(s.oauth ? { oauth: { supported: true } } : {}),
     // The capability names only what the 3.0 schema's closed list admits; list_scenarios names all.
     ...(s.testController ? { compliance_testing: { scenarios: CONTROLLER_SCENARIOS.filter(isDeclarable) } } : {}),
   };
