@@ -12,6 +12,7 @@ import { fleetRoutes } from './routes/fleet.js';
 import { ownerSettingsRoutes } from './routes/owner-settings.js';
 import { refreshRoutes } from './routes/refresh.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { storyboardStatusRoutes } from './routes/storyboard-status.js';
 import type { AgentRow, RefreshLimits, RegistryStore } from './types.js';
 import type { RunResult } from '../core/engine/result.js';
@@ -33,9 +34,18 @@ export interface ApiOptions {
   probeNow?: (agent: AgentRow, triggeredBy: string) => Promise<{ runId: number; result: RunResult } | undefined>;
 }
 
-/** Every route the service answers, in one table (the OpenAPI description is checked against it). */
+/** Every route the service answers, in one table; each has its OpenAPI description under openapi/ (openapi.test.ts checks both ways). */
 export function registryRoutes(s: ServiceContext): Route[] {
-  return [...fleetRoutes(s), ...complianceRoutes(s), ...ownerSettingsRoutes(s), ...refreshRoutes(s), ...diagnosticsRoutes(s), ...storyboardStatusRoutes(s)];
+  const routes: Route[] = [
+    ...fleetRoutes(s),
+    ...complianceRoutes(s),
+    ...ownerSettingsRoutes(s),
+    ...refreshRoutes(s),
+    ...diagnosticsRoutes(s),
+    ...storyboardStatusRoutes(s),
+    ...openApiRoutes(() => routes),
+  ];
+  return routes;
 }
 
 export function createRegistryHandler(o: ApiOptions): (req: IncomingMessage, res: ServerResponse) => void {
