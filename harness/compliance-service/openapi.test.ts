@@ -140,12 +140,17 @@ describe('replies of the running service (SQLite) match the document', () => {
   let bad: string;
 
   /**
-   * Calls `method template` (its `{encodedUrl}` filled in) and checks the reply against the
+   * Calls `method template` (`{encodedUrl}` filled in with `agent`, other `{name}`s from `params`) and checks the reply against the
    * document: its status is documented for that operation, its media type is the documented one,
    * and a JSON body is valid against the schema given for that status.
    */
-  const call = async (method: string, template: string, o: { agent?: string; query?: string; key?: string; body?: unknown } = {}) => {
-    const path = template.replace('{encodedUrl}', encodeURIComponent(o.agent ?? ''));
+  const call = async (
+    method: string,
+    template: string,
+    o: { agent?: string; params?: Record<string, string>; query?: string; key?: string; body?: unknown } = {},
+  ) => {
+    const values: Record<string, string> = { encodedUrl: o.agent ?? '', ...o.params };
+    const path = template.replace(/\{([A-Za-z]+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''));
     const r = await fetch(`${svc.url}${path}${o.query ? `?${o.query}` : ''}`, {
       method,
       headers: { ...(o.key ? { authorization: `Bearer ${o.key}` } : {}), ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}) },
