@@ -12,6 +12,7 @@ import { fleetRoutes } from './routes/fleet.js';
 import { ownerSettingsRoutes } from './routes/owner-settings.js';
 import { refreshRoutes } from './routes/refresh.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { storyboardStatusRoutes } from './routes/storyboard-status.js';
 import { badgeRoutes } from './routes/badges.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -40,9 +41,9 @@ export interface ApiOptions {
   badgeToken?: (agent: AgentRow, badge: Badge) => Promise<string>;
 }
 
-/** Every route the service answers, in one table (the OpenAPI description is checked against it). */
+/** Every route the service answers, in one table; each has its OpenAPI description under openapi/ (openapi.test.ts checks both ways). */
 export function registryRoutes(s: ServiceContext): Route[] {
-  return [
+  const routes: Route[] = [
     ...fleetRoutes(s),
     ...complianceRoutes(s),
     ...ownerSettingsRoutes(s),
@@ -51,7 +52,9 @@ export function registryRoutes(s: ServiceContext): Route[] {
     ...storyboardStatusRoutes(s),
     ...badgeRoutes(s),
     ...dashboardRoutes(s),
+    ...openApiRoutes(() => routes),
   ];
+  return routes;
 }
 
 export function createRegistryHandler(o: ApiOptions): (req: IncomingMessage, res: ServerResponse) => void {

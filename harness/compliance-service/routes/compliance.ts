@@ -16,7 +16,7 @@ import type { RunRow } from '../types.js';
 import { owns, requireOwner } from '../http/callers.js';
 import type { ServiceContext } from './context.js';
 
-const MAX_HISTORY = 100;
+export const MAX_HISTORY = 100;
 
 /** A history entry: the digest's `ComplianceRun` (from the run's kept summary) and our state, status and failing check ids. */
 function complianceRun(r: RunRow): Record<string, unknown> {

@@ -15,7 +15,7 @@ import type { Route } from '../http/router.js';
 import { type AgentRow, DuplicateAgentError } from '../types.js';
 import type { ServiceContext } from './context.js';
 
-const MAX_CHANGES = 1_000;
+export const MAX_CHANGES = 1_000;
 
 /** The list entry: spec 2.4 (domain, agent_url, capabilities, channels) and the agent's standing. */
 export function listEntry(a: AgentRow): Record<string, unknown> {
