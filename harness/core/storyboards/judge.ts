@@ -1,6 +1,7 @@
 /** The shape every validation kind is judged in (validations.ts and the kinds beside it). */
 import type { SchemaIdentity, ValidationRecord } from '../engine/storyboard-step.js';
 import type { StoryboardValidation } from './model.js';
+import type { V1Registry } from './v1-registry.js';
 
 /** What one step got back. */
 export interface StepOutcome {
@@ -36,6 +37,10 @@ export interface ValidationEnv {
   upstream?: UpstreamQueries;
   /** A parallel dispatch's resolved responses (`cross_response_*`); absent on a single call. */
   crossResponses?: readonly unknown[];
+  /** The request this step sent (`canonical_format_satisfaction`). */
+  sent?: unknown;
+  /** The released set's v1 → canonical registry (`canonical_format_satisfaction`, v1-registry.ts); absent when the run has none. */
+  v1Registry?: V1Registry;
 }
 
 export type Judge = (v: StoryboardValidation, o: StepOutcome, env: ValidationEnv) => Omit<ValidationRecord, 'check' | 'severity' | 'description'>;

@@ -33,6 +33,7 @@ import { stepAuth } from './auth.js';
 import { receiverScope } from './runner-webhooks.js';
 import { runWebhookStep, WEBHOOK_STEPS } from './webhook-steps.js';
 import { responseSchemaOf } from './response-schema.js';
+import { canonicalEnv } from './canonical-env.js';
 import {
   assertContribution,
   chainedStep,
@@ -232,6 +233,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
             agentUrl: ctx.transport.endpoint,
             responseSchema: (o) => responseSchemaOf(ctx, { ...step, task }, o),
             ...(upstream ? { upstream } : {}),
+            ...canonicalEnv(ctx, step, flight.args),
           },
           dispatches !== undefined,
         ),

@@ -14,6 +14,7 @@ import { a2aContextContinuity, a2aSubmittedArtifact, on401RequireHeader, resourc
 import { refsResolve } from './refs-resolve.js';
 import { upstreamTraffic } from './upstream-traffic.js';
 import { crossResponseCountDistinct, crossResponseFieldEqual } from './cross-response.js';
+import { canonicalFormatSatisfaction } from './canonical-format.js';
 
 export type { SchemaJudgement, StepOutcome, ValidationEnv } from './judge.js';
 import type { StepOutcome, ValidationEnv } from './judge.js';
@@ -195,6 +196,7 @@ const KINDS: Record<string, Judge> = {
   upstream_traffic: upstreamTraffic,
   cross_response_field_equal: crossResponseFieldEqual,
   cross_response_count_distinct: crossResponseCountDistinct,
+  canonical_format_satisfaction: canonicalFormatSatisfaction,
 };
 
 /** The kinds judged here; any other authored kind is not applicable (and counted as such by the caller). */
