@@ -3,12 +3,16 @@
  * (line 3.1+ create_media_buy: `format_option_refs[]` win, else legacy `format_ids[]`, else the
  * direct `format_kind` + `params`; a package without any takes all the product's formats). A
  * selector that names no declaration, or a direct selector that under-specifies one (omits a
- * dimension or duration it fixes, or another param it declares) or contradicts it, is refused
+ * dimension, size, range or duration it fixes) or contradicts a param it declares, is refused
  * UNSUPPORTED_FEATURE with the selector's field. Legacy `format_ids[]` are checked only on a
  * product that declares `format_options[]` (a v1_format_ref link or the product's own format_ids).
  *
- * Fault `canonical-selector-underspecified-accepted`: a direct selector omitting what the
- * declaration fixes is taken as matching it (a bare `format_kind: image` buys a fixed 300x250).
+ * `get_products` on 3.1+ flags a product whose `format_ids[]` and `format_options[].v1_format_ref[]`
+ * disagree with a non-fatal FORMAT_DECLARATION_DIVERGENT advisory (`source: producer`).
+ *
+ * Fault `canonical-selector-underspecified-accepted`: a dimension or duration a direct selector
+ * omits is taken as matching the declaration's (a bare `format_kind: image` buys a fixed 300x250);
+ * one it states must still match.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { registerFault } from '../faults.js';
@@ -26,8 +30,9 @@ registerFault({
 });
 
 type Rec = Record<string, unknown>;
+/** The params a direct selector must state when the declaration has them; any other is the declaration's when left out. */
+const GATING = new Set(['width', 'height', 'sizes', 'min_width', 'max_width', 'min_height', 'max_height', 'duration_ms_exact', 'duration_ms_range']);
 const isRecord = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
-const FIXED = ['width', 'height', 'duration_ms_exact'];
 
 const refuse = (field: string, why: string) => failure('UNSUPPORTED_FEATURE', `${field}: the format selector ${why}`, { field, recovery: 'correctable' });
 
@@ -37,7 +42,7 @@ function unmet(decl: Rec, params: Rec, lenient: boolean): string | undefined {
   for (const [key, want] of Object.entries(declared)) {
     const got = params[key];
     if (got === undefined) {
-      if (lenient && FIXED.includes(key)) continue;
+      if (lenient || !GATING.has(key)) continue;
       return `omits params.${key}`;
     }
     const narrows =
@@ -95,4 +100,27 @@ export function checkFormatSelectors(s: SellerServices, packages: readonly Rec[]
     const product = s.catalog.product(String(p.product_id));
     if (product) checkPackage(s, p, product, `${base}[${i}]`);
   });
+}
+
+/** The producer's advisories for listed products whose v1 and canonical declarations disagree (a v1_format_ref naming no product format_id, or a format_id no declaration links). */
+export function divergenceAdvisories(products: readonly Rec[]): Rec[] {
+  const out: Rec[] = [];
+  products.forEach((p, i) => {
+    const decls = (Array.isArray(p.format_options) ? p.format_options : []).filter(isRecord);
+    const ids = (Array.isArray(p.format_ids) ? p.format_ids : []).filter(isRecord);
+    const links = decls.flatMap((d) => (Array.isArray(d.v1_format_ref) ? d.v1_format_ref.filter(isRecord) : []));
+    if (ids.length === 0 || links.length === 0) return;
+    const same = (a: Rec) => (b: Rec) => a.id === b.id && a.agent_url === b.agent_url;
+    const stray = links.find((l) => !ids.some(same(l))) ?? ids.find((f) => !links.some(same(f)));
+    if (!stray) return;
+    out.push({
+      code: 'FORMAT_DECLARATION_DIVERGENT',
+      message: `product ${String(p.product_id)}: format_ids[] and format_options[].v1_format_ref[] name different formats (${String(stray.id)} is on one side only)`,
+      field: `products[${i}]`,
+      source: 'producer',
+      recovery: 'correctable',
+      details: { product_id: p.product_id, divergence_reason: `${String(stray.id)} is not on both sides` },
+    });
+  });
+  return out;
 }

@@ -7,6 +7,7 @@ import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
 import { paginate, paginationArg } from '../pagination.js';
 import { accountRef, brandRef, formatId, taskSchema } from '../validation.js';
+import { divergenceAdvisories } from '../format-selectors.js';
 
 const CHANNEL_WORDS: Record<string, string[]> = {
   ctv: ['ctv', 'connected tv', 'streaming tv', 'television'],
@@ -108,7 +109,9 @@ export function productTasks(s: SellerServices): TaskDef[] {
       // The buggy seller's pricing options carry no pricing_option_id: nothing offered can be bought.
       if (s.faults.has('pricing-options-unnamed'))
         for (const p of out) for (const o of (p.pricing_options as Record<string, unknown>[] | undefined) ?? []) delete o.pricing_option_id;
-      return completed({ products: out });
+      // 3.1+ requires the cache layer the answer describes; the sandbox has no account-specific prices.
+      const advisories = s.protocolLine === '3.0' ? [] : divergenceAdvisories(out);
+      return completed({ products: out, ...(s.protocolLine === '3.0' ? {} : { cache_scope: 'public' }), ...(advisories.length ? { errors: advisories } : {}) });
     },
   };
 
