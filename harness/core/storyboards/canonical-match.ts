@@ -2,8 +2,9 @@
  * Canonical format matching for `canonical_format_satisfaction` (canonical-format.ts): whether a
  * buyer's direct canonical selector (`format_kind` + `params`) is specific enough for one of a
  * product's `format_options[]` declarations (directional product gating: fixed width, height and
- * duration must be stated and equal, ranges contained rather than overlapping, every other
- * declared param stated, a list narrowed to a subset), and whether a declaration narrows a legacy
+ * duration must be stated and equal, listed sizes and ranges stated and contained rather than
+ * overlapping; any other declared param the selector states must narrow it, a list to a subset,
+ * while one it leaves out is the declaration's), and whether a declaration narrows a legacy
  * named format's canonical projection (the v2-narrows-v1 comparison). Each answer is the unmet
  * requirement in words, or undefined when met. Lists are read up to LIST_CAP items.
  */
@@ -108,7 +109,8 @@ function narrows(outer: unknown, inner: unknown): boolean {
 function others(decl: Params, req: Params): string | undefined {
   for (const [key, declared] of Object.entries(decl)) {
     if (GATED.has(key) || declared === undefined || (Array.isArray(declared) && declared.length === 0)) continue;
-    if (req[key] === undefined) return `the selector omits params.${key}, which the declaration constrains to ${shown(declared)}`;
+    // Not a gating param: the 3.1+ scenarios buy a fixed image declaring file size, formats and slots with width and height alone.
+    if (req[key] === undefined) continue;
     if (!narrows(declared, req[key])) return `params.${key} ${shown(req[key])} does not narrow the declared ${shown(declared)}`;
   }
   return undefined;
