@@ -53,6 +53,12 @@ export interface FaultDef {
    * compliance target, against the mock speaking that line (not in a matrix group).
    */
   readonly target?: '3.0' | '3.1' | '3.2';
+  /**
+   * The broken rule is judged by a storyboard validation, not a built-in check: `targets` are
+   * check ids of the storyboard bundle at this repository path, and the fault is proven by that
+   * bundle's own test; the built-in fault matrices leave it out.
+   */
+  readonly storyboard?: string;
 }
 
 const FAULT_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -74,6 +80,7 @@ export function registerFault(def: FaultDef): void {
     ...(def.production ? { production: true } : {}),
     ...(def.fixtures ? { fixtures: def.fixtures } : {}),
     ...(def.target ? { target: def.target } : {}),
+    ...(def.storyboard ? { storyboard: def.storyboard } : {}),
   });
   const existing = registry.get(def.name);
   if (existing) {

@@ -2,6 +2,7 @@
 import type { SchemaIdentity, ValidationRecord } from '../engine/storyboard-step.js';
 import type { StoryboardValidation } from './model.js';
 import type { GraphWalk } from './oauth-graph-walk.js';
+import type { V1Registry } from './v1-registry.js';
 
 /** What one step got back. */
 export interface StepOutcome {
@@ -39,6 +40,10 @@ export interface ValidationEnv {
   crossResponses?: readonly unknown[];
   /** The OAuth metadata graph the runner followed (`oauth_metadata_graph`, oauth-graph-walk.ts); absent on any other step. */
   oauthGraph?: GraphWalk;
+  /** The request this step sent (`canonical_format_satisfaction`). */
+  sent?: unknown;
+  /** The released set's v1 → canonical registry (`canonical_format_satisfaction`, v1-registry.ts); absent when the run has none. */
+  v1Registry?: V1Registry;
 }
 
 export type Judge = (v: StoryboardValidation, o: StepOutcome, env: ValidationEnv) => Omit<ValidationRecord, 'check' | 'severity' | 'description'>;

@@ -4,7 +4,9 @@
  * it; a specialism's when `specialisms` does; the scenarios a selected storyboard requires. Then
  * each storyboard's own gates: `required_tools` (any one of them), `required_any_of_tools` (one
  * of each group), `requires_capability` / `requires_all_capabilities`, `introduced_in` against
- * the agent's `major_versions`. The reasons are the runner output contract's skip reasons.
+ * the agent's `major_versions` and, for a minor release (`3.1`), against the run's target line and
+ * the agent's `supported_versions`: a 3.0 run, or an agent declaring only 3.0, is not judged by a
+ * storyboard of 3.1. The reasons are the runner output contract's skip reasons.
  */
 import type { CapabilityRequirement, Storyboard, StoryboardBundle } from './model.js';
 import { resolveStoryboardPath } from './path.js';
@@ -22,6 +24,9 @@ export interface AgentFacts {
   tools: ReadonlySet<string>;
   /** The major versions it declares (its `<token>` block); default `capabilities.major_versions`. */
   majorVersions?: number[];
+  /** The run's target line (`3.0`), and the versions the agent declares (its `<token>` block's `supported_versions`). */
+  target?: string;
+  supportedVersions?: string[];
 }
 
 export interface StoryboardSelection {
@@ -79,8 +84,24 @@ function gate(sb: Storyboard, agent: AgentFacts): Pick<StoryboardSelection, 'ski
     const majors = agent.majorVersions ?? (Array.isArray(agent.capabilities.major_versions) ? agent.capabilities.major_versions.filter(Number.isInteger) : []);
     if (Number.isInteger(major) && majors.length > 0 && !majors.includes(major))
       return { skip: { reason: 'not_applicable', detail: `introduced in ${sb.introducedIn}; the agent declares major_versions [${majors.join(', ')}]` } };
+    const since = release(sb.introducedIn);
+    const before = (v: string) => {
+      const r = release(v);
+      return since !== undefined && r !== undefined && (r[0] < since[0] || (r[0] === since[0] && r[1] < since[1]));
+    };
+    if (agent.target && before(agent.target))
+      return { skip: { reason: 'not_applicable', detail: `introduced in ${sb.introducedIn}; the run targets ${agent.target}` } };
+    const declared = agent.supportedVersions ?? [];
+    if (declared.length > 0 && declared.every(before))
+      return { skip: { reason: 'not_applicable', detail: `introduced in ${sb.introducedIn}; the agent declares supported_versions [${declared.join(', ')}]` } };
   }
   return {};
+}
+
+/** `3.1` of `3.1`, `3.1.19`, `3.1-beta`; undefined without a minor. */
+function release(v: string): [number, number] | undefined {
+  const m = /^\s*(\d+)\.(\d+)/.exec(v);
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
 }
 
 /** Why a capability requirement is not met, or undefined when it is. */

@@ -15,7 +15,7 @@ import { unreachable } from '../engine/kinds/steps/util.js';
 import type { StepDef } from '../engine/model.js';
 import type { Storyboard, StoryboardBundle, StoryboardStep } from './model.js';
 import { pointerOf, resolveStoryboardPath } from './path.js';
-import { selectStoryboards, unmetRequirement } from './select.js';
+import { type AgentFacts, selectStoryboards, unmetRequirement } from './select.js';
 import { seedStoryboard } from './seeding.js';
 import { selectionOn, storyboardState, type StoryboardState } from './state.js';
 import { substitute, UnresolvedSubstitution, type SubstitutionScope } from './substitute.js';
@@ -34,6 +34,7 @@ import { stepAuth } from './auth.js';
 import { receiverScope } from './runner-webhooks.js';
 import { runWebhookStep, WEBHOOK_STEPS } from './webhook-steps.js';
 import { responseSchemaOf } from './response-schema.js';
+import { canonicalEnv } from './canonical-env.js';
 import {
   assertContribution,
   chainedStep,
@@ -100,7 +101,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
   async function runStep(def: StepDef, ctx: CheckContext): Promise<StepOutput> {
     {
       const selection = await selectionOn(ctx, () =>
-        selectStoryboards(bundle, { capabilities: ctx.profile.capabilities ?? {}, tools: toolsOf(ctx), majorVersions: majorVersions(ctx) }),
+        selectStoryboards(bundle, { capabilities: ctx.profile.capabilities ?? {}, tools: toolsOf(ctx), ...versionFacts(ctx) }),
       );
       const chosen = selection.get(String(def.storyboard));
       if (!chosen || chosen.skip) {
@@ -233,6 +234,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
             agentUrl: ctx.transport.endpoint,
             responseSchema: (o) => responseSchemaOf(ctx, { ...step, task }, o),
             ...(upstream ? { upstream } : {}),
+            ...canonicalEnv(ctx, step, flight.args),
           },
           dispatches !== undefined,
         ),
@@ -264,10 +266,16 @@ function toolsOf(ctx: CheckContext): Set<string> {
   return new Set([...ctx.profile.tasks, ctx.ids.capabilitiesTask]);
 }
 
-function majorVersions(ctx: CheckContext): number[] | undefined {
+/** The agent's declared `major_versions` and `supported_versions`, and the run's target line (introduced_in, select.ts). */
+function versionFacts(ctx: CheckContext): Pick<AgentFacts, 'majorVersions' | 'target' | 'supportedVersions'> {
   const block = ctx.profile.capabilities?.[ctx.ids.token];
-  const v = block && typeof block === 'object' ? (block as { major_versions?: unknown }).major_versions : undefined;
-  return Array.isArray(v) ? v.filter(Number.isInteger) : undefined;
+  const b = block && typeof block === 'object' ? (block as { major_versions?: unknown; supported_versions?: unknown }) : {};
+  const declared = Array.isArray(b.supported_versions) ? b.supported_versions.filter((x): x is string => typeof x === 'string').slice(0, 16) : [];
+  return {
+    target: ctx.target,
+    ...(Array.isArray(b.major_versions) ? { majorVersions: b.major_versions.filter(Number.isInteger) } : {}),
+    ...(declared.length ? { supportedVersions: declared } : {}),
+  };
 }
 
 /** An OAuth metadata probe (oauth-probes.ts): the document fetched is the reply its validations judge. */

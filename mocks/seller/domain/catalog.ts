@@ -25,7 +25,10 @@ export interface Product {
     method: 'estimate';
     currency: 'USD';
   };
-  format_ids: { agent_url: string; id: string }[];
+  /** Absent on a seeded product declaring only `format_options` (line 3.1+). */
+  format_ids?: { agent_url: string; id: string }[];
+  /** Line 3.1+ canonical format declarations, as a seed gave them (format-selectors.ts judges create_media_buy against them). */
+  format_options?: Record<string, unknown>[];
   /** Released 3.0 members: the publisher inventory the product covers, and its reporting. */
   publisher_properties: { publisher_domain: string; selection_type: 'all' }[];
   reporting_capabilities: typeof REPORTING;

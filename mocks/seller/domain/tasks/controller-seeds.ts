@@ -40,6 +40,19 @@ type Fixture = Record<string, unknown>;
 
 const str = (v: unknown, fallback: string): string => (typeof v === 'string' && v.length > 0 ? v : fallback);
 const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fallback);
+/** The pricing options a product fixture carries inline (each with its pricing_option_id); seed_pricing_option adds more. */
+const embeddedPricing = (v: unknown): PricingOption[] =>
+  (Array.isArray(v) ? v : [])
+    .filter(
+      (o): o is Record<string, unknown> => o !== null && typeof o === 'object' && typeof (o as { pricing_option_id?: unknown }).pricing_option_id === 'string',
+    )
+    .map((o) => ({
+      ...o,
+      pricing_option_id: String(o.pricing_option_id),
+      pricing_model: str(o.pricing_model, 'cpm'),
+      currency: str(o.currency, 'USD'),
+      fixed_price: num(o.fixed_price, 10),
+    }));
 
 export function controllerSeeds(s: SellerServices, fail: Fail) {
   /** The fixture each seeded id was given: an identical re-seed is a no-op, a different one refused. */
@@ -61,23 +74,42 @@ export function controllerSeeds(s: SellerServices, fail: Fail) {
     return once(`product ${p.product_id}`, f, () => {
       if (s.catalog.product(p.product_id)) return fail('INVALID_PARAMS', `product ${JSON.stringify(p.product_id)} is part of the sandbox's own catalog`);
       const formats = Array.isArray(f.format_ids) ? (f.format_ids as { id?: unknown; agent_url?: unknown }[]) : [];
+      const canonical = canonicalOf(f);
       const seededProduct: Product = {
         ...(f as object),
         product_id: p.product_id,
         name: str(f.name, p.product_id),
         description: str(f.description, `Seeded sandbox product ${p.product_id}`),
         channels: Array.isArray(f.channels) ? f.channels.filter((c): c is string => typeof c === 'string') : ['display'],
-        pricing_options: [],
+        pricing_options: embeddedPricing(f.pricing_options),
         delivery_type: f.delivery_type === 'guaranteed' ? 'guaranteed' : 'non_guaranteed',
         forecast: forecastOf(100_000, 250_000),
         format_ids: formats.filter((x) => typeof x?.id === 'string').map((x) => ({ agent_url: str(x.agent_url, s.catalog.agentUrl), id: String(x.id) })),
         publisher_properties: [{ publisher_domain: SANDBOX_PUBLISHER, selection_type: 'all' }],
-        reporting_capabilities: structuredClone(REPORTING),
+        reporting_capabilities: { ...structuredClone(REPORTING), ...canonical.reporting },
         sandbox: true,
       };
+      delete seededProduct.format_options;
+      if (canonical.formatOptions) {
+        seededProduct.format_options = canonical.formatOptions;
+        if (formats.length === 0) delete seededProduct.format_ids;
+      }
       s.catalog.products.push(seededProduct);
       return undefined;
     });
+  }
+
+  /** A 3.1+ seller keeps a product fixture's canonical format_options and its reporting vendor_metrics (a 3.0 seller speaks neither). */
+  function canonicalOf(f: Fixture): { formatOptions?: Record<string, unknown>[]; reporting?: { vendor_metrics: unknown[] } } {
+    if (s.protocolLine === '3.0') return {};
+    const options = Array.isArray(f.format_options)
+      ? f.format_options.filter((o): o is Record<string, unknown> => o !== null && typeof o === 'object' && !Array.isArray(o))
+      : [];
+    const metrics = (f.reporting_capabilities as { vendor_metrics?: unknown } | undefined)?.vendor_metrics;
+    return {
+      ...(options.length > 0 ? { formatOptions: structuredClone(options) } : {}),
+      ...(Array.isArray(metrics) ? { reporting: { vendor_metrics: structuredClone(metrics) } } : {}),
+    };
   }
 
   function pricingOption(p: z.infer<typeof seedParamSchemas.seed_pricing_option>): TaskPayload {

@@ -12,6 +12,7 @@ import type { MediaBuyRecord } from '../media-buy-record.js';
 import type { SellerServices } from '../services.js';
 import { A2A_PUSH_FIELD, type SuccessOutcome, type TaskCall, type TaskDef, completed, isPlainObject } from '../task-def.js';
 import { accountView } from '../accounts.js';
+import { checkFormatSelectors } from '../format-selectors.js';
 import { accountRef, brandRef, httpUrl, isoDateTime, pushNotificationConfig, taskSchema } from '../validation.js';
 
 export const startTimeSchema = z.union([z.literal('asap'), isoDateTime, z.looseObject({ type: z.literal('date'), date: z.iso.date() })], {
@@ -91,6 +92,7 @@ export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
       const end = Date.parse(args.end_time);
       if (!(end > start)) throw invalidRequest('end_time', 'must be after start_time');
       checkPackageRefs(s, args.packages, 'packages');
+      checkFormatSelectors(s, args.packages, 'packages');
       // Webhook registrations are validated before anything happens (Bearer refused, operation_id required,
       // https and public addresses unless the seller runs for local testing, a bounded number of URLs).
       if (args.push_notification_config !== undefined) s.webhooks.checkRegistration(args.push_notification_config, 'push_notification_config');

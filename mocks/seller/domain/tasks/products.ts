@@ -7,6 +7,7 @@ import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
 import { paginate, paginationArg } from '../pagination.js';
 import { accountRef, brandRef, formatId, taskSchema } from '../validation.js';
+import { divergenceAdvisories } from '../format-selectors.js';
 
 const CHANNEL_WORDS: Record<string, string[]> = {
   ctv: ['ctv', 'connected tv', 'streaming tv', 'television'],
@@ -14,6 +15,9 @@ const CHANNEL_WORDS: Record<string, string[]> = {
   display: ['display', 'banner', 'homepage'],
   audio: ['audio', 'podcast', 'radio'],
 };
+
+const vendorMetricsOf = (p: Product) =>
+  ((p.reporting_capabilities as { vendor_metrics?: unknown }).vendor_metrics as { vendor?: { domain?: unknown }; metric_id?: unknown }[] | undefined) ?? [];
 
 function channelsInBrief(brief: string): Set<string> {
   const text = brief.toLowerCase();
@@ -37,7 +41,16 @@ const getProductsSchema = taskSchema({
       }),
     )
     .optional(),
-  filters: z.looseObject({ channels: z.array(z.string()).optional(), delivery_type: z.string().optional() }).optional(),
+  filters: z
+    .looseObject({
+      channels: z.array(z.string()).optional(),
+      delivery_type: z.string().optional(),
+      required_vendor_metrics: z
+        .array(z.looseObject({ vendor: z.looseObject({ domain: z.string() }), metric_id: z.string() }))
+        .max(50)
+        .optional(),
+    })
+    .optional(),
 });
 
 export function productTasks(s: SellerServices): TaskDef[] {
@@ -77,6 +90,12 @@ export function productTasks(s: SellerServices): TaskDef[] {
       const wanted = args.filters?.channels;
       if (wanted?.length) products = products.filter((p) => p.channels.some((c) => wanted.includes(c)));
       if (args.filters?.delivery_type) products = products.filter((p) => p.delivery_type === args.filters?.delivery_type);
+      // Every vendor metric asked for is one the product reports (line 3.1+; a seeded product's vendor_metrics).
+      const metrics = args.filters?.required_vendor_metrics;
+      if (metrics?.length)
+        products = products.filter((p) =>
+          metrics.every((m) => vendorMetricsOf(p).some((v) => v.vendor?.domain === m.vendor.domain && v.metric_id === m.metric_id)),
+        );
       const out: Record<string, unknown>[] = products.map((p) => structuredClone(p) as unknown as Record<string, unknown>);
       if (s.faults.has('product-schema-invalid') && out.length > 0) {
         // An extra, malformed product after the valid ones: no pricing_options, a string forecast minimum.
@@ -90,7 +109,9 @@ export function productTasks(s: SellerServices): TaskDef[] {
       // The buggy seller's pricing options carry no pricing_option_id: nothing offered can be bought.
       if (s.faults.has('pricing-options-unnamed'))
         for (const p of out) for (const o of (p.pricing_options as Record<string, unknown>[] | undefined) ?? []) delete o.pricing_option_id;
-      return completed({ products: out });
+      // 3.1+ requires the cache layer the answer describes; the sandbox has no account-specific prices.
+      const advisories = s.protocolLine === '3.0' ? [] : divergenceAdvisories(out);
+      return completed({ products: out, ...(s.protocolLine === '3.0' ? {} : { cache_scope: 'public' }), ...(advisories.length ? { errors: advisories } : {}) });
     },
   };
 
