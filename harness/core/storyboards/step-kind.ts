@@ -33,6 +33,8 @@ import { stepAuth } from './auth.js';
 import { receiverScope } from './runner-webhooks.js';
 import { runWebhookStep, WEBHOOK_STEPS } from './webhook-steps.js';
 import { responseSchemaOf } from './response-schema.js';
+import { runSubstitutionStep, SUBSTITUTION_STEP } from './substitution-step.js';
+import { stepCheckId } from './compile.js';
 import {
   assertContribution,
   chainedStep,
@@ -53,9 +55,7 @@ import {
  * observation, OAuth metadata probes) that the harness does not run yet: each is a coverage gap
  * naming what it is. (The webhook assertions and branch-set assertions are judged.)
  */
-const RUNNER_STEPS: Readonly<Record<string, string>> = {
-  expect_substitution_safe: 'storyboard substitution observation',
-};
+const RUNNER_STEPS: Readonly<Record<string, string>> = {};
 
 export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
   const find = (def: StepDef) => {
@@ -135,6 +135,8 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       if (task === 'assert_contribution') return assertContribution(step, state.contributions, state.unverifiedContributions);
       if (WEBHOOK_STEPS.has(task)) return runWebhookStep({ ...step, task }, ctx, { state, substitute: (v) => substitute(v, scope) });
       if (OAUTH_PROBES.has(task)) return oauthProbe(ctx, sb, step, task, state);
+      if (task === SUBSTITUTION_STEP)
+        return runSubstitutionStep(step, sb, ctx, { bundle, state, substitute: (v) => substitute(v, scope), checkOf: (id) => checkIdOf(sb, id) });
       const runnerStep = RUNNER_STEPS[task];
       if (runnerStep)
         return skipped(
@@ -256,6 +258,12 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       return { verdict: { status: 'ok' }, record, storyboard: found(results) };
     }
   }
+}
+
+/** The check id of a step of the storyboard. */
+function checkIdOf(sb: Storyboard, stepId: string): string {
+  const phase = sb.phases.find((p) => p.steps.some((s) => s.id === stepId));
+  return stepCheckId(sb.id, phase?.id ?? '', stepId);
 }
 
 /** The tasks the agent lists, and its capability task, which every agent answers listed or not. */
