@@ -34,7 +34,7 @@ import { receiverScope } from './runner-webhooks.js';
 import { runWebhookStep, WEBHOOK_STEPS } from './webhook-steps.js';
 import { responseSchemaOf } from './response-schema.js';
 import { runSubstitutionStep, SUBSTITUTION_STEP } from './substitution-step.js';
-import { stepCheckId } from './compile.js';
+import { stepCheckId } from './check-ids.js';
 import {
   assertContribution,
   chainedStep,
@@ -51,9 +51,9 @@ import {
 } from './step-output.js';
 
 /**
- * Steps the runner carries out itself rather than calling an agent task (digest 6.1 substitution
- * observation, OAuth metadata probes) that the harness does not run yet: each is a coverage gap
- * naming what it is. (The webhook assertions and branch-set assertions are judged.)
+ * Steps the runner carries out itself rather than calling an agent task (digest 6.1) that the
+ * harness does not run yet: each is a coverage gap naming what it is. (The webhook assertions,
+ * branch-set assertions, OAuth probes and substitution observation are judged.)
  */
 const RUNNER_STEPS: Readonly<Record<string, string>> = {};
 
