@@ -246,9 +246,16 @@ export function observe(urls: readonly TrackerUrl[], template: Template, binding
   }
   const claimed = new Set<Candidate>();
   const findings: BindingFinding[] = bindings.map((binding) => {
-    const exact = candidates.get(binding.macro)!.find((c) => divergence(c.value, binding.expected) === -1);
-    if (exact) claimed.add(exact);
-    return exact ? { binding, outcome: 'observed', at: exact } : { binding, outcome: 'missing' };
+    const list = candidates.get(binding.macro)!;
+    const exact = list.find((c) => !claimed.has(c) && divergence(c.value, binding.expected) === -1);
+    if (!exact) return { binding, outcome: 'missing' };
+    claimed.add(exact);
+    // The macro's other positions in the same URL carry the same value, as safely.
+    const sibling = list.find((c) => c.url === exact.url && c !== exact && !claimed.has(c) && divergence(c.value, binding.expected) !== -1);
+    if (!sibling) return { binding, outcome: 'observed', at: exact };
+    claimed.add(sibling);
+    const j = judgeEncoding(sibling.value, binding.raw, binding.expected, sibling.position.kind === 'whole');
+    return { binding, outcome: 'violated', at: sibling, code: j.code, offset: j.offset, why: j.why };
   });
   for (const f of findings) {
     if (f.outcome !== 'missing') continue;

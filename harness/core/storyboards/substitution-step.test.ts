@@ -15,6 +15,7 @@ const runs = new Map<string, RunResult>();
 
 beforeAll(async () => {
   for (const mode of ['safe', 'raw', 'uri-component', 'strip'] as const) runs.set(mode, await runSubstitutionBundle(mode));
+  runs.set('no-vectors', await runSubstitutionBundle('raw', ['test-vectors/macro-vectors.json']));
 }, 120_000);
 
 const check = (mode: string, id: string) => runs.get(mode)!.checks.find((c) => c.check_id === id)!;
@@ -80,12 +81,18 @@ describe('expect_substitution_safe against a loopback agent', () => {
     });
   });
 
-  it('is not applicable without the preview member or under another contract, a gap without the vector, blocked by a step that failed to capture its input', () => {
+  it('is not applicable without the preview member or under another contract, a gap without the vector or the fixture, blocked by a step that failed to capture its input', () => {
     expect(check('safe', 'storyboard.edges.p.no_member')).toMatchObject({
       outcome: 'not_applicable',
       message: expect.stringMatching(/^preview_source_unavailable: the response of step build has no \/creative_manifest\/preview_html/),
     });
     expect(check('safe', 'storyboard.edges.p.other_contract').outcome).toBe('not_applicable');
+    // Without the kit's vector fixture, even an agent substituting raw is not judged: never a pass, never a failure.
+    for (const id of OBSERVATIONS)
+      expect(check('no-vectors', id)).toMatchObject({
+        outcome: 'gap',
+        message: 'expect_substitution_safe: the bundle has no test-vectors/macro-vectors.json (the vector fixture the kit names); supply it in the bundle',
+      });
     expect(check('safe', 'storyboard.edges.p.unknown_vector')).toMatchObject({
       outcome: 'gap',
       message: 'expect_substitution_safe: the vector fixture has no vector no-such-vector; supply a fixture that has it',

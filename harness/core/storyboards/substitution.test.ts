@@ -107,6 +107,12 @@ describe('observing a preview', () => {
     expect(seen.findings[1]!.outcome).toBe('observed');
   });
 
+  it('judges every position of the macro in a URL: a safe query value does not cover a raw path segment', () => {
+    const a = bind('id 1');
+    const seen = observe(extractTrackerUrls(page('https://t.example/imp/id 1?i=id%201&cb=7')), template, [a]);
+    expect(seen.findings[0]).toMatchObject({ outcome: 'violated', code: 'substitution_encoding_violation', offset: 2, at: { position: { kind: 'path' } } });
+  });
+
   it('judges the value as written: raw non-ASCII is not taken for its encoding', () => {
     const a = bind('caf\u00e9');
     const seen = observe(extractTrackerUrls(page(url('caf\u00e9'))), template, [a]);

@@ -169,11 +169,15 @@ phases:
 `,
 };
 
-/** Writes the bundle, runs it over MCP against a fresh loopback agent substituting as `mode` says, and removes the bundle. */
-export async function runSubstitutionBundle(mode: SubstitutionMode): Promise<RunResult> {
+/**
+ * Writes the bundle (`omit`: files left out), runs it over MCP against a fresh loopback agent
+ * substituting as `mode` says, and removes the bundle.
+ */
+export async function runSubstitutionBundle(mode: SubstitutionMode, omit: string[] = []): Promise<RunResult> {
   const root = mkdtempSync(join(tmpdir(), 'substitution-bundle-'));
   try {
     for (const [p, text] of Object.entries(SUBSTITUTION_BUNDLE)) {
+      if (omit.includes(p)) continue;
       mkdirSync(dirname(join(root, p)), { recursive: true });
       writeFileSync(join(root, p), text);
     }
