@@ -87,6 +87,10 @@ describe('expect_substitution_safe against a loopback agent', () => {
       message: expect.stringMatching(/^preview_source_unavailable: the response of step build has no \/creative_manifest\/preview_html/),
     });
     expect(check('safe', 'storyboard.edges.p.other_contract').outcome).toBe('not_applicable');
+    expect(check('safe', 'storyboard.edges.p.no_position')).toMatchObject({
+      outcome: 'not_applicable',
+      message: 'macro_template https://track.example/imp?sku=fixed has no position of {SKU}: the storyboard authored it wrongly',
+    });
     // Without the kit's vector fixture, even an agent substituting raw is not judged: never a pass, never a failure.
     for (const id of OBSERVATIONS)
       expect(check('no-vectors', id)).toMatchObject({

@@ -25,6 +25,7 @@ import { encodeForUrl } from './substitution-encoding.js';
 import {
   type BindingFinding,
   extractTrackerUrls,
+  macroPositions,
   OBSERVE_LIMITS,
   observe,
   parseTemplate,
@@ -275,11 +276,8 @@ export async function runSubstitutionStep(step: StoryboardStep, sb: Storyboard, 
   let vectorCache: Vector[] | string | undefined;
   const bindings = resolveBindings(rawBindings, () => (vectorCache ??= loadVectors(env.bundle, kit.data)));
   if (!Array.isArray(bindings)) return bindings;
-  const unplaced = bindings.find((b) => !template.parts && template.raw !== b.macro);
-  if (unplaced || bindings.some((b) => template.parts && !template.raw.includes(b.macro)))
-    return na(
-      `macro_template ${template.raw} has no position of ${(unplaced ?? bindings.find((b) => !template.raw.includes(b.macro)))!.macro}: the storyboard authored it wrongly`,
-    );
+  const unplaced = bindings.find((b) => macroPositions(template, b.macro).length === 0);
+  if (unplaced) return na(`macro_template ${template.raw} has no position of ${unplaced.macro}: the storyboard authored it wrongly`);
 
   const sourceStep = sourceStepOf(sb, step.id);
   if (!sourceStep) return na(`no step before ${step.id} calls a task whose preview the step could observe`);

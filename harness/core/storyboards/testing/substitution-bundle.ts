@@ -139,6 +139,11 @@ phases:
         source_path: "/preview/previews/0/renders/0/preview_html"
         macro_template: "https://track.example/imp?sku={SKU}"
         catalog_bindings: [{ macro: "{SKU}", vector_name: "no-such-vector" }]
+      - id: no_position
+        task: expect_substitution_safe
+        source_path: "/preview/previews/0/renders/0/preview_html"
+        macro_template: "https://track.example/imp?sku=fixed"
+        catalog_bindings: [{ macro: "{SKU}", vector_name: "two-byte" }]
       - id: other_contract
         task: expect_substitution_safe
         requires_contract: some_other_runner
