@@ -104,7 +104,7 @@ describe('the runner output of a storyboard run', () => {
     });
     expect(skip('flow', 'runner_side', 'observe')).toEqual({
       reason: 'unsatisfied_contract',
-      detail: 'expect_substitution_safe: a step the runner carries out itself (storyboard substitution observation), which the harness does not run yet',
+      detail: 'expect_substitution_safe: the bundle has no substitution_observer_runner test kit (test-kits/substitution-observer-runner.yaml); supply it',
     });
     expect(skip('flow', 'runner_side', 'unlisted')).toEqual({
       reason: 'missing_tool',

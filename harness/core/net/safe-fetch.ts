@@ -46,6 +46,8 @@ export interface SafeFetchOptions {
   allowInsecureLoopback?: boolean;
   /** The run's address policy: its allow-list and resolver are used; with `denyPrivate` loopback is refused too unless allow-listed. */
   policy?: AddressPolicy;
+  /** The Accept header (default application/json). */
+  accept?: string;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
@@ -89,7 +91,7 @@ export function createSafeFetcher(opts: SafeFetchOptions = {}): DocumentFetcher 
     const agent = policyAgent(documents, { connectTimeoutMs: connectTimeout });
     const signal = AbortSignal.timeout(totalTimeout);
     try {
-      const res = await request(url, { method: 'GET', dispatcher: agent, signal, headers: { accept: 'application/json' } });
+      const res = await request(url, { method: 'GET', dispatcher: agent, signal, headers: { accept: opts.accept ?? 'application/json' } });
       if (res.statusCode >= 300 && res.statusCode < 400) {
         discard(res.body);
         if (anyStatus) return { url: url.href, status: res.statusCode, headers: res.headers, body: Buffer.alloc(0) };

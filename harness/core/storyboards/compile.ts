@@ -22,14 +22,9 @@ import { UnresolvedSubstitution } from './substitute.js';
 import { CONTROLLER_TASK } from '../protocol/tasks.js';
 import type { StoryboardStepRef } from '../engine/storyboard-step.js';
 
-/** A check id part: lower case, `[a-z0-9_-]`, the scenario slash as a dot. */
-export const idPart = (s: string) =>
-  s
-    .toLowerCase()
-    .replaceAll('/', '.')
-    .replace(/[^a-z0-9_.-]/g, '-');
+import { idPart, stepCheckId } from './check-ids.js';
 
-export const stepCheckId = (sb: string, phase: string, step: string) => `storyboard.${idPart(sb)}.${idPart(phase)}.${idPart(step)}`;
+export { idPart, stepCheckId };
 
 const prerequisiteOf = (id: string | undefined) => (id ? { prerequisite: id } : {});
 

@@ -35,6 +35,8 @@ import { receiverScope } from './runner-webhooks.js';
 import { runWebhookStep, WEBHOOK_STEPS } from './webhook-steps.js';
 import { responseSchemaOf } from './response-schema.js';
 import { canonicalEnv } from './canonical-env.js';
+import { runSubstitutionStep, SUBSTITUTION_STEP } from './substitution-step.js';
+import { stepCheckId } from './check-ids.js';
 import {
   assertContribution,
   chainedStep,
@@ -51,13 +53,11 @@ import {
 } from './step-output.js';
 
 /**
- * Steps the runner carries out itself rather than calling an agent task (digest 6.1 substitution
- * observation, OAuth metadata probes) that the harness does not run yet: each is a coverage gap
- * naming what it is. (The webhook assertions and branch-set assertions are judged.)
+ * Steps the runner carries out itself rather than calling an agent task (digest 6.1) that the
+ * harness does not run yet: each is a coverage gap naming what it is. (The webhook assertions,
+ * branch-set assertions, OAuth probes and substitution observation are judged.)
  */
-const RUNNER_STEPS: Readonly<Record<string, string>> = {
-  expect_substitution_safe: 'storyboard substitution observation',
-};
+const RUNNER_STEPS: Readonly<Record<string, string>> = {};
 
 export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
   const find = (def: StepDef) => {
@@ -137,6 +137,8 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       if (task === 'assert_contribution') return assertContribution(step, state.contributions, state.unverifiedContributions);
       if (WEBHOOK_STEPS.has(task)) return runWebhookStep({ ...step, task }, ctx, { state, substitute: (v) => substitute(v, scope) });
       if (OAUTH_PROBES.has(task)) return oauthProbe(ctx, sb, step, task, state);
+      if (task === SUBSTITUTION_STEP)
+        return runSubstitutionStep(step, sb, ctx, { bundle, state, substitute: (v) => substitute(v, scope), checkOf: (id) => checkIdOf(sb, id) });
       const runnerStep = RUNNER_STEPS[task];
       if (runnerStep)
         return skipped(
@@ -259,6 +261,12 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       return { verdict: { status: 'ok' }, record, storyboard: found(results) };
     }
   }
+}
+
+/** The check id of a step of the storyboard. */
+function checkIdOf(sb: Storyboard, stepId: string): string {
+  const phase = sb.phases.find((p) => p.steps.some((s) => s.id === stepId));
+  return stepCheckId(sb.id, phase?.id ?? '', stepId);
 }
 
 /** The tasks the agent lists, and its capability task, which every agent answers listed or not. */

@@ -2,7 +2,7 @@
  * A small storyboard bundle, written to a temporary directory, and its run against the real mock
  * seller on loopback over MCP and A2A (harness/core/storyboards/run.test.ts judges the engine's
  * verdicts, reports/runner-output.test.ts the runner output of the same run). Its steps pass,
- * fail, chain, seed, take branch sets, call what the harness does not run yet, and send a secret
+ * fail, chain, seed, take branch sets, call a runner-side step without its test kit, and send a secret
  * under a secret-bearing key (`api_key`) and the run's bearer token in text, both echoed back (by a
  * passing step, whose evidence is not kept, and by a failing one, whose evidence is).
  */
