@@ -14,7 +14,7 @@ import { checkKey, comparability, diffOutcomes, diffRuns, isFix, isRegression, o
 const SEED = '20261129';
 const GLOB = 'state-machine.valid-actions.match-state';
 
-type Runs = Record<'clean' | 'cleanErrors' | 'cleanGlob' | 'cleanGlobStrict' | 'wrongCode' | 'textNotJson' | 'staleLax' | 'staleStrict', RunResult>;
+type Runs = Record<'clean' | 'cleanErrors' | 'a2aGone' | 'cleanGlob' | 'cleanGlobStrict' | 'wrongCode' | 'textNotJson' | 'staleLax' | 'staleStrict', RunResult>;
 const runs = {} as Runs;
 const opened: Array<{ close(): Promise<void> }> = [];
 
@@ -39,6 +39,8 @@ beforeAll(async () => {
   const port = await withSeller(0, [], async (url) => {
     runs.clean = await run(url);
     runs.cleanErrors = await run(url, { suites: ['errors'] });
+    // the seller's A2A face unreachable (nothing listens on port 9): its checks end blocked
+    runs.a2aGone = await run(url, { suites: ['errors'], a2aUrl: 'http://127.0.0.1:9/a2a' });
     runs.cleanGlob = await run(url, { checkGlob: GLOB });
     runs.cleanGlobStrict = await run(url, { checkGlob: GLOB, strict: true });
   });
@@ -124,6 +126,15 @@ describe('diffOutcomes / diffRuns on real runs of the mock seller', () => {
     expect(keys(diff.regressed)).toEqual(targetsOf('error-text-not-json'));
     expect(keys(diff.regressed)).toEqual(['errors.error-text.json@mcp']);
     expect([diff.fixed, diff.added, diff.removed]).toEqual([[], [], []]);
+  });
+
+  it('the A2A endpoint gone: every a2a check that passed regresses (pass → blocked); mcp does not move', () => {
+    const diff = diffRuns(runs.cleanErrors, runs.a2aGone);
+    const passedOnA2a = runs.cleanErrors.checks.filter((c) => c.transport === 'a2a' && c.outcome === 'pass').map((c) => checkKey(c.check_id, c.transport));
+    expect(passedOnA2a.length).toBeGreaterThan(3);
+    expect(keys(diff.regressed)).toEqual(passedOnA2a.sort());
+    expect(diff.regressed.every((c) => c.after === 'blocked')).toBe(true);
+    expect([...diff.changed, ...diff.fixed].every((c) => c.transport === 'a2a')).toBe(true);
   });
 
   it('a SHOULD warning regresses under --strict only; not strict it is a change', () => {
