@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   mock: async () => mockCommand,
   baseline: async () => (await import('./baseline-command.js')).baselineCommand,
   summary: async () => (await import('./summary-command.js')).summaryCommand,
+  diff: async () => (await import('./diff-command.js')).diffCommand,
   rules: async () => (await import('./rules-command.js')).rulesCommand,
   registry: async () => (await import('./registry-command.js')).registryCommand,
 };

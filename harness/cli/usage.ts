@@ -15,6 +15,7 @@ Usage:
   proto-comply keys [--jwks|--agent-config|--serve]  the harness's test counterparty keys (signatures suite)
   proto-comply baseline --from REPORT [--out F] write an expected-failures baseline from a run's report
   proto-comply summary --from REPORT [--format md|text]  print a run's summary (md: for $GITHUB_STEP_SUMMARY)
+  proto-comply diff BEFORE AFTER [--format text|json|md]  what regressed, was fixed or changed between two reports
   proto-comply rules [--untested] [--doc D] [--json]  the spec rules and the checks that test them (traceability)
   proto-comply --version | --help
 
@@ -135,6 +136,26 @@ export const SUMMARY_HELP = `Usage: proto-comply summary --from REPORT [--format
 
 Prints the summary of a finished run from its agent-compliance.json: "md" (default) is GitHub
 Markdown for $GITHUB_STEP_SUMMARY or a pull-request comment; "text" is the console summary.`;
+
+export const DIFF_HELP = `Usage: proto-comply diff BEFORE.json AFTER.json [--format text|json|md]
+
+Compares two runs' agent-compliance.json check by check (a check id on one transport) and lists
+what regressed, what was fixed, what else changed, and the checks only one run has.
+
+  Regressed  fails the run now and did not before (pass, not applicable, blocked, gap → fail;
+             a SHOULD warning when the after run is --strict), or passed before and is not
+             verified now (pass → blocked, gap or error)
+  Fixed      failed the run before and is verified without failing now (fail → pass)
+  Changed    any other change (blocked → pass, not applicable → pass, pass → not applicable, ...)
+  Added / Removed  checks only the after / the before run has
+
+A warning line says when the runs do not compare like for like (another agent URL, target line,
+suite or check selection, transports, --strict, lifecycle stage or harness version).
+
+  --format F   text (default), json (every change, with the after run's message) or md (GitHub
+               Markdown for $GITHUB_STEP_SUMMARY or a pull-request comment)
+
+Exit codes: 0 nothing regressed; 1 a check regressed; 2 usage error (a missing or invalid report).`;
 
 export const RULES_HELP = `Usage: proto-comply rules [--untested] [--doc interface-spec|digest] [--json]
 
