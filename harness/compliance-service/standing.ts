@@ -5,7 +5,6 @@
  * arithmetic of manual refreshes.
  */
 import type { AgentStatus, RefreshLimits } from './types.js';
-import type { Row } from './rows.js';
 
 export interface Standing {
   last_passed_at: string | null;
@@ -15,6 +14,9 @@ export interface Standing {
   regressed_at: string | null;
   requalification_required: boolean;
 }
+
+/** A database row (as rows.ts reads them). */
+type Row = Record<string, unknown>;
 
 /** The standing columns in the order stores write them (rows.ts standingSet). */
 export const STANDING_KEYS = ['last_passed_at', 'last_failed_at', 'passing_since', 'regressed_at', 'requalification_required'] as const satisfies ReadonlyArray<

@@ -13,7 +13,9 @@
  */
 import { type Route, sendJson } from './http/server.js';
 
-export type MockOAuthGraph = 'conformant' | 'issuer-mismatch';
+import type { MockOAuthGraph } from './options.js';
+
+export type { MockOAuthGraph };
 
 export const OAUTH_ISSUER_PATH = '/oauth';
 

@@ -5,7 +5,9 @@ import type { RequestSigningCapability } from '../../harness/core/signing/verify
 import type { LookupFunction } from '../../harness/core/net/address-policy.js';
 import type { AgentKind } from '../../harness/core/protocol/agent-kinds.js';
 import type { ProtocolLine } from '../../harness/core/protocol/lines.js';
-import type { MockOAuthGraph } from './oauth-metadata.js';
+
+/** The OAuth discovery graph the mock serves with `oauth` (oauth-metadata.ts): conformant, or with its one fault. */
+export type MockOAuthGraph = 'conformant' | 'issuer-mismatch';
 
 export type McpReplyMode = 'sse' | 'json';
 

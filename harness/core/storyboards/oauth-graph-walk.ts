@@ -10,7 +10,7 @@
  * a gap otherwise (see `blockedIsGap`). Every URL recorded is shown with its secrets replaced.
  */
 import { parseBoundedJson } from '../transport/bounded-json.js';
-import { authServerMetadataUrl, protectedResourceUrl } from './oauth-probes.js';
+import { authServerMetadataUrl, protectedResourceUrl } from './oauth-urls.js';
 import type { GraphFetch, GraphReply } from './oauth-graph-fetch.js';
 import {
   endpointAnswered,

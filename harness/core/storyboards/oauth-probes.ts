@@ -15,22 +15,13 @@ import { fetchDiscoveryJson } from '../discovery/fetch.js';
 import type { CheckContext, StepVerdict } from '../engine/kinds/types.js';
 import { isLoopbackHost } from '../webhooks/emission/config.js';
 import type { StepOutcome } from './judge.js';
+import { authServerMetadataUrl, protectedResourceUrl } from './oauth-urls.js';
+
+export { authServerMetadataUrl, protectedResourceUrl };
 
 export const OAUTH_PROBES = new Set(['protected_resource_metadata', 'oauth_auth_server_metadata']);
 
 const MAX_BYTES = 64 * 1024;
-
-/** RFC 9728 section 3.1: the well-known segment goes between the host and the resource's path. */
-export function protectedResourceUrl(endpoint: string): string {
-  const u = new URL(endpoint);
-  return `${u.origin}/.well-known/oauth-protected-resource${u.pathname === '/' ? '' : u.pathname.replace(/\/+$/, '')}`;
-}
-
-/** RFC 8414 section 3.1: the same insertion for an issuer with a path. */
-export function authServerMetadataUrl(issuer: string): string {
-  const u = new URL(issuer);
-  return `${u.origin}/.well-known/oauth-authorization-server${u.pathname === '/' ? '' : u.pathname.replace(/\/+$/, '')}`;
-}
 
 /** The URL the probe fetches, or why it has none. */
 export function probeUrl(task: string, endpoint: string, prmDocuments: readonly unknown[]): string | { unmet: string } {
