@@ -17,7 +17,14 @@ import { FAILING_TESTS } from './testing/failing-tests.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const checkIds = builtinCheckIds();
-const faults = [...listFaults(), ...listBuyerFaults(), ...listCallingFaults(), ...REGISTRY_API_FAULTS, ...DISCOVERY_FAULTS];
+// A storyboard fault targets storyboard step checks, not built-in ones (FaultDef.judgedBy).
+const faults = [
+  ...listFaults().filter((f) => f.judgedBy !== 'storyboard'),
+  ...listBuyerFaults(),
+  ...listCallingFaults(),
+  ...REGISTRY_API_FAULTS,
+  ...DISCOVERY_FAULTS,
+];
 const targeted = new Set(faults.flatMap((f) => f.targets));
 
 function escapeRegExp(s: string): string {

@@ -15,7 +15,8 @@ import { WEBHOOK_FAULTS } from '../mocks/seller/webhooks/faults.js';
 import { runFaultMatrix, type MatrixVerdict } from './testing/mock-run.js';
 
 const ownedElsewhere = new Set<string>([...Object.values(VERIFIER_FAULTS), ...WEBHOOK_FAULTS.map((f) => f.name)]);
-const faults = listFaults().filter((f) => !ownedElsewhere.has(f.name));
+// A storyboard fault is judged by its storyboard run (FaultDef.judgedBy), not by the suites.
+const faults = listFaults().filter((f) => !ownedElsewhere.has(f.name) && f.judgedBy !== 'storyboard');
 let results = new Map<string, MatrixVerdict>();
 
 describe('mock seller fault profiles', () => {

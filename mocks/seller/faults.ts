@@ -53,6 +53,12 @@ export interface FaultDef {
    * compliance target, against the mock speaking that line (not in a matrix group).
    */
   readonly target?: '3.0' | '3.1' | '3.2';
+  /**
+   * The targets are storyboard step checks (`storyboard.<storyboard>.<phase>.<step>`), judged by a
+   * storyboard run against the mock configured as the rule needs (the fault's own test), not by the
+   * built-in suites' fault matrix.
+   */
+  readonly judgedBy?: 'storyboard';
 }
 
 const FAULT_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -74,6 +80,7 @@ export function registerFault(def: FaultDef): void {
     ...(def.production ? { production: true } : {}),
     ...(def.fixtures ? { fixtures: def.fixtures } : {}),
     ...(def.target ? { target: def.target } : {}),
+    ...(def.judgedBy ? { judgedBy: def.judgedBy } : {}),
   });
   const existing = registry.get(def.name);
   if (existing) {
@@ -287,6 +294,12 @@ const BUILTIN: FaultDef[] = [
     rule: 'a rejected request is never cached (digest 3.2 rules 1 and 3); the rejection is stored under its key, so the corrected request conflicts',
     targets: ['idempotency.errors.not-cached'],
     matrixGroup: 'seller',
+  },
+  {
+    name: 'rate-limited-cached',
+    rule: 'a RATE_LIMITED refusal is never cached (digest 3.2 rules 3 and 8); with the insert rate limit on, the refusal is stored under its key, so the same key retried after retry_after gets the cached RATE_LIMITED',
+    targets: ['storyboard.idempotency.rate_limit_replay_invariant.expect_rate_limit_not_replayed'],
+    judgedBy: 'storyboard',
   },
   {
     name: 'missing-key-accepted',
