@@ -39,6 +39,8 @@ export interface ValidationEnv {
   crossResponses?: readonly unknown[];
   /** The OAuth metadata graph the runner followed (`oauth_metadata_graph`, oauth-graph-walk.ts); absent on any other step. */
   oauthGraph?: GraphWalk;
+  /** The rate-limit trip's RATE_LIMITED answer and its replay (`replay_not_cached_rate_limit`, rate-limit-trip.ts); absent on any other step. */
+  rateLimitTrip?: { trip: StepOutcome; replay: StepOutcome };
 }
 
 export type Judge = (v: StoryboardValidation, o: StepOutcome, env: ValidationEnv) => Omit<ValidationRecord, 'check' | 'severity' | 'description'>;

@@ -15,6 +15,7 @@ import { refsResolve } from './refs-resolve.js';
 import { upstreamTraffic } from './upstream-traffic.js';
 import { crossResponseCountDistinct, crossResponseFieldEqual } from './cross-response.js';
 import { oauthMetadataGraph } from './oauth-metadata-graph.js';
+import { replayNotCachedRateLimit } from './replay-not-cached.js';
 
 export type { SchemaJudgement, StepOutcome, ValidationEnv } from './judge.js';
 import type { StepOutcome, ValidationEnv } from './judge.js';
@@ -197,6 +198,7 @@ const KINDS: Record<string, Judge> = {
   cross_response_field_equal: crossResponseFieldEqual,
   cross_response_count_distinct: crossResponseCountDistinct,
   oauth_metadata_graph: oauthMetadataGraph,
+  replay_not_cached_rate_limit: replayNotCachedRateLimit,
 };
 
 /** The kinds judged here; any other authored kind is not applicable (and counted as such by the caller). */
