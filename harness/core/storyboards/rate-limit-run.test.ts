@@ -7,6 +7,7 @@
  * for production it is a gap, with nothing sent.
  */
 import { describe, expect, it } from 'vitest';
+import { buildAgentCompliance, validateAgentCompliance } from '../../../reports/json.js';
 import { toRunnerOutput } from '../../../reports/runner-output.js';
 import { getFault } from '../../../mocks/seller/faults.js';
 import type { RunResult } from '../engine/result.js';
@@ -72,7 +73,11 @@ describe('rate_limit_trip_runner against the mock seller', () => {
       ]);
       const v = stepResult(run, t).validations[0];
       expect(v).toMatchObject({ check: 'replay_not_cached_rate_limit', passed: false, json_pointer: '/replay_response/error/code', actual: 'RATE_LIMITED' });
+      // The step's request and response are the replay's: the target task's last call.
+      expect(v.request).toMatchObject({ operation: 'create_media_buy', payload: { context: { correlation_id: 'rate-limit-fixture--trip#replay' } } });
+      expect(v.response).toBeDefined();
     }
+    expect(validateAgentCompliance(buildAgentCompliance(run)).errors).toEqual([]);
   }, 60_000);
 
   it('is not applicable (rate_limit_not_triggered) after exactly max_attempts calls when the mock has no rate limit; never a failure', async () => {

@@ -208,6 +208,7 @@ export async function rateLimitTripStep(
         record: recordOf(seen.reply),
         storyboard: {
           reply: replyRecord(seen.reply),
+          called: spec.task,
           validations: [
             {
               check: 'transport',
@@ -240,7 +241,7 @@ export async function rateLimitTripStep(
       return {
         verdict: { status: 'failed', message, expected: check.expected, actual: seen.retryAfter ?? null, pointer: check.pointer },
         record: { ...recordOf(seen.trip), payload: { trip_response: actual } },
-        storyboard: { reply: replyRecord(seen.trip), validations: [check] },
+        storyboard: { reply: replyRecord(seen.trip), validations: [check], called: spec.task },
       };
     }
     case 'replayed': {
@@ -264,7 +265,7 @@ export async function rateLimitTripStep(
       state.priorSteps.set(step.id, body);
       const results = requiredOf(step).map((v) => judgeValidation(v, outcome, { context: state.context, rateLimitTrip: { trip, replay } }));
       const record = { ...recordOf(seen.replay), payload: body };
-      const found = (validations: typeof results) => ({ reply: replyRecord(seen.replay), validations });
+      const found = (validations: typeof results) => ({ reply: replyRecord(seen.replay), validations, called: spec.task });
       const failure = failureOf(ctx, results);
       if (failure) return { verdict: failure.verdict, record, storyboard: found(failure.validations) };
       return { verdict: { status: 'ok' }, record, storyboard: found(results) };
