@@ -161,7 +161,7 @@ function stepResults(run: RunResult): StepResultDoc[] {
     const found = skipOf(c, resultOf);
     const peers = () => steps.filter((p) => p.transport === c.transport && p.storyboard_step?.storyboard_id === s.storyboard_id);
     const skip = found ? peerBranchTaken(c, found, peers()) : undefined;
-    const wire = wireRecords(c.evidence?.exchanges ?? [], s.task);
+    const wire = wireRecords(c.evidence?.exchanges ?? [], s.called ?? s.task);
     const judged = [...(s.validations ?? []), ...(advisory.get(stepKey(c))?.storyboard_step?.validations ?? [])];
     const validations = judged.map((v) => validationDoc(v, wire));
     const error = s.reply?.failure ?? (c.outcome === 'error' ? c.message : undefined);

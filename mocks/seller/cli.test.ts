@@ -42,6 +42,8 @@ describe('mock seller command', () => {
     [['stray-positional'], /stray-positional/],
     [['--kind', 'signals,seller'], /--kind "seller" is no agent kind \(known: media-buy, creative, signals, governance, brand\)/],
     [['--line', '3.3'], /--line must be one of 3\.0, 3\.1, 3\.2, got "3\.3"/],
+    [['--rate-limit', '20'], /--rate-limit must be INSERTS\/MS/],
+    [['--rate-limit', '0/1000'], /--rate-limit must be INSERTS\/MS/],
   ])('rejects %j with one line on stderr and exit code 2', async (argv, message) => {
     const { out, err, io } = capture();
     expect(await mockSellerCommand(argv, io)).toBe(2);

@@ -1,6 +1,7 @@
 /**
  * `proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]...
- *  [--db FILE] [--reply-mode sse|json] [--no-controller] [--allow-private-webhooks] [--kind KIND[,KIND]]... [--line 3.0|3.1|3.2] [--list-faults]`
+ *  [--db FILE] [--reply-mode sse|json] [--no-controller] [--allow-private-webhooks] [--kind KIND[,KIND]]... [--line 3.0|3.1|3.2]
+ *  [--rate-limit INSERTS/MS] [--list-faults]`
  *
  * Starts the reference mock seller, prints its URLs, runs until SIGINT/SIGTERM, then closes
  * cleanly and returns 0. Bad flags: one line on stderr, exit code 2.
@@ -16,9 +17,10 @@ export type MockSellerCommandIo = MockCommandIo;
 
 const USAGE =
   'usage: proto-comply mock seller [--port N] [--host H] [--token T] [--auth-token T] [--fault NAME]... [--db FILE] [--reply-mode sse|json] [--no-controller] ' +
-  '[--allow-private-webhooks] [--kind KIND[,KIND]]... [--line 3.0|3.1|3.2] [--list-faults]\n' +
+  '[--allow-private-webhooks] [--kind KIND[,KIND]]... [--line 3.0|3.1|3.2] [--rate-limit INSERTS/MS] [--list-faults]\n' +
   `  --kind KIND               serve only these agent kinds' tasks (${AGENT_KINDS.join(', ')}; default all)\n` +
   `  --line LINE               the protocol line it speaks (${PROTOCOL_LINES.join(', ')}; default ${DEFAULT_TARGET}): its declared versions and line-specific rules\n` +
+  '  --rate-limit INSERTS/MS   at most INSERTS new idempotency keys per account in any MS ms, then RATE_LIMITED with retry_after (default none)\n' +
   '  --allow-private-webhooks  local testing: accept webhook URLs on loopback/private networks, over http too (never link-local or metadata)\n' +
   '                            (default: https and public addresses only, digest 5.9)';
 
@@ -32,6 +34,7 @@ function parse(argv: string[]) {
     'allow-private-webhooks': { type: 'boolean' },
     kind: { type: 'string', multiple: true },
     line: { type: 'string' },
+    'rate-limit': { type: 'string' },
   });
   if (v.line !== undefined && !isProtocolLine(v.line)) throw new FlagError(`--line must be one of ${PROTOCOL_LINES.join(', ')}, got ${JSON.stringify(v.line)}`);
   const replyMode = v['reply-mode'];
@@ -39,6 +42,9 @@ function parse(argv: string[]) {
     throw new FlagError(`--reply-mode must be "sse" or "json", got ${JSON.stringify(replyMode)}`);
   }
   if (v['auth-token'] !== undefined && v['auth-token'].trim() === '') throw new FlagError('--auth-token must not be empty');
+  const rate = v['rate-limit'] === undefined ? undefined : /^([1-9]\d{0,5})\/([1-9]\d{0,6})$/.exec(v['rate-limit']);
+  if (rate === null || (rate && Number(rate[2]) > 3_600_000))
+    throw new FlagError(`--rate-limit must be INSERTS/MS (e.g. 20/1000, MS at most 3600000), got ${JSON.stringify(v['rate-limit'])}`);
   const kinds = (v.kind ?? []).flatMap((k) => k.split(',')).map((k) => k.trim());
   for (const k of kinds) if (!isAgentKind(k)) throw new FlagError(`--kind ${JSON.stringify(k)} is no agent kind (known: ${AGENT_KINDS.join(', ')})`);
   return {
@@ -56,6 +62,7 @@ function parse(argv: string[]) {
       allowPrivateWebhooks: v['allow-private-webhooks'] === true,
       ...(kinds.length ? { kinds: [...new Set(kinds)] as AgentKind[] } : {}),
       ...(v.line !== undefined ? { protocolLine: v.line as ProtocolLine } : {}),
+      ...(rate ? { rateLimit: { inserts: Number(rate[1]), windowMs: Number(rate[2]) } } : {}),
     },
   };
 }

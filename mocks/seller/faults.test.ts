@@ -11,7 +11,7 @@ import { WEBHOOK_FAULTS } from './webhooks/faults.js';
 import { VERIFIER_FAULTS } from './signing/faults.js';
 import type { RunningMockSeller } from './index.js';
 import { McpTestClient } from './testing/wire-client.js';
-import { createArgs, isoIn, key, startTestSeller } from './testing/seller-fixtures.js';
+import { createArgs, freshAccount, isoIn, key, startTestSeller } from './testing/seller-fixtures.js';
 
 const AUTH = 'fault-probe-token';
 
@@ -99,6 +99,26 @@ const PROBES: Record<string, Probe> = {
       const args = createArgs();
       await client.ok('create_media_buy', args);
       return (await client.call('create_media_buy', { ...args, end_time: isoIn(31) })).payload?.retry_after !== undefined;
+    },
+  },
+  'rate-limited-cached': {
+    // Its own seller with the insert rate limit on (the rule needs it), under the faults of this one.
+    async violated({ seller }) {
+      const limited = await startTestSeller({ faults: seller.faults, authToken: AUTH, rateLimit: { inserts: 2, windowMs: 1000 } });
+      try {
+        const client = new McpTestClient(limited.mcpUrl, AUTH);
+        await client.initialize();
+        const account = freshAccount();
+        await client.ok('create_media_buy', createArgs({ account }));
+        await client.ok('create_media_buy', createArgs({ account }));
+        const args = createArgs({ account });
+        const tripped = (await client.call('create_media_buy', args)).payload;
+        if (tripped?.code !== 'RATE_LIMITED' || typeof tripped.retry_after !== 'number') throw new Error(`no RATE_LIMITED trip: ${JSON.stringify(tripped)}`);
+        await new Promise((r) => setTimeout(r, Number(tripped.retry_after) * 1000));
+        return (await client.call('create_media_buy', args)).payload?.code === 'RATE_LIMITED';
+      } finally {
+        await limited.close();
+      }
     },
   },
   'validation-error-cached': {
@@ -589,10 +609,11 @@ describe('fault registry', () => {
     expect(new FaultSet(['test-only-extension-fault']).has('test-only-extension-fault')).toBe(true);
   });
 
-  it('names only check ids that the suites define', () => {
+  it('names only check ids that the suites define (a storyboard fault, storyboard step checks)', () => {
     const ids = builtinCheckIds();
     expect(ids.size).toBeGreaterThan(50);
-    // A storyboard fault's targets are its bundle's (format-selectors.ts; checked by that bundle's test).
+    // A storyboard fault's targets are storyboard step checks of its bundle (FaultDef.storyboard; proven by that bundle's test).
+    for (const f of listFaults().filter((f) => f.storyboard)) for (const id of f.targets) expect(id, f.name).toMatch(/^storyboard\.[^.]+\.[^.]+\.[^.]+$/);
     for (const f of listFaults().filter((f) => !f.name.startsWith('test-only-') && !f.storyboard)) {
       for (const id of [...f.targets, ...(f.collateral ?? [])]) expect(ids.has(id), `${f.name} → ${id}`).toBe(true);
     }

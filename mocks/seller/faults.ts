@@ -296,6 +296,12 @@ const BUILTIN: FaultDef[] = [
     matrixGroup: 'seller',
   },
   {
+    name: 'rate-limited-cached',
+    rule: 'a RATE_LIMITED refusal is never cached (digest 3.2 rules 3 and 8); with the insert rate limit on, the refusal is stored under its key, so the same key retried after retry_after gets the cached RATE_LIMITED',
+    targets: ['storyboard.idempotency.rate_limit_replay_invariant.expect_rate_limit_not_replayed'],
+    storyboard: 'harness/core/storyboards/testing/rate-limit-bundle.ts',
+  },
+  {
     name: 'missing-key-accepted',
     rule: 'a mutating request without idempotency_key is INVALID_REQUEST (digest 3.2 rule 1); it is executed',
     targets: [

@@ -13,6 +13,7 @@ import { buildCatalog } from './domain/catalog.js';
 import { SellerClock } from './domain/clock.js';
 import { SellerEvents } from './domain/events.js';
 import { IdempotencyGuard } from './domain/idempotency.js';
+import { checkInsertRateLimit } from './domain/rate-limit.js';
 import { MediaBuyService } from './domain/media-buys.js';
 import { SellerModel } from './domain/model.js';
 import type { SellerServices } from './domain/services.js';
@@ -71,6 +72,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
   const replyMode = opts.mcpReplyMode ?? 'sse';
   if (replyMode !== 'sse' && replyMode !== 'json') throw new Error(`mcpReplyMode must be "sse" or "json", got ${JSON.stringify(replyMode)}`);
   if (opts.authToken !== undefined && opts.authToken.trim() === '') throw new Error('authToken must not be empty');
+  if (opts.rateLimit) checkInsertRateLimit(opts.rateLimit);
 
   const tempDir = opts.dbPath === undefined ? mkdtempSync(join(tmpdir(), 'mock-seller-')) : undefined;
   const dbPath = opts.dbPath ?? join(tempDir as string, 'seller.sqlite');
@@ -147,7 +149,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     catalog: buildCatalog(baseUrl),
     mediaBuys,
     asyncTasks: new AsyncTaskService(records, clock, events),
-    idempotency: new IdempotencyGuard(new IdempotencyStore(db), clock, faults),
+    idempotency: new IdempotencyGuard(new IdempotencyStore(db), clock, faults, opts.rateLimit ? { insertRateLimit: opts.rateLimit } : {}),
     webhooks,
     bookingLatencyMs: opts.bookingLatencyMs ?? DEFAULT_BOOKING_LATENCY_MS,
     testController: (opts.testController ?? true) && kinds.includes('media-buy'),

@@ -5,6 +5,7 @@ import type { RequestSigningCapability } from '../../harness/core/signing/verify
 import type { LookupFunction } from '../../harness/core/net/address-policy.js';
 import type { AgentKind } from '../../harness/core/protocol/agent-kinds.js';
 import type { ProtocolLine } from '../../harness/core/protocol/lines.js';
+import type { InsertRateLimit } from './domain/rate-limit.js';
 
 /** The OAuth discovery graph the mock serves with `oauth` (oauth-metadata.ts): conformant, or with its one fault. */
 export type MockOAuthGraph = 'conformant' | 'issuer-mismatch';
@@ -81,6 +82,12 @@ export interface MockSellerOptions {
    * scenarios) and the media-buy capability blocks come only with `media-buy`.
    */
   kinds?: readonly AgentKind[];
+  /**
+   * Limit new idempotency keys per (principal, account) to `inserts` in any rolling `windowMs`
+   * (digest 3.2 rule 8): over it a mutating request is refused with RATE_LIMITED and `retry_after`,
+   * never cached (domain/rate-limit.ts). Default none.
+   */
+  rateLimit?: InsertRateLimit;
   /** Latency of the simulated downstream booking call in create_media_buy, ms (default 50). */
   bookingLatencyMs?: number;
   /** Most MCP sessions kept at once; the least recently used is closed beyond it (default 256). */

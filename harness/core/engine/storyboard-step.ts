@@ -82,6 +82,8 @@ export interface StoryboardStepFindings {
   /** Each validation judged, in authored order; absent when the step judged none. */
   validations?: ValidationRecord[];
   skip?: StoryboardSkip;
+  /** The task the step called when it is not the step's own (a rate-limit trip's target): its last call is the step's request and response. */
+  called?: string;
 }
 
 export type StoryboardStepInfo = StoryboardStepRef & StoryboardStepFindings;

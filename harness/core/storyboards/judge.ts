@@ -44,6 +44,8 @@ export interface ValidationEnv {
   sent?: unknown;
   /** The released set's v1 → canonical registry (`canonical_format_satisfaction`, v1-registry.ts); absent when the run has none. */
   v1Registry?: V1Registry;
+  /** The rate-limit trip's RATE_LIMITED answer and its replay (`replay_not_cached_rate_limit`, rate-limit-trip.ts); absent on any other step. */
+  rateLimitTrip?: { trip: StepOutcome; replay: StepOutcome };
 }
 
 export type Judge = (v: StoryboardValidation, o: StepOutcome, env: ValidationEnv) => Omit<ValidationRecord, 'check' | 'severity' | 'description'>;

@@ -26,6 +26,7 @@ import { dispatchAll, parallelSpecOf } from './parallel-dispatch.js';
 import { OAUTH_PROBES, probe, probeUrl } from './oauth-probes.js';
 import { followsGraph, graphStep } from './oauth-graph-step.js';
 import { upstreamQueries } from './upstream-queries.js';
+import { RATE_LIMIT_TRIP_TASK, rateLimitTripStep } from './rate-limit-trip.js';
 import { isControllerRefusal, judgeAcross, outcomeOf } from './outcome.js';
 import { judgeValidation } from './validations.js';
 import { chainAfter, chainVerdict } from './stateful-chain.js';
@@ -139,6 +140,7 @@ export function storyboardStepKind(bundle: StoryboardBundle): StepKind {
       if (OAUTH_PROBES.has(task)) return oauthProbe(ctx, sb, step, task, state);
       if (task === SUBSTITUTION_STEP)
         return runSubstitutionStep(step, sb, ctx, { bundle, state, substitute: (v) => substitute(v, scope), checkOf: (id) => checkIdOf(sb, id) });
+      if (task === RATE_LIMIT_TRIP_TASK) return rateLimitTripStep(ctx, step, kit, state, (v) => substitute(v, scope));
       const runnerStep = RUNNER_STEPS[task];
       if (runnerStep)
         return skipped(

@@ -16,6 +16,7 @@ import { upstreamTraffic } from './upstream-traffic.js';
 import { crossResponseCountDistinct, crossResponseFieldEqual } from './cross-response.js';
 import { oauthMetadataGraph } from './oauth-metadata-graph.js';
 import { canonicalFormatSatisfaction } from './canonical-format.js';
+import { replayNotCachedRateLimit } from './replay-not-cached.js';
 
 export type { SchemaJudgement, StepOutcome, ValidationEnv } from './judge.js';
 import type { StepOutcome, ValidationEnv } from './judge.js';
@@ -199,6 +200,7 @@ const KINDS: Record<string, Judge> = {
   cross_response_count_distinct: crossResponseCountDistinct,
   oauth_metadata_graph: oauthMetadataGraph,
   canonical_format_satisfaction: canonicalFormatSatisfaction,
+  replay_not_cached_rate_limit: replayNotCachedRateLimit,
 };
 
 /** The kinds judged here; any other authored kind is not applicable (and counted as such by the caller). */

@@ -12,6 +12,7 @@ import { type ErrorBody, invalidRequest } from './errors.js';
 import type { IdempotencyClass, SuccessOutcome, TaskOutcome } from './task-def.js';
 import { A2A_PUSH_FIELD, isPlainObject } from './task-def.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type InsertRateLimit, InsertRateLimiter } from './rate-limit.js';
 
 /** How long the concurrent-double-create fault holds each request between lookup and execution
  *  (and the in-flight-unavailable fault the claimed one), so concurrent copies overlap. */
@@ -36,6 +37,8 @@ export type GuardResult = { kind: 'fresh'; outcome: TaskOutcome } | { kind: 'rep
 export interface IdempotencyGuardOptions {
   replayTtlSeconds?: number;
   inFlightMaxSeconds?: number;
+  /** Limit on new keys per (principal, account) (digest 3.2 rule 8); none by default. */
+  insertRateLimit?: InsertRateLimit;
 }
 
 function sha256(text: string): string {
@@ -73,6 +76,7 @@ export class IdempotencyGuard {
   private readonly ttlMs: number;
   private readonly inFlightMaxMs: number;
   private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly limiter?: InsertRateLimiter;
 
   constructor(
     private readonly store: IdempotencyStore,
@@ -82,6 +86,7 @@ export class IdempotencyGuard {
   ) {
     this.ttlMs = (options.replayTtlSeconds ?? REPLAY_TTL_SECONDS) * 1000;
     this.inFlightMaxMs = (options.inFlightMaxSeconds ?? IN_FLIGHT_MAX_SECONDS) * 1000;
+    if (options.insertRateLimit) this.limiter = new InsertRateLimiter(options.insertRateLimit);
   }
 
   get replayTtlSeconds(): number {
@@ -123,6 +128,8 @@ export class IdempotencyGuard {
     };
     const hash = payloadHash(req.task, hashedPayload(req.args, this.faults.has('context-in-hash')));
     const now = () => this.clock.now({ principal: req.principal, account: req.accountKey });
+    const limited = this.limitInsert(req, scope, hash, now);
+    if (limited) return limited;
     if (this.faults.has('concurrent-double-create')) return this.runWithoutClaim(req, scope, hash, now, execute);
 
     const deadline = Date.now() + this.inFlightMaxMs;
@@ -182,6 +189,28 @@ export class IdempotencyGuard {
     else this.store.complete(scope, claimId, JSON.stringify(outcome), now());
     this.notify(scope);
     return { kind: 'fresh', outcome };
+  }
+
+  /**
+   * A key the cache does not hold is an insert: over the insert rate limit it is refused with
+   * RATE_LIMITED (digest 3.2 rule 8), and the refusal is not kept, so the same key retried after
+   * `retry_after` runs afresh (rule 3). The `rate-limited-cached` fault keeps it under the key instead.
+   */
+  private limitInsert(req: GuardRequest, scope: IdemScope, hash: string, now: () => number): GuardResult | undefined {
+    if (!this.limiter) return undefined;
+    const row = this.store.get(scope);
+    if (row) {
+      const stored = row.state === 'done' && row.hash === hash ? (JSON.parse(row.response ?? 'null') as TaskOutcome | null) : null;
+      return stored?.kind === 'error' && stored.error.code === 'RATE_LIMITED' ? { kind: 'error', error: stored.error } : undefined;
+    }
+    const refused = this.limiter.admit(req.principal, req.accountKey);
+    if (!refused) return undefined;
+    if (this.faults.has('rate-limited-cached')) {
+      const claimId = randomUUID();
+      if (this.store.claim(scope, req.task, hash, now(), claimId))
+        this.store.complete(scope, claimId, JSON.stringify({ kind: 'error', error: refused }), now());
+    }
+    return { kind: 'error', error: refused };
   }
 
   /** The `concurrent-double-create` fault: look up, execute (slowly), then store, with no claim in between. */
