@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   summary: async () => (await import('./summary-command.js')).summaryCommand,
   rules: async () => (await import('./rules-command.js')).rulesCommand,
   registry: async () => (await import('./registry-command.js')).registryCommand,
+  badge: async () => (await import('./badge-command.js')).badgeCommand,
 };
 
 async function mockCommand(argv: string[]): Promise<number> {
