@@ -189,7 +189,7 @@ describe('proto-comply badge verify', () => {
       expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     }
     expect(a.stdout).toContain('https://agent.example/\\u001b[2J\\u001b]0;pwned\\u0007\\u202emcp');
-    expect(b.stdout).toMatch(/^invalid: unknown_kid: kid k\\u001b\[31m\\u009b1m is not in the JWKS/);
+    expect(b.stdout).toMatch(/^invalid: unknown_kid: kid "k\\u001b\[31m\\u009b1m" is not in the JWKS/);
   });
 
   it('--help: the usage, exit 0; listed in the main help', async () => {

@@ -3,7 +3,8 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, sy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BadgeKeyFileError, BadgeKeySet } from './key-set.js';
+import { BadgeKeyFileError } from './key-file.js';
+import { BadgeKeySet, badgeKeyPathBeside } from './key-set.js';
 
 const DAY = 86_400;
 const T0 = new Date('2026-03-01T00:00:00Z');
@@ -111,6 +112,11 @@ describe('badge key file', () => {
     symlinkSync(real, join(dir, 'link.json'));
     await expect(open(join(dir, 'link.json'))).rejects.toThrow(/symbolic link/);
     await expect(open(dir)).rejects.toThrow(/not a regular file/);
+  });
+
+  it('the key file path beside the SQLite file', () => {
+    expect(badgeKeyPathBeside('/var/lib/registry/registry.sqlite')).toBe('/var/lib/registry/badge-keys.json');
+    expect(badgeKeyPathBeside('registry.sqlite')).toBe(join(process.cwd(), 'badge-keys.json'));
   });
 
   it('two sets opening a missing file at once end up with the same key', async () => {

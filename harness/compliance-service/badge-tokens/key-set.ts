@@ -16,6 +16,7 @@
  * open would keep signing with a key this one retired. Calls on one set are serialised.
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
 import { type CryptoKey, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK } from 'jose';
 import { BadgeKeyFileError, createKeyFile, KEY_FILE_VERSION, readKeyFile, replaceKeyFile } from './key-file.js';
 
@@ -62,6 +63,14 @@ export interface BadgeKeySetOptions {
 export interface BadgeSigningKey {
   kid: string;
   key: CryptoKey;
+}
+
+/** The key file's name in the registry's state directory. */
+export const BADGE_KEY_FILE_NAME = 'badge-keys.json';
+
+/** The key file beside the registry's SQLite file (`registry.sqlite` → `./badge-keys.json`), as an absolute path. */
+export function badgeKeyPathBeside(dbFile: string): string {
+  return join(dirname(resolve(dbFile)), BADGE_KEY_FILE_NAME);
 }
 
 const B64URL_32 = /^[A-Za-z0-9_-]{43}$/;
@@ -248,5 +257,3 @@ export class BadgeKeySet {
     });
   }
 }
-
-export { BadgeKeyFileError };

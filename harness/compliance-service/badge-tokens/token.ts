@@ -13,7 +13,8 @@
  * alg (exactly "EdDSA": "none", HS256 and every other alg refused before any key is looked at),
  * typ, kid (present in the JWKS, an Ed25519 signing key), the signature, the claims' shape, nbf
  * and exp against `now` (within `clockToleranceSeconds`, default 0), then the expectations the
- * caller states: issuer, agent URL (compared by URL identity), role.
+ * caller states: issuer, agent URL (compared by URL identity), role. A rejection's `message` may
+ * quote the token (its alg, typ or kid, cut to 100 characters): print it through reports/text.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { compactVerify, decodeProtectedHeader, importJWK, SignJWT } from 'jose';
@@ -110,6 +111,12 @@ function jwksKeys(jwks: unknown): Record<string, unknown>[] | undefined {
   return keys.filter((k): k is Record<string, unknown> => typeof k === 'object' && k !== null && !Array.isArray(k));
 }
 
+/** A header value quoted in a message: JSON, at most 100 characters. */
+const quoted = (v: unknown): string => {
+  const text = JSON.stringify(v ?? null) ?? 'null';
+  return text.length > 100 ? `${text.slice(0, 99)}…` : text;
+};
+
 const isoOf = (s: number): string => new Date(s * 1000).toISOString();
 
 /** Verifies a badge token against a JWKS document (`{keys: [...]}`). Never throws. */
@@ -127,34 +134,35 @@ export async function verifyBadgeToken(token: unknown, jwks: unknown, opts: Veri
     return reject('malformed', 'the protected header is not base64url JSON');
   }
   if (header.alg !== BADGE_TOKEN_ALG) {
-    return reject('alg_not_allowed', `alg ${JSON.stringify(header.alg ?? null)} is not allowed (only ${BADGE_TOKEN_ALG})`);
+    return reject('alg_not_allowed', `alg ${quoted(header.alg)} is not allowed (only ${BADGE_TOKEN_ALG})`);
   }
   if (typeof header.typ !== 'string' || header.typ.toLowerCase().replace(/^application\//, '') !== BADGE_TOKEN_TYPE) {
-    return reject('wrong_type', `typ ${JSON.stringify(header.typ ?? null)} is not ${BADGE_TOKEN_TYPE}`);
+    return reject('wrong_type', `typ ${quoted(header.typ)} is not ${BADGE_TOKEN_TYPE}`);
   }
   if (typeof header.kid !== 'string' || header.kid === '') return reject('unknown_kid', 'the header names no kid');
   const keys = jwksKeys(jwks);
   if (!keys) return reject('unknown_kid', 'the JWKS has no keys array');
   const candidates = keys.filter((k) => k.kid === header.kid);
-  if (candidates.length === 0) return reject('unknown_kid', `kid ${header.kid} is not in the JWKS (unknown, or retired and no longer published)`);
-  if (candidates.length > 1) return reject('unusable_key', `kid ${header.kid} appears more than once in the JWKS`);
+  if (candidates.length === 0) return reject('unknown_kid', `kid ${quoted(header.kid)} is not in the JWKS (unknown, or retired and no longer published)`);
+  if (candidates.length > 1) return reject('unusable_key', `kid ${quoted(header.kid)} appears more than once in the JWKS`);
   const jwk = candidates[0]!;
-  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string') return reject('unusable_key', `key ${header.kid} is not an Ed25519 public key`);
+  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string')
+    return reject('unusable_key', `key ${quoted(header.kid)} is not an Ed25519 public key`);
   if ((jwk.alg !== undefined && jwk.alg !== BADGE_TOKEN_ALG && jwk.alg !== 'Ed25519') || (jwk.use !== undefined && jwk.use !== 'sig')) {
-    return reject('unusable_key', `key ${header.kid} is not published for ${BADGE_TOKEN_ALG} signatures`);
+    return reject('unusable_key', `key ${quoted(header.kid)} is not published for ${BADGE_TOKEN_ALG} signatures`);
   }
   let key;
   try {
     key = await importJWK({ kty: 'OKP', crv: 'Ed25519', x: jwk.x }, BADGE_TOKEN_ALG);
   } catch {
-    return reject('unusable_key', `key ${header.kid} cannot be imported`);
+    return reject('unusable_key', `key ${quoted(header.kid)} cannot be imported`);
   }
   let payload: Uint8Array;
   try {
     payload = (await compactVerify(token, key, { algorithms: [BADGE_TOKEN_ALG] })).payload;
   } catch (e) {
     const code = (e as { code?: string }).code;
-    if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') return reject('bad_signature', `the signature does not verify with key ${header.kid}`);
+    if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') return reject('bad_signature', `the signature does not verify with key ${quoted(header.kid)}`);
     return reject('malformed', `not a valid JWS (${code ?? 'unreadable'})`);
   }
   let claims: Record<string, unknown>;
