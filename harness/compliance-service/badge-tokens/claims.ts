@@ -25,7 +25,7 @@ export interface BadgeStatement {
   verification_modes: VerificationMode[];
   /** The protocol line, e.g. "3.0". */
   proto_version: string;
-  /** The concrete bundle the agent was verified against, e.g. "3.0.6". */
+  /** The concrete bundle the agent was verified against, e.g. "3.0.6"; the line itself ("3.0") when no concrete bundle was known. */
   verified_protocol_version: string;
 }
 
@@ -38,7 +38,8 @@ export interface BadgeClaims extends BadgeStatement {
 }
 
 const PROTO_LINE = /^\d{1,4}\.\d{1,4}$/;
-const PROTO_BUNDLE = /^\d{1,4}\.\d{1,4}\.\d{1,6}(-[0-9A-Za-z.-]{1,64})?$/;
+/** A concrete version (3.0.6, 3.2.0-beta.5), or the line itself when the run knew no concrete bundle (the service then states the line). */
+const PROTO_BUNDLE = /^\d{1,4}\.\d{1,4}(\.\d{1,6}(-[0-9A-Za-z.-]{1,64})?)?$/;
 const SPECIALISM = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 const MAX_SPECIALISMS = 64;
 const MAX_URL = 2048;
@@ -73,9 +74,11 @@ export function statementProblem(c: Record<string, unknown>): string | undefined
   }
   if (typeof c.proto_version !== 'string' || !PROTO_LINE.test(c.proto_version)) return 'proto_version must be a protocol line such as "3.0"';
   if (typeof c.verified_protocol_version !== 'string' || !PROTO_BUNDLE.test(c.verified_protocol_version)) {
-    return 'verified_protocol_version must be a concrete version such as "3.0.6"';
+    return 'verified_protocol_version must be a version such as "3.0.6" (or the line, "3.0")';
   }
-  if (!c.verified_protocol_version.startsWith(`${c.proto_version}.`)) return 'verified_protocol_version must belong to the proto_version line';
+  if (c.verified_protocol_version !== c.proto_version && !c.verified_protocol_version.startsWith(`${c.proto_version}.`)) {
+    return 'verified_protocol_version must belong to the proto_version line';
+  }
   return undefined;
 }
 

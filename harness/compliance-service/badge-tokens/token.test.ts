@@ -64,8 +64,19 @@ describe('badge tokens', () => {
     await expect(issueBadgeToken(keys, { ...STATEMENT, role: 'seller' as never }, { lifetimeSeconds: HOUR })).rejects.toThrow(/role/);
     await expect(issueBadgeToken(keys, { ...STATEMENT, sub: 'ftp://x' }, { lifetimeSeconds: HOUR })).rejects.toThrow(/sub/);
     await expect(issueBadgeToken(keys, { ...STATEMENT, verified_protocol_version: '3.1.0' }, { lifetimeSeconds: HOUR })).rejects.toThrow(/line/);
+    await expect(issueBadgeToken(keys, { ...STATEMENT, verified_protocol_version: '3.0.x' }, { lifetimeSeconds: HOUR })).rejects.toThrow(
+      /verified_protocol_version/,
+    );
     await expect(issueBadgeToken(keys, STATEMENT, { lifetimeSeconds: 24 * HOUR + 1 })).rejects.toThrow(/maxTokenLifetimeSeconds/);
     await expect(issueBadgeToken(keys, STATEMENT, { lifetimeSeconds: 0 })).rejects.toThrow(/positive/);
+  });
+
+  it('verified_protocol_version: a concrete version or pre-release of the line, or the line itself when no concrete bundle is known', async () => {
+    for (const v of ['3.0', '3.0.12', '3.0.0-beta.5']) {
+      const t = await issueBadgeToken(keys, { ...STATEMENT, verified_protocol_version: v }, { now: T0, lifetimeSeconds: HOUR });
+      expect(await verifyBadgeToken(t, keys.jwks(), { now: T0 }), v).toMatchObject({ ok: true, claims: { verified_protocol_version: v } });
+    }
+    await expect(issueBadgeToken(keys, { ...STATEMENT, verified_protocol_version: '3.01' }, { lifetimeSeconds: HOUR })).rejects.toThrow(/line/);
   });
 
   it('a tampered payload fails: bad signature', async () => {
