@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   diff: async () => (await import('./diff-command.js')).diffCommand,
   rules: async () => (await import('./rules-command.js')).rulesCommand,
   registry: async () => (await import('./registry-command.js')).registryCommand,
+  badge: async () => (await import('./badge-command.js')).badgeCommand,
 };
 
 async function mockCommand(argv: string[]): Promise<number> {

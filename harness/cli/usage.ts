@@ -8,6 +8,7 @@ Usage:
   proto-comply fuzz [--agent URL] [options]     property-based fuzzing of task requests (fast-check)
   proto-comply proxy --upstream URL [options]   reverse proxy in front of an agent: passive audit of live traffic
   proto-comply registry serve|probe [...]       the registry's Agent Compliance backend: probe a fleet on a schedule, or once
+  proto-comply badge verify TOKEN --jwks URL|FILE  verify a registry's badge token offline (one line: valid / invalid)
   proto-comply mock seller [--port N] [...]     run the reference mock seller
   proto-comply mock buyer --db FILE [...]       run the reference mock buyer (a durable webhook receiver)
   proto-comply mock registry [--port N] [...]   run the reference mock registry (REST face and discovery files)
