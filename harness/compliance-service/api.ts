@@ -13,6 +13,8 @@ import { ownerSettingsRoutes } from './routes/owner-settings.js';
 import { refreshRoutes } from './routes/refresh.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { storyboardStatusRoutes } from './routes/storyboard-status.js';
+import { storyboardRoutes } from './routes/storyboards.js';
+import type { StoryboardOps } from './storyboard-ops.js';
 import type { AgentRow, RefreshLimits, RegistryStore } from './types.js';
 import type { RunResult } from '../core/engine/result.js';
 import { DEFAULT_INTERVAL_MS } from './scheduler.js';
@@ -31,11 +33,20 @@ export interface ApiOptions {
   intervalMs?: number;
   refreshLimits?: RefreshLimits;
   probeNow?: (agent: AgentRow, triggeredBy: string) => Promise<{ runId: number; result: RunResult } | undefined>;
+  storyboards?: StoryboardOps;
 }
 
 /** Every route the service answers, in one table (the OpenAPI description is checked against it). */
 export function registryRoutes(s: ServiceContext): Route[] {
-  return [...fleetRoutes(s), ...complianceRoutes(s), ...ownerSettingsRoutes(s), ...refreshRoutes(s), ...diagnosticsRoutes(s), ...storyboardStatusRoutes(s)];
+  return [
+    ...fleetRoutes(s),
+    ...complianceRoutes(s),
+    ...ownerSettingsRoutes(s),
+    ...refreshRoutes(s),
+    ...diagnosticsRoutes(s),
+    ...storyboardStatusRoutes(s),
+    ...storyboardRoutes(s),
+  ];
 }
 
 export function createRegistryHandler(o: ApiOptions): (req: IncomingMessage, res: ServerResponse) => void {
@@ -46,6 +57,7 @@ export function createRegistryHandler(o: ApiOptions): (req: IncomingMessage, res
     refreshLimits: o.refreshLimits ?? DEFAULT_REFRESH_LIMITS,
     ...(o.onRegistered ? { onRegistered: o.onRegistered } : {}),
     ...(o.probeNow ? { probeNow: o.probeNow } : {}),
+    ...(o.storyboards ? { storyboards: o.storyboards } : {}),
   };
   return createRouter(registryRoutes(ctx), { operators: o.apiKeys, members: o.memberKeys ?? [] });
 }

@@ -11,6 +11,8 @@ import type { MemberKey } from './http/callers.js';
 import { type ProbeSettings, type Prober, probeAgent } from './probe.js';
 import { DEFAULT_INTERVAL_MS, DEFAULT_MAX_BACKOFF_MS, intervalOf, nextDue, Scheduler } from './scheduler.js';
 import { problemOf } from './run-summary.js';
+import { type NamedReference, ReferenceAgents } from './reference-agent.js';
+import { StoryboardOps } from './storyboard-ops.js';
 import type { RefreshLimits } from './types.js';
 import type { AgentRow, RegistryStore } from './types.js';
 
@@ -33,6 +35,8 @@ export interface RegistryServiceOptions {
   refreshLimits?: RefreshLimits;
   /** After each registration (besides waking the in-process scheduler): the Postgres producer's wake. */
   onRegistered?: () => void;
+  /** The reference agent of storyboard comparisons (`--reference-agent`); default the built-in mock seller, started when first needed. */
+  referenceAgent?: NamedReference;
 }
 
 export interface RunningRegistryService {
@@ -73,12 +77,18 @@ export async function startRegistryService(o: RegistryServiceOptions): Promise<R
     o.onRun?.(agent, result);
     return { runId, result };
   };
+  const reference = new ReferenceAgents({
+    ...(o.referenceAgent ? { named: o.referenceAgent } : {}),
+    ...(o.settings.target ? { target: o.settings.target } : {}),
+  });
+  const storyboards = new StoryboardOps({ store: o.store, settings: o.settings, runner, reference });
   const server: Server = createServer(
     createRegistryHandler({
       store: o.store,
       apiKeys: o.apiKeys,
       intervalMs,
       probeNow,
+      storyboards,
       ...(o.refreshLimits ? { refreshLimits: o.refreshLimits } : {}),
       ...(o.memberKeys ? { memberKeys: o.memberKeys } : {}),
       onRegistered: () => {
@@ -101,6 +111,7 @@ export async function startRegistryService(o: RegistryServiceOptions): Promise<R
       await o.store.recoverInterrupted(Date.now(), runner);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await reference.close();
     },
   };
 }
