@@ -18,7 +18,7 @@ import { loadStoryboardBundle } from '../core/storyboards/load.js';
 import { SDK_BUNDLE } from '../core/storyboards/testing/sdk-bundle.js';
 import { memberKeyOf } from './http/callers.js';
 import { PostgresRegistryStore } from './postgres-store.js';
-import type { ProbeSettings } from './probe.js';
+import { type ProbeSettings, probeAgent } from './probe.js';
 import { startRegistryService, type RunningRegistryService } from './service.js';
 import { SqliteRegistryStore } from './sqlite-store.js';
 import { type RunningTestAgent, startCountingProxy, startDeclaringAgent } from './testing/agents.js';
@@ -130,6 +130,7 @@ describe.each([
   let svc: RunningRegistryService;
   /** The same store served with the bundle's storyboards (no scheduler). */
   let bundleSvc: RunningRegistryService;
+  let bundleSettings: ProbeSettings;
   const call = async (path: string, key?: string, method = 'GET', body?: unknown, base = svc.url) => {
     const r = await fetch(`${base}${path}`, {
       method,
@@ -166,13 +167,14 @@ describe.each([
       settings,
     });
     const bundle = loadStoryboardBundle(bundleDir);
+    bundleSettings = { budgetS: 60, denyPrivate: true, allowHosts: ['127.0.0.0/8'], storyboards: { bundle, catalog: compileStoryboards(bundle) } };
     bundleSvc = await startRegistryService({
       store,
       apiKeys: [OPERATOR],
       workers: 0,
       perHost: 1,
       refreshLimits: { agentWindowMs: 0, perCaller: 50, callerWindowMs: 3_600_000 },
-      settings: { budgetS: 60, denyPrivate: true, allowHosts: ['127.0.0.0/8'], storyboards: { bundle, catalog: compileStoryboards(bundle) } },
+      settings: bundleSettings,
     });
     const register = async (url: string, transports?: string[]) =>
       (await call('/api/me/agents', ALICE, 'POST', { url, ...(transports ? { transports } : {}) })).body.agent_url as string;
@@ -372,6 +374,35 @@ describe.each([
     const first = await call(`${agentPath(counted)}/storyboard/discovery/step/products@mcp`, OPERATOR, 'POST', { dry_run: false }, bundleSvc.url);
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ sent: true, results: [{ transport: 'mcp', outcome: 'pass' }] });
+  });
+
+  it("probes with the bundle's storyboards instead of the built-in suites when the service has a bundle", async () => {
+    const run = await probeAgent((await store.getAgent(good))!, bundleSettings);
+    expect(run.selection.suites.sort()).toEqual(['storyboard.discovery', 'storyboard.media_buy_baseline', 'storyboard.sales_guaranteed']);
+    expect(run.checks.every((c) => c.storyboard_step !== undefined)).toBe(true);
+  });
+
+  it('runs one bundle storyboard: its phases and steps on each transport, passing, in the history', async () => {
+    const r = await call(`${agentPath(good)}/storyboard/discovery/run`, OPERATOR, 'POST', undefined, bundleSvc.url);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      storyboard: { id: 'discovery', title: 'Product discovery', category: 'discovery', narrative: 'The buyer asks for products and refines on the first.' },
+      proto_version: '3.0.6',
+      storyboard_status: { storyboard_id: 'discovery', status: 'passing', steps_passed: 4, steps_total: 4 },
+      summary: { total_steps: 4, steps_passed: 4, steps_failed: 0 },
+      diagnostics: [],
+      test_kit: null,
+    });
+    expect(r.body.phases).toEqual([
+      {
+        id: 'discover',
+        title: 'Discover',
+        steps: ['products@mcp', 'products@a2a', 'refine@mcp', 'refine@a2a'].map((id) => expect.objectContaining({ id, task: 'get_products', outcome: 'pass' })),
+      },
+    ]);
+    const history = await call(`${agentPath(good)}/compliance/history?limit=1`);
+    expect((history.body.runs as Json[])[0]).toMatchObject({ id: Number(r.body.run_id), triggered_by: 'storyboard_run' });
+    expect((await call(`${agentPath(good)}/storyboard/no_such/run`, OPERATOR, 'POST', undefined, bundleSvc.url)).status).toBe(404);
   });
 
   it('compares a storyboard with the built-in reference seller: different exactly on the steps the fault breaks', async () => {
