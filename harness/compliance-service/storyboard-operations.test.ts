@@ -269,6 +269,15 @@ describe.each([
       expect(r.status, name).toBe(422);
       expect(r.body, name).toMatchObject({ error_kind: kind, error: expect.any(String) });
     }
+    // An opted-out agent is not contacted.
+    const optedOut = (await call('/api/me/agents', ALICE, 'POST', { url: `${declaring.version!.url}opted-out/`, transports: ['mcp'] })).body
+      .agent_url as string;
+    await call(`${agentPath(optedOut)}/compliance/opt-out`, ALICE, 'PUT', { opt_out: true });
+    // A probe that started before opting out is let finish first.
+    for (let i = 0; i < 300 && (await store.getAgent(optedOut))?.runningRunId !== undefined; i++) await new Promise((r) => setTimeout(r, 100));
+    const n = declaring.version!.count();
+    expect((await call(`${agentPath(optedOut)}/applicable-storyboards`)).body).toMatchObject({ status: 'opted_out' });
+    expect(declaring.version!.count()).toBe(n);
     // With the bundle, a specialism it does not list is unknown too.
     const unknown = await call(`${agentPath(`${declaring.unknown!.url}`)}/applicable-storyboards`, undefined, 'GET', undefined, bundleSvc.url);
     expect(unknown.body).toMatchObject({ error_kind: 'unknown_specialism' });

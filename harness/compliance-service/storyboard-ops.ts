@@ -222,7 +222,7 @@ export class StoryboardOps {
         requests.push({
           transport: t,
           endpoint: endpointOf(t),
-          task: call ? String(def.task) : null,
+          task: call ? String(partially(def.task, (leaf) => expandTemplates(leaf, scope), unresolved)) : null,
           arguments: args ?? null,
           unresolved,
           ...(call ? {} : { note: `a ${def.kind} step${describeStep(def)}` }),

@@ -11,7 +11,8 @@
  * optionally `@mcp` / `@a2a` for one transport (default every transport the agent is registered with).
  * Runs, single steps sent and comparisons share the manual refresh limits (429 `{error, retry_after}`):
  * each makes the agent do what a refresh makes it do. A dry run sends nothing and is not limited.
- * An opted-out agent is refused (409): it is not tested at all.
+ * An opted-out agent is refused (409), applicable-storyboards included: it is not tested, nor contacted, at all.
+ * `organization_id` of a step is accepted and not used (one organization per service).
  */
 import { agentOr404 } from '../http/agent-param.js';
 import { type Caller, requireOwner } from '../http/callers.js';
@@ -79,6 +80,8 @@ export function storyboardRoutes(s: ServiceContext): Route[] {
       handle: async ({ res, params }) => {
         const agent = await agentOr404(s.store, params.encodedUrl!);
         const ops = opsOf(s);
+        // Opted out: not tested at all, so not contacted either.
+        if (agent.optOut) throw new HttpError(409, `${agent.url} is opted out of compliance testing`, {}, { agent_url: agent.url, status: 'opted_out' });
         try {
           send(res, 200, await ops.applicable(agent));
         } catch (e) {
