@@ -3,13 +3,14 @@
  * files), giving the canonical RunResult. The CLI's `run`, the vitest entry, the self-tests and
  * our compliance service probing many agents all go through here.
  */
-import { DEFAULT_TOKEN } from '../core/token.js';
+import { DEFAULT_TOKEN, protocolIds } from '../core/token.js';
 import { DEFAULT_TARGET, type ProtocolLine } from '../core/protocol/lines.js';
 import { newSeed } from '../core/engine/rng.js';
 import type { SuiteCatalog } from '../core/engine/loader.js';
 import { builtinSuites } from '../../suites/index.js';
 import type { Fixtures } from '../core/fixtures/fixtures.js';
 import { executeRun } from '../core/engine/run.js';
+import { buildProfile, type AgentProfile } from '../core/engine/profile.js';
 import type { LifecycleStage } from '../core/engine/lifecycle.js';
 import type { SuiteDef } from '../core/engine/model.js';
 import type { CheckResult, RunResult } from '../core/engine/result.js';
@@ -164,6 +165,33 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
     });
     // One redaction pass over the whole result (every secret the run learnt), then the size bounds.
     return boundRun(redactor.value(run));
+  } finally {
+    await Promise.race([Promise.allSettled(transports.map((t) => t.close())), new Promise((r) => setTimeout(r, 5_000).unref())]);
+  }
+}
+
+/**
+ * What a run would learn of an agent before any check: each transport's profile (reachable, its
+ * tasks, its capabilities), over the same connections `certify` opens (the address policy, the
+ * bearer token only to the agent's own origins, the timeouts), and nothing else sent. For a
+ * registry telling an owner what will be graded before anything runs.
+ */
+export async function profileAgent(o: CertifyOptions & { agentUrl: string; signal: AbortSignal }): Promise<AgentProfile[]> {
+  const target = runTargetOf({ agentUrl: o.agentUrl });
+  if (target?.kind !== 'agent') throw new TransportConfigError('an agent URL is required');
+  const token = o.token ?? DEFAULT_TOKEN;
+  const transports = transportsFor(target, [], o, token, o.redactor ?? new Redactor(), addressPolicyOf(o));
+  try {
+    return await Promise.all(
+      transports.map((t) =>
+        buildProfile(t, protocolIds(token), {
+          signal: o.signal,
+          authTokenSet: o.authToken !== undefined,
+          explicitlyRequested: o.transportExplicit ?? false,
+          ...(o.lifecycleStage ? { lifecycleStage: o.lifecycleStage } : {}),
+        }),
+      ),
+    );
   } finally {
     await Promise.race([Promise.allSettled(transports.map((t) => t.close())), new Promise((r) => setTimeout(r, 5_000).unref())]);
   }

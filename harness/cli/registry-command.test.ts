@@ -76,6 +76,11 @@ describe('proto-comply registry probe', () => {
     ],
     [['registry', 'serve', '--api-key', 'short'], /at least 16 characters/],
     [['registry', 'probe', '--agents', 'LIST', '--suite', 'nope'], /--suite: unknown suite "nope"/],
+    [['registry', 'serve', '--storyboards', '/no/such/bundle'], /--storyboards: \/no\/such\/bundle: no such file or directory/],
+    [['registry', 'serve', '--schemas', '/no/such/schemas'], /--schemas: /],
+    [['registry', 'serve', '--reference-transport', 'mcp'], /--reference-transport needs --reference-agent/],
+    [['registry', 'serve', '--reference-agent', 'ftp://ref.example/'], /--reference-agent: url must be http or https/],
+    [['registry', 'serve', '--reference-agent', 'https://ref.example/mcp', '--reference-transport', 'grpc'], /--reference-transport must list mcp, a2a/],
   ])('usage error %j exits 2 with one line', async (args, message) => {
     const bad = join(dir, 'bad.txt');
     writeFileSync(bad, 'https://ok.example/mcp\nftp://nope.example/\n');

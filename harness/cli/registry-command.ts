@@ -25,11 +25,20 @@ import { writeReportsSafely } from './run-failure.js';
 import { pickSuites } from '../certify/index.js';
 import { UsageError } from './usage.js';
 import { type MemberKey, memberKeyOf } from '../compliance-service/http/callers.js';
+import type { NamedReference } from '../compliance-service/reference-agent.js';
+import { agentUrlOf } from '../compliance-service/agent-input.js';
+import { loadStoryboardBundle, StoryboardBundleError } from '../core/storyboards/load.js';
+import { compileStoryboards } from '../core/storyboards/compile.js';
+import { chooseSchemaSet } from '../core/schemas/schema-set/choose.js';
+import { SchemaSetError } from '../core/schemas/schema-set/read.js';
+import { type AgentTransportKind, TRANSPORT_KINDS } from '../core/transport/types.js';
 
 export const REGISTRY_HELP = `usage: proto-comply registry serve [--port N] [--host H] [--db FILE | --postgres URL] [--workers N] [--per-host K]
                                [--interval-s N] [--budget-s N] [--api-key K]... [--member-key NAME=KEY]...
-                               [--allow-host H]... [--suite S]...
+                               [--allow-host H]... [--suite S]... [--storyboards DIR [--schemas DIR]]
+                               [--reference-agent URL [--reference-transport T,...]]
        proto-comply registry worker --postgres URL [--concurrency N] [--interval-s N] [--budget-s N] [--allow-host H]... [--suite S]...
+                               [--storyboards DIR [--schemas DIR]]
        proto-comply registry probe --agents FILE [--concurrency N] [--per-host K] [--out DIR]
                                [--budget-s N] [--allow-host H]... [--suite S]...
 
@@ -69,7 +78,18 @@ block through (e.g. --allow-host 127.0.0.0/8 for local agents).
                     revoked (default 72)
   --member-key NAME=KEY  a member's key: registers and manages the member's own agents (owner NAME),
                     reads members-only data (repeatable)
-  --suite S         suites to run (repeatable or comma-separated; default all)
+  --suite S         suites to run (repeatable or comma-separated; default all; with --storyboards,
+                    compiled storyboards: storyboard.<id>)
+  --storyboards DIR a storyboard bundle (its index.json directory) or one storyboard file: every probe
+                    runs its storyboards, compiled, instead of the built-in suites (as run --storyboards);
+                    the storyboard operations (applicable-storyboards, storyboard/{sid}/run|step|compare)
+                    then name the bundle's storyboards. Without it: the built-in suites, each a storyboard.
+                    Give it to serve and to every worker alike.
+  --schemas DIR     the released JSON Schemas to judge replies with (default: those beside the bundle, if any)
+  --reference-agent URL  (serve) the reference agent storyboard comparisons run against (default: the built-in
+                    mock seller, started on loopback when first needed); exempt from the private-address
+                    refusal, being named by the operator
+  --reference-transport T  (serve) its transports, mcp and/or a2a (comma-separated; default both)
   --agents FILE     (probe) the agent list
   --concurrency N   (probe, worker) agents at once (default 4)
   --out DIR         (probe) report directory (default fleet-report)
@@ -94,6 +114,10 @@ const OPTIONS = {
   'member-key': { type: 'string', multiple: true },
   'allow-host': { type: 'string', multiple: true },
   suite: { type: 'string', multiple: true },
+  storyboards: { type: 'string' },
+  schemas: { type: 'string' },
+  'reference-agent': { type: 'string' },
+  'reference-transport': { type: 'string' },
   agents: { type: 'string' },
   concurrency: { type: 'string', default: '4' },
   out: { type: 'string', default: 'fleet-report' },
@@ -113,15 +137,27 @@ function positive(name: string, raw: string | undefined, dflt: number, max: numb
   return Number(raw);
 }
 
-function settingsOf(v: { 'budget-s'?: string; 'allow-host'?: string[]; suite?: string[] }): ProbeSettings {
+function settingsOf(v: { 'budget-s'?: string; 'allow-host'?: string[]; suite?: string[]; storyboards?: string; schemas?: string }): ProbeSettings {
   const suites = (v.suite ?? [])
     .flatMap((s) => s.split(','))
     .map((s) => s.trim())
     .filter(Boolean);
+  // --storyboards: the bundle's storyboards, compiled, are probed instead of the built-in suites.
+  let storyboards: ProbeSettings['storyboards'];
+  let schemaSet: ProbeSettings['schemaSet'];
+  try {
+    const bundle = v.storyboards ? loadStoryboardBundle(v.storyboards) : undefined;
+    storyboards = bundle ? { bundle, catalog: compileStoryboards(bundle) } : undefined;
+    schemaSet = chooseSchemaSet({ dir: v.schemas, ...(bundle ? { bundle: { root: bundle.root, version: bundle.version } } : {}) });
+  } catch (e) {
+    if (e instanceof StoryboardBundleError) throw new UsageError(`registry: --storyboards: ${e.message}`);
+    if (e instanceof SchemaSetError) throw new UsageError(`registry: --schemas: ${e.message}`);
+    throw e;
+  }
   // The suites are loaded now, not at the first probe: a bad --suite or a broken install stops
   // the command at start, and the first probes do not pay for the loading.
   try {
-    pickSuites(suites.length ? suites : undefined);
+    pickSuites(suites.length ? suites : undefined, storyboards?.catalog);
   } catch (e) {
     throw new UsageError(`registry: ${suites.length ? '--suite: ' : ''}${(e as Error).message}`);
   }
@@ -130,7 +166,27 @@ function settingsOf(v: { 'budget-s'?: string; 'allow-host'?: string[]; suite?: s
     denyPrivate: true,
     allowHosts: allowHostFlags('registry', v['allow-host']),
     ...(suites.length ? { suites } : {}),
+    ...(storyboards ? { storyboards } : {}),
+    ...(schemaSet ? { schemaSet } : {}),
   };
+}
+
+/** `--reference-agent URL [--reference-transport T,...]`. */
+function referenceOf(v: Values): NamedReference | undefined {
+  if (v['reference-agent'] === undefined) {
+    if (v['reference-transport'] !== undefined) throw new UsageError('registry: --reference-transport needs --reference-agent');
+    return undefined;
+  }
+  let url: string;
+  try {
+    url = agentUrlOf(v['reference-agent']);
+  } catch (e) {
+    throw new UsageError(`registry: --reference-agent: ${(e as Error).message}`);
+  }
+  const transports = (v['reference-transport'] ?? 'mcp,a2a').split(',').map((t) => t.trim());
+  if (transports.length === 0 || transports.some((t) => !TRANSPORT_KINDS.includes(t as AgentTransportKind)))
+    throw new UsageError(`registry: --reference-transport must list ${TRANSPORT_KINDS.join(', ')}`);
+  return { url, transports: [...new Set(transports as AgentTransportKind[])] };
 }
 
 export async function registryCommand(argv: string[], o: { stop?: AbortSignal } = {}): Promise<number> {
@@ -152,6 +208,7 @@ export async function registryCommand(argv: string[], o: { stop?: AbortSignal } 
 
 async function serve(v: Values, stop?: AbortSignal): Promise<number> {
   const settings = settingsOf(v);
+  const referenceAgent = referenceOf(v);
   const keys = [...(v['api-key'] ?? []), ...(process.env.PROTO_COMPLY_REGISTRY_API_KEY ? [process.env.PROTO_COMPLY_REGISTRY_API_KEY] : [])];
   if (keys.some((k) => k.length < 16)) throw new UsageError('registry: an API key must have at least 16 characters');
   let memberKeys: MemberKey[];
@@ -213,6 +270,7 @@ async function serve(v: Values, stop?: AbortSignal): Promise<number> {
     perHost,
     intervalMs,
     settings,
+    ...(referenceAgent ? { referenceAgent } : {}),
     onRegistered: () => pg?.producer.wake(),
     onRun: (agent, r) => err(`probed ${agent.url}: ${registryStatus(r.overall_status)} (${r.overall_status}) ${oneLine(r.headline, 160)}`),
     onError: (e) => err(`registry: ${oneLine(e instanceof Error ? e.message : String(e), 300)}`),

@@ -17,6 +17,8 @@ import { storyboardStatusRoutes } from './routes/storyboard-status.js';
 import { badgeRoutes } from './routes/badges.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { type Badge, type BadgePolicy, DEFAULT_BADGE_GRACE_MS } from './badges.js';
+import { storyboardRoutes } from './routes/storyboards.js';
+import type { StoryboardOps } from './storyboard-ops.js';
 import type { AgentRow, RefreshLimits, RegistryStore } from './types.js';
 import type { RunResult } from '../core/engine/result.js';
 import { DEFAULT_INTERVAL_MS } from './scheduler.js';
@@ -39,6 +41,7 @@ export interface ApiOptions {
   publicUrl?: () => string;
   badgePolicy?: BadgePolicy;
   badgeToken?: (agent: AgentRow, badge: Badge) => Promise<string>;
+  storyboards?: StoryboardOps;
 }
 
 /** Every route the service answers, in one table; each has its OpenAPI description under openapi/ (openapi.test.ts checks both ways). */
@@ -52,6 +55,7 @@ export function registryRoutes(s: ServiceContext): Route[] {
     ...storyboardStatusRoutes(s),
     ...badgeRoutes(s),
     ...dashboardRoutes(s),
+    ...storyboardRoutes(s),
     ...openApiRoutes(() => routes),
   ];
   return routes;
@@ -68,6 +72,7 @@ export function createRegistryHandler(o: ApiOptions): (req: IncomingMessage, res
     publicUrl: o.publicUrl ?? (() => 'http://registry.invalid'),
     badgePolicy: o.badgePolicy ?? { graceMs: DEFAULT_BADGE_GRACE_MS },
     ...(o.badgeToken ? { badgeToken: o.badgeToken } : {}),
+    ...(o.storyboards ? { storyboards: o.storyboards } : {}),
   };
   return createRouter(registryRoutes(ctx), { operators: o.apiKeys, members: o.memberKeys ?? [] });
 }

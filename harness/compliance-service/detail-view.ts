@@ -10,7 +10,7 @@
 import { type ComplianceDetail, toComplianceDetail } from '../../reports/compliance-detail.js';
 import type { RunResult } from '../core/engine/result.js';
 import { streakDays } from './standing.js';
-import type { AgentRow, RunRow } from './types.js';
+import { type AgentRow, type RunRow, STORYBOARD_RUN } from './types.js';
 
 export const MAX_NOTICES = 50;
 const FIRST_FAILURE_FIELDS = [
@@ -52,7 +52,8 @@ export function complianceDetailView(i: DetailInput): Record<string, unknown> {
   const { agent, report } = i;
   if (agent.optOut) return { agent_url: agent.url, status: 'opted_out', lifecycle_stage: agent.lifecycleStage ?? 'production', compliance_opt_out: true };
   const last = i.recent[0];
-  const lastDone = i.recent.find((r) => r.state === 'done');
+  // A run of one storyboard (STORYBOARD_RUN) is in the history but says nothing of the agent as a whole.
+  const lastDone = i.recent.find((r) => r.state === 'done' && r.triggeredBy !== STORYBOARD_RUN);
   const base: Partial<ComplianceDetail> & Record<string, unknown> = report
     ? { ...toComplianceDetail(report), ...noticesOf(report) }
     : {

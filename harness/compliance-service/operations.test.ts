@@ -126,8 +126,8 @@ describe.each([
   });
 
   it('answers a refresh with the run it recorded, then 429 with retry_after for the same agent', async () => {
-    // The new interval made it due at once: a refresh while the scheduler probes it would be a 409.
-    await until(good, (d) => d.probing === false, 'the scheduled probe to end');
+    // Resuming monitoring (above) made the agent due at once: its probe must be over, or the refresh is a 409.
+    await until(good, (d) => d.probing === false && Date.parse(d.next_probe_at as string) > Date.now(), 'the probe after resuming');
     const r = await call(`${agentPath(good)}/refresh`, ALICE, 'POST');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ online: true, oauth_required: false, compliance: { ran: true, overall_status: 'passing', badge_eligible: true } });
@@ -143,6 +143,8 @@ describe.each([
   it('limits refreshes per caller (here 3 an hour), across agents', async () => {
     const bobs = await Promise.all([0, 1, 2, 3].map((i) => call('/api/me/agents', BOB, 'POST', { url: `http://127.0.0.1:9/bob-${i}` })));
     const urls = bobs.map((b) => b.body.agent_url as string);
+    // Registered agents are due at once: their first probes must be over, or a refresh is a 409.
+    for (const u of urls) await until(u, (d) => d.probing === false && Date.parse(d.next_probe_at as string) > Date.now(), `the first probe of ${u}`);
     const statuses: number[] = [];
     for (const u of urls) statuses.push((await call(`${agentPath(u)}/refresh`, BOB, 'POST')).status);
     expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);

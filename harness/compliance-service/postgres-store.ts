@@ -24,6 +24,7 @@ import {
   type RunReport,
   type RunRow,
   type SettingsPatch,
+  STORYBOARD_RUN,
 } from './types.js';
 
 const SCHEMA = `
@@ -214,10 +215,11 @@ export class PostgresRegistryStore implements RegistryStore {
     const r = o.result;
     const status = registryStatus(r.overall_status);
     await this.tx(async (c) => {
-      const run = (await c.query('SELECT agent_id, state FROM registry_runs WHERE id = $1 FOR UPDATE', [runId])).rows[0] as Row | undefined;
+      const run = (await c.query('SELECT agent_id, state, triggered_by FROM registry_runs WHERE id = $1 FOR UPDATE', [runId])).rows[0] as Row | undefined;
       // Removed meanwhile, or declared interrupted (a retry took over): this result is not recorded.
       if (!run || run.state !== 'running') return;
       const agentId = Number(run.agent_id);
+      const partial = run.triggered_by === STORYBOARD_RUN;
       const agent = (await c.query(`SELECT url, status, ${STANDING_COLUMNS} FROM registry_agents WHERE id = $1 FOR UPDATE`, [agentId])).rows[0] as Row;
       const standing = standingAfter(agent, status, iso(o.now));
       await c.query(
@@ -234,10 +236,13 @@ export class PostgresRegistryStore implements RegistryStore {
           JSON.stringify(runSummaryOf(r)),
         ],
       );
+      // The newest full reports are kept, and apart the newest single-storyboard runs'.
       await c.query(
-        `UPDATE registry_runs SET report = NULL WHERE agent_id = $1 AND report IS NOT NULL AND id NOT IN (SELECT id FROM registry_runs WHERE agent_id = $1 AND report IS NOT NULL ORDER BY id DESC LIMIT $2)`,
-        [agentId, KEPT_REPORTS],
+        `UPDATE registry_runs SET report = NULL WHERE agent_id = $1 AND report IS NOT NULL AND (triggered_by = '${STORYBOARD_RUN}') = $3 AND id NOT IN (SELECT id FROM registry_runs WHERE agent_id = $1 AND report IS NOT NULL AND (triggered_by = '${STORYBOARD_RUN}') = $3 ORDER BY id DESC LIMIT $2)`,
+        [agentId, KEPT_REPORTS, partial],
       );
+      // A run of one storyboard is not a full run: the agent's status and standing stay as they are.
+      if (partial) return;
       const before = agent.status as AgentStatus;
       const changed = before !== status;
       await c.query(
@@ -318,7 +323,7 @@ export class PostgresRegistryStore implements RegistryStore {
 
   async latestReport(url: string): Promise<RunResult | undefined> {
     const r = await this.pool.query(
-      `SELECT r.report FROM registry_runs r JOIN registry_agents a ON a.id = r.agent_id WHERE a.url = $1 AND r.report IS NOT NULL ORDER BY r.id DESC LIMIT 1`,
+      `SELECT r.report FROM registry_runs r JOIN registry_agents a ON a.id = r.agent_id WHERE a.url = $1 AND r.report IS NOT NULL AND r.triggered_by <> '${STORYBOARD_RUN}' ORDER BY r.id DESC LIMIT 1`,
       [url],
     );
     return r.rows[0] ? (JSON.parse(r.rows[0].report as string) as RunResult) : undefined;

@@ -11,6 +11,8 @@ import type { MemberKey } from './http/callers.js';
 import { type ProbeSettings, type Prober, probeAgent } from './probe.js';
 import { DEFAULT_INTERVAL_MS, DEFAULT_MAX_BACKOFF_MS, intervalOf, nextDue, Scheduler } from './scheduler.js';
 import { problemOf } from './run-summary.js';
+import { type NamedReference, ReferenceAgents } from './reference-agent.js';
+import { StoryboardOps } from './storyboard-ops.js';
 import type { RefreshLimits } from './types.js';
 import type { AgentRow, RegistryStore } from './types.js';
 
@@ -37,6 +39,8 @@ export interface RegistryServiceOptions {
   refreshLimits?: RefreshLimits;
   /** After each registration (besides waking the in-process scheduler): the Postgres producer's wake. */
   onRegistered?: () => void;
+  /** The reference agent of storyboard comparisons (`--reference-agent`); default the built-in mock seller, started when first needed. */
+  referenceAgent?: NamedReference;
 }
 
 export interface RunningRegistryService {
@@ -78,6 +82,11 @@ export async function startRegistryService(o: RegistryServiceOptions): Promise<R
     return { runId, result };
   };
   let publicUrl = o.publicUrl?.replace(/\/+$/, '') ?? '';
+  const reference = new ReferenceAgents({
+    ...(o.referenceAgent ? { named: o.referenceAgent } : {}),
+    ...(o.settings.target ? { target: o.settings.target } : {}),
+  });
+  const storyboards = new StoryboardOps({ store: o.store, settings: o.settings, runner, reference });
   const server: Server = createServer(
     createRegistryHandler({
       store: o.store,
@@ -86,6 +95,7 @@ export async function startRegistryService(o: RegistryServiceOptions): Promise<R
       probeNow,
       publicUrl: () => publicUrl,
       ...(o.badgeGraceMs !== undefined ? { badgePolicy: { graceMs: o.badgeGraceMs } } : {}),
+      storyboards,
       ...(o.refreshLimits ? { refreshLimits: o.refreshLimits } : {}),
       ...(o.memberKeys ? { memberKeys: o.memberKeys } : {}),
       onRegistered: () => {
@@ -109,6 +119,7 @@ export async function startRegistryService(o: RegistryServiceOptions): Promise<R
       await o.store.recoverInterrupted(Date.now(), runner);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await reference.close();
     },
   };
 }

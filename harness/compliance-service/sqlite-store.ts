@@ -20,6 +20,7 @@ import {
   type RunReport,
   type RunRow,
   type SettingsPatch,
+  STORYBOARD_RUN,
 } from './types.js';
 import { type RefreshDecision, refreshDecision, STANDING_COLUMNS, STANDING_KEYS, standingAfter } from './standing.js';
 
@@ -158,10 +159,11 @@ export class SqliteRegistryStore implements RegistryStore {
     const r = o.result;
     const status = registryStatus(r.overall_status);
     const finish = this.db.transaction(() => {
-      const run = this.db.prepare(`SELECT agent_id, state FROM runs WHERE id = ?`).get(runId) as Row | undefined;
+      const run = this.db.prepare(`SELECT agent_id, state, triggered_by FROM runs WHERE id = ?`).get(runId) as Row | undefined;
       // The agent was removed meanwhile (its runs went with it), or the run was declared interrupted.
       if (!run || run.state !== 'running') return;
       const agentId = run.agent_id as number;
+      const partial = run.triggered_by === STORYBOARD_RUN;
       const agent = this.db.prepare(`SELECT url, status, ${STANDING_COLUMNS} FROM agents WHERE id = ?`).get(agentId) as Row;
       const standing = standingAfter(agent, status, iso(o.now));
       this.db
@@ -179,12 +181,14 @@ export class SqliteRegistryStore implements RegistryStore {
           JSON.stringify(runSummaryOf(r)),
           runId,
         );
-      // Only the newest full reports are kept; older runs keep their summary.
+      // Only the newest full reports are kept (and, apart, the newest single-storyboard runs'); older runs keep their summary.
       this.db
         .prepare(
-          `UPDATE runs SET report = NULL WHERE agent_id = ? AND report IS NOT NULL AND id NOT IN (SELECT id FROM runs WHERE agent_id = ? AND report IS NOT NULL ORDER BY id DESC LIMIT ?)`,
+          `UPDATE runs SET report = NULL WHERE agent_id = ? AND report IS NOT NULL AND (triggered_by = '${STORYBOARD_RUN}') = ? AND id NOT IN (SELECT id FROM runs WHERE agent_id = ? AND report IS NOT NULL AND (triggered_by = '${STORYBOARD_RUN}') = ? ORDER BY id DESC LIMIT ?)`,
         )
-        .run(agentId, agentId, KEPT_REPORTS);
+        .run(agentId, partial ? 1 : 0, agentId, partial ? 1 : 0, KEPT_REPORTS);
+      // A run of one storyboard is not a full run: the agent's status and standing stay as they are.
+      if (partial) return;
       const before = agent.status as AgentStatus;
       const changed = before !== status;
       this.db
@@ -261,7 +265,9 @@ export class SqliteRegistryStore implements RegistryStore {
 
   async latestReport(url: string): Promise<RunResult | undefined> {
     const r = this.db
-      .prepare(`SELECT r.report FROM runs r JOIN agents a ON a.id = r.agent_id WHERE a.url = ? AND r.report IS NOT NULL ORDER BY r.id DESC LIMIT 1`)
+      .prepare(
+        `SELECT r.report FROM runs r JOIN agents a ON a.id = r.agent_id WHERE a.url = ? AND r.report IS NOT NULL AND r.triggered_by <> '${STORYBOARD_RUN}' ORDER BY r.id DESC LIMIT 1`,
+      )
       .get(url) as Row | undefined;
     return r ? (JSON.parse(r.report as string) as RunResult) : undefined;
   }

@@ -67,6 +67,13 @@ export interface AgentRow extends AgentInput, AgentSettings {
 
 export type RunState = 'running' | 'done' | 'interrupted';
 
+/**
+ * `triggered_by` of a run of one storyboard (`POST …/storyboard/{sid}/run`): in the history with
+ * its report, but not a full run, so it never changes the agent's status, standing, due time or
+ * the report its compliance detail is read from (finishRun, latestReport).
+ */
+export const STORYBOARD_RUN = 'storyboard_run';
+
 export interface RunRow {
   id: number;
   agentUrl: string;
@@ -126,7 +133,10 @@ export interface RegistryStore {
   dueAgents(now: number, limit: number): Promise<AgentRow[]>;
   /** Records a probe as started (state running); undefined when the agent is gone or already being probed. */
   startRun(agentId: number, now: number, runner: string, triggeredBy: string): Promise<number | undefined>;
-  /** Records a probe's result, the agent's new status, a change-feed row on a transition, and when it is next due: one transaction. */
+  /**
+   * Records a probe's result, the agent's new status, a change-feed row on a transition, and when it is next due: one transaction.
+   * A run started as STORYBOARD_RUN records its result only (the agent is left as it was).
+   */
   finishRun(runId: number, o: { result: RunResult; now: number; nextDueAt: number; failures: number; problem?: string }): Promise<void>;
   /** Runs left `running` by a process that died: marked interrupted (never a result), their agents due at once. */
   recoverInterrupted(now: number, runner?: string): Promise<number>;
@@ -145,7 +155,7 @@ export interface RegistryStore {
     limits: RefreshLimits,
   ): Promise<{ ok: true } | { ok: false; retryAfterS: number; limit: 'agent' | 'caller' }>;
   history(url: string, limit: number): Promise<RunRow[]>;
-  /** The latest full agent-compliance report of the agent. */
+  /** The latest full agent-compliance report of the agent (never a STORYBOARD_RUN's). */
   latestReport(url: string): Promise<RunResult | undefined>;
   /** The agent's latest finished run that passed (its badges' version). */
   lastPassingRun(url: string): Promise<RunRow | undefined>;

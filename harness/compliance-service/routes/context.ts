@@ -1,5 +1,6 @@
 /** What every route module of the registry API is given: the store, the clock and the service's hooks. */
 import type { RunResult } from '../../core/engine/result.js';
+import type { StoryboardOps } from '../storyboard-ops.js';
 import type { AgentRow, RefreshLimits, RegistryStore } from '../types.js';
 import type { Badge, BadgePolicy } from '../badges.js';
 
@@ -18,6 +19,8 @@ export interface ServiceContext {
   badgeToken?: (agent: AgentRow, badge: Badge) => Promise<string>;
   /** Probes the agent now, recording the run like a scheduled one (`triggeredBy`); undefined when a probe of it is already running. */
   probeNow?: (agent: AgentRow, triggeredBy: string) => Promise<{ runId: number; result: RunResult } | undefined>;
+  /** The storyboard operations (routes/storyboards.ts); absent: a service that does not probe itself (503). */
+  storyboards?: StoryboardOps;
 }
 
 /** Digest 6.3: one manual refresh per agent per 60 s, 30 per caller per hour. */

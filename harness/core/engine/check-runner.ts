@@ -75,8 +75,8 @@ export function skippedResult(
   };
 }
 
-/** Decide applicability before running anything; undefined means: run it. */
-export function preflight(suite: SuiteDef, check: CheckDef, env: CheckEnv): CheckResult | undefined {
+/** Decide applicability before running anything; undefined means: run it. Needs only the agent's profile (the registry asks it before any run: applicable storyboards). */
+export function preflight(suite: SuiteDef, check: CheckDef, env: Pick<CheckEnv, 'transport' | 'profile' | 'ids' | 'target'>): CheckResult | undefined {
   const p = env.profile;
   if (!inLines(env.target, check.lines)) {
     return skippedResult(suite, check, env, 'not_applicable', `not a rule of the ${env.target} line: the rule belongs to ${describeLines(check.lines!)}`);

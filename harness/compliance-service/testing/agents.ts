@@ -1,0 +1,81 @@
+/**
+ * Agents for the storyboard operations' tests: a counting proxy in front of an agent (every
+ * request it forwards is counted, so a test can prove a dry run sent nothing), and a minimal MCP
+ * agent declaring whatever capabilities a test gives it (JSON replies; no A2A card).
+ */
+import { createServer, request, type Server } from 'node:http';
+import { baseUrlOf, listen } from '../../core/net/listen.js';
+
+export interface RunningTestAgent {
+  url: string;
+  /** Requests received so far. */
+  count(): number;
+  close(): Promise<void>;
+}
+
+async function serve(server: Server): Promise<string> {
+  return baseUrlOf(await listen(server, 0, '127.0.0.1'));
+}
+
+const closer = (server: Server) => () =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+
+/** Forwards every request to `target` (its origin; the path as asked), counting them. */
+export async function startCountingProxy(target: string): Promise<RunningTestAgent> {
+  const to = new URL(target);
+  let n = 0;
+  const server = createServer((req, res) => {
+    n++;
+    const out = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    out.on('error', () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    req.pipe(out);
+  });
+  const url = await serve(server);
+  return { url: `${url}/`, count: () => n, close: closer(server) };
+}
+
+/** A minimal MCP agent (`/mcp`, JSON replies) whose capabilities task answers `capabilities`. */
+export async function startDeclaringAgent(capabilities: Record<string, unknown>, token = 'proto'): Promise<RunningTestAgent> {
+  let n = 0;
+  const capabilitiesTask = `get_${token}_capabilities`;
+  const server = createServer((req, res) => {
+    n++;
+    if (req.method !== 'POST' || !req.url?.startsWith('/mcp')) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"error":"not found"}');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const msg = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { id?: unknown; method?: string; params?: { name?: string } };
+      if (msg.id === undefined) {
+        res.writeHead(202);
+        res.end();
+        return;
+      }
+      const reply = (result: unknown) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'declaring-agent-session' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
+      };
+      if (msg.method === 'initialize')
+        return reply({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'declaring test agent', version: '1.0.0' } });
+      if (msg.method === 'tools/list') return reply({ tools: [{ name: capabilitiesTask, inputSchema: { type: 'object' } }] });
+      if (msg.method === 'tools/call' && msg.params?.name === capabilitiesTask)
+        return reply({ content: [{ type: 'text', text: JSON.stringify(capabilities) }], structuredContent: capabilities });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `no method ${msg.method}` } }));
+    });
+  });
+  const url = await serve(server);
+  return { url: `${url}/`, count: () => n, close: closer(server) };
+}
