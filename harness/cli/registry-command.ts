@@ -25,6 +25,7 @@ import { writeReportsSafely } from './run-failure.js';
 import { pickSuites } from '../certify/index.js';
 import { UsageError } from './usage.js';
 import { type MemberKey, memberKeyOf } from '../compliance-service/http/callers.js';
+import { BadgeKeyFileError, badgeKeyPathBeside } from '../compliance-service/badge-tokens/index.js';
 import type { NamedReference } from '../compliance-service/reference-agent.js';
 import { agentUrlOf } from '../compliance-service/agent-input.js';
 import { loadStoryboardBundle, StoryboardBundleError } from '../core/storyboards/load.js';
@@ -74,6 +75,9 @@ block through (e.g. --allow-host 127.0.0.0/8 for local agents).
                     (repeatable; or env PROTO_COMPLY_REGISTRY_API_KEY)
   --public-url URL  (serve) the service's public base URL, used in badge links and as the badge token issuer
                     (default: where it listens)
+  --badge-keys FILE (serve) the badge-token signing keys (created owner-only on first start; default
+                    badge-keys.json beside --db, or in the working directory with --postgres); one
+                    serve process owns it
   --badge-grace-h N (serve) hours a badge stays "degraded" after the agent stops passing before it is
                     revoked (default 72)
   --member-key NAME=KEY  a member's key: registers and manages the member's own agents (owner NAME),
@@ -109,6 +113,7 @@ const OPTIONS = {
   'interval-s': { type: 'string' },
   'public-url': { type: 'string' },
   'badge-grace-h': { type: 'string' },
+  'badge-keys': { type: 'string' },
   'budget-s': { type: 'string' },
   'api-key': { type: 'string', multiple: true },
   'member-key': { type: 'string', multiple: true },
@@ -264,6 +269,7 @@ async function serve(v: Values, stop?: AbortSignal): Promise<number> {
     apiKeys: keys,
     memberKeys,
     badgeGraceMs,
+    badgeKeysPath: resolve(v['badge-keys'] ?? (postgres ? 'badge-keys.json' : badgeKeyPathBeside(resolve(v.db)))),
     ...(publicUrl ? { publicUrl } : {}),
     // With Postgres the queue's workers probe; the in-process scheduler is the SQLite mode's.
     workers: pg ? 0 : workers,
@@ -278,6 +284,7 @@ async function serve(v: Values, stop?: AbortSignal): Promise<number> {
     pg?.producer.stop();
     await pg?.queue.stop();
     await store.close();
+    if (e instanceof BadgeKeyFileError) throw new UsageError(`registry: ${oneLine(e.message, 300)}`);
     throw new UsageError(`registry: cannot listen on ${v.host}:${port}: ${(e as Error).message}`);
   });
   if (service.recovered) err(`${service.recovered} run(s) interrupted by a previous stop will be redone`);

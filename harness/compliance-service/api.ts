@@ -16,6 +16,9 @@ import { openApiRoutes } from './routes/openapi.js';
 import { storyboardStatusRoutes } from './routes/storyboard-status.js';
 import { badgeRoutes } from './routes/badges.js';
 import { dashboardRoutes } from './routes/dashboard.js';
+import { badgeKeyRoutes } from './routes/badge-keys.js';
+import type { BadgeKeySet } from './badge-tokens/index.js';
+import { badgeSigner } from './badge-signing.js';
 import { type Badge, type BadgePolicy, DEFAULT_BADGE_GRACE_MS } from './badges.js';
 import { storyboardRoutes } from './routes/storyboards.js';
 import type { StoryboardOps } from './storyboard-ops.js';
@@ -41,6 +44,8 @@ export interface ApiOptions {
   publicUrl?: () => string;
   badgePolicy?: BadgePolicy;
   badgeToken?: (agent: AgentRow, badge: Badge) => Promise<string>;
+  /** The badge-token key set: tokens on every listed badge, the JWKS, rotation. */
+  badgeKeys?: BadgeKeySet;
   storyboards?: StoryboardOps;
 }
 
@@ -54,6 +59,7 @@ export function registryRoutes(s: ServiceContext): Route[] {
     ...diagnosticsRoutes(s),
     ...storyboardStatusRoutes(s),
     ...badgeRoutes(s),
+    ...badgeKeyRoutes(s),
     ...dashboardRoutes(s),
     ...storyboardRoutes(s),
     ...openApiRoutes(() => routes),
@@ -71,8 +77,10 @@ export function createRegistryHandler(o: ApiOptions): (req: IncomingMessage, res
     ...(o.probeNow ? { probeNow: o.probeNow } : {}),
     publicUrl: o.publicUrl ?? (() => 'http://registry.invalid'),
     badgePolicy: o.badgePolicy ?? { graceMs: DEFAULT_BADGE_GRACE_MS },
-    ...(o.badgeToken ? { badgeToken: o.badgeToken } : {}),
+    ...(o.badgeKeys ? { badgeKeys: o.badgeKeys } : {}),
     ...(o.storyboards ? { storyboards: o.storyboards } : {}),
   };
+  const token = o.badgeToken ?? (o.badgeKeys ? badgeSigner(o.badgeKeys, ctx.publicUrl) : undefined);
+  if (token) ctx.badgeToken = token;
   return createRouter(registryRoutes(ctx), { operators: o.apiKeys, members: o.memberKeys ?? [] });
 }

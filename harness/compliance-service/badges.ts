@@ -11,9 +11,11 @@
  *   not listed, and neither is its token.
  */
 import type { AgentRow } from './types.js';
+import { BADGE_ROLES, type BadgeRole } from './badge-tokens/claims.js';
 
-export const ROLES = ['media-buy', 'creative', 'signals', 'governance', 'brand', 'sponsored-intelligence'] as const;
-export type Role = (typeof ROLES)[number];
+/** The roles of digest 6.3's VerificationBadge (the token's claims share the list). */
+export const ROLES = BADGE_ROLES;
+export type Role = BadgeRole;
 export const isRole = (x: string): x is Role => (ROLES as readonly string[]).includes(x);
 
 /** The tasks that make an agent claim a role (a seller's `list_creative_formats` or `sync_creatives` do not make it a creative agent). */

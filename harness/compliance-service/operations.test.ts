@@ -10,6 +10,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockFleet, type RunningMockFleet } from '../../mocks/fleet/index.js';
 import { memberKeyOf } from './http/callers.js';
@@ -19,6 +22,7 @@ import { SqliteRegistryStore } from './sqlite-store.js';
 import { startTestPostgres, type TestPostgres } from './testing/postgres.js';
 import type { RegistryStore } from './types.js';
 
+const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));
 const OPERATOR = 'owner-ops-operator-key-0123';
 const ALICE = 'owner-ops-alice-key-012345';
 const BOB = 'owner-ops-bob-key-0123456789';
@@ -43,7 +47,7 @@ afterAll(async () => {
 describe.each([
   ['SQLite', async (): Promise<RegistryStore> => new SqliteRegistryStore(join(dir, 'registry.sqlite'))],
   ['PostgreSQL', async (): Promise<RegistryStore> => PostgresRegistryStore.open(pg.url)],
-])('owner operations on %s', (_, open) => {
+])('owner operations on %s', (storeName, open) => {
   let store: RegistryStore;
   let svc: RunningRegistryService;
   const call = async (path: string, key?: string, method = 'GET', body?: unknown) => {
@@ -71,6 +75,7 @@ describe.each([
     store = await open();
     svc = await startRegistryService({
       store,
+      badgeKeysPath: join(dir, `badge-keys-${storeName}.json`),
       apiKeys: [OPERATOR],
       memberKeys: [memberKeyOf(`alice=${ALICE}`), memberKeyOf(`bob=${BOB}`)],
       workers: 2,
@@ -256,4 +261,54 @@ describe.each([
     expect(e.body.markdown).toMatch(/^\[!\[AdCP media-buy verification\]\([^()\s]+\)\]\([^()\s]+\)$/);
     expect((await call(`${agentPath(good)}/badge/media-buy/3.0/embed`)).body).toMatchObject({ verified: false, proto_version: '3.0' });
   });
+
+  it('signs each listed badge: the token verifies with badge verify and with jose against the JWKS; tampered, it fails; rotation keeps the old key published', async () => {
+    const v = await call(`${agentPath(good)}/verification`);
+    const badge = (v.body.badges as Json[]).find((b) => b.role === 'media-buy')!;
+    const token = badge.token as string;
+    expect(token.split('.')).toHaveLength(3);
+    // The same badge reads as the same token.
+    expect(((await call(`${agentPath(good)}/verification`)).body.badges as Json[]).find((b) => b.role === 'media-buy')!.token).toBe(token);
+    const jwksUrl = `${svc.url}/api/.well-known/jwks.json`;
+    const jwks = (await (await fetch(jwksUrl)).json()) as { keys: Json[] };
+    expect(jwks.keys.length).toBe(1);
+    expect(JSON.stringify(jwks)).not.toMatch(/"d"/);
+    const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(jwksUrl)), { issuer: svc.url, algorithms: ['EdDSA'] });
+    expect(payload).toMatchObject({ sub: good, role: 'media-buy', proto_version: '3.1', verification_modes: ['spec'] });
+    // Spawned without blocking: the service answering the JWKS runs in this process.
+    const cli = (t: string) =>
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [BIN, 'badge', 'verify', t, '--jwks', jwksUrl, '--agent', good],
+          { encoding: 'utf8', timeout: 60_000 },
+          (e, stdout, stderr) => resolve({ status: e ? ((e as { code?: number }).code ?? null) : 0, stdout, stderr }),
+        );
+      });
+    const ok = await cli(token);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/^valid: media-buy badge for /);
+    const [h, p, sig] = token.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...payload, role: 'media-buy', sub: 'https://someone-else.example/mcp' })).toString('base64url');
+    const bad = await cli(`${h}.${forged}.${sig}`);
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toMatch(/^invalid: bad_signature/);
+    expect(p).toBeDefined();
+    // Rotation: a new key signs, the old one stays published so earlier tokens still verify.
+    const rotated = await call('/api/registry/badge-keys/rotate', OPERATOR, 'POST');
+    expect(rotated.status).toBe(200);
+    expect((await call('/api/registry/badge-keys/rotate', ALICE, 'POST')).status).toBe(403);
+    const after = (await (await fetch(jwksUrl)).json()) as { keys: Json[] };
+    expect(after.keys.map((k) => k.kid).sort()).toEqual([rotated.body.kid, rotated.body.retired_kid].sort());
+    expect((await cli(token)).status).toBe(0);
+  }, 120_000);
+
+  it('lists no badge and no token once the agent opts out', async () => {
+    await call(`${agentPath(good)}/compliance/opt-out`, ALICE, 'PUT', { opt_out: true });
+    const v = await call(`${agentPath(good)}/verification`);
+    expect(v.body).toMatchObject({ verified: false, badges: [] });
+    expect(JSON.stringify(v.body)).not.toMatch(/token/);
+    await call(`${agentPath(good)}/compliance/opt-out`, ALICE, 'PUT', { opt_out: false });
+    await until(good, (d) => d.badge_requalification_required === false, 'requalification by a passing run');
+  }, 60_000);
 });

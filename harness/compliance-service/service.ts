@@ -8,6 +8,8 @@ import { baseUrlOf, listen } from '../core/net/listen.js';
 import type { RunResult } from '../core/engine/result.js';
 import { createRegistryHandler } from './api.js';
 import type { MemberKey } from './http/callers.js';
+import { BadgeKeySet } from './badge-tokens/index.js';
+import { BADGE_TOKEN_LIFETIME_S } from './badge-signing.js';
 import { type ProbeSettings, type Prober, probeAgent } from './probe.js';
 import { DEFAULT_INTERVAL_MS, DEFAULT_MAX_BACKOFF_MS, intervalOf, nextDue, Scheduler } from './scheduler.js';
 import { problemOf } from './run-summary.js';
@@ -33,6 +35,8 @@ export interface RegistryServiceOptions {
   onError?: (e: unknown) => void;
   /** The public base URL of the service (badge links, token issuer); default where it listens. */
   publicUrl?: string;
+  /** The badge-token key file (badge-tokens/; created owner-only on first start); absent: no tokens, no JWKS (503). */
+  badgeKeysPath?: string;
   /** How long a badge stays degraded after the agent stops passing (default 72 h). */
   badgeGraceMs?: number;
   /** Manual refresh limits (default: digest 6.3's one per agent per 60 s, 30 per caller per hour). */
@@ -82,6 +86,7 @@ export async function startRegistryService(o: RegistryServiceOptions): Promise<R
     return { runId, result };
   };
   let publicUrl = o.publicUrl?.replace(/\/+$/, '') ?? '';
+  const badgeKeys = o.badgeKeysPath ? await BadgeKeySet.open(o.badgeKeysPath, { maxTokenLifetimeSeconds: BADGE_TOKEN_LIFETIME_S }) : undefined;
   const reference = new ReferenceAgents({
     ...(o.referenceAgent ? { named: o.referenceAgent } : {}),
     ...(o.settings.target ? { target: o.settings.target } : {}),
@@ -94,6 +99,7 @@ export async function startRegistryService(o: RegistryServiceOptions): Promise<R
       intervalMs,
       probeNow,
       publicUrl: () => publicUrl,
+      ...(badgeKeys ? { badgeKeys } : {}),
       ...(o.badgeGraceMs !== undefined ? { badgePolicy: { graceMs: o.badgeGraceMs } } : {}),
       storyboards,
       ...(o.refreshLimits ? { refreshLimits: o.refreshLimits } : {}),

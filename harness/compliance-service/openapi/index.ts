@@ -20,6 +20,8 @@ import { refreshDocs } from './refresh.js';
 import { storyboardStatusDocs } from './storyboard-status.js';
 import { badgeDocs } from './badges.js';
 import { dashboardDocs } from './dashboard.js';
+import { storyboardDocs } from './storyboards.js';
+import { badgeKeyDocs } from './badge-keys.js';
 import type { OperationDoc, OperationGroup, ResponseDoc, Schema } from './types.js';
 
 /** Every group of operation descriptions (one file each). */
@@ -32,6 +34,8 @@ export const OPERATION_GROUPS: readonly OperationGroup[] = [
   ownerSettingsDocs,
   refreshDocs,
   badgeDocs,
+  badgeKeyDocs,
+  storyboardDocs,
   dashboardDocs,
 ];
 
@@ -122,6 +126,7 @@ export function openApiDocument(routes: readonly Route[], version: string = REGI
       { name: 'Compliance', description: "An agent's compliance: detail, history, diagnostics, storyboard statuses, refresh, badge." },
       { name: 'Owner settings', description: "What an agent's owner sets: monitoring, lifecycle stage, opting out." },
       { name: 'Badges', description: "An agent's verification badges, their images and embeds." },
+      { name: 'Storyboards', description: "One agent's storyboards: what will be graded, a single run, a single step, a comparison." },
       { name: 'Dashboard', description: 'The operator dashboard (HTML).' },
       { name: 'Meta', description: 'This description.' },
     ],

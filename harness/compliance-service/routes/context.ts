@@ -3,6 +3,7 @@ import type { RunResult } from '../../core/engine/result.js';
 import type { StoryboardOps } from '../storyboard-ops.js';
 import type { AgentRow, RefreshLimits, RegistryStore } from '../types.js';
 import type { Badge, BadgePolicy } from '../badges.js';
+import type { BadgeKeySet } from '../badge-tokens/index.js';
 
 export interface ServiceContext {
   store: RegistryStore;
@@ -15,6 +16,8 @@ export interface ServiceContext {
   /** The service's public base URL (badge links, the token issuer): `--public-url`, else where it listens. */
   publicUrl: () => string;
   badgePolicy: BadgePolicy;
+  /** The badge-token key set (absent: the service signs none). */
+  badgeKeys?: BadgeKeySet;
   /** The signed token of a badge the agent holds (absent: the service signs none). */
   badgeToken?: (agent: AgentRow, badge: Badge) => Promise<string>;
   /** Probes the agent now, recording the run like a scheduled one (`triggeredBy`); undefined when a probe of it is already running. */
