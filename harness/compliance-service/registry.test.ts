@@ -145,10 +145,13 @@ describe('registry: probing a fleet', () => {
     expect(mine.at(-1)).toMatchObject({ to: 'passing' });
     expect(mine[0]).toMatchObject({ from: 'failing' });
     const history = (await (await api(`/api/registry/agents/${enc(bad.url)}/compliance/history?limit=100`)).json()) as {
-      runs: Array<{ status: string; state: string; failing_checks: string[] }>;
+      runs: Array<{ status: string; state: string; failing_checks: string[]; changes_since_previous: Record<string, string[]> | null }>;
     };
     expect(history.runs.length).toBeGreaterThanOrEqual(2);
     expect(history.runs.some((r) => r.status === 'failing' && r.failing_checks.includes('idempotency.replay.flagged'))).toBe(true);
+    // The history says which check flipped: the faulty check stopped failing (fixed, or changed when an unreachable run came between).
+    const flipped = history.runs.flatMap((r) => [...(r.changes_since_previous?.fixed ?? []), ...(r.changes_since_previous?.changed ?? [])]);
+    expect(flipped.some((l) => /^idempotency\.replay\.flagged@mcp: \w+ → pass$/.test(l))).toBe(true);
     // The full report holds the requests and responses: its owner's (the operator's) only.
     expect((await api(`/api/registry/agents/${enc(bad.url)}/compliance/report`)).status).toBe(401);
     const report = await (await api(`/api/registry/agents/${enc(bad.url)}/compliance/report`, { headers: { authorization: `Bearer ${KEY}` } })).json();

@@ -2,6 +2,7 @@
 import { isFailing, type RunResult } from '../core/engine/result.js';
 import { toComplianceDetail } from '../../reports/compliance-detail.js';
 import type { RunSummary } from './types.js';
+import { outcomesOf } from '../core/engine/run-diff.js';
 
 /** Check ids that fail the run (either transport), sorted. */
 export function failingChecksOf(run: RunResult): string[] {
@@ -31,5 +32,11 @@ export function problemOf(run: RunResult): string | undefined {
 export const protoVersionOf = (run: RunResult): string => run.target.response_schemas?.released_set?.version ?? run.target.requested_compliance_target;
 
 export function runSummaryOf(run: RunResult): RunSummary {
-  return { requested_compliance_target: run.target.requested_compliance_target, proto_version: protoVersionOf(run), tracks: toComplianceDetail(run).tracks };
+  return {
+    requested_compliance_target: run.target.requested_compliance_target,
+    proto_version: protoVersionOf(run),
+    tracks: toComplianceDetail(run).tracks,
+    outcomes: outcomesOf(run),
+    strict: run.selection?.strict ?? false,
+  };
 }

@@ -99,6 +99,10 @@ export interface RunSummary {
   /** The concrete version tested: the released schema set's, else the target line. */
   proto_version: string;
   tracks: Record<string, RegistryTrackStatus>;
+  /** Each check's outcome, `<check_id>@<transport>` → outcome (run-diff.ts), so two runs can be compared whatever became of their reports. */
+  outcomes?: Record<string, string>;
+  /** The run judged strictly (a SHOULD warning fails it): how its outcomes are compared. */
+  strict?: boolean;
 }
 
 /** A run's report, when asked for by id: kept (the newest runs), pruned (only the summary is left), or no such run of the agent. */

@@ -12,7 +12,7 @@ table { border-collapse: collapse; width: 100%; } th, td { text-align: left; pad
 td.url, .url { font-family: ui-monospace, monospace; word-break: break-all; }
 .status { font-weight: 600; } .status-passing, .state-active { color: #2e7d32; } .status-degraded, .state-degraded { color: #a66d00; }
 .status-failing { color: #c62828; } .status-unknown, .status-opted_out { color: #616161; }
-.flip-regressed { color: #c62828; } .flip-fixed { color: #2e7d32; }
+.flip-regressed { color: #c62828; } .flip-fixed { color: #2e7d32; } .flip-changed { color: #616161; }
 .key-bar { display: flex; gap: .5rem; align-items: center; padding: .5rem; background: #f4f4f4; border-radius: 4px; }
 .owner { display: none; } body.has-key .owner { display: block; } body.has-key span.owner { display: inline; } body.has-key .no-key { display: none; }
 pre { background: #f7f7f7; padding: .5rem; overflow: auto; max-height: 30rem; white-space: pre-wrap; word-break: break-all; }

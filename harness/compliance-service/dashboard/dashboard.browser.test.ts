@@ -71,7 +71,7 @@ describe.skipIf(!haveChromium)('operator dashboard in headless chromium', () => 
     bad = await register(fleet.agents[1]!.url);
     await until(good, (d) => d.status === 'passing');
     await until(bad, (d) => d.status === 'failing');
-    // An agent whose runs end with one full of hostile text: a clean run, then a failing one (its checks flip to regressed).
+    // An agent whose runs end with one full of hostile text: a clean run, then a failing one (its checks flip).
     const hostile = await store.addAgent({ url: HOSTILE_AGENT, transports: ['mcp'], token: 'proto', owner: 'alice' }, Date.now());
     await store.updateSettings(HOSTILE_AGENT, { monitoringPaused: true }, Date.now());
     for (const result of [(await store.latestReport(good))!, buildRunFixture()]) {
@@ -145,7 +145,8 @@ describe.skipIf(!haveChromium)('operator dashboard in headless chromium', () => 
   it("shows an agent's history with what flipped, and keeps the owner's parts hidden without a key", async () => {
     const w = await open(`/agents/${encodeURIComponent(HOSTILE_AGENT)}`);
     const newest = w.page.locator('#history tbody tr').first();
-    expect(await newest.locator('.flip-regressed').count()).toBeGreaterThan(0);
+    // Its checks differ from the clean run's: each flip is listed (regressed, or a check new to this run).
+    expect(await newest.locator('.flip-regressed, .flip-changed').count()).toBeGreaterThan(0);
     // The run's headline is agent text full of markup: shown as text.
     expect(await w.page.locator('#headline').innerText()).toContain(HOSTILE.img);
     expect(await w.page.locator('#load-diagnostics').isVisible()).toBe(false);

@@ -62,9 +62,18 @@ export interface AgentPageInput {
   badges: readonly Badge[];
 }
 
+/** Lines shown per kind of flip; the rest are counted. */
+const FLIPS_SHOWN = 20;
+
+function flipLines(lines: readonly string[], cls: string, mark: string): SafeHtml {
+  const more = lines.length - FLIPS_SHOWN;
+  return html`${lines.slice(0, FLIPS_SHOWN).map((c) => html`<div class="${cls}">${mark} ${c}</div>`)}${more > 0 ? html`<div class="${cls}">… ${more} more</div>` : ''}`;
+}
+
 function flipCell(f: Flips | undefined): SafeHtml {
-  if (!f || (!f.regressed.length && !f.fixed.length)) return html`<span class="none">no change</span>`;
-  return html`${f.regressed.map((c) => html`<div class="flip-regressed">▼ ${c}</div>`)}${f.fixed.map((c) => html`<div class="flip-fixed">▲ ${c}</div>`)}`;
+  if (!f) return html`<span class="none">—</span>`;
+  if (!f.regressed.length && !f.fixed.length && !f.changed.length) return html`<span class="none">no change</span>`;
+  return html`${flipLines(f.regressed, 'flip-regressed', '▼')}${flipLines(f.fixed, 'flip-fixed', '▲')}${flipLines(f.changed, 'flip-changed', '•')}`;
 }
 
 export function agentPage(i: AgentPageInput): string {

@@ -153,7 +153,7 @@ export const complianceDocs: OperationGroup = {
     ComplianceRun: {
       type: 'object',
       description:
-        "A run in the history: digest 6.3's ComplianceRun plus our `state` (an interrupted run shows as such), `status` (the registry status it gave), `failing_checks` and `finished_at`. `requested_compliance_target` and `proto_version` are absent on runs recorded before the history kept them.",
+        "A run in the history: digest 6.3's ComplianceRun plus our `state` (an interrupted run shows as such), `status` (the registry status it gave), `failing_checks`, `finished_at` and `changes_since_previous`. `requested_compliance_target` and `proto_version` are absent on runs recorded before the history kept them.",
       required: [
         'id',
         'state',
@@ -169,6 +169,7 @@ export const complianceDocs: OperationGroup = {
         'total_duration_ms',
         'triggered_by',
         'tested_at',
+        'changes_since_previous',
       ],
       properties: {
         id: { type: 'integer', minimum: 1 },
@@ -185,9 +186,26 @@ export const complianceDocs: OperationGroup = {
         tracks_json: { type: 'object', additionalProperties: TRACK_STATUS, description: 'Track → status.' },
         failing_checks: { type: 'array', items: { type: 'string' } },
         total_duration_ms: { type: ['number', 'null'], minimum: 0 },
-        triggered_by: { type: 'string', description: '`schedule` or `refresh`.', examples: ['schedule', 'refresh'] },
+        triggered_by: { type: 'string', description: '`schedule`, `refresh` or `storyboard_run`.', examples: ['schedule', 'refresh', 'storyboard_run'] },
         tested_at: { ...DATE_TIME, description: 'When the run started.' },
         finished_at: DATE_TIME,
+        changes_since_previous: {
+          description:
+            'What changed since the full run before it, per `check@transport: before → after` (as `proto-comply diff` says): regressed (started failing or lost its verdict), fixed, and other changes; null for the oldest run, an interrupted one or a single-storyboard run.',
+          anyOf: [
+            {
+              type: 'object',
+              required: ['regressed', 'fixed', 'changed'],
+              additionalProperties: false,
+              properties: {
+                regressed: { type: 'array', items: { type: 'string' } },
+                fixed: { type: 'array', items: { type: 'string' } },
+                changed: { type: 'array', items: { type: 'string' } },
+              },
+            },
+            { type: 'null' },
+          ],
+        },
       },
       additionalProperties: false,
     },

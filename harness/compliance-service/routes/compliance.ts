@@ -13,6 +13,10 @@ import { HttpError, intParam, send, sendRaw } from '../http/respond.js';
 import type { Route } from '../http/router.js';
 import { complianceDetailView } from '../detail-view.js';
 import type { RunRow } from '../types.js';
+import { flipsOf } from '../history-flips.js';
+
+/** Runs read past the page so its oldest entry still finds the full run before it. */
+const HISTORY_LOOKBACK = 10;
 import { owns, requireOwner } from '../http/callers.js';
 import type { ServiceContext } from './context.js';
 
@@ -64,10 +68,13 @@ export function complianceRoutes(s: ServiceContext): Route[] {
       handle: async ({ res, params, url }) => {
         const agent = await agentOr404(s.store, params.encodedUrl!);
         const limit = intParam(url.searchParams, 'limit', 30, MAX_HISTORY);
-        const runs = await s.store.history(agent.url, limit);
+        // A few runs more than shown: the last one shown is compared with the full run before it.
+        const fetched = await s.store.history(agent.url, limit + HISTORY_LOOKBACK);
+        const flips = flipsOf(fetched);
+        const runs = fetched.slice(0, limit);
         send(res, 200, {
           agent_url: agent.url,
-          runs: runs.map(complianceRun),
+          runs: runs.map((r) => ({ ...complianceRun(r), changes_since_previous: flips.get(r.id) ?? null })),
           count: runs.length,
         });
       },
