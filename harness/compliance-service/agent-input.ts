@@ -5,7 +5,10 @@ import { TransportConfigError } from '../core/transport/errors.js';
 import { type AgentTransportKind, TRANSPORT_KINDS } from '../core/transport/types.js';
 import type { AgentInput } from './types.js';
 
-const FIELDS = new Set(['url', 'transports', 'token', 'auth_token', 'auth_ref', 'owner']);
+const FIELDS = new Set(['url', 'agent_url', 'transports', 'token', 'auth_token', 'auth_ref', 'owner', 'capabilities', 'channels']);
+/** What a registration may declare before any probe (interface spec 2.4): task names and channel codes. */
+const MAX_DECLARED = 200;
+const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const MAX_URL = 2_048;
 const MAX_TEXT = 512;
 
@@ -32,7 +35,7 @@ export function normalizedUrl(raw: string): string {
 
 /** The agent URL as stored: an http(s) URL without credentials or fragment. */
 export function agentUrlOf(raw: unknown): string {
-  if (typeof raw !== 'string' || raw.length === 0) throw new AgentInputError('url is required: the agent URL (http or https)');
+  if (typeof raw !== 'string' || raw.length === 0) throw new AgentInputError('url (or agent_url) is required: the agent URL (http or https)');
   if (raw.length > MAX_URL) throw new AgentInputError(`url is longer than ${MAX_URL} characters`);
   let u: URL;
   try {
@@ -57,7 +60,9 @@ export function agentInputOf(body: unknown): AgentInput {
   const b = body as Record<string, unknown>;
   const unknown = Object.keys(b).filter((k) => !FIELDS.has(k));
   if (unknown.length) throw new AgentInputError(`unknown field(s) ${unknown.join(', ')} (fields: ${[...FIELDS].join(', ')})`);
-  const url = agentUrlOf(b.url);
+  // `agent_url` is the interface spec's name (2.4); `url` ours. Both given: they must agree.
+  if (b.url !== undefined && b.agent_url !== undefined && b.url !== b.agent_url) throw new AgentInputError('url and agent_url name different agents: give one');
+  const url = agentUrlOf(b.url ?? b.agent_url);
   let transports: AgentTransportKind[] = [...TRANSPORT_KINDS];
   if (b.transports !== undefined) {
     if (!Array.isArray(b.transports) || b.transports.length === 0 || b.transports.some((t) => !TRANSPORT_KINDS.includes(t as AgentTransportKind)))
@@ -74,5 +79,25 @@ export function agentInputOf(body: unknown): AgentInput {
   const authToken = text(b, 'auth_token', 4_096);
   const authRef = text(b, 'auth_ref', MAX_TEXT);
   const owner = text(b, 'owner', MAX_TEXT);
-  return { url, transports, token, ...(authToken ? { authToken } : {}), ...(authRef ? { authRef } : {}), ...(owner ? { owner } : {}) };
+  const declaredCapabilities = names(b, 'capabilities', 'task names');
+  const channels = names(b, 'channels', 'channel codes');
+  return {
+    url,
+    transports,
+    token,
+    ...(authToken ? { authToken } : {}),
+    ...(authRef ? { authRef } : {}),
+    ...(owner ? { owner } : {}),
+    ...(declaredCapabilities ? { declaredCapabilities } : {}),
+    ...(channels ? { channels } : {}),
+  };
+}
+
+/** A list of at most MAX_DECLARED names (letters, digits, `_.-`), deduplicated, or undefined when absent. */
+function names(body: Record<string, unknown>, field: string, what: string): string[] | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.length > MAX_DECLARED || v.some((x) => typeof x !== 'string' || !NAME.test(x)))
+    throw new AgentInputError(`${field} must be a list of at most ${MAX_DECLARED} ${what} (letters, digits, _ . -)`);
+  return [...new Set(v as string[])];
 }

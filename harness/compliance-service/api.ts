@@ -17,6 +17,7 @@ import { storyboardStatusRoutes } from './routes/storyboard-status.js';
 import { badgeRoutes } from './routes/badges.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { badgeKeyRoutes } from './routes/badge-keys.js';
+import { organizationRoutes } from './routes/organizations.js';
 import type { BadgeKeySet } from './badge-tokens/index.js';
 import { badgeSigner } from './badge-signing.js';
 import { type Badge, type BadgePolicy, DEFAULT_BADGE_GRACE_MS } from './badges.js';
@@ -53,6 +54,7 @@ export interface ApiOptions {
 export function registryRoutes(s: ServiceContext): Route[] {
   const routes: Route[] = [
     ...fleetRoutes(s),
+    ...organizationRoutes(s),
     ...complianceRoutes(s),
     ...ownerSettingsRoutes(s),
     ...refreshRoutes(s),

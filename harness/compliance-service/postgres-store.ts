@@ -20,6 +20,7 @@ import {
   type ChangeRow,
   DuplicateAgentError,
   type RefreshLimits,
+  type Organization,
   type RegistryStore,
   type RunReport,
   type RunRow,
@@ -69,6 +70,13 @@ CREATE TABLE IF NOT EXISTS registry_runs (
 );
 CREATE INDEX IF NOT EXISTS registry_runs_by_agent ON registry_runs(agent_id, id);
 CREATE UNIQUE INDEX IF NOT EXISTS registry_runs_one_running ON registry_runs(agent_id) WHERE state = 'running';
+CREATE TABLE IF NOT EXISTS registry_organizations (
+  member TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  company_type TEXT,
+  revenue_tier TEXT,
+  updated_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS registry_refreshes (
   agent_url TEXT NOT NULL,
   caller TEXT NOT NULL,
@@ -127,8 +135,21 @@ export class PostgresRegistryStore implements RegistryStore {
   async addAgent(a: AgentInput, now: number): Promise<AgentRow> {
     try {
       await this.pool.query(
-        `INSERT INTO registry_agents (url, transports, token, auth_token, auth_ref, owner, created_at, next_due_at, host) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
-        [a.url, JSON.stringify(a.transports), a.token, a.authToken ?? null, a.authRef ?? null, a.owner ?? null, iso(now), now, new URL(a.url).hostname],
+        `INSERT INTO registry_agents (url, transports, token, auth_token, auth_ref, owner, created_at, next_due_at, host, declared_capabilities, channels)
+           VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
+        [
+          a.url,
+          JSON.stringify(a.transports),
+          a.token,
+          a.authToken ?? null,
+          a.authRef ?? null,
+          a.owner ?? null,
+          iso(now),
+          now,
+          new URL(a.url).hostname,
+          JSON.stringify(a.declaredCapabilities ?? []),
+          JSON.stringify(a.channels ?? []),
+        ],
       );
     } catch (e) {
       if ((e as { code?: string }).code === '23505') throw new DuplicateAgentError(`agent ${a.url} is already registered`);
@@ -311,6 +332,15 @@ export class PostgresRegistryStore implements RegistryStore {
       if (d.ok) await c.query('INSERT INTO registry_refreshes (agent_url, caller, at) VALUES ($1, $2, $3)', [url, caller, now]);
       return d;
     });
+  }
+
+  async putOrganization(o: Omit<Organization, 'updatedAt'>, now: number): Promise<Organization> {
+    await this.pool.query(
+      `INSERT INTO registry_organizations (member, name, company_type, revenue_tier, updated_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (member) DO UPDATE SET name = EXCLUDED.name, company_type = EXCLUDED.company_type, revenue_tier = EXCLUDED.revenue_tier, updated_at = EXCLUDED.updated_at`,
+      [o.member, o.name, o.companyType ?? null, o.revenueTier ?? null, iso(now)],
+    );
+    return { ...o, updatedAt: iso(now) };
   }
 
   async history(url: string, limit: number): Promise<RunRow[]> {

@@ -86,7 +86,7 @@ describe('registry REST API: registration', () => {
     ['credentials in the URL', { url: 'https://user:pw@example.com/mcp' }, 400, /credentials/],
     ['an unknown transport', { url: 'https://example.com/mcp', transports: ['smtp'] }, 400, /transports/],
     ['an unknown field', { url: 'https://example.com/mcp', colour: 'red' }, 400, /unknown field\(s\) colour/],
-    ['no url', {}, 400, /url is required/],
+    ['no url', {}, 400, /url \(or agent_url\) is required/],
     ['an array', [1, 2], 400, /JSON object/],
     ['broken JSON', '{"url":', 400, /not valid JSON/],
     ['a body over 64 KiB', JSON.stringify({ url: 'https://example.com/mcp', owner: 'x'.repeat(70_000) }), 413, /larger than/],

@@ -7,6 +7,12 @@ export type Row = Record<string, unknown>;
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 const opt = <T>(v: unknown): T | undefined => (v === null || v === undefined ? undefined : (v as T));
+/** A JSON list column as an optional member (absent when empty). */
+function listColumn<K extends string>(key: K, v: unknown): Partial<Record<K, string[]>> {
+  const list = typeof v === 'string' ? (JSON.parse(v) as string[]) : [];
+  return list.length ? ({ [key]: list } as Partial<Record<K, string[]>>) : {};
+}
+
 /** SQLite stores booleans as 0/1, PostgreSQL as booleans. */
 const truthy = (v: unknown): boolean => v === true || v === 1 || v === '1';
 const optNum = (v: unknown): number | undefined => (v === null || v === undefined ? undefined : Number(v));
@@ -42,6 +48,8 @@ export function agentOf(r: Row): AgentRow {
     lastFailedAt: opt(r.last_failed_at),
     passingSince: opt(r.passing_since),
     regressedAt: opt(r.regressed_at),
+    ...listColumn('declaredCapabilities', r.declared_capabilities),
+    ...listColumn('channels', r.channels),
   };
 }
 
@@ -89,6 +97,8 @@ export const AGENT_COLUMNS_ADDED: ReadonlyArray<{ name: string; sqlite: string; 
   { name: 'last_failed_at', sqlite: 'TEXT', pg: 'TEXT' },
   { name: 'passing_since', sqlite: 'TEXT', pg: 'TEXT' },
   { name: 'regressed_at', sqlite: 'TEXT', pg: 'TEXT' },
+  { name: 'declared_capabilities', sqlite: "TEXT NOT NULL DEFAULT '[]'", pg: "TEXT NOT NULL DEFAULT '[]'" },
+  { name: 'channels', sqlite: "TEXT NOT NULL DEFAULT '[]'", pg: "TEXT NOT NULL DEFAULT '[]'" },
 ];
 
 /**

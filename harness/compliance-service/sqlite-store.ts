@@ -16,6 +16,7 @@ import {
   type ChangeRow,
   DuplicateAgentError,
   type RefreshLimits,
+  type Organization,
   type RegistryStore,
   type RunReport,
   type RunRow,
@@ -69,6 +70,13 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_by_agent ON runs(agent_id, id);
 CREATE INDEX IF NOT EXISTS runs_running ON runs(state) WHERE state = 'running';
+CREATE TABLE IF NOT EXISTS organizations (
+  member TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  company_type TEXT,
+  revenue_tier TEXT,
+  updated_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS refreshes (
   agent_url TEXT NOT NULL,
   caller TEXT NOT NULL,
@@ -109,8 +117,21 @@ export class SqliteRegistryStore implements RegistryStore {
   async addAgent(a: AgentInput, now: number): Promise<AgentRow> {
     try {
       this.db
-        .prepare(`INSERT INTO agents (url, transports, token, auth_token, auth_ref, owner, created_at, next_due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-        .run(a.url, JSON.stringify(a.transports), a.token, a.authToken ?? null, a.authRef ?? null, a.owner ?? null, iso(now), now);
+        .prepare(
+          `INSERT INTO agents (url, transports, token, auth_token, auth_ref, owner, created_at, next_due_at, declared_capabilities, channels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          a.url,
+          JSON.stringify(a.transports),
+          a.token,
+          a.authToken ?? null,
+          a.authRef ?? null,
+          a.owner ?? null,
+          iso(now),
+          now,
+          JSON.stringify(a.declaredCapabilities ?? []),
+          JSON.stringify(a.channels ?? []),
+        );
     } catch (e) {
       if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new DuplicateAgentError(`agent ${a.url} is already registered`);
       throw e;
@@ -254,6 +275,16 @@ export class SqliteRegistryStore implements RegistryStore {
       return d;
     });
     return take.immediate();
+  }
+
+  async putOrganization(o: Omit<Organization, 'updatedAt'>, now: number): Promise<Organization> {
+    this.db
+      .prepare(
+        `INSERT INTO organizations (member, name, company_type, revenue_tier, updated_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT(member) DO UPDATE SET name = excluded.name, company_type = excluded.company_type, revenue_tier = excluded.revenue_tier, updated_at = excluded.updated_at`,
+      )
+      .run(o.member, o.name, o.companyType ?? null, o.revenueTier ?? null, iso(now));
+    return { ...o, updatedAt: iso(now) };
   }
 
   async history(url: string, limit: number): Promise<RunRow[]> {

@@ -20,6 +20,10 @@ export interface AgentInput {
   /** Where the owner keeps the agent's credential (free text, shown). */
   authRef?: string;
   owner?: string;
+  /** Task names the registration declared (interface spec 2.4), searched until a probe lists the agent's own. */
+  declaredCapabilities?: string[];
+  /** Channel codes the registration declared. */
+  channels?: string[];
 }
 
 /** What the owner sets on an agent (digest 6.3 writes): monitoring, lifecycle, opting out. */
@@ -123,6 +127,15 @@ export interface RefreshLimits {
   callerWindowMs: number;
 }
 
+/** A member's organization as it overrides what the registry derives (interface spec 4.1: name, company type, revenue tier). */
+export interface Organization {
+  member: string;
+  name: string;
+  companyType?: string;
+  revenueTier?: string;
+  updatedAt: string;
+}
+
 export class DuplicateAgentError extends Error {
   override name = 'DuplicateAgentError';
 }
@@ -158,6 +171,8 @@ export interface RegistryStore {
     now: number,
     limits: RefreshLimits,
   ): Promise<{ ok: true } | { ok: false; retryAfterS: number; limit: 'agent' | 'caller' }>;
+  /** Creates or replaces the member's organization. */
+  putOrganization(org: Omit<Organization, 'updatedAt'>, now: number): Promise<Organization>;
   history(url: string, limit: number): Promise<RunRow[]>;
   /** The latest full agent-compliance report of the agent (never a STORYBOARD_RUN's). */
   latestReport(url: string): Promise<RunResult | undefined>;

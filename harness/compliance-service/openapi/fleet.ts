@@ -67,9 +67,21 @@ export const fleetDocs: OperationGroup = {
     },
     AgentRegistration: {
       type: 'object',
-      required: ['url'],
+      description: "The agent URL as `url` or, in the interface spec's name, `agent_url` (both given: the same).",
+      anyOf: [
+        { type: 'object', required: ['url'], properties: { url: true } },
+        { type: 'object', required: ['agent_url'], properties: { agent_url: true } },
+      ],
       properties: {
         url: { type: 'string', maxLength: 2048, description: 'The agent URL: http or https, without credentials.' },
+        agent_url: { type: 'string', maxLength: 2048, description: "The same, by the interface spec's name (2.4)." },
+        capabilities: {
+          type: 'array',
+          maxItems: 200,
+          items: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' },
+          description: 'Task names it declares: searched until a probe lists its own.',
+        },
+        channels: { type: 'array', maxItems: 200, items: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' }, description: 'Channel codes (spec 2.4).' },
         transports: { type: 'array', items: { type: 'string', enum: ['mcp', 'a2a'] }, minItems: 1, description: 'Default: both.' },
         token: { type: 'string', maxLength: 64, description: 'The protocol token of its task names (default `proto`).' },
         auth_token: { type: 'string', maxLength: 4096, description: 'A bearer sent to this agent only; stored, never served.' },
@@ -80,6 +92,40 @@ export const fleetDocs: OperationGroup = {
     },
   },
   operations: [
+    {
+      method: 'POST',
+      path: '/api/organizations',
+      operationId: 'createOrganization',
+      tags: ['Fleet'],
+      description: "A member's organization is the member's own; an operator key has none (400).",
+      requestBody: jsonBody({
+        type: 'object',
+        required: ['name'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', maxLength: 200 },
+          company_type: { type: 'string', maxLength: 200 },
+          revenue_tier: { type: 'string', maxLength: 200 },
+        },
+      }),
+      responses: {
+        '201': json('The organization as stored.', {
+          type: 'object',
+          required: ['member', 'name', 'company_type', 'revenue_tier', 'updated_at'],
+          additionalProperties: false,
+          properties: {
+            member: { type: 'string' },
+            name: { type: 'string' },
+            company_type: { type: ['string', 'null'] },
+            revenue_tier: { type: ['string', 'null'] },
+            updated_at: { type: 'string', format: 'date-time' },
+          },
+        }),
+        '400': error('A malformed body, or an operator key.'),
+        '413': error('The body is too large.'),
+        '415': error('The body is not JSON.'),
+      },
+    },
     {
       method: 'GET',
       path: '/api/registry/stats',
@@ -93,7 +139,13 @@ export const fleetDocs: OperationGroup = {
       operationId: 'listAgents',
       tags: ['Fleet'],
       parameters: [
-        { name: 'capability', in: 'query', description: 'Only agents that declared this task.', schema: { type: 'string' } },
+        {
+          name: 'capability',
+          in: 'query',
+          description: 'Only agents that list this task (from their latest probe, else their registration).',
+          schema: { type: 'string' },
+        },
+        { name: 'channel', in: 'query', description: 'Only agents that declared this channel.', schema: { type: 'string' } },
         { name: 'status', in: 'query', description: 'Only agents with this registry status.', schema: REGISTRY_STATUS },
       ],
       responses: { '200': json('The agents.', ref('AgentList')) },

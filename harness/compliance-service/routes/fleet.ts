@@ -2,9 +2,9 @@
  * The fleet routes: statistics, the agent list, the change feed, registering and removing agents.
  *
  *   GET    /api/registry/stats                        agents per status, runs
- *   GET    /api/registry/agents[?capability=&status=] {agents[], count}: spec 2.4 fields plus status
+ *   GET    /api/registry/agents[?capability=&channel=&status=] {agents[], count}: spec 2.4 fields plus status
  *   GET    /api/registry/changes?cursor=&limit=       {changes[], next_cursor}: status transitions after the cursor
- *   POST   /api/me/agents                             register {url, transports?, token?, auth_token?, auth_ref?, owner?}
+ *   POST   /api/me/agents                             register {url | agent_url, transports?, token?, auth_token?, auth_ref?, owner?, capabilities?, channels?}
  *   DELETE /api/me/agents/{encodedUrl}                remove (its owner or the operator)
  */
 import { AgentInputError, agentInputOf } from '../agent-input.js';
@@ -17,13 +17,16 @@ import type { ServiceContext } from './context.js';
 
 export const MAX_CHANGES = 1_000;
 
+/** The agent's capabilities: the tasks its latest probe found it listing, else those its registration declared. */
+export const capabilitiesOf = (a: AgentRow): string[] => (a.capabilities.length ? a.capabilities : (a.declaredCapabilities ?? []));
+
 /** The list entry: spec 2.4 (domain, agent_url, capabilities, channels) and the agent's standing. */
 export function listEntry(a: AgentRow): Record<string, unknown> {
   return {
     domain: new URL(a.url).hostname,
     agent_url: a.url,
-    capabilities: a.capabilities,
-    channels: [],
+    capabilities: capabilitiesOf(a),
+    channels: a.channels ?? [],
     transports: a.transports,
     status: a.status,
     lifecycle_stage: 'production',
@@ -51,8 +54,12 @@ export function fleetRoutes(s: ServiceContext): Route[] {
       summary: 'The registered agents, optionally filtered by capability or status',
       handle: async ({ res, url }) => {
         const capability = url.searchParams.get('capability');
+        const channel = url.searchParams.get('channel');
         const status = url.searchParams.get('status');
-        const agents = (await s.store.listAgents()).filter((a) => (!capability || a.capabilities.includes(capability)) && (!status || a.status === status));
+        const agents = (await s.store.listAgents()).filter(
+          (a) =>
+            (!capability || capabilitiesOf(a).includes(capability)) && (!channel || (a.channels ?? []).includes(channel)) && (!status || a.status === status),
+        );
         send(res, 200, { agents: agents.map(listEntry), count: agents.length });
       },
     },
