@@ -20,7 +20,6 @@ function text(body: Record<string, unknown>, name: string, required: boolean): s
     if (required) throw new HttpError(400, `${name} is required`);
     return undefined;
   }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   if (typeof v !== 'string' || v.trim() === '' || v.length > MAX_TEXT || /[\u0000-\u001f\u007f]/.test(v))
     throw new HttpError(400, `${name} must be a non-empty string of at most ${MAX_TEXT} characters without control characters`);
   return v;
