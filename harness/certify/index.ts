@@ -6,3 +6,4 @@ export { certify, profileAgent, addressPolicyOf, DEFAULT_CONCURRENCY, type Certi
 export { pickSuites, UnknownSuiteError, type SuiteSelection } from './pick-suites.js';
 export { runTargetOf, suitesFor, shapeOf, type RunTarget, type RunTargetKind, type TargetShape } from './run-target.js';
 export { interpretationLookup } from './interpretations.js';
+export { builtinSuites } from '../../suites/index.js';

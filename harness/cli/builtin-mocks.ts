@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { ReceiverTarget } from '../core/engine/resources.js';
 import type { RegistryTarget } from '../core/registry-face/target.js';
 import type { ProtocolLine } from '../core/protocol/lines.js';
+import type { StartReferenceSeller } from '../compliance-service/reference-agent.js';
 
 /**
  * Checks calling the agent at once against the built-in mocks, unless --concurrency says otherwise:
@@ -92,3 +93,16 @@ export async function startBuiltinMocks(o: {
     throw e;
   }
 }
+
+/** The registry service's built-in reference seller (`registry serve` without `--reference-agent`): the mock seller on loopback. */
+export const startReferenceSeller: StartReferenceSeller = async (o) => {
+  const { startMockSeller, SELLER_NAME } = await import('../../mocks/seller/index.js');
+  // Loopback only; it posts webhooks to the harness's loopback receivers over http.
+  const seller = await startMockSeller({
+    token: o.token,
+    ...(o.authToken ? { authToken: o.authToken } : {}),
+    allowPrivateWebhooks: true,
+    ...(o.target ? { protocolLine: o.target } : {}),
+  });
+  return { url: seller.baseUrl, name: SELLER_NAME, close: () => seller.close() };
+};

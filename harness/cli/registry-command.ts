@@ -24,6 +24,7 @@ import { FlagError, parsePortFlag, waitForStop } from '../core/cli-kit/serve.js'
 import { writeReportsSafely } from './run-failure.js';
 import { pickSuites } from '../certify/index.js';
 import { UsageError } from './usage.js';
+import { startReferenceSeller } from './builtin-mocks.js';
 import { type MemberKey, memberKeyOf } from '../compliance-service/http/callers.js';
 import { BadgeKeyFileError, badgeKeyPathBeside } from '../compliance-service/badge-tokens/index.js';
 import type { NamedReference } from '../compliance-service/reference-agent.js';
@@ -276,7 +277,7 @@ async function serve(v: Values, stop?: AbortSignal): Promise<number> {
     perHost,
     intervalMs,
     settings,
-    ...(referenceAgent ? { referenceAgent } : {}),
+    ...(referenceAgent ? { referenceAgent } : { startReferenceSeller }),
     onRegistered: () => pg?.producer.wake(),
     onRun: (agent, r) => err(`probed ${agent.url}: ${registryStatus(r.overall_status)} (${r.overall_status}) ${oneLine(r.headline, 160)}`),
     onError: (e) => err(`registry: ${oneLine(e instanceof Error ? e.message : String(e), 300)}`),

@@ -1,8 +1,9 @@
 /**
  * The reference agent a storyboard is compared against (`POST …/storyboard/{sid}/compare`): the
  * agent the operator named (`registry serve --reference-agent URL [--reference-transport …]`), or,
- * by default, the built-in reference mock seller, started by the service on loopback the first
- * time it is needed (as `npm start` starts it: harness/cli/builtin-mocks.ts), one per protocol
+ * by default, the built-in reference mock seller, started on loopback the first time it is needed
+ * by the starter the command line gives (harness/cli/builtin-mocks.ts: the library never starts a
+ * mock itself), one per protocol
  * token and per "with a bearer token or not" (so the reference is judged with the same run facts
  * as the agent compared: checks that need a token apply to both or neither), stopped with the
  * service. The reference is exempt from the service's private-address refusal only because the
@@ -30,11 +31,18 @@ export interface NamedReference {
   authToken?: string;
 }
 
+/** Starts the built-in reference seller on loopback (given by the command line, or a test). */
+export type StartReferenceSeller = (o: {
+  token: string;
+  authToken?: string;
+  target?: ProtocolLine;
+}) => Promise<{ url: string; name: string; close(): Promise<void> }>;
+
 export class ReferenceAgents {
   private readonly started = new Map<string, Promise<{ agent: ReferenceAgent; close(): Promise<void> }>>();
   private closed = false;
 
-  constructor(private readonly o: { named?: NamedReference; target?: ProtocolLine }) {}
+  constructor(private readonly o: { named?: NamedReference; target?: ProtocolLine; startBuiltin?: StartReferenceSeller }) {}
 
   /** The reference to compare `agent` with. */
   async for(agent: Pick<AgentRow, 'token' | 'authToken'>): Promise<ReferenceAgent> {
@@ -62,19 +70,13 @@ export class ReferenceAgents {
   }
 
   private async start(token: string, withToken: boolean): Promise<{ agent: ReferenceAgent; close(): Promise<void> }> {
-    const { startMockSeller, SELLER_NAME } = await import('../../mocks/seller/index.js');
+    if (!this.o.startBuiltin) throw new Error('no reference agent: this service was given neither --reference-agent nor a built-in reference seller');
     const authToken = withToken ? randomBytes(24).toString('base64url') : undefined;
-    // Loopback only; it posts webhooks to the harness's loopback receivers over http.
-    const seller = await startMockSeller({
-      token,
-      ...(authToken ? { authToken } : {}),
-      allowPrivateWebhooks: true,
-      ...(this.o.target ? { protocolLine: this.o.target } : {}),
-    });
+    const seller = await this.o.startBuiltin({ token, ...(authToken ? { authToken } : {}), ...(this.o.target ? { target: this.o.target } : {}) });
     return {
       agent: {
-        url: seller.baseUrl,
-        name: `${SELLER_NAME} (built-in reference)`,
+        url: seller.url,
+        name: `${seller.name} (built-in reference)`,
         transports: ['mcp', 'a2a'],
         token,
         ...(authToken ? { authToken } : {}),

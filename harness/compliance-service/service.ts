@@ -13,7 +13,7 @@ import { BADGE_TOKEN_LIFETIME_S } from './badge-signing.js';
 import { type ProbeSettings, type Prober, probeAgent } from './probe.js';
 import { DEFAULT_INTERVAL_MS, DEFAULT_MAX_BACKOFF_MS, intervalOf, nextDue, Scheduler } from './scheduler.js';
 import { problemOf } from './run-summary.js';
-import { type NamedReference, ReferenceAgents } from './reference-agent.js';
+import { type NamedReference, ReferenceAgents, type StartReferenceSeller } from './reference-agent.js';
 import { StoryboardOps } from './storyboard-ops.js';
 import type { RefreshLimits } from './types.js';
 import type { AgentRow, RegistryStore } from './types.js';
@@ -45,6 +45,8 @@ export interface RegistryServiceOptions {
   onRegistered?: () => void;
   /** The reference agent of storyboard comparisons (`--reference-agent`); default the built-in mock seller, started when first needed. */
   referenceAgent?: NamedReference;
+  /** Starts the built-in reference seller when no reference agent is named (the command line's builtin-mocks.ts). */
+  startReferenceSeller?: StartReferenceSeller;
 }
 
 export interface RunningRegistryService {
@@ -89,6 +91,7 @@ export async function startRegistryService(o: RegistryServiceOptions): Promise<R
   const badgeKeys = o.badgeKeysPath ? await BadgeKeySet.open(o.badgeKeysPath, { maxTokenLifetimeSeconds: BADGE_TOKEN_LIFETIME_S }) : undefined;
   const reference = new ReferenceAgents({
     ...(o.referenceAgent ? { named: o.referenceAgent } : {}),
+    ...(o.startReferenceSeller ? { startBuiltin: o.startReferenceSeller } : {}),
     ...(o.settings.target ? { target: o.settings.target } : {}),
   });
   const storyboards = new StoryboardOps({ store: o.store, settings: o.settings, runner, reference });

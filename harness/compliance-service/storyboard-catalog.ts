@@ -22,7 +22,7 @@ import type { Storyboard, StoryboardBundle } from '../core/storyboards/model.js'
 import { selectStoryboards } from '../core/storyboards/select.js';
 import { protocolIds } from '../core/token.js';
 import type { Transport, TransportFailure } from '../core/transport/types.js';
-import { builtinSuites } from '../../suites/index.js';
+import { builtinSuites } from '../certify/index.js';
 import { catalogOf, certifyOptionsOf, type ProbeSettings } from './probe.js';
 import type { AgentRow } from './types.js';
 

@@ -10,6 +10,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { startReferenceSeller } from '../cli/builtin-mocks.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockFleet, type RunningMockFleet } from '../../mocks/fleet/index.js';
 import { getFault } from '../../mocks/seller/index.js';
@@ -165,6 +166,7 @@ describe.each([
       intervalMs: 3_600_000,
       refreshLimits: { agentWindowMs: 60_000, perCaller: 50, callerWindowMs: 3_600_000 },
       settings,
+      startReferenceSeller,
     });
     const bundle = loadStoryboardBundle(bundleDir);
     bundleSettings = { budgetS: 60, denyPrivate: true, allowHosts: ['127.0.0.0/8'], storyboards: { bundle, catalog: compileStoryboards(bundle) } };
