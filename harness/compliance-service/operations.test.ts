@@ -136,6 +136,8 @@ describe.each([
     const r = await call(`${agentPath(good)}/refresh`, ALICE, 'POST');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ online: true, oauth_required: false, compliance: { ran: true, overall_status: 'passing', badge_eligible: true } });
+    // Probed before with the same tasks: a sales agent, not promoted.
+    expect(r.body).toMatchObject({ inferred_type: 'sales', type_promoted: false });
     const runId = (r.body.compliance as Json).run_id;
     const history = await call(`${agentPath(good)}/compliance/history`);
     expect((history.body.runs as Json[])[0]).toMatchObject({ id: Number(runId), triggered_by: 'refresh' });
@@ -151,7 +153,12 @@ describe.each([
     // Registered agents are due at once: their first probes must be over, or a refresh is a 409.
     for (const u of urls) await until(u, (d) => d.probing === false && Date.parse(d.next_probe_at as string) > Date.now(), `the first probe of ${u}`);
     const statuses: number[] = [];
-    for (const u of urls) statuses.push((await call(`${agentPath(u)}/refresh`, BOB, 'POST')).status);
+    for (const u of urls) {
+      const r = await call(`${agentPath(u)}/refresh`, BOB, 'POST');
+      statuses.push(r.status);
+      // Nobody answers there: nothing listed, no type inferred.
+      if (r.status === 200) expect(r.body).toMatchObject({ online: false, tools_count: 0, inferred_type: 'unknown', type_promoted: false });
+    }
     expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
     expect(statuses[3]).toBe(429);
   }, 60_000);

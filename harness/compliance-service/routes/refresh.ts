@@ -14,6 +14,7 @@ import { type Caller, requireOwner } from '../http/callers.js';
 import { HttpError, send } from '../http/respond.js';
 import type { Route } from '../http/router.js';
 import { declaredTasksOf, unreached } from '../run-summary.js';
+import { claimedRoles } from '../badges.js';
 import type { ServiceContext } from './context.js';
 
 const callerKey = (c: Caller): string => (c.kind === 'member' ? `member:${c.name}` : c.kind);
@@ -24,16 +25,24 @@ function refreshStatus(run: RunResult): 'passing' | 'failing' | 'partial' | 'unk
   return 'unknown';
 }
 
-export function refreshBody(runId: number, run: RunResult): Record<string, unknown> {
+/** The agent type the registry infers from the tasks an agent lists: its first claimed role (badges.ts), `unknown` with none. */
+export function inferredType(tasks: readonly string[]): string {
+  const role = claimedRoles(tasks)[0];
+  return role === undefined ? 'unknown' : role === 'media-buy' ? 'sales' : role;
+}
+
+/** `tasksBefore`: what the agent listed before this refresh (its type is promoted when the inference changes). */
+export function refreshBody(runId: number, run: RunResult, tasksBefore: readonly string[]): Record<string, unknown> {
   const d = toComplianceDetail(run);
+  const tasks = declaredTasksOf(run);
   const online = !unreached(run);
   const problem = run.transport_info.map((t) => t.problem).find((p) => !!p) ?? run.harness_error;
   return {
     online,
-    tools_count: declaredTasksOf(run).length,
+    tools_count: tasks.length,
     response_time_ms: Math.round(run.duration_ms),
-    inferred_type: 'sales',
-    type_promoted: false,
+    inferred_type: inferredType(tasks),
+    type_promoted: tasks.length > 0 && inferredType(tasks) !== inferredType(tasksBefore),
     oauth_required: run.overall_status === 'auth_required',
     checked_at: run.finished_at,
     ...(problem ? { error: problem } : {}),
@@ -74,7 +83,7 @@ export function refreshRoutes(s: ServiceContext): Route[] {
         }
         const done = await s.probeNow(agent, 'refresh');
         if (!done) throw new HttpError(409, `a probe of ${agent.url} is already running; its result will be in the history`);
-        send(res, 200, refreshBody(done.runId, done.result));
+        send(res, 200, refreshBody(done.runId, done.result, agent.capabilities));
       },
     },
   ];
