@@ -128,6 +128,8 @@ describe.each([
     const r = await call(`${agentPath(good)}/lifecycle`, ALICE, 'PUT', { lifecycle_stage: 'development' });
     expect(r.body).toMatchObject({ agent_url: good, lifecycle_stage: 'development', compliance_opt_out: false });
     expect((await call(`${agentPath(good)}/compliance`)).body.lifecycle_stage).toBe('development');
+    const listed = ((await call('/api/registry/agents')).body.agents as Json[]).find((a) => a.agent_url === good)!;
+    expect(listed.lifecycle_stage).toBe('development');
   });
 
   it('answers a refresh with the run it recorded, then 429 with retry_after for the same agent', async () => {

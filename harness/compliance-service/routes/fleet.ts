@@ -29,7 +29,7 @@ export function listEntry(a: AgentRow): Record<string, unknown> {
     channels: a.channels ?? [],
     transports: a.transports,
     status: a.status,
-    lifecycle_stage: 'production',
+    lifecycle_stage: a.lifecycleStage ?? 'production',
     ...(a.lastCheckedAt ? { last_checked_at: a.lastCheckedAt } : {}),
     ...(a.headline ? { headline: a.headline } : {}),
     ...(a.problem ? { problem: a.problem } : {}),
