@@ -42,6 +42,9 @@ export function callerOf(req: IncomingMessage, ring: KeyRing): Caller {
   return caller;
 }
 
+/** Who a caller is, for per-caller limits: `member:<name>`, `operator` or `anonymous`. */
+export const callerKey = (c: Caller): string => (c.kind === 'member' ? `member:${c.name}` : c.kind);
+
 /** A key holder (operator or member); 401 for an anonymous caller. */
 export function requireKey(caller: Caller): void {
   if (caller.kind === 'anonymous') throw new HttpError(401, 'an API key is required (Authorization: Bearer <key> or X-API-Key)', CHALLENGE);

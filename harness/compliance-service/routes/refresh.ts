@@ -10,14 +10,12 @@
 import { toComplianceDetail } from '../../../reports/compliance-detail.js';
 import type { RunResult } from '../../core/engine/result.js';
 import { agentOr404 } from '../http/agent-param.js';
-import { type Caller, requireOwner } from '../http/callers.js';
+import { callerKey, requireOwner } from '../http/callers.js';
 import { HttpError, send } from '../http/respond.js';
 import type { Route } from '../http/router.js';
 import { declaredTasksOf, unreached } from '../run-summary.js';
 import { claimedRoles } from '../badges.js';
 import type { ServiceContext } from './context.js';
-
-const callerKey = (c: Caller): string => (c.kind === 'member' ? `member:${c.name}` : c.kind);
 
 /** Run overall status → the refresh's `overall_status` (passing | failing | partial | unknown). */
 function refreshStatus(run: RunResult): 'passing' | 'failing' | 'partial' | 'unknown' {

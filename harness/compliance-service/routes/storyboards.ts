@@ -15,7 +15,7 @@
  * `organization_id` of a step is accepted and not used (one organization per service).
  */
 import { agentOr404 } from '../http/agent-param.js';
-import { type Caller, requireOwner } from '../http/callers.js';
+import { type Caller, callerKey, requireOwner } from '../http/callers.js';
 import { HttpError, readObject, send } from '../http/respond.js';
 import type { Route } from '../http/router.js';
 import { ApplicabilityError, type CatalogStoryboard } from '../storyboard-catalog.js';
@@ -24,7 +24,6 @@ import { badgeOf, comparePhases, profileOf, storyboardHead, storyboardRunBody, s
 import type { AgentRow } from '../types.js';
 import type { ServiceContext } from './context.js';
 
-const callerKey = (c: Caller): string => (c.kind === 'member' ? `member:${c.name}` : c.kind);
 const STEP_FIELDS = new Set(['context', 'dry_run', 'organization_id']);
 
 function opsOf(s: ServiceContext): StoryboardOps {
