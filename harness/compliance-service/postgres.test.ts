@@ -3,9 +3,14 @@
  * probe jobs, two `registry worker` processes take them; one worker is killed with kill -9 in the
  * middle of a probe. Every agent still gets exactly one verdict, right (the faulty one failing),
  * the killed probes are redone by the other worker once their jobs expire, each first run shows
- * as interrupted, and no agent was ever probed twice at once.
+ * as interrupted, and no agent was ever probed twice at once. The Agent Compliance operations
+ * (history, owner-only diagnostics, verification with signed badges, the JWKS) then answer from
+ * what the workers recorded.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockFleet, type RunningMockFleet } from '../../mocks/fleet/index.js';
@@ -72,7 +77,11 @@ afterAll(async () => {
 
 describe('registry on PostgreSQL with two workers', () => {
   it('loses no probe and records no false result when a worker is killed with kill -9 mid-probe', async () => {
-    const serve = await start(['serve', '--postgres', pg.url, '--workers', '0', '--port', '0', '--api-key', KEY, ...COMMON], /registry listening on (\S+)/);
+    const keys = join(mkdtempSync(join(tmpdir(), 'registry-pg-keys-')), 'badge-keys.json');
+    const serve = await start(
+      ['serve', '--postgres', pg.url, '--workers', '0', '--port', '0', '--api-key', KEY, '--badge-keys', keys, ...COMMON],
+      /registry listening on (\S+)/,
+    );
     const api = serve.match[1]!;
     expect(serve.stderr()).not.toContain('test-only-password');
     const workers = await Promise.all([1, 2].map(() => start(['worker', '--postgres', pg.url, '--concurrency', '2', ...COMMON], /taking probe jobs from/)));
@@ -126,6 +135,30 @@ describe('registry on PostgreSQL with two workers', () => {
     } finally {
       await store.close();
     }
+
+    // The Agent Compliance operations answer from what the workers recorded.
+    const get = async (path: string, key?: string) => {
+      const r = await fetch(`${api}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+      return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+    };
+    const at = (url: string) => `/api/registry/agents/${encodeURIComponent(url)}`;
+    const faulty = all[4]!;
+    const history = await get(`${at(faulty)}/compliance/history`);
+    expect((history.body.runs as Array<Record<string, unknown>>)[0]).toMatchObject({
+      state: 'done',
+      overall_status: 'failing',
+      triggered_by: 'schedule',
+      tracks_failed: 1,
+    });
+    const diagnostics = await get(`${at(faulty)}/compliance/diagnostics`, KEY);
+    expect((diagnostics.body.diagnostics as Array<Record<string, unknown>>).map((d) => d.step_id)).toContain('idempotency.replay.flagged');
+    expect((await get(`${at(faulty)}/compliance/diagnostics`)).status).toBe(401);
+    const verification = await get(`${at(all[1]!)}/verification`);
+    expect(verification.body).toMatchObject({ verified: true });
+    expect(typeof (verification.body.badges as Array<Record<string, unknown>>)[0]!.token).toBe('string');
+    expect((await get(`${at(faulty)}/verification`)).body).toMatchObject({ verified: false, badges: [] });
+    expect(((await get('/api/.well-known/jwks.json')).body.keys as unknown[]).length).toBe(1);
+
     for (const p of [serve, survivor]) p.child.kill('SIGTERM');
     const codes = await Promise.all([serve, survivor].map((p) => new Promise<number | null>((r) => p.child.once('exit', r))));
     expect(codes).toEqual([0, 0]);
