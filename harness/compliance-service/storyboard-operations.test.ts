@@ -277,9 +277,10 @@ describe.each([
     await call(`${agentPath(optedOut)}/compliance/opt-out`, ALICE, 'PUT', { opt_out: true });
     // A probe that started before opting out is let finish first.
     for (let i = 0; i < 300 && (await store.getAgent(optedOut))?.runningRunId !== undefined; i++) await new Promise((r) => setTimeout(r, 100));
-    const n = declaring.version!.count();
+    // Counted under its own path: the scheduler may be probing the other agent on the same server meanwhile.
+    const n = declaring.version!.count('/opted-out/');
     expect((await call(`${agentPath(optedOut)}/applicable-storyboards`)).body).toMatchObject({ status: 'opted_out' });
-    expect(declaring.version!.count()).toBe(n);
+    expect(declaring.version!.count('/opted-out/')).toBe(n);
     // With the bundle, a specialism it does not list is unknown too.
     const unknown = await call(`${agentPath(`${declaring.unknown!.url}`)}/applicable-storyboards`, undefined, 'GET', undefined, bundleSvc.url);
     expect(unknown.body).toMatchObject({ error_kind: 'unknown_specialism' });

@@ -8,10 +8,16 @@ import { baseUrlOf, listen } from '../../core/net/listen.js';
 
 export interface RunningTestAgent {
   url: string;
-  /** Requests received so far. */
-  count(): number;
+  /** Requests received so far (only those whose path starts with `pathPrefix`, when given). */
+  count(pathPrefix?: string): number;
   close(): Promise<void>;
 }
+
+/** Counts the requests seen, or those whose path starts with a prefix. */
+const counter =
+  (paths: readonly string[]) =>
+  (prefix?: string): number =>
+    prefix === undefined ? paths.length : paths.filter((p) => p.startsWith(prefix)).length;
 
 async function serve(server: Server): Promise<string> {
   return baseUrlOf(await listen(server, 0, '127.0.0.1'));
@@ -26,9 +32,9 @@ const closer = (server: Server) => () =>
 /** Forwards every request to `target` (its origin; the path as asked), counting them. */
 export async function startCountingProxy(target: string): Promise<RunningTestAgent> {
   const to = new URL(target);
-  let n = 0;
+  const paths: string[] = [];
   const server = createServer((req, res) => {
-    n++;
+    paths.push(req.url ?? '');
     const out = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
@@ -40,15 +46,15 @@ export async function startCountingProxy(target: string): Promise<RunningTestAge
     req.pipe(out);
   });
   const url = await serve(server);
-  return { url: `${url}/`, count: () => n, close: closer(server) };
+  return { url: `${url}/`, count: counter(paths), close: closer(server) };
 }
 
 /** A minimal MCP agent (`/mcp`, JSON replies) whose capabilities task answers `capabilities`. */
 export async function startDeclaringAgent(capabilities: Record<string, unknown>, token = 'proto'): Promise<RunningTestAgent> {
-  let n = 0;
+  const paths: string[] = [];
   const capabilitiesTask = `get_${token}_capabilities`;
   const server = createServer((req, res) => {
-    n++;
+    paths.push(req.url ?? '');
     if (req.method !== 'POST' || !req.url?.startsWith('/mcp')) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end('{"error":"not found"}');
@@ -77,5 +83,5 @@ export async function startDeclaringAgent(capabilities: Record<string, unknown>,
     });
   });
   const url = await serve(server);
-  return { url: `${url}/`, count: () => n, close: closer(server) };
+  return { url: `${url}/`, count: counter(paths), close: closer(server) };
 }
