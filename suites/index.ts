@@ -26,6 +26,7 @@ export const SUITE_PLUGINS: readonly SuitePlugin[] = (
     import('./governance/plugin.js'),
     import('./brand/plugin.js'),
     import('./registry/plugin.js'),
+    import('./registry-compliance/plugin.js'),
     import('./discovery/plugin.js'),
   ])
 ).map((m) => m.default);

@@ -69,7 +69,7 @@ export function suitesFor(shape: TargetShape, selection: SuiteSelection, catalog
       const suites = (given ?? pickSuites(ids, catalog)).filter((s) => s.face === 'registry');
       if (suites.length === 0)
         throw new UnknownSuiteError(
-          'a registry-face run (--registry, --publisher or --brand without --agent) runs only the registry and discovery suites; none is selected',
+          'a registry-face run (--registry, --publisher or --brand without --agent) runs only the registry, registry-compliance and discovery suites; none is selected',
         );
       return suites;
     }

@@ -68,7 +68,10 @@ describe('proto-comply run --registry', () => {
   it.each([
     [['run', '--api-key', 'k'.repeat(20)], /--api-key\) needs a registry URL/],
     [['run', '--registry', 'ftp://registry.example'], /registry URL/],
-    [['run', '--registry', 'https://registry.example', '--suite', 'capabilities'], /registry-face run .* runs only the registry and discovery suites/],
+    [
+      ['run', '--registry', 'https://registry.example', '--suite', 'capabilities'],
+      /registry-face run .* runs only the registry, registry-compliance and discovery suites/,
+    ],
     [['run', '--agent', 'http://127.0.0.1:9/mcp', '--suite', 'registry'], /certifies the registry face: give --registry URL/],
     [['run', '--publisher', 'example.com/adagents.json'], /publisher \(adagents\.json\) "example\.com\/adagents\.json" is neither a domain/],
     [['run', '--brand', 'https://brand.example/?x=1'], /brand \(brand\.json\) URL .* must carry no query/],

@@ -1,8 +1,10 @@
 /**
  * Our registry service under the registry face suite, as `proto-comply run --registry` certifies
  * any registry: the interface spec's registration body (`agent_url`, `capabilities`, `channels`),
- * search by declared capability and channel, organizations behind a key. The real CLI is spawned
- * against the real service on loopback and must pass (exit 0).
+ * search by declared capability and channel, organizations behind a key; and the Agent Compliance
+ * operations (digest 6.3, the `registry-compliance` suite) of an agent it lists. The real CLI is
+ * spawned against the real service on loopback and must pass both suites (exit 0). The service
+ * signs badge tokens, as a deployment issuing badges does: without a key file its JWKS is 503.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -39,6 +41,7 @@ beforeAll(async () => {
     memberKeys: [memberKeyOf(`alice=${ALICE}`)],
     workers: 0,
     perHost: 1,
+    badgeKeysPath: join(dir, 'badge-keys.json'),
     settings: { budgetS: 10, denyPrivate: true, allowHosts: [] },
   });
 });
@@ -91,6 +94,8 @@ describe('our registry service under the registry face suite', () => {
     );
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
     expect(r.stdout).toMatch(/Overall: PASSING/);
+    expect(r.stdout).toMatch(/^registry\s+passing \(12 pass\)$/m);
+    expect(r.stdout).toMatch(/^registry-compliance\s+passing \(9 pass\)$/m);
     expect(`${r.stdout}${r.stderr}`).not.toContain(ALICE);
   }, 150_000);
 });

@@ -9,7 +9,7 @@ import type { FaultDef } from '../seller/faults.js';
 /** The seller's fault shape, without its transport-level members (a registry has no transports to break). */
 export type RegistryFaultDef = Pick<FaultDef, 'name' | 'rule' | 'targets' | 'collateral'>;
 
-/** Faults of the REST face, caught by the `registry` suite. */
+/** Faults of the REST face, caught by the `registry` and `registry-compliance` suites. */
 export const REGISTRY_API_FAULTS: readonly RegistryFaultDef[] = [
   { name: 'stats-behind-auth', rule: 'statistics need credentials (spec 4.1, 5: public, no authentication)', targets: ['registry.stats.public'] },
   { name: 'stats-not-json', rule: 'statistics served as text/plain (spec 4.1: 200 application/json)', targets: ['registry.stats.json-object'] },
@@ -36,6 +36,52 @@ export const REGISTRY_API_FAULTS: readonly RegistryFaultDef[] = [
   { name: 'oversized-body-500', rule: 'an oversized registration body gets HTTP 500 instead of a 4xx JSON error', targets: ['registry.input.oversized-body'] },
   { name: 'unknown-capability-500', rule: 'an unknown capability filter gets HTTP 500', targets: ['registry.input.unknown-capability'] },
   { name: 'no-cors', rule: 'the public JSON API sends no CORS headers', targets: ['registry.http.cors'] },
+  // The Agent Compliance operations (digest 6.3), caught by the `registry-compliance` suite.
+  {
+    name: 'compliance-bad-status',
+    rule: 'the compliance detail says status "ok" (digest 6.3: passing|degraded|failing|unknown|opted_out)',
+    targets: ['registry-compliance.detail.shape'],
+  },
+  {
+    name: 'unknown-agent-200',
+    rule: 'the compliance detail of an unregistered agent is 200, not a 404 error',
+    targets: ['registry-compliance.detail.unknown-agent'],
+  },
+  {
+    name: 'history-without-count',
+    rule: 'the compliance history lacks `count` (digest 6.3: {agent_url, runs[], count})',
+    targets: ['registry-compliance.history.shape'],
+  },
+  {
+    name: 'history-limit-unclamped',
+    rule: 'the compliance history gives 101 runs for limit=101 (digest 6.3: at most 100)',
+    targets: ['registry-compliance.history.limit-capped'],
+  },
+  {
+    name: 'badge-without-modes',
+    rule: 'a verification badge has no verification mode (digest 6.3: at least one)',
+    targets: ['registry-compliance.verification.shape'],
+  },
+  {
+    name: 'invalid-role-404',
+    rule: 'a badge of an unknown role is 404, not 400 invalid_role (digest 6.3)',
+    targets: ['registry-compliance.badge.invalid-role'],
+  },
+  {
+    name: 'badge-jwks-private-member',
+    rule: 'the badge-token JWKS publishes the private member `d` (digest 6.3)',
+    targets: ['registry-compliance.jwks.public-keys'],
+  },
+  {
+    name: 'storyboard-status-public',
+    rule: 'the storyboard status is served without a key (digest 6.3: members only)',
+    targets: ['registry-compliance.storyboard-status.members-only'],
+  },
+  {
+    name: 'monitoring-settings-public',
+    rule: 'the monitoring settings are served without a key (digest 6.3: owner only)',
+    targets: ['registry-compliance.owner.refused-without-key'],
+  },
 ];
 
 /** Faults of the discovery files the mock hosts, caught by the `discovery` suite. */

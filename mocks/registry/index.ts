@@ -13,6 +13,9 @@ import { createMockRegistryHandler } from './server.js';
 import { MockRegistryStore, type RegistryAgent } from './store.js';
 import { capabilityNames } from './vocabulary.js';
 
+/** Compliance runs recorded for each seed agent. */
+export const SEEDED_RUNS = 120;
+
 export interface MockRegistryOptions {
   host?: string;
   port?: number;
@@ -59,7 +62,10 @@ export async function startMockRegistry(o: MockRegistryOptions = {}): Promise<Ru
     for (const a of o.seed ?? []) {
       const unknown = a.capabilities.filter((c) => !capabilities.has(c));
       if (unknown.length) throw new Error(`seed agent ${a.agent_url}: unknown capabilities ${unknown.join(', ')}`);
-      store.putAgent(a, null, Date.now());
+      const t = Date.now();
+      store.putAgent(a, null, t);
+      // A daily history longer than the 100 runs a history answer may hold (digest 6.3), the newest passing.
+      for (let i = SEEDED_RUNS; i >= 1; i--) store.addRun(a.agent_url, i === 1 || i % 7 !== 0 ? 'passing' : 'failing', t - i * 86_400_000);
     }
   } catch (e) {
     store.close();

@@ -128,6 +128,9 @@ describe('the mock registry', () => {
   });
 });
 
+/** The first seed agent's path under the registry API. */
+const agentPath = (_r?: RunningMockRegistry) => `/api/registry/agents/${encodeURIComponent(SEED[0]!.agent_url)}`;
+
 describe('each fault of the mock registry breaks its rule', () => {
   const probes: Record<string, (r: RunningMockRegistry) => Promise<boolean>> = {
     'stats-behind-auth': async (r) => (await call(r, '/api/registry/stats')).status === 401,
@@ -161,6 +164,16 @@ describe('each fault of the mock registry breaks its rule', () => {
     },
     'brand-bad-types': async (r) => typeof (await call(r, '/domains/brand.test/.well-known/brand.json')).json.brands[0].names === 'string',
     'jwks-private-member': async (r) => (await call(r, '/domains/brand.test/.well-known/jwks.json')).json.keys.some((k: object) => 'd' in k),
+    'compliance-bad-status': async (r) => (await call(r, `${agentPath(r)}/compliance`)).json.status === 'ok',
+    'unknown-agent-200': async (r) => (await call(r, `/api/registry/agents/${encodeURIComponent('https://nobody.example/')}/compliance`)).status === 200,
+    'history-without-count': async (r) => !('count' in (await call(r, `${agentPath(r)}/compliance/history`)).json),
+    'history-limit-unclamped': async (r) => (await call(r, `${agentPath(r)}/compliance/history?limit=101`)).json.runs.length === 101,
+    'badge-without-modes': async (r) =>
+      (await call(r, `${agentPath(r)}/verification`)).json.badges.some((b: { verification_modes: string[] }) => b.verification_modes.length === 0),
+    'invalid-role-404': async (r) => (await call(r, `${agentPath(r)}/badge/nope/embed`)).status === 404,
+    'badge-jwks-private-member': async (r) => (await call(r, '/api/.well-known/jwks.json')).json.keys.some((k: object) => 'd' in k),
+    'storyboard-status-public': async (r) => (await call(r, `${agentPath(r)}/storyboard-status`)).status === 200,
+    'monitoring-settings-public': async (r) => (await call(r, `${agentPath(r)}/monitoring/settings`)).status === 200,
     'jwks-duplicate-kid': async (r) => {
       const kids = (await call(r, '/domains/brand.test/.well-known/jwks.json')).json.keys.map((k: { kid: string }) => k.kid);
       return new Set(kids).size < kids.length;

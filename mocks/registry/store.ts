@@ -27,6 +27,13 @@ CREATE TABLE IF NOT EXISTS agents (
   indexed       INTEGER NOT NULL DEFAULT 1,
   created_at    INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS compliance_runs (
+  id              INTEGER PRIMARY KEY,
+  agent_url       TEXT NOT NULL,
+  overall_status  TEXT NOT NULL,
+  tested_at       INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS compliance_runs_agent ON compliance_runs (agent_url, tested_at);
 `;
 
 export interface RegistryAgent {
@@ -34,6 +41,14 @@ export interface RegistryAgent {
   agent_url: string;
   capabilities: string[];
   channels: string[];
+}
+
+/** One recorded compliance run of an agent (digest 6.3 `ComplianceRun`, the fields the mock keeps). */
+export interface ComplianceRunRow {
+  id: number;
+  agent_url: string;
+  overall_status: 'passing' | 'failing' | 'partial';
+  tested_at: number;
 }
 
 export interface Organization {
@@ -109,6 +124,25 @@ export class MockRegistryStore {
       .prepare('SELECT agent_url, domain, capabilities, channels FROM agents WHERE indexed = 1 ORDER BY created_at, rowid')
       .all() as AgentRow[];
     return rows.map((r) => ({ domain: r.domain, agent_url: r.agent_url, capabilities: JSON.parse(r.capabilities), channels: JSON.parse(r.channels) }));
+  }
+
+  /** A registered agent (indexed or not) with its owning organization, or undefined. */
+  agent(url: string): (RegistryAgent & { orgId: number | null }) | undefined {
+    const r = this.db.prepare('SELECT agent_url, domain, capabilities, channels, org_id FROM agents WHERE agent_url = ?').get(url) as
+      | (AgentRow & { org_id: number | null })
+      | undefined;
+    return r && { domain: r.domain, agent_url: r.agent_url, capabilities: JSON.parse(r.capabilities), channels: JSON.parse(r.channels), orgId: r.org_id };
+  }
+
+  addRun(agentUrl: string, overallStatus: ComplianceRunRow['overall_status'], testedAt: number): void {
+    this.db.prepare('INSERT INTO compliance_runs (agent_url, overall_status, tested_at) VALUES (?, ?, ?)').run(agentUrl, overallStatus, testedAt);
+  }
+
+  /** The agent's runs, newest first, at most `limit`. */
+  runs(agentUrl: string, limit: number): ComplianceRunRow[] {
+    return this.db
+      .prepare('SELECT id, agent_url, overall_status, tested_at FROM compliance_runs WHERE agent_url = ? ORDER BY tested_at DESC, id DESC LIMIT ?')
+      .all(agentUrl, limit) as ComplianceRunRow[];
   }
 
   counts(): { agents: number; organizations: number } {

@@ -17,10 +17,13 @@ const SEED = [
   { domain: 'signals.example', agent_url: 'https://signals.example/mcp', capabilities: ['get_signals'], channels: ['ctv'] },
 ];
 
+/** The registry face suites: the REST face and the Agent Compliance operations. */
+const SUITES = ['registry', 'registry-compliance'];
+
 const registryRun = async (faults: string[] = [], withKey = true): Promise<RunResult> => {
   const r = await startMockRegistry({ seed: SEED, faults });
   try {
-    return await certify({ registry: { url: r.baseUrl, ...(withKey ? { apiKey: r.apiKeys[0] } : {}) }, suites: ['registry'], seed: 'registry-suite' });
+    return await certify({ registry: { url: r.baseUrl, ...(withKey ? { apiKey: r.apiKeys[0] } : {}) }, suites: SUITES, seed: 'registry-suite' });
   } finally {
     await r.close();
   }
@@ -32,10 +35,10 @@ describe('the registry suite', () => {
   it('passes every check against the mock registry, on the rest column, without leaking the key', async () => {
     const r = await startMockRegistry({ seed: SEED });
     try {
-      const run = await certify({ registry: { url: r.baseUrl, apiKey: r.apiKeys[0] }, suites: ['registry'] });
+      const run = await certify({ registry: { url: r.baseUrl, apiKey: r.apiKeys[0] }, suites: SUITES });
       expect(notPassing(run)).toEqual([]);
       expect(run.transports).toEqual(['rest']);
-      expect(run.checks.length).toBe(12);
+      expect(run.checks.length).toBe(21);
       expect(run.overall_status).toBe('passing');
       expect(JSON.stringify(run)).not.toContain(r.apiKeys[0]);
     } finally {
@@ -46,6 +49,26 @@ describe('the registry suite', () => {
   it('makes the checks that need an API key coverage gaps without one', async () => {
     const run = await registryRun([], false);
     expect(notPassing(run).sort()).toEqual(['registry.input.malformed-url gap', 'registry.input.oversized-body gap', 'registry.register.findable gap']);
+  });
+
+  it('makes the Agent Compliance checks about a listed agent coverage gaps when the registry lists none', async () => {
+    const r = await startMockRegistry();
+    try {
+      const run = await certify({ registry: { url: r.baseUrl, apiKey: r.apiKeys[0] }, suites: ['registry-compliance'] });
+      const gaps = run.checks.filter((c) => c.outcome === 'gap').map((c) => c.check_id);
+      expect(gaps.sort()).toEqual([
+        'registry-compliance.badge.invalid-role',
+        'registry-compliance.detail.shape',
+        'registry-compliance.history.limit-capped',
+        'registry-compliance.history.shape',
+        'registry-compliance.owner.refused-without-key',
+        'registry-compliance.storyboard-status.members-only',
+        'registry-compliance.verification.shape',
+      ]);
+      expect(notPassing(run).filter((c) => !c.endsWith(' gap'))).toEqual([]);
+    } finally {
+      await r.close();
+    }
   });
 
   it('catches each REST fault of the mock by exactly its targeted check', async () => {

@@ -32,15 +32,24 @@ export function sendRaw(res: ServerResponse, status: number, contentType: string
 export async function readJson(req: IncomingMessage): Promise<unknown> {
   const type = (req.headers['content-type'] ?? '').toLowerCase();
   if (!/^application\/json\s*(;|$)/.test(type)) throw new HttpError(415, 'the body must be application/json');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `the body is larger than ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
-  }
+  // Not `for await`: leaving it early destroys the socket under the 413, and a client reusing the
+  // connection then sees a reset. Stop reading instead and close the connection after the answer.
+  const body = await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.pause();
+      reject(new HttpError(413, `the body is larger than ${MAX_BODY_BYTES} bytes`, { connection: 'close' }));
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(body.toString('utf8'));
   } catch {
     throw new HttpError(400, 'the body is not valid JSON');
   }

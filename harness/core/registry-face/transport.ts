@@ -15,7 +15,7 @@ import type { RegistryTarget } from './target.js';
 const NO_TASKS = 'the registry face has no task to call';
 
 export interface RegistryRequest {
-  method: 'GET' | 'POST' | 'DELETE' | 'OPTIONS';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
   /** Path under the registry's base URL (`/api/registry/stats`), or an absolute URL (a discovery file). */
   path: string;
   query?: Record<string, string>;

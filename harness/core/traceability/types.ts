@@ -18,7 +18,7 @@ export const RULE_ID_PREFIX: Record<SpecDoc, string> = { 'interface-spec': 'is',
  */
 export const UNTESTED_CATEGORIES = {
   'no check yet': 'observable on the wire, but no check tests it yet (a coverage gap)',
-  'registry face': 'the registry REST API and the discovery files: what the registry and discovery suites do not probe',
+  'registry face': 'the registry REST API and the discovery files: what the registry, registry-compliance and discovery suites do not probe',
   'not shown': 'the document does not give the shape or value, so there is nothing to grade against',
   ambiguous: 'the sources disagree; no check until the rule is settled',
   'not observable': 'happens inside the agent (storage, logs, timing, review) and cannot be seen from outside',

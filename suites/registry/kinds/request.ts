@@ -4,6 +4,12 @@
  * `registry_request`: one request to the registry (method, path, query, JSON body or one padded
  * to `body_bytes`, auth `key` / `none` / `wrong`) and what its answer must be: the status
  * (`2xx`, `4xx`, `401|403`, a number), a JSON object body, a JSON content type, a CORS header.
+ * `{listed_agent}` in the path is the URL-encoded `agent_url` of the first agent
+ * `GET /api/registry/agents` lists (none listed: a coverage gap). `expect_json_members` names
+ * top-level members and what each must be (a type, `nonempty-array`, `any`, or a list of allowed
+ * values), judged only when the status is `members_on_status` if given; `expect_each` judges every
+ * entry of an array member the same way (`members`) and names members no entry may have
+ * (`absent`); `expect_max_items` caps an array member's length.
  *
  * `registry_search`: `GET /api/registry/agents`, optionally filtered by `capability` / `channel`
  * (`from_listing: true` takes the value from an agent the unfiltered list shows, which must then
@@ -58,10 +64,76 @@ const STATUS = {
   ],
 };
 
+const TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'nonempty-array', 'object', 'any'] as const;
+type Members = Record<string, (typeof TYPES)[number] | Array<string | number | boolean>>;
+const MEMBERS = {
+  type: 'object',
+  additionalProperties: { oneOf: [{ enum: [...TYPES] }, { type: 'array', items: { type: ['string', 'number', 'boolean'] }, minItems: 1 }] },
+};
+
+function typeOk(v: unknown, t: (typeof TYPES)[number]): boolean {
+  switch (t) {
+    case 'any':
+      return v !== undefined;
+    case 'array':
+      return Array.isArray(v);
+    case 'nonempty-array':
+      return Array.isArray(v) && v.length > 0;
+    case 'object':
+      return v !== null && typeof v === 'object' && !Array.isArray(v);
+    case 'integer':
+      return Number.isInteger(v);
+    default:
+      return typeof v === t;
+  }
+}
+
+/** The first member of `o` that is not what `want` says, as a failure. */
+function membersProblem(
+  o: Record<string, unknown>,
+  want: Members,
+  at: string,
+): { message: string; pointer: string; expected: unknown; actual: unknown } | undefined {
+  for (const [name, t] of Object.entries(want)) {
+    const v = o[name];
+    const pointer = `${at}/${name}`;
+    if (Array.isArray(t)) {
+      if (!t.includes(v as string))
+        return {
+          message: `${pointer.slice(1)} is ${v === undefined ? 'missing' : JSON.stringify(v)}, not one of ${t.join(' | ')}`,
+          pointer,
+          expected: t,
+          actual: v ?? null,
+        };
+    } else if (!typeOk(v, t))
+      return {
+        message: `${pointer.slice(1)} is ${v === undefined ? 'missing' : `not ${t === 'any' ? 'present' : `a${/^[aeiou]/.test(t) ? 'n' : ''} ${t}`}`}`,
+        pointer,
+        expected: t,
+        actual: v ?? null,
+      };
+  }
+  return undefined;
+}
+
+const LISTED = '{listed_agent}';
+
+/** The agent_url of the first agent the registry lists, or the verdict when there is none to take. */
+async function listedAgent(ctx: CheckContext): Promise<string | StepVerdict> {
+  const all = await listing(ctx, {});
+  if (isVerdict(all))
+    return { status: 'unmet', message: `no agent to ask about: ${'message' in all ? all.message : 'the listing failed'}`, blocked_by: 'registry.search.shape' };
+  const url = all.agents.map((e) => (e as Entry | null)?.agent_url).find((u): u is string => typeof u === 'string' && u !== '');
+  if (url !== undefined) return url;
+  return all.agents.length === 0
+    ? { status: 'gap', message: 'the registry lists no agent: no agent to ask about', gap: 'a registry with agents' }
+    : { status: 'unmet', message: 'no listed agent has an agent_url', blocked_by: 'registry.search.shape' };
+}
+
 export const registryRequest: StepKind = {
   name: 'registry_request',
   fields: {
-    method: { enum: ['GET', 'POST', 'DELETE', 'OPTIONS'] },
+    method: { enum: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'] },
     path: { type: 'string', pattern: '^/' },
     query: { type: 'object', additionalProperties: { type: 'string' } },
     body: {},
@@ -72,6 +144,20 @@ export const registryRequest: StepKind = {
     expect_json_object: { type: 'boolean' },
     expect_json_type: { type: 'boolean' },
     expect_cors: { type: 'boolean' },
+    expect_json_members: MEMBERS,
+    members_on_status: { type: 'integer', minimum: 100, maximum: 599 },
+    expect_each: {
+      type: 'object',
+      properties: { member: { type: 'string', minLength: 1 }, members: MEMBERS, absent: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+      required: ['member'],
+      additionalProperties: false,
+    },
+    expect_max_items: {
+      type: 'object',
+      properties: { member: { type: 'string', minLength: 1 }, max: { type: 'integer', minimum: 0 } },
+      required: ['member', 'max'],
+      additionalProperties: false,
+    },
   },
   required: ['method', 'path'],
   async run(step, ctx) {
@@ -84,9 +170,16 @@ export const registryRequest: StepKind = {
         : step.body === undefined
           ? undefined
           : ctx.expand(step.body);
+    let path = step.path as string;
+    if (path.includes(LISTED)) {
+      const agent = await listedAgent(ctx);
+      if (typeof agent !== 'string') return { verdict: agent };
+      path = path.split(LISTED).join(encodeURIComponent(agent));
+    }
+    path = String(ctx.expand(path));
     const res = await send(ctx, {
       method: step.method as RegistryRequest['method'],
-      path: step.path as string,
+      path,
       query: ctx.expand(step.query ?? {}) as Record<string, string>,
       body,
       headers: step.headers as Record<string, string> | undefined,
@@ -114,6 +207,38 @@ export const registryRequest: StepKind = {
       return fail(`${what}: no Access-Control-Allow-Origin header: a browser client of this public API is refused its answer`, {
         expected: 'Access-Control-Allow-Origin',
       });
+    const answer = record.payload;
+    const judged = step.members_on_status === undefined || step.members_on_status === res.status;
+    const needsBody = (step.expect_json_members !== undefined && judged) || step.expect_each !== undefined || step.expect_max_items !== undefined;
+    if (needsBody && !answer) return fail(`${what}: the body is not a JSON object${res.text ? `: ${res.text.slice(0, 120)}` : ' (empty)'}`, { pointer: '' });
+    if (answer && judged && step.expect_json_members !== undefined) {
+      const p = membersProblem(answer, step.expect_json_members as Members, '');
+      if (p) return fail(`${what}: ${p.message}`, p);
+    }
+    if (answer && step.expect_each !== undefined) {
+      const e = step.expect_each as { member: string; members?: Members; absent?: string[] };
+      const list = answer[e.member];
+      if (!Array.isArray(list)) return fail(`${what}: ${e.member} is not an array`, { pointer: `/${e.member}`, actual: list ?? null });
+      for (const [i, item] of list.entries()) {
+        const at = `/${e.member}/${i}`;
+        if (item === null || typeof item !== 'object' || Array.isArray(item)) return fail(`${what}: ${at.slice(1)} is not an object`, { pointer: at });
+        const p = e.members ? membersProblem(item as Record<string, unknown>, e.members, at) : undefined;
+        if (p) return fail(`${what}: ${p.message}`, p);
+        const bad = (e.absent ?? []).filter((m) => Object.hasOwn(item, m));
+        if (bad.length) return fail(`${what}: ${at.slice(1)} has ${bad.map((m) => `"${m}"`).join(', ')}, which it must not`, { pointer: `${at}/${bad[0]}` });
+      }
+    }
+    if (answer && step.expect_max_items !== undefined) {
+      const m = step.expect_max_items as { member: string; max: number };
+      const list = answer[m.member];
+      if (!Array.isArray(list)) return fail(`${what}: ${m.member} is not an array`, { pointer: `/${m.member}`, actual: list ?? null });
+      if (list.length > m.max)
+        return fail(`${what}: ${m.member} has ${list.length} entries, above ${m.max}`, {
+          pointer: `/${m.member}`,
+          expected: `≤ ${m.max}`,
+          actual: list.length,
+        });
+    }
     return { verdict: { status: 'ok' }, record };
   },
 };
