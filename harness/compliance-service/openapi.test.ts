@@ -21,11 +21,11 @@ import type { Route } from './http/router.js';
 import { coverageOf, describedOperations, openApiDocument, operationKey } from './openapi/index.js';
 import { startRegistryService, type RunningRegistryService } from './service.js';
 import { SqliteRegistryStore } from './sqlite-store.js';
+import { type Json, untilDetail } from './testing/api-client.js';
 import type { RegistryStore } from './types.js';
 
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv2020) => Ajv2020;
 
-type Json = Record<string, unknown>;
 type Doc = { paths: Record<string, Record<string, Json>>; components: { schemas: Record<string, Json> }; info: Json };
 
 /** The route table as the service builds it (building it touches no store). */
@@ -189,14 +189,8 @@ describe('replies of the running service (SQLite) match the document', () => {
   };
   const detail = '/api/registry/agents/{encodedUrl}/compliance';
 
-  const until = async (url: string, test: (d: Json) => boolean, what: string) => {
-    for (let i = 0; i < 300; i++) {
-      const d = (await call('GET', detail, { agent: url, key: OPERATOR })).body;
-      if (test(d)) return d;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`${what} did not happen in 30 s`);
-  };
+  const until = (url: string, test: (d: Json) => boolean, what: string) =>
+    untilDetail(async () => (await call('GET', detail, { agent: url, key: OPERATOR })).body, test, what);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'registry-openapi-'));

@@ -20,6 +20,7 @@ import { PostgresRegistryStore } from './postgres-store.js';
 import { startRegistryService, type RunningRegistryService } from './service.js';
 import { SqliteRegistryStore } from './sqlite-store.js';
 import { startTestPostgres, type TestPostgres } from './testing/postgres.js';
+import { agentPath, apiCaller, type Json, untilDetail } from './testing/api-client.js';
 import type { RegistryStore } from './types.js';
 
 const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));
@@ -27,8 +28,6 @@ const OPERATOR = 'owner-ops-operator-key-0123';
 const ALICE = 'owner-ops-alice-key-012345';
 const BOB = 'owner-ops-bob-key-0123456789';
 const FAULT = 'replay-not-flagged';
-
-type Json = Record<string, unknown>;
 
 let fleet: RunningMockFleet;
 let pg: TestPostgres;
@@ -50,26 +49,12 @@ describe.each([
 ])('owner operations on %s', (storeName, open) => {
   let store: RegistryStore;
   let svc: RunningRegistryService;
-  const call = async (path: string, key?: string, method = 'GET', body?: unknown) => {
-    const r = await fetch(`${svc.url}${path}`, {
-      method,
-      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: r.status, headers: r.headers, body: (await r.json()) as Json };
-  };
-  const agentPath = (url: string) => `/api/registry/agents/${encodeURIComponent(url)}`;
+  const call = apiCaller(() => svc.url);
   let good: string;
   let bad: string;
 
-  const until = async (url: string, test: (d: Json) => boolean, what: string) => {
-    for (let i = 0; i < 300; i++) {
-      const d = (await call(`${agentPath(url)}/compliance`, OPERATOR)).body;
-      if (test(d)) return d;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`${what} did not happen in 30 s`);
-  };
+  const until = (url: string, test: (d: Json) => boolean, what: string) =>
+    untilDetail(async () => (await call(`${agentPath(url)}/compliance`, OPERATOR)).body, test, what);
 
   beforeAll(async () => {
     store = await open();

@@ -24,6 +24,7 @@ import { startRegistryService, type RunningRegistryService } from './service.js'
 import { SqliteRegistryStore } from './sqlite-store.js';
 import { type RunningTestAgent, startCountingProxy, startDeclaringAgent } from './testing/agents.js';
 import { startTestPostgres, type TestPostgres } from './testing/postgres.js';
+import { agentPath, apiCaller, type Json, untilDetail } from './testing/api-client.js';
 import type { RegistryStore } from './types.js';
 
 const OPERATOR = 'sb-ops-operator-key-0123456';
@@ -31,8 +32,6 @@ const ALICE = 'sb-ops-alice-key-0123456789';
 const BOB = 'sb-ops-bob-key-01234567890';
 const FAULT = 'replay-not-flagged';
 const SUITE = 'idempotency';
-
-type Json = Record<string, unknown>;
 
 /** A small bundle: a universal flow whose second step needs the first's state, a media-buy baseline, a specialism. */
 const BUNDLE: Record<string, string> = {
@@ -132,27 +131,13 @@ describe.each([
   /** The same store served with the bundle's storyboards (no scheduler). */
   let bundleSvc: RunningRegistryService;
   let bundleSettings: ProbeSettings;
-  const call = async (path: string, key?: string, method = 'GET', body?: unknown, base = svc.url) => {
-    const r = await fetch(`${base}${path}`, {
-      method,
-      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: r.status, headers: r.headers, body: (await r.json()) as Json };
-  };
-  const agentPath = (url: string) => `/api/registry/agents/${encodeURIComponent(url)}`;
+  const call = apiCaller(() => svc.url);
   let good: string;
   let bad: string;
   let bad2: string;
   let counted: string;
-  const until = async (url: string, test: (d: Json) => boolean, what: string) => {
-    for (let i = 0; i < 300; i++) {
-      const d = (await call(`${agentPath(url)}/compliance`, OPERATOR)).body;
-      if (test(d)) return d;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`${what} did not happen in 30 s`);
-  };
+  const until = (url: string, test: (d: Json) => boolean, what: string) =>
+    untilDetail(async () => (await call(`${agentPath(url)}/compliance`, OPERATOR)).body, test, what);
   const settings: ProbeSettings = { budgetS: 60, denyPrivate: true, allowHosts: ['127.0.0.0/8'], suites: [SUITE] };
 
   beforeAll(async () => {

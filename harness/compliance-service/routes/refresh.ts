@@ -10,12 +10,13 @@
 import { toComplianceDetail } from '../../../reports/compliance-detail.js';
 import type { RunResult } from '../../core/engine/result.js';
 import { agentOr404 } from '../http/agent-param.js';
-import { callerKey, requireOwner } from '../http/callers.js';
+import { requireOwner } from '../http/callers.js';
 import { HttpError, send } from '../http/respond.js';
 import type { Route } from '../http/router.js';
 import { declaredTasksOf, unreached } from '../run-summary.js';
 import { claimedRoles } from '../badges.js';
 import type { ServiceContext } from './context.js';
+import { takeManualProbe } from './refresh-limit.js';
 
 /** Run overall status → the refresh's `overall_status` (passing | failing | partial | unknown). */
 function refreshStatus(run: RunResult): 'passing' | 'failing' | 'partial' | 'unknown' {
@@ -69,16 +70,7 @@ export function refreshRoutes(s: ServiceContext): Route[] {
         if (agent.monitoringPaused) throw new HttpError(409, `monitoring of ${agent.url} is paused; resume it before refreshing`);
         if (agent.optOut) throw new HttpError(409, `${agent.url} is opted out of compliance monitoring`);
         if (!s.probeNow) throw new HttpError(503, 'this service does not probe agents itself');
-        const taken = await s.store.takeRefresh(agent.url, callerKey(caller), s.now(), s.refreshLimits);
-        if (!taken.ok) {
-          const why = taken.limit === 'agent' ? `${agent.url} was refreshed less than a minute ago` : 'you have used your refreshes for this hour';
-          throw new HttpError(
-            429,
-            `${why}; retry after ${taken.retryAfterS} s`,
-            { 'retry-after': String(taken.retryAfterS) },
-            { retry_after: taken.retryAfterS },
-          );
-        }
+        await takeManualProbe(s, agent, caller);
         const done = await s.probeNow(agent, 'refresh');
         if (!done) throw new HttpError(409, `a probe of ${agent.url} is already running; its result will be in the history`);
         send(res, 200, refreshBody(done.runId, done.result, agent.capabilities));

@@ -15,7 +15,7 @@
  * `organization_id` of a step is accepted and not used (one organization per service).
  */
 import { agentOr404 } from '../http/agent-param.js';
-import { type Caller, callerKey, requireOwner } from '../http/callers.js';
+import { type Caller, requireOwner } from '../http/callers.js';
 import { HttpError, readObject, send } from '../http/respond.js';
 import type { Route } from '../http/router.js';
 import { ApplicabilityError, type CatalogStoryboard } from '../storyboard-catalog.js';
@@ -23,6 +23,7 @@ import type { StoryboardOps } from '../storyboard-ops.js';
 import { badgeOf, comparePhases, profileOf, storyboardHead, storyboardRunBody, summaryOf } from '../storyboard-views.js';
 import type { AgentRow } from '../types.js';
 import type { ServiceContext } from './context.js';
+import { takeManualProbe } from './refresh-limit.js';
 
 const STEP_FIELDS = new Set(['context', 'dry_run', 'organization_id']);
 
@@ -61,13 +62,6 @@ async function ownedAgent(
   return { agent, entry, ops };
 }
 
-async function takeLimit(s: ServiceContext, agent: AgentRow, caller: Caller): Promise<void> {
-  const taken = await s.store.takeRefresh(agent.url, callerKey(caller), s.now(), s.refreshLimits);
-  if (taken.ok) return;
-  const why = taken.limit === 'agent' ? `${agent.url} was probed less than a minute ago` : 'you have used your refreshes for this hour';
-  throw new HttpError(429, `${why}; retry after ${taken.retryAfterS} s`, { 'retry-after': String(taken.retryAfterS) }, { retry_after: taken.retryAfterS });
-}
-
 export function storyboardRoutes(s: ServiceContext): Route[] {
   const base = '/api/registry/agents/{encodedUrl}';
   return [
@@ -102,7 +96,7 @@ export function storyboardRoutes(s: ServiceContext): Route[] {
       summary: 'Run one storyboard against the agent now (recorded in the history; the status is not changed)',
       handle: async ({ res, params, caller }) => {
         const { agent, entry, ops } = await ownedAgent(s, params, caller);
-        await takeLimit(s, agent, caller);
+        await takeManualProbe(s, agent, caller);
         const done = await ops.run(agent, entry);
         if (!done) throw new HttpError(409, `a probe of ${agent.url} is already running; try again when it is done`);
         send(res, 200, storyboardRunBody({ entry, catalog: ops.catalog, agent, runId: done.runId, run: done.result }));
@@ -159,7 +153,7 @@ export function storyboardRoutes(s: ServiceContext): Route[] {
               needs: plan.needs,
             },
           );
-        await takeLimit(s, agent, caller);
+        await takeManualProbe(s, agent, caller);
         const results = await ops.runStep(agent, entry, found.step, transports, context as Record<string, unknown>);
         const views = results.map((c) => ({
           transport: c.transport,
@@ -191,7 +185,7 @@ export function storyboardRoutes(s: ServiceContext): Route[] {
       summary: 'Run one storyboard against the agent and the reference agent, side by side per step',
       handle: async ({ res, params, caller }) => {
         const { agent, entry, ops } = await ownedAgent(s, params, caller);
-        await takeLimit(s, agent, caller);
+        await takeManualProbe(s, agent, caller);
         const started = performance.now();
         const { user, reference, ref } = await ops.compare(agent, entry);
         const phases = comparePhases(entry, user, reference);
