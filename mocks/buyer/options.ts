@@ -45,7 +45,7 @@ export interface MockBuyerOptions {
   /** Clock in milliseconds since the epoch (default Date.now). */
   now?: () => number;
   timeouts?: BuyerTimeouts;
-  /** Concurrent connections accepted (default 256). */
+  /** Open connections held at most (default 256); over it the cheapest one (idle, then slow) is dropped, not the newcomer. */
   maxConnections?: number;
   /** Per-keyid replay-cache cap (default 100,000; digest 1.12). */
   replayCapPerKeyid?: number;

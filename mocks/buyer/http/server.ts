@@ -1,6 +1,7 @@
 /**
  * The buyer's one node:http server: registered endpoint paths take webhooks (POST), /_admin
- * serves the read-back, anything else is 404. Bounded by construction: a connection cap,
+ * serves the read-back, anything else is 404. Bounded by construction: a connection cap that
+ * drops the cheapest connection rather than refusing a newcomer (harness/core/net/connection-guard.ts),
  * header and request timeouts checked every second (slow clients are cut off), keep-alive
  * timeout, and the body caps of the handlers.
  */
@@ -10,6 +11,7 @@ import type { BuyerTimeouts } from '../options.js';
 import type { Registration } from '../store/endpoints.js';
 import { ADMIN_PREFIX } from './admin.js';
 import { sendJson } from './io.js';
+import { guardConnections } from '../../../harness/core/net/connection-guard.js';
 import { listen } from '../../../harness/core/net/listen.js';
 
 export const DEFAULT_TIMEOUTS: Required<BuyerTimeouts> = { headersMs: 10_000, requestMs: 15_000, keepAliveMs: 5_000 };
@@ -40,7 +42,7 @@ export class BuyerHttpServer {
         });
       },
     );
-    this.server.maxConnections = d.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    guardConnections(this.server, d.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
     this.server.on('clientError', (_err, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
       socket.destroy();
