@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Socket } from 'node:net';
 import { Agent, request } from 'undici';
 import { normalizeHeaders } from '../core/transport/http-client.js';
 import { isTaskCall } from './inject.js';
@@ -206,8 +207,15 @@ export async function startReverseProxy(o: ReverseProxyOptions): Promise<Running
     }
   };
 
+  // One request at a time per client connection (HTTP/1.1 answers in order anyway): a client
+  // pipelining a flood of requests holds one upstream call, not hundreds, so other clients are
+  // still answered promptly; a request whose client went away meanwhile is not forwarded.
+  const inOrder = new WeakMap<Socket, Promise<void>>();
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => handlerFailed({ ...o, clock }, req, res, err, {}));
+    const run = (inOrder.get(req.socket) ?? Promise.resolve()).then(() =>
+      res.destroyed ? undefined : handle(req, res).catch((err: unknown) => handlerFailed({ ...o, clock }, req, res, err, {})),
+    );
+    inOrder.set(req.socket, run);
   });
   server.on('connection', (s) => s.setNoDelay(true));
   proxyOrigin = await listenOrigin(server, o.host ?? '127.0.0.1', o.port ?? 0);
