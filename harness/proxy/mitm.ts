@@ -105,6 +105,18 @@ export async function startMitmProxy(o: MitmProxyOptions): Promise<RunningMitmPr
 
   proxy.onRequest((ctx, callback) => {
     const req = ctx.clientToProxyRequest;
+    const answer = ctx.proxyToClientResponse;
+    // http-mitm-proxy writes the client's response head from callbacks that may come after an
+    // error answer went out, and the throw would end the process: a second head is dropped.
+    const writeHead = answer.writeHead.bind(answer) as (...a: unknown[]) => typeof answer;
+    answer.writeHead = ((...a: unknown[]) => (answer.headersSent ? answer : writeHead(...a))) as typeof answer.writeHead;
+    // A request for the proxy itself (an origin-form request, whose Host names the proxy) would
+    // be forwarded to the proxy again, without end: refused.
+    const target = ctx.proxyToServerRequestOptions;
+    if (!ctx.isSSL && target && isSelf(target.host, Number(target.port))) {
+      answer.writeHead(400, { 'content-type': 'text/plain', connection: 'close' }).end('this is a forward proxy: name the target URL in the request line\n');
+      return;
+    }
     const seq = clock.next();
     const started = new Date().toISOString();
     const tStart = clock.now();
@@ -152,6 +164,9 @@ export async function startMitmProxy(o: MitmProxyOptions): Promise<RunningMitmPr
     });
     callback();
   });
+
+  const isSelf = (h: string | undefined, p: number): boolean =>
+    p === proxy.httpPort && h !== undefined && [host, 'localhost', '127.0.0.1', '::1', '[::1]'].includes(h.toLowerCase());
 
   const unmute = muteConsole();
   await new Promise<void>((resolve, reject) => {

@@ -93,6 +93,16 @@ beforeAll(async () => {
     close: () => proxy.close(),
   });
 
+  // The forward proxy: the abusers name the proxy itself (origin-form), which it must refuse
+  // rather than forward to itself; the well-behaved client asks it for the seller's card.
+  const mitm = await startAuditingProxy({ upstream: seller.baseUrl, token: 'proto', mitm: { caDir: join(dir, 'mitm-ca') } });
+  servers.push({
+    name: 'forward proxy',
+    target: new URL(`${mitm.url}/mcp`),
+    legit: { url: new URL(seller.agentCardUrl), via: new URL(mitm.url) },
+    close: () => mitm.close(),
+  });
+
   const receiver = await CaptureReceiver.open({ listenHost: '127.0.0.1', listenPort: 0 }, protocolIds());
   const capture = receiver.create({ answers: [], mode: 'hmac', secret: 'abuse-battery-secret-0123456789' });
   let sent = 0;
@@ -118,7 +128,7 @@ afterAll(async () => {
 });
 
 const KINDS = Object.keys(ABUSES) as AbuseName[];
-const NAMES = ['mock seller', 'mock buyer', 'mock registry', 'registry serve', 'proxy', 'webhook receiver'];
+const NAMES = ['mock seller', 'mock buyer', 'mock registry', 'registry serve', 'proxy', 'forward proxy', 'webhook receiver'];
 
 describe.each(NAMES)('%s under abuse', (name) => {
   const server = () => servers.find((s) => s.name === name)!;
