@@ -6,19 +6,24 @@
  * (`2xx`, `4xx`, `401|403`, a number), a JSON object body, a JSON content type, a CORS header.
  * `{listed_agent}` in the path is the URL-encoded `agent_url` of the first agent
  * `GET /api/registry/agents` lists, skipping the throwaway agents proto-comply's checks register
- * (`https://proto-comply-<hex>.example/mcp`; none left: a coverage gap). `expect_json_members` names
- * top-level members and what each must be (a type, `nonempty-array`, `any`, or a list of allowed
- * values), judged only when the status is `members_on_status` if given;
- * `expect_json_members_by_status` judges members the same way, per status (`{"200": {...}, "500":
- * {...}}`: an operation the digest gives several answer shapes), a status it does not name judged
- * by nothing but `expect_status`; `expect_each` judges every
- * entry of an array member the same way (`members`) and names members no entry may have
- * (`absent`); `expect_max_items` caps an array member's length; `expect_object_keys` names keys
- * (templates) an object member must have (`{member: agents, keys: [URL]}`: the bulk storyboard
- * status answers for that agent); `expect_content_type` is the media type the answer must have
- * (`image/svg+xml`), parameters ignored. `body_list` adds to the JSON body an array member of
- * `count` strings, each the `item` template with `{n}` replaced by its index 1..count (101
- * distinct agent URLs without writing them out).
+ * (`https://proto-comply-<hex>.example/mcp`; none left: a coverage gap). `body_list` adds to the
+ * JSON body an array member of `count` strings, each the `item` template with `{n}` replaced by
+ * its index 1..count (101 distinct agent URLs without writing them out).
+ *
+ * What the answer's body must hold:
+ * - `expect_json_members`: top-level members and what each must be (a type, `nonempty-array`,
+ *   `any`, or a list of allowed values);
+ * - `expect_each`: every entry of an array member judged the same way (`members`), and members
+ *   no entry may have (`absent`);
+ * - `expect_max_items`: an array member's largest length;
+ * - `expect_object_keys`: keys (templates) an object member must have (`{member: agents, keys:
+ *   [URL]}`: the bulk storyboard status answers for that agent);
+ * - these four are judged only when the status is `members_on_status`, if given;
+ * - `expect_json_members_by_status`: members per status (`{"200": {...}, "500": {...}}`: an
+ *   operation the digest gives several answer shapes), a status it does not name judged by
+ *   nothing but `expect_status`.
+ * `expect_content_type` is the media type the answer must have (`image/svg+xml`), parameters
+ * ignored.
  *
  * `registry_search`: `GET /api/registry/agents`, optionally filtered by `capability` / `channel`
  * (`from_listing: true` takes the value from an agent the unfiltered list shows, which must then
@@ -261,11 +266,12 @@ export const registryRequest: StepKind = {
     const judged = step.members_on_status === undefined || step.members_on_status === res.status;
     const byStatus = (step.expect_json_members_by_status as Record<string, Members> | undefined)?.[String(res.status)];
     const needsBody =
-      (step.expect_json_members !== undefined && judged) ||
       byStatus !== undefined ||
-      step.expect_each !== undefined ||
-      step.expect_max_items !== undefined ||
-      step.expect_object_keys !== undefined;
+      (judged &&
+        (step.expect_json_members !== undefined ||
+          step.expect_each !== undefined ||
+          step.expect_max_items !== undefined ||
+          step.expect_object_keys !== undefined));
     if (needsBody && !answer) return fail(`${what}: the body is not a JSON object${res.text ? `: ${res.text.slice(0, 120)}` : ' (empty)'}`, { pointer: '' });
     if (answer && judged && step.expect_json_members !== undefined) {
       const p = membersProblem(answer, step.expect_json_members as Members, '');
@@ -275,7 +281,7 @@ export const registryRequest: StepKind = {
       const p = membersProblem(answer, byStatus, '');
       if (p) return fail(`${what} (HTTP ${res.status}): ${p.message}`, p);
     }
-    if (answer && step.expect_each !== undefined) {
+    if (answer && judged && step.expect_each !== undefined) {
       const e = step.expect_each as { member: string; members?: Members; absent?: string[] };
       const list = answer[e.member];
       if (!Array.isArray(list)) return fail(`${what}: ${e.member} is not an array`, { pointer: `/${e.member}`, actual: list ?? null });
@@ -288,7 +294,7 @@ export const registryRequest: StepKind = {
         if (bad.length) return fail(`${what}: ${at.slice(1)} has ${bad.map((m) => `"${m}"`).join(', ')}, which it must not`, { pointer: `${at}/${bad[0]}` });
       }
     }
-    if (answer && step.expect_max_items !== undefined) {
+    if (answer && judged && step.expect_max_items !== undefined) {
       const m = step.expect_max_items as { member: string; max: number };
       const list = answer[m.member];
       if (!Array.isArray(list)) return fail(`${what}: ${m.member} is not an array`, { pointer: `/${m.member}`, actual: list ?? null });
@@ -299,7 +305,7 @@ export const registryRequest: StepKind = {
           actual: list.length,
         });
     }
-    if (answer && step.expect_object_keys !== undefined) {
+    if (answer && judged && step.expect_object_keys !== undefined) {
       const k = step.expect_object_keys as { member: string; keys: string[] };
       const o = answer[k.member];
       if (o === null || typeof o !== 'object' || Array.isArray(o))
