@@ -95,7 +95,7 @@ describe('our registry service under the registry face suite', () => {
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
     expect(r.stdout).toMatch(/Overall: PASSING/);
     expect(r.stdout).toMatch(/^registry\s+passing \(12 pass\)$/m);
-    expect(r.stdout).toMatch(/^registry-compliance\s+passing \(9 pass\)$/m);
+    expect(r.stdout).toMatch(/^registry-compliance\s+passing \(17 pass\)$/m);
     expect(`${r.stdout}${r.stderr}`).not.toContain(ALICE);
   }, 150_000);
 });

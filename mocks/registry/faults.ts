@@ -1,8 +1,8 @@
 /**
  * Fault profiles of the reference mock registry (issue 16). Each breaks exactly one rule of the
- * registry face (interface spec 1, 2.1-2.4, 4.1, 5) or of the discovery files it serves, at the
- * one place the mock implements that rule (`faults.has(...)`), so the `registry` and `discovery`
- * suites can prove that exactly the targeted check catches it.
+ * registry face (interface spec 1, 2.1-2.4, 4.1, 5; digest 6.3) or of the discovery files it
+ * serves, at the one place the mock implements that rule (`faults.has(...)`), so the `registry`,
+ * `registry-compliance` and `discovery` suites can prove that exactly the targeted check catches it.
  */
 import type { FaultDef } from '../seller/faults.js';
 
@@ -81,6 +81,51 @@ export const REGISTRY_API_FAULTS: readonly RegistryFaultDef[] = [
     name: 'monitoring-settings-public',
     rule: 'the monitoring settings are served without a key (digest 6.3: owner only)',
     targets: ['registry-compliance.owner.refused-without-key'],
+  },
+  {
+    name: 'monitoring-interval-unbounded',
+    rule: 'the owner may set a monitoring interval of 5 or 169 hours (digest 6.3: interval_hours 6–168)',
+    targets: ['registry-compliance.owner.monitoring-controls'],
+  },
+  {
+    name: 'refresh-while-paused',
+    rule: 'a refresh of an agent whose monitoring is paused is served (digest 6.3: paused monitoring → 409)',
+    targets: ['registry-compliance.owner.monitoring-controls'],
+  },
+  {
+    name: 'lifecycle-not-persisted',
+    rule: "the owner's lifecycle stage is answered but not kept: the compliance detail still says production (digest 6.3)",
+    targets: ['registry-compliance.owner.lifecycle'],
+  },
+  {
+    name: 'opted-out-status-kept',
+    rule: "an opted-out agent's compliance detail keeps its status (digest 6.3: opted_out, a minimal response)",
+    targets: ['registry-compliance.owner.opt-out'],
+  },
+  {
+    name: 'bulk-status-agents-array',
+    rule: 'the bulk storyboard status answers agents[] as an array (digest 6.3: an object keyed by agent URL)',
+    targets: ['registry-compliance.bulk-status.shape'],
+  },
+  {
+    name: 'bulk-status-uncapped',
+    rule: 'the bulk storyboard status takes 101 agent URLs (digest 6.3: agent_urls[≤100])',
+    targets: ['registry-compliance.bulk-status.cap'],
+  },
+  {
+    name: 'badge-embed-without-markdown',
+    rule: 'the badge embed lacks `markdown` (digest 6.3: {agent_url, role, verified, badge_svg_url, registry_url, html, markdown})',
+    targets: ['registry-compliance.badge.embed'],
+  },
+  {
+    name: 'badge-svg-as-text',
+    rule: 'the role badge is served as text/plain, not an SVG image (digest 6.3: …/badge/{role}.svg)',
+    targets: ['registry-compliance.badge.svg'],
+  },
+  {
+    name: 'applicable-storyboards-no-reason',
+    rule: 'the applicable storyboards answer 500 without `reason` (digest 6.3: network|tls|timeout|protocol|unknown)',
+    targets: ['registry-compliance.applicable-storyboards.shape'],
   },
 ];
 

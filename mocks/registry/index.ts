@@ -1,7 +1,8 @@
 /**
  * The reference mock registry (issue 16): what interface spec 4.1 shows of the registry REST API
- * (server.ts) over a SQLite store (store.ts) with API keys, and the discovery files of two test
- * domains (discovery.ts), each rule breakable by one fault profile (faults.ts).
+ * (server.ts) and the Agent Compliance operations of digest 6.3 (compliance-ops.ts) over a SQLite
+ * store (store.ts) with API keys, and the discovery files of two test domains (discovery.ts), each
+ * rule breakable by one fault profile (faults.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';

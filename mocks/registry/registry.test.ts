@@ -128,6 +128,65 @@ describe('the mock registry', () => {
   });
 });
 
+/** A throwaway agent registered with the first key, and a PUT/POST of a JSON body to one of its operations with that key. */
+async function owned(r: RunningMockRegistry) {
+  const url = 'https://owned.example/mcp';
+  await register(r, { agent_url: url, capabilities: ['get_products'] }, r.apiKeys[0]);
+  const path = `/api/registry/agents/${encodeURIComponent(url)}`;
+  /** `key: null` sends none. */
+  const write = (method: 'PUT' | 'POST', op: string, body: unknown, key: string | null = r.apiKeys[0]!) =>
+    call(r, `${path}/${op}`, { method, body: JSON.stringify(body), ...(key === null ? {} : { key }) });
+  return { url, path, write };
+}
+
+describe("the owner's Agent Compliance operations (digest 6.3)", () => {
+  it('keep what the owner sets, refuse anyone else and out-of-range values', async () => {
+    const r = await start({ apiKeys: ['owner-key-0123456789abcdef', 'other-key-0123456789abcdef'] });
+    const { path, write } = await owned(r);
+    expect((await write('PUT', 'lifecycle', { lifecycle_stage: 'testing' }, null)).status).toBe(401);
+    expect((await write('PUT', 'lifecycle', { lifecycle_stage: 'testing' }, r.apiKeys[1])).status).toBe(403);
+    expect((await write('PUT', 'lifecycle', { lifecycle_stage: 'beta' })).status).toBe(400);
+    expect((await write('PUT', 'lifecycle', { lifecycle_stage: 'testing' })).json).toMatchObject({ lifecycle_stage: 'testing', compliance_opt_out: false });
+    expect((await call(r, `${path}/compliance`)).json).toMatchObject({ status: 'unknown', lifecycle_stage: 'testing' });
+    for (const h of [5, 169, 6.5, '24']) expect((await write('PUT', 'monitoring/interval', { interval_hours: h })).status).toBe(400);
+    expect((await write('PUT', 'monitoring/interval', { interval_hours: 48 })).status).toBe(200);
+    expect((await write('POST', 'monitoring/requeue', {})).json).toEqual({ requeued: true });
+    expect((await write('POST', 'refresh', {})).status).toBe(200);
+    expect((await write('PUT', 'monitoring/pause', { paused: true })).status).toBe(200);
+    const settings = await call(r, `${path}/monitoring/settings`, { key: r.apiKeys[0] });
+    expect(settings.json).toMatchObject({ monitoring_paused: true, check_interval_hours: 48 });
+    expect(typeof settings.json.monitoring_paused_at).toBe('string');
+    expect((await write('POST', 'refresh', {})).status).toBe(409);
+    expect((await write('PUT', 'compliance/opt-out', { opt_out: true })).json).toMatchObject({ compliance_opt_out: true });
+    expect((await call(r, `${path}/compliance`)).json).toEqual({
+      agent_url: 'https://owned.example/mcp',
+      status: 'opted_out',
+      lifecycle_stage: 'testing',
+      compliance_opt_out: true,
+    });
+  });
+
+  it('answers the bulk storyboard status for members, at most 100 URLs, and the 500 of applicable-storyboards', async () => {
+    const r = await start();
+    const { url, path } = await owned(r);
+    const bulk = (urls: unknown, key?: string) =>
+      call(r, '/api/registry/agents/storyboard-status', { method: 'POST', body: JSON.stringify({ agent_urls: urls }), key });
+    expect((await bulk([url])).status).toBe(403);
+    expect((await bulk([url, 'https://nobody.example/'], r.apiKeys[0])).json).toEqual({ agents: { [url]: [] }, invalid_urls: ['https://nobody.example/'] });
+    expect(
+      (
+        await bulk(
+          Array.from({ length: 101 }, (_, i) => `https://n${i}.example/`),
+          r.apiKeys[0],
+        )
+      ).status,
+    ).toBe(400);
+    expect((await bulk([], r.apiKeys[0])).status).toBe(400);
+    const applicable = await call(r, `${path}/applicable-storyboards`);
+    expect([applicable.status, applicable.json.reason]).toEqual([500, 'unknown']);
+  });
+});
+
 /** The first seed agent's path under the registry API. */
 const agentPath = (_r?: RunningMockRegistry) => `/api/registry/agents/${encodeURIComponent(SEED[0]!.agent_url)}`;
 
@@ -174,6 +233,33 @@ describe('each fault of the mock registry breaks its rule', () => {
     'badge-jwks-private-member': async (r) => (await call(r, '/api/.well-known/jwks.json')).json.keys.some((k: object) => 'd' in k),
     'storyboard-status-public': async (r) => (await call(r, `${agentPath(r)}/storyboard-status`)).status === 200,
     'monitoring-settings-public': async (r) => (await call(r, `${agentPath(r)}/monitoring/settings`)).status === 200,
+    'monitoring-interval-unbounded': async (r) => (await (await owned(r)).write('PUT', 'monitoring/interval', { interval_hours: 5 })).status === 200,
+    'refresh-while-paused': async (r) => {
+      const { write } = await owned(r);
+      await write('PUT', 'monitoring/pause', { paused: true });
+      return (await write('POST', 'refresh', {})).status === 200;
+    },
+    'lifecycle-not-persisted': async (r) => {
+      const { path, write } = await owned(r);
+      await write('PUT', 'lifecycle', { lifecycle_stage: 'deprecated' });
+      return (await call(r, `${path}/compliance`)).json.lifecycle_stage !== 'deprecated';
+    },
+    'opted-out-status-kept': async (r) => {
+      const { path, write } = await owned(r);
+      await write('PUT', 'compliance/opt-out', { opt_out: true });
+      return (await call(r, `${path}/compliance`)).json.status !== 'opted_out';
+    },
+    'bulk-status-agents-array': async (r) => {
+      const body = JSON.stringify({ agent_urls: [SEED[0]!.agent_url] });
+      return Array.isArray((await call(r, '/api/registry/agents/storyboard-status', { method: 'POST', body, key: r.apiKeys[0] })).json.agents);
+    },
+    'bulk-status-uncapped': async (r) => {
+      const body = JSON.stringify({ agent_urls: Array.from({ length: 101 }, (_, i) => `https://n${i}.example/`) });
+      return (await call(r, '/api/registry/agents/storyboard-status', { method: 'POST', body, key: r.apiKeys[0] })).status === 200;
+    },
+    'badge-embed-without-markdown': async (r) => !('markdown' in (await call(r, `${agentPath(r)}/badge/media-buy/embed`)).json),
+    'badge-svg-as-text': async (r) => !(await call(r, `${agentPath(r)}/badge/media-buy.svg`)).type.startsWith('image/svg+xml'),
+    'applicable-storyboards-no-reason': async (r) => !('reason' in (await call(r, `${agentPath(r)}/applicable-storyboards`)).json),
     'jwks-duplicate-kid': async (r) => {
       const kids = (await call(r, '/domains/brand.test/.well-known/jwks.json')).json.keys.map((k: { kid: string }) => k.kid);
       return new Set(kids).size < kids.length;

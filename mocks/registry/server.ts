@@ -3,14 +3,13 @@
  * registration and organization creation behind an API key (`Authorization: Bearer <key>`: the
  * spec does not show the header, so the mock takes the bearer form), JSON errors
  * `{error: {code, message}}`, CORS for the public JSON API, a body cap; the Agent Compliance
- * operations of digest 6.3 from its store (a registered agent's compliance detail, history and
- * verification, role badges with 400 invalid_role, a public JWKS, members-only storyboard status,
- * owner-only diagnostics, monitoring settings and refresh); and the discovery files of its test
- * domains (discovery.ts).
+ * operations of digest 6.3 (compliance-ops.ts); and the discovery files of its test domains
+ * (discovery.ts).
  */
-import { generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createComplianceOperations } from './compliance-ops.js';
 import { type DiscoveryFiles, WELL_KNOWN } from './discovery.js';
+import { HttpError } from './http-error.js';
 import type { MockRegistryStore, RegistryAgent } from './store.js';
 import { CHANNELS } from './vocabulary.js';
 
@@ -25,51 +24,11 @@ export interface RegistryHandlerOptions {
   now?: () => number;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    /** Members of the error body beside `error` (digest 6.3: `members_only`, `code`, `valid_roles`). */
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
-}
-
-/** Digest 6.3: the six badge roles. */
-export const BADGE_ROLES = ['media-buy', 'creative', 'signals', 'governance', 'brand', 'sponsored-intelligence'] as const;
-/** The role a task's agent is verified in (the mock's own mapping: the first task of a role decides). */
-const ROLE_OF_TASK: Readonly<Record<string, (typeof BADGE_ROLES)[number]>> = {
-  get_products: 'media-buy',
-  create_media_buy: 'media-buy',
-  build_creative: 'creative',
-  list_creative_formats: 'creative',
-  get_signals: 'signals',
-  activate_signal: 'signals',
-  get_brand_identity: 'brand',
-};
-
-/** The badge-token signing key's public half, as the registry's JWKS publishes it (the mock signs nothing with it). */
-function badgeJwks(withPrivate: boolean): { keys: Array<Record<string, unknown>> } {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const pub = publicKey.export({ format: 'jwk' }) as Record<string, unknown>;
-  const key = {
-    ...pub,
-    ...(withPrivate ? { d: (privateKey.export({ format: 'jwk' }) as Record<string, unknown>).d } : {}),
-    kid: 'mock-badge-1',
-    alg: 'EdDSA',
-    use: 'sig',
-  };
-  return { keys: [key] };
-}
-
 const CHANNEL_SET: ReadonlySet<string> = new Set(CHANNELS);
 
 export function createMockRegistryHandler(o: RegistryHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const now = o.now ?? Date.now;
   const cors = !o.faults.has('no-cors');
-  const jwks = badgeJwks(o.faults.has('badge-jwks-private-member'));
 
   const send = (res: ServerResponse, status: number, body: unknown, type = 'application/json'): void => {
     const text = type.endsWith('json') ? JSON.stringify(body) : String(body);
@@ -149,124 +108,7 @@ export function createMockRegistryHandler(o: RegistryHandlerOptions): (req: Inco
     return rest;
   };
 
-  const iso = (t: number) => new Date(t).toISOString();
-
-  /** Digest 6.3's Agent Compliance operations of one registered agent (`encoded`: its URL-encoded agent_url). */
-  const complianceOperation = async (req: IncomingMessage, res: ServerResponse, url: URL, method: string, encoded: string, op: string): Promise<void> => {
-    let agentUrl: string;
-    try {
-      agentUrl = decodeURIComponent(encoded);
-    } catch {
-      throw new HttpError(400, 'invalid_agent_url', 'the agent URL in the path is not URL-encoded correctly');
-    }
-    const agent = o.store.agent(agentUrl);
-    if (!agent) {
-      if (op === 'compliance' && method === 'GET' && o.faults.has('unknown-agent-200'))
-        return send(res, 200, { agent_url: agentUrl, status: 'unknown', lifecycle_stage: 'production' });
-      throw new HttpError(404, 'not_found', `no agent ${agentUrl.slice(0, 200)} is registered`);
-    }
-    const latest = o.store.runs(agent.agent_url, 1)[0];
-    const status = latest ? (latest.overall_status === 'partial' ? 'degraded' : latest.overall_status) : 'unknown';
-    /** The owner's key: 401 without one (or an unknown one), 403 for a key of another organization. */
-    const owner = (skip: boolean): void => {
-      if (skip) return;
-      const key = apiKey(req, true, false);
-      const org = key === undefined ? undefined : o.store.keyOrg(key)?.orgId;
-      if (agent.orgId === null || org !== agent.orgId) throw new HttpError(403, 'forbidden', "only the agent's owner may do this");
-    };
-    const badges = () =>
-      status !== 'passing'
-        ? []
-        : [...new Set(agent.capabilities.map((c) => ROLE_OF_TASK[c]).filter((r) => r !== undefined))].map((role) => ({
-            role,
-            proto_version: '3.0',
-            verified_at: iso(latest!.tested_at),
-            verified_specialisms: [],
-            verification_modes: o.faults.has('badge-without-modes') ? [] : ['spec'],
-            verified_protocol_version: '3.0',
-          }));
-    const badge = /^badge\/([^/]+?)(?:\.svg|\/embed)$/.exec(op);
-    if (badge && method === 'GET') {
-      const role = decodeURIComponent(badge[1]!);
-      if (!(BADGE_ROLES as readonly string[]).includes(role)) {
-        if (o.faults.has('invalid-role-404')) throw new HttpError(404, 'not_found', `no badge ${role.slice(0, 64)}`);
-        const message = `role must be one of ${BADGE_ROLES.join(', ')}`;
-        throw new HttpError(400, 'invalid_role', message, { code: 'invalid_role', message, valid_roles: BADGE_ROLES });
-      }
-      const verified = badges().some((b) => b.role === role);
-      const label = `${role}: ${verified ? 'verified 3.0' : 'not verified'}`;
-      if (op.endsWith('.svg'))
-        return send(res, 200, `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="20"><text x="4" y="14">${label}</text></svg>`, 'image/svg+xml');
-      const base = `http://${req.headers.host ?? 'registry.invalid'}`;
-      const svgUrl = `${base}/api/registry/agents/${encodeURIComponent(agent.agent_url)}/badge/${role}.svg`;
-      return send(res, 200, {
-        agent_url: agent.agent_url,
-        role,
-        verified,
-        ...(verified ? { proto_version: '3.0' } : {}),
-        badge_svg_url: svgUrl,
-        registry_url: base,
-        html: `<img src="${svgUrl}" alt="${label}">`,
-        markdown: `![${label}](${svgUrl})`,
-      });
-    }
-    if (method === 'GET' && op === 'compliance') {
-      return send(res, 200, {
-        agent_url: agent.agent_url,
-        status: o.faults.has('compliance-bad-status') ? 'ok' : status,
-        lifecycle_stage: 'production',
-        ...(latest ? { last_checked_at: iso(latest.tested_at) } : {}),
-      });
-    }
-    if (method === 'GET' && op === 'compliance/history') {
-      const asked = Number(url.searchParams.get('limit') ?? 30);
-      const limit = !Number.isInteger(asked) || asked < 1 ? 30 : o.faults.has('history-limit-unclamped') ? asked : Math.min(asked, 100);
-      const runs = o.store.runs(agent.agent_url, limit).map((r) => ({
-        id: String(r.id),
-        overall_status: r.overall_status,
-        headline: r.overall_status,
-        tracks_passed: r.overall_status === 'passing' ? 1 : 0,
-        tracks_failed: r.overall_status === 'failing' ? 1 : 0,
-        tracks_skipped: 0,
-        tracks_partial: 0,
-        tracks_json: {},
-        total_duration_ms: 0,
-        triggered_by: 'schedule',
-        tested_at: iso(r.tested_at),
-      }));
-      return send(res, 200, { agent_url: agent.agent_url, runs, ...(o.faults.has('history-without-count') ? {} : { count: runs.length }) });
-    }
-    if (method === 'GET' && op === 'verification') {
-      const held = badges();
-      return send(res, 200, { agent_url: agent.agent_url, verified: held.length > 0, badges: held });
-    }
-    if (method === 'GET' && op === 'storyboard-status') {
-      if (!o.faults.has('storyboard-status-public') && apiKey(req, false, false) === undefined)
-        throw new HttpError(403, 'members_only', 'the storyboard status is for members (an organization API key)', { members_only: true });
-      return send(res, 200, { agent_url: agent.agent_url, storyboards: [], passing_count: 0, total_count: 0 });
-    }
-    if (method === 'GET' && op === 'compliance/diagnostics') {
-      owner(false);
-      return send(res, 200, { agent_url: agent.agent_url, run_id: latest ? String(latest.id) : null, count: 0, diagnostics: [] });
-    }
-    if (method === 'GET' && op === 'monitoring/settings') {
-      owner(o.faults.has('monitoring-settings-public'));
-      return send(res, 200, { monitoring_paused: false, check_interval_hours: 24, monitoring_paused_at: null });
-    }
-    if (method === 'POST' && op === 'refresh') {
-      owner(false);
-      // The mock probes nothing: a refresh records nothing and says so.
-      return send(res, 200, {
-        online: false,
-        tools_count: 0,
-        response_time_ms: 0,
-        checked_at: iso(now()),
-        error: 'the mock registry probes no agent',
-        compliance: { ran: false },
-      });
-    }
-    throw new HttpError(404, 'not_found', `${method} ${url.pathname} is not served`);
-  };
+  const compliance = createComplianceOperations({ store: o.store, faults: o.faults, now, send, apiKey, readJson });
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://registry.invalid');
@@ -284,7 +126,7 @@ export function createMockRegistryHandler(o: RegistryHandlerOptions): (req: Inco
       const headers: Record<string, string> = {};
       if (cors) {
         headers['access-control-allow-origin'] = '*';
-        headers['access-control-allow-methods'] = 'GET, POST, OPTIONS';
+        headers['access-control-allow-methods'] = 'GET, POST, PUT, OPTIONS';
         headers['access-control-allow-headers'] = 'authorization, content-type';
         headers['access-control-max-age'] = '600';
       }
@@ -346,9 +188,7 @@ export function createMockRegistryHandler(o: RegistryHandlerOptions): (req: Inco
       );
       return send(res, 201, { organization: org });
     }
-    if (path === '/api/.well-known/jwks.json' && method === 'GET') return send(res, 200, jwks);
-    const op = /^\/api\/registry\/agents\/([^/]+)\/(.+)$/.exec(path);
-    if (op) return complianceOperation(req, res, url, method, op[1]!, op[2]!);
+    if (await compliance(req, res, url, method)) return;
     const known = ['/api/registry/stats', '/api/registry/agents', '/api/me/agents', '/api/organizations'].includes(path);
     throw new HttpError(known ? 405 : 404, known ? 'method_not_allowed' : 'not_found', `${method} ${path} is not served`);
   };

@@ -1,7 +1,9 @@
 /**
  * The mock registry's embedded database (better-sqlite3): organizations, the API keys that act
  * for them (only their SHA-256 is stored), and the registered agents with their capabilities and
- * channels. `:memory:` by default; a file keeps the registry across restarts.
+ * channels, their compliance runs and what their owners set (digest 6.3: lifecycle stage, opt-out,
+ * monitoring pause and interval, requeues). `:memory:` by default; a file keeps the registry
+ * across restarts.
  */
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -34,7 +36,35 @@ CREATE TABLE IF NOT EXISTS compliance_runs (
   tested_at       INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS compliance_runs_agent ON compliance_runs (agent_url, tested_at);
+CREATE TABLE IF NOT EXISTS agent_settings (
+  agent_url             TEXT PRIMARY KEY,
+  lifecycle_stage       TEXT NOT NULL DEFAULT 'production',
+  opt_out               INTEGER NOT NULL DEFAULT 0,
+  monitoring_paused     INTEGER NOT NULL DEFAULT 0,
+  monitoring_paused_at  INTEGER,
+  check_interval_hours  INTEGER NOT NULL DEFAULT 24,
+  requeued_at           INTEGER
+);
 `;
+
+/** What an agent's owner sets (digest 6.3 writes). */
+export interface AgentSettings {
+  lifecycle_stage: string;
+  opt_out: boolean;
+  monitoring_paused: boolean;
+  monitoring_paused_at: number | null;
+  check_interval_hours: number;
+  requeued_at: number | null;
+}
+
+const DEFAULT_SETTINGS: AgentSettings = {
+  lifecycle_stage: 'production',
+  opt_out: false,
+  monitoring_paused: false,
+  monitoring_paused_at: null,
+  check_interval_hours: 24,
+  requeued_at: null,
+};
 
 export interface RegistryAgent {
   domain: string;
@@ -143,6 +173,43 @@ export class MockRegistryStore {
     return this.db
       .prepare('SELECT id, agent_url, overall_status, tested_at FROM compliance_runs WHERE agent_url = ? ORDER BY tested_at DESC, id DESC LIMIT ?')
       .all(agentUrl, limit) as ComplianceRunRow[];
+  }
+
+  /** The agent's settings (the defaults until its owner sets one). */
+  settings(agentUrl: string): AgentSettings {
+    const r = this.db.prepare('SELECT * FROM agent_settings WHERE agent_url = ?').get(agentUrl) as Record<string, unknown> | undefined;
+    if (!r) return { ...DEFAULT_SETTINGS };
+    return {
+      lifecycle_stage: r.lifecycle_stage as string,
+      opt_out: r.opt_out === 1,
+      monitoring_paused: r.monitoring_paused === 1,
+      monitoring_paused_at: (r.monitoring_paused_at as number | null) ?? null,
+      check_interval_hours: r.check_interval_hours as number,
+      requeued_at: (r.requeued_at as number | null) ?? null,
+    };
+  }
+
+  /** Changes some of the agent's settings and answers them all. */
+  updateSettings(agentUrl: string, patch: Partial<AgentSettings>): AgentSettings {
+    const next = { ...this.settings(agentUrl), ...patch };
+    this.db
+      .prepare(
+        `INSERT INTO agent_settings (agent_url, lifecycle_stage, opt_out, monitoring_paused, monitoring_paused_at, check_interval_hours, requeued_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (agent_url) DO UPDATE SET lifecycle_stage = excluded.lifecycle_stage, opt_out = excluded.opt_out,
+           monitoring_paused = excluded.monitoring_paused, monitoring_paused_at = excluded.monitoring_paused_at,
+           check_interval_hours = excluded.check_interval_hours, requeued_at = excluded.requeued_at`,
+      )
+      .run(
+        agentUrl,
+        next.lifecycle_stage,
+        next.opt_out ? 1 : 0,
+        next.monitoring_paused ? 1 : 0,
+        next.monitoring_paused_at,
+        next.check_interval_hours,
+        next.requeued_at,
+      );
+    return next;
   }
 
   counts(): { agents: number; organizations: number } {

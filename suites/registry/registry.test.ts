@@ -38,7 +38,7 @@ describe('the registry suite', () => {
       const run = await certify({ registry: { url: r.baseUrl, apiKey: r.apiKeys[0] }, suites: SUITES });
       expect(notPassing(run)).toEqual([]);
       expect(run.transports).toEqual(['rest']);
-      expect(run.checks.length).toBe(21);
+      expect(run.checks.length).toBe(29);
       expect(run.overall_status).toBe('passing');
       expect(JSON.stringify(run)).not.toContain(r.apiKeys[0]);
     } finally {
@@ -46,9 +46,19 @@ describe('the registry suite', () => {
     }
   });
 
-  it('makes the checks that need an API key coverage gaps without one', async () => {
+  it('makes the checks that need an API key (the owner writes and bulk status with them) coverage gaps without one', async () => {
     const run = await registryRun([], false);
-    expect(notPassing(run).sort()).toEqual(['registry.input.malformed-url gap', 'registry.input.oversized-body gap', 'registry.register.findable gap']);
+    expect(notPassing(run).sort()).toEqual([
+      'registry-compliance.applicable-storyboards.shape gap',
+      'registry-compliance.bulk-status.cap gap',
+      'registry-compliance.bulk-status.shape gap',
+      'registry-compliance.owner.lifecycle gap',
+      'registry-compliance.owner.monitoring-controls gap',
+      'registry-compliance.owner.opt-out gap',
+      'registry.input.malformed-url gap',
+      'registry.input.oversized-body gap',
+      'registry.register.findable gap',
+    ]);
   });
 
   it('makes the Agent Compliance checks about a listed agent coverage gaps when the registry lists none', async () => {
@@ -56,8 +66,11 @@ describe('the registry suite', () => {
     try {
       const run = await certify({ registry: { url: r.baseUrl, apiKey: r.apiKeys[0] }, suites: ['registry-compliance'] });
       const gaps = run.checks.filter((c) => c.outcome === 'gap').map((c) => c.check_id);
+      // The owner checks' own throwaway agents, listed meanwhile, are never the agent asked about.
       expect(gaps.sort()).toEqual([
+        'registry-compliance.badge.embed',
         'registry-compliance.badge.invalid-role',
+        'registry-compliance.badge.svg',
         'registry-compliance.detail.shape',
         'registry-compliance.history.limit-capped',
         'registry-compliance.history.shape',

@@ -5,11 +5,25 @@
  * to `body_bytes`, auth `key` / `none` / `wrong`) and what its answer must be: the status
  * (`2xx`, `4xx`, `401|403`, a number), a JSON object body, a JSON content type, a CORS header.
  * `{listed_agent}` in the path is the URL-encoded `agent_url` of the first agent
- * `GET /api/registry/agents` lists (none listed: a coverage gap). `expect_json_members` names
- * top-level members and what each must be (a type, `nonempty-array`, `any`, or a list of allowed
- * values), judged only when the status is `members_on_status` if given; `expect_each` judges every
- * entry of an array member the same way (`members`) and names members no entry may have
- * (`absent`); `expect_max_items` caps an array member's length.
+ * `GET /api/registry/agents` lists, skipping the throwaway agents proto-comply's checks register
+ * (`https://proto-comply-<hex>.example/mcp`; none left: a coverage gap). `body_list` adds to the
+ * JSON body an array member of `count` strings, each the `item` template with `{n}` replaced by
+ * its index 1..count (101 distinct agent URLs without writing them out).
+ *
+ * What the answer's body must hold:
+ * - `expect_json_members`: top-level members and what each must be (a type, `nonempty-array`,
+ *   `any`, or a list of allowed values);
+ * - `expect_each`: every entry of an array member judged the same way (`members`), and members
+ *   no entry may have (`absent`);
+ * - `expect_max_items`: an array member's largest length;
+ * - `expect_object_keys`: keys (templates) an object member must have (`{member: agents, keys:
+ *   [URL]}`: the bulk storyboard status answers for that agent);
+ * - these four are judged only when the status is `members_on_status`, if given;
+ * - `expect_json_members_by_status`: members per status (`{"200": {...}, "500": {...}}`: an
+ *   operation the digest gives several answer shapes), a status it does not name judged by
+ *   nothing but `expect_status`.
+ * `expect_content_type` is the media type the answer must have (`image/svg+xml`), parameters
+ * ignored.
  *
  * `registry_search`: `GET /api/registry/agents`, optionally filtered by `capability` / `channel`
  * (`from_listing: true` takes the value from an agent the unfiltered list shows, which must then
@@ -117,17 +131,39 @@ function membersProblem(
 }
 
 const LISTED = '{listed_agent}';
+/** Most strings `body_list` makes. */
+const MAX_BODY_LIST = 1_000;
 
-/** The agent_url of the first agent the registry lists, or the verdict when there is none to take. */
+/** The step's JSON body: `body` expanded, padded to `body_bytes`, with `body_list`'s array added. */
+function bodyOf(step: StepDef, ctx: CheckContext): unknown {
+  const list = step.body_list as { member: string; count: number; item: string } | undefined;
+  if (step.body_bytes === undefined && list === undefined) return step.body === undefined ? undefined : ctx.expand(step.body);
+  const base = { ...((ctx.expand(step.body ?? {}) as object) ?? {}) } as Record<string, unknown>;
+  if (list) {
+    const item = String(ctx.expand(list.item));
+    base[list.member] = Array.from({ length: list.count }, (_, i) => item.split('{n}').join(String(i + 1)));
+  }
+  if (step.body_bytes !== undefined) base.padding = 'x'.repeat(step.body_bytes as number);
+  return step.body_bytes !== undefined ? JSON.stringify(base) : base;
+}
+
+/** The throwaway agents proto-comply's checks register (https://proto-comply-<hex>.example/mcp): never the listed agent asked about. */
+const THROWAWAY = /^https:\/\/proto-comply-[0-9a-f]+(?:-\d+)?\.example\/mcp$/;
+
+/** The agent_url of the first agent the registry lists (not one of proto-comply's own test agents), or the verdict when there is none to take. */
 async function listedAgent(ctx: CheckContext): Promise<string | StepVerdict> {
   const all = await listing(ctx, {});
   if (isVerdict(all))
     return { status: 'unmet', message: `no agent to ask about: ${'message' in all ? all.message : 'the listing failed'}`, blocked_by: 'registry.search.shape' };
-  const url = all.agents.map((e) => (e as Entry | null)?.agent_url).find((u): u is string => typeof u === 'string' && u !== '');
+  const urls = all.agents.map((e) => (e as Entry | null)?.agent_url).filter((u): u is string => typeof u === 'string' && u !== '');
+  const url = urls.find((u) => !THROWAWAY.test(u));
   if (url !== undefined) return url;
-  return all.agents.length === 0
-    ? { status: 'gap', message: 'the registry lists no agent: no agent to ask about', gap: 'a registry with agents' }
-    : { status: 'unmet', message: 'no listed agent has an agent_url', blocked_by: 'registry.search.shape' };
+  if (all.agents.length > 0 && urls.length === 0) return { status: 'unmet', message: 'no listed agent has an agent_url', blocked_by: 'registry.search.shape' };
+  return {
+    status: 'gap',
+    message: `the registry lists no agent${urls.length ? " but proto-comply's own test agents" : ''}: no agent to ask about`,
+    gap: 'a registry with agents',
+  };
 }
 
 export const registryRequest: StepKind = {
@@ -146,6 +182,7 @@ export const registryRequest: StepKind = {
     expect_cors: { type: 'boolean' },
     expect_json_members: MEMBERS,
     members_on_status: { type: 'integer', minimum: 100, maximum: 599 },
+    expect_json_members_by_status: { type: 'object', propertyNames: { pattern: '^[1-5][0-9][0-9]$' }, additionalProperties: MEMBERS, minProperties: 1 },
     expect_each: {
       type: 'object',
       properties: { member: { type: 'string', minLength: 1 }, members: MEMBERS, absent: { type: 'array', items: { type: 'string' }, minItems: 1 } },
@@ -158,18 +195,30 @@ export const registryRequest: StepKind = {
       required: ['member', 'max'],
       additionalProperties: false,
     },
+    expect_object_keys: {
+      type: 'object',
+      properties: { member: { type: 'string', minLength: 1 }, keys: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 } },
+      required: ['member', 'keys'],
+      additionalProperties: false,
+    },
+    expect_content_type: { type: 'string', pattern: '^[a-z0-9.+-]+/[a-z0-9.+-]+$' },
+    body_list: {
+      type: 'object',
+      properties: {
+        member: { type: 'string', minLength: 1 },
+        count: { type: 'integer', minimum: 1, maximum: MAX_BODY_LIST },
+        item: { type: 'string', minLength: 1 },
+      },
+      required: ['member', 'count', 'item'],
+      additionalProperties: false,
+    },
   },
   required: ['method', 'path'],
   async run(step, ctx) {
     const auth = (step.auth as RegistryRequest['auth']) ?? 'none';
     const blocked = precondition(ctx, auth);
     if (blocked) return { verdict: blocked };
-    const body =
-      step.body_bytes !== undefined
-        ? JSON.stringify({ ...((ctx.expand(step.body ?? {}) as object) ?? {}), padding: 'x'.repeat(step.body_bytes as number) })
-        : step.body === undefined
-          ? undefined
-          : ctx.expand(step.body);
+    const body = bodyOf(step, ctx);
     let path = step.path as string;
     if (path.includes(LISTED)) {
       const agent = await listedAgent(ctx);
@@ -201,6 +250,12 @@ export const registryRequest: StepKind = {
         expected: 'application/json',
         actual: res.headers['content-type'] ?? null,
       });
+    const wantType = step.expect_content_type as string | undefined;
+    if (wantType !== undefined && type !== wantType)
+      return fail(`${what}: Content-Type is ${JSON.stringify(res.headers['content-type'] ?? '')}, not ${wantType}`, {
+        expected: wantType,
+        actual: res.headers['content-type'] ?? null,
+      });
     if (step.expect_json_object === true && !record.payload)
       return fail(`${what}: the body is not a JSON object${res.text ? `: ${res.text.slice(0, 120)}` : ' (empty)'}`, { pointer: '' });
     if (step.expect_cors === true && !res.headers['access-control-allow-origin'])
@@ -209,13 +264,24 @@ export const registryRequest: StepKind = {
       });
     const answer = record.payload;
     const judged = step.members_on_status === undefined || step.members_on_status === res.status;
-    const needsBody = (step.expect_json_members !== undefined && judged) || step.expect_each !== undefined || step.expect_max_items !== undefined;
+    const byStatus = (step.expect_json_members_by_status as Record<string, Members> | undefined)?.[String(res.status)];
+    const needsBody =
+      byStatus !== undefined ||
+      (judged &&
+        (step.expect_json_members !== undefined ||
+          step.expect_each !== undefined ||
+          step.expect_max_items !== undefined ||
+          step.expect_object_keys !== undefined));
     if (needsBody && !answer) return fail(`${what}: the body is not a JSON object${res.text ? `: ${res.text.slice(0, 120)}` : ' (empty)'}`, { pointer: '' });
     if (answer && judged && step.expect_json_members !== undefined) {
       const p = membersProblem(answer, step.expect_json_members as Members, '');
       if (p) return fail(`${what}: ${p.message}`, p);
     }
-    if (answer && step.expect_each !== undefined) {
+    if (answer && byStatus !== undefined) {
+      const p = membersProblem(answer, byStatus, '');
+      if (p) return fail(`${what} (HTTP ${res.status}): ${p.message}`, p);
+    }
+    if (answer && judged && step.expect_each !== undefined) {
       const e = step.expect_each as { member: string; members?: Members; absent?: string[] };
       const list = answer[e.member];
       if (!Array.isArray(list)) return fail(`${what}: ${e.member} is not an array`, { pointer: `/${e.member}`, actual: list ?? null });
@@ -228,7 +294,7 @@ export const registryRequest: StepKind = {
         if (bad.length) return fail(`${what}: ${at.slice(1)} has ${bad.map((m) => `"${m}"`).join(', ')}, which it must not`, { pointer: `${at}/${bad[0]}` });
       }
     }
-    if (answer && step.expect_max_items !== undefined) {
+    if (answer && judged && step.expect_max_items !== undefined) {
       const m = step.expect_max_items as { member: string; max: number };
       const list = answer[m.member];
       if (!Array.isArray(list)) return fail(`${what}: ${m.member} is not an array`, { pointer: `/${m.member}`, actual: list ?? null });
@@ -238,6 +304,19 @@ export const registryRequest: StepKind = {
           expected: `≤ ${m.max}`,
           actual: list.length,
         });
+    }
+    if (answer && judged && step.expect_object_keys !== undefined) {
+      const k = step.expect_object_keys as { member: string; keys: string[] };
+      const o = answer[k.member];
+      if (o === null || typeof o !== 'object' || Array.isArray(o))
+        return fail(`${what}: ${k.member} is not an object`, { pointer: `/${k.member}`, expected: 'object', actual: o ?? null });
+      for (const key of k.keys.map((t) => String(ctx.expand(t))))
+        if (!Object.hasOwn(o, key))
+          return fail(`${what}: ${k.member} has no member ${JSON.stringify(key)}`, {
+            pointer: `/${k.member}`,
+            expected: key,
+            actual: Object.keys(o).slice(0, 10),
+          });
     }
     return { verdict: { status: 'ok' }, record };
   },
