@@ -12,6 +12,7 @@ export const SUITE_PLUGINS: readonly SuitePlugin[] = (
     import('./capabilities/plugin.js'),
     import('./errors/plugin.js'),
     import('./state-machine/plugin.js'),
+    import('./controller/plugin.js'),
     import('./idempotency/plugin.js'),
     import('./schemas/plugin.js'),
     import('./signatures/plugin.js'),
