@@ -10,7 +10,7 @@ import { FaultSet, UnknownFaultError, getFault, listFaults, registerFault } from
 import { WEBHOOK_FAULTS } from './webhooks/faults.js';
 import { VERIFIER_FAULTS } from './signing/faults.js';
 import type { RunningMockSeller } from './index.js';
-import { McpTestClient } from './testing/wire-client.js';
+import { McpTestClient, a2aSend } from './testing/wire-client.js';
 import { createArgs, freshAccount, isoIn, key, startTestSeller } from './testing/seller-fixtures.js';
 
 const AUTH = 'fault-probe-token';
@@ -76,6 +76,17 @@ const cancelTwice: Probe = {
     return (await codeOf(client, 'update_media_buy', update(buy.media_buy_id, { canceled: true }))) !== 'NOT_CANCELLABLE';
   },
 };
+
+/** A create made submitted by the controller, then completed by it: the completion's params, to replay. */
+async function completedTask(c: McpTestClient): Promise<{ result: Record<string, unknown> }> {
+  const task_id = `task-${key()}`;
+  const args = createArgs();
+  await control(c, 'force_create_media_buy_arm', { arm: 'submitted', task_id }, args.account as object);
+  await c.call('create_media_buy', args);
+  const result = { task_id, result: { media_buy_id: 'mb_forced', status: 'active', revision: 1 } };
+  await control(c, 'force_task_completion', result);
+  return { result };
+}
 
 const PROBES: Record<string, Probe> = {
   'unknown-tool-wrong-code': { violated: async ({ client }) => (await codeOf(client, 'no_such_task', {})) !== 'INVALID_REQUEST' },
@@ -390,6 +401,13 @@ const PROBES: Record<string, Probe> = {
       return !listed.includes('force_media_buy_status');
     },
   },
+  'a2a-declaration-differs': {
+    async violated({ seller, client }) {
+      const overMcp = (await client.ok('get_proto_capabilities')).supported_protocols;
+      const overA2a = (await a2aSend(`${seller.baseUrl}/a2a`, 'get_proto_capabilities', {}, { authToken: AUTH })).data?.supported_protocols;
+      return JSON.stringify(overMcp) !== JSON.stringify(overA2a);
+    },
+  },
   'create-paused-ignored': { violated: async ({ client }) => (await client.ok('create_media_buy', createArgs({ paused: true }))).status !== 'paused' },
   'uncancel-accepted': {
     async violated({ client }) {
@@ -467,6 +485,20 @@ const PROBES: Record<string, Probe> = {
       const creative_id = `c-${key()}`;
       await control(client, 'seed_creative', { creative_id, fixture: { name: 'a' } });
       return (await control(client, 'seed_creative', { creative_id, fixture: { name: 'b' } })).success === true;
+    },
+  },
+  'completion-replay-refused': {
+    async violated({ client }) {
+      const { result } = await completedTask(client);
+      return (await control(client, 'force_task_completion', result)).success !== true;
+    },
+  },
+  'completion-different-result-accepted': {
+    async violated({ client }) {
+      const { result } = await completedTask(client);
+      return (
+        (await control(client, 'force_task_completion', { ...result, result: { media_buy_id: 'mb_other', status: 'active', revision: 1 } })).success === true
+      );
     },
   },
   'controller-served-in-production': {

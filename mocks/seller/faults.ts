@@ -170,6 +170,12 @@ const BUILTIN: FaultDef[] = [
     matrixGroup: 'seller',
   },
   {
+    name: 'a2a-declaration-differs',
+    rule: 'the same tasks and schemas run on MCP and A2A (interface spec 1); the capability answer over A2A leaves governance out of supported_protocols',
+    targets: ['capabilities.transports.same-declaration'],
+    matrixGroup: 'seller',
+  },
+  {
     name: 'controller-not-listed',
     rule: 'a declared test controller is listed as comply_test_controller (interface spec 4.3); it is callable but missing from tools/list and the agent card',
     targets: ['capabilities.tasks.listed'],
@@ -494,7 +500,8 @@ const BUILTIN: FaultDef[] = [
     name: 'cancel-completed-accepted',
     rule: 'canceling a completed buy is INVALID_STATE (digest 4.4); it is canceled',
     targets: ['state-machine.cancel.completed-invalid-state'],
-    matrixGroup: 'seller',
+    // Not with completed-read-as-active (seller group): its read-back is this check's precondition.
+    matrixGroup: 'kinds-a',
   },
   {
     name: 'cancel-rejected-not-cancellable',
@@ -589,6 +596,18 @@ const BUILTIN: FaultDef[] = [
     name: 'reseed-different-accepted',
     rule: 'a re-seed with a different fixture is INVALID_PARAMS (digest 4.6); the new fixture replaces the old one',
     targets: ['controller.seed.different-refused'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'completion-replay-refused',
+    rule: 'an identical force_task_completion replay is a no-op (digest 4.6, 3.2); it answers INVALID_TRANSITION',
+    targets: ['controller.task-completion.identical-replay'],
+    target: '3.2',
+  },
+  {
+    name: 'completion-different-result-accepted',
+    rule: 'another result for a completed task is INVALID_TRANSITION (digest 4.6); it replaces the result',
+    targets: ['controller.task-completion.different-result'],
     matrixGroup: 'seller',
   },
   {

@@ -159,9 +159,12 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
     const task = s.asyncTasks.find(caller.principal, p.task_id);
     if (!task) return fail('NOT_FOUND', `task ${JSON.stringify(p.task_id)} not found`);
     if (task.status === 'completed' && isDeepStrictEqual(task.result, p.result)) {
+      // The buggy controller refuses the identical replay (digest 4.6, 3.2: a no-op).
+      if (s.faults.has('completion-replay-refused')) return fail('INVALID_TRANSITION', 'task is completed', { current_state: 'completed' });
       return { success: true, previous_state: 'completed', current_state: 'completed' };
     }
-    if (!NON_TERMINAL_TASK_STATUSES.has(task.status)) {
+    // The buggy controller lets another result replace a completed task's (digest 4.6: INVALID_TRANSITION).
+    if (!NON_TERMINAL_TASK_STATUSES.has(task.status) && !(task.status === 'completed' && s.faults.has('completion-different-result-accepted'))) {
       return fail('INVALID_TRANSITION', `task is ${task.status}; a different result cannot be applied`, { current_state: task.status });
     }
     const previous = task.status;
