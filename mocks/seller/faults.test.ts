@@ -448,6 +448,16 @@ const PROBES: Record<string, Probe> = {
       return ((await readBuy(client, buy.media_buy_id)).packages as { paused?: boolean }[])[1].paused === true;
     },
   },
+  'package-cancel-cancels-buy': {
+    async violated({ client }) {
+      const base = createArgs();
+      const [pkg] = base.packages as Record<string, unknown>[];
+      const buy = await client.ok('create_media_buy', { ...base, packages: [pkg, { ...pkg }] });
+      const [first] = buy.packages as { package_id: string }[];
+      await client.ok('update_media_buy', update(buy.media_buy_id, { packages: [{ package_id: first.package_id, canceled: true }] }));
+      return (await readBuy(client, buy.media_buy_id)).status === 'canceled';
+    },
+  },
   'action-not-allowed-without-details': {
     async violated({ client }) {
       const buy = await client.ok('create_media_buy', createArgs());

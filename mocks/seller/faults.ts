@@ -516,6 +516,12 @@ const BUILTIN: FaultDef[] = [
     matrixGroup: 'seller',
   },
   {
+    name: 'package-cancel-cancels-buy',
+    rule: 'packages cancel independently (digest 4.2); canceling one package cancels the whole buy',
+    targets: ['state-machine.packages.cancel-independent'],
+    matrixGroup: 'seller',
+  },
+  {
     name: 'action-not-allowed-without-details',
     rule: 'ACTION_NOT_ALLOWED carries error.details {attempted_action, reason, currently_available_actions} (digest 4.4); it carries no details',
     targets: ['state-machine.action-not-allowed.details'],

@@ -31,6 +31,8 @@ const updateSchema = (uncancel: boolean) =>
           package_id: z.string().min(1),
           budget: z.number().positive().max(1e12).optional(),
           paused: z.boolean().optional(),
+          canceled: z.literal(true, { error: 'only true is accepted (a canceled package stays canceled)' }).optional(),
+          cancellation_reason: z.string().max(500).optional(),
           targeting_overlay: targetingOverlay.optional(),
         }),
       )
@@ -48,7 +50,7 @@ function requestedActions(args: UpdateArgs): string[] {
   if (args.paused === false) actions.push('resume');
   if (args.budget !== undefined || args.packages?.some((p) => p.budget !== undefined)) actions.push('update_budget');
   if (args.start_time !== undefined || args.end_time !== undefined) actions.push('update_dates');
-  if (args.packages?.some((p) => p.paused !== undefined || p.targeting_overlay !== undefined)) actions.push('update_packages');
+  if (args.packages?.some((p) => p.paused !== undefined || p.canceled !== undefined || p.targeting_overlay !== undefined)) actions.push('update_packages');
   if (args.new_packages?.length) actions.push('add_packages');
   return actions;
 }
@@ -192,6 +194,19 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
         if (change.paused !== undefined) pkg.paused = change.paused;
         // The buggy seller pauses every package of the buy when one is paused (digest 4.2: independently).
         if (change.paused !== undefined && s.faults.has('package-pause-applies-to-all')) for (const other of buy.packages) other.paused = change.paused;
+        if (change.canceled === true && !pkg.cancellation) {
+          pkg.cancellation = {
+            canceled_at: s.clock.iso(s.mediaBuys.clockScope(buy)),
+            canceled_by: 'buyer',
+            ...(change.cancellation_reason ? { reason: change.cancellation_reason } : {}),
+          };
+          pkg.paused = false;
+          // The buggy seller cancels the whole buy with one of its packages (digest 4.2: packages cancel independently).
+          if (s.faults.has('package-cancel-cancels-buy')) {
+            buy.cancellation = { canceled_at: pkg.cancellation.canceled_at, canceled_by: 'buyer' };
+            nextStatus = 'canceled';
+          }
+        }
         // Replaced, never merged.
         if (change.targeting_overlay !== undefined) pkg.targeting_overlay = change.targeting_overlay;
       }
