@@ -17,6 +17,7 @@ export const SUITE_PLUGINS: readonly SuitePlugin[] = (
     import('./signatures/plugin.js'),
     import('./webhook-receiver/plugin.js'),
     import('./webhooks/plugin.js'),
+    import('./controller/plugin.js'),
     import('./caller/plugin.js'),
     import('./products/plugin.js'),
     import('./records/plugin.js'),

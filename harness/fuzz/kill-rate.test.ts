@@ -14,10 +14,28 @@ import { requestPropertiesFind } from './testing/request-kill.js';
 const SUITES = ['errors', 'schemas', 'idempotency', 'state-machine'];
 const suiteOf = (checkId: string) => checkId.slice(0, checkId.indexOf('.'));
 /**
- * Faults of SHOULD rules no property judges: which code refuses an unknown buy or package (the
- * not-found precedence); the model judges the MUST refusal, the suite's *-code checks the code.
+ * Faults the fuzzer is not asked to find: SHOULD rules no property judges (which code refuses an
+ * unknown buy or package, the not-found precedence: the model judges the MUST refusal, the suite's
+ * *-code checks the code), and rules beyond the model's commands (below).
  */
-const NOT_FUZZED = new Set(['unknown-buy-wrong-code', 'unknown-package-wrong-code']);
+const NOT_FUZZED = new Set([
+  'unknown-buy-wrong-code',
+  'unknown-package-wrong-code',
+  // Rules the model has no command for (it creates, pauses, resumes, cancels, updates budgets and
+  // forces states, one buy-level field at a time): a create with paused true, canceled false, a
+  // cancel carrying package changes, package-level pause and cancel, ACTION_NOT_ALLOWED details,
+  // confirmed_at, forcing the state a buy is in, a cancel of a forced rejection. Their suite checks
+  // prove them (suites/faults.test.ts); a model command for each is future work.
+  'create-paused-ignored',
+  'uncancel-accepted',
+  'cancel-applies-other-fields',
+  'package-pause-applies-to-all',
+  'package-cancel-cancels-buy',
+  'action-not-allowed-without-details',
+  'confirmed-at-moves-on-update',
+  'force-same-state-refused',
+  'cancel-rejected-not-cancellable',
+]);
 const FAULTS = listFaults().filter((f) => f.targets.some((t) => SUITES.includes(suiteOf(t))) && !NOT_FUZZED.has(f.name));
 const BY_MODEL = FAULTS.filter((f) => f.targets.some((t) => ['idempotency', 'state-machine'].includes(suiteOf(t))) && !MODEL_OUT_OF_REACH.has(f.name));
 const BY_REQUESTS = FAULTS.filter((f) => !BY_MODEL.includes(f));

@@ -10,7 +10,7 @@ import { FaultSet, UnknownFaultError, getFault, listFaults, registerFault } from
 import { WEBHOOK_FAULTS } from './webhooks/faults.js';
 import { VERIFIER_FAULTS } from './signing/faults.js';
 import type { RunningMockSeller } from './index.js';
-import { McpTestClient } from './testing/wire-client.js';
+import { McpTestClient, a2aSend } from './testing/wire-client.js';
 import { createArgs, freshAccount, isoIn, key, startTestSeller } from './testing/seller-fixtures.js';
 
 const AUTH = 'fault-probe-token';
@@ -76,6 +76,17 @@ const cancelTwice: Probe = {
     return (await codeOf(client, 'update_media_buy', update(buy.media_buy_id, { canceled: true }))) !== 'NOT_CANCELLABLE';
   },
 };
+
+/** A create made submitted by the controller, then completed by it: the completion's params, to replay. */
+async function completedTask(c: McpTestClient): Promise<{ result: Record<string, unknown> }> {
+  const task_id = `task-${key()}`;
+  const args = createArgs();
+  await control(c, 'force_create_media_buy_arm', { arm: 'submitted', task_id }, args.account as object);
+  await c.call('create_media_buy', args);
+  const result = { task_id, result: { media_buy_id: 'mb_forced', status: 'active', revision: 1 } };
+  await control(c, 'force_task_completion', result);
+  return { result };
+}
 
 const PROBES: Record<string, Probe> = {
   'unknown-tool-wrong-code': { violated: async ({ client }) => (await codeOf(client, 'no_such_task', {})) !== 'INVALID_REQUEST' },
@@ -388,6 +399,125 @@ const PROBES: Record<string, Probe> = {
     async violated({ client }) {
       const listed = (await control(client, 'list_scenarios', {})).scenarios as string[];
       return !listed.includes('force_media_buy_status');
+    },
+  },
+  'a2a-declaration-differs': {
+    async violated({ seller, client }) {
+      const overMcp = (await client.ok('get_proto_capabilities')).supported_protocols;
+      const overA2a = (await a2aSend(`${seller.baseUrl}/a2a`, 'get_proto_capabilities', {}, { authToken: AUTH })).data?.supported_protocols;
+      return JSON.stringify(overMcp) !== JSON.stringify(overA2a);
+    },
+  },
+  'create-paused-ignored': { violated: async ({ client }) => (await client.ok('create_media_buy', createArgs({ paused: true }))).status !== 'paused' },
+  'uncancel-accepted': {
+    async violated({ client }) {
+      const buy = await canceledBuy(client);
+      const r = await client.call('update_media_buy', update(buy.media_buy_id, { canceled: false }));
+      return !r.isError || (await readBuy(client, buy.media_buy_id)).status !== 'canceled';
+    },
+  },
+  'cancel-applies-other-fields': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      const pkg = (buy.packages as { package_id: string }[])[0].package_id;
+      await client.ok('update_media_buy', update(buy.media_buy_id, { canceled: true, packages: [{ package_id: pkg, budget: 7777 }] }));
+      return ((await readBuy(client, buy.media_buy_id)).packages as { budget: number }[])[0].budget === 7777;
+    },
+  },
+  'cancel-completed-accepted': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      await control(client, 'force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'completed' });
+      return (await codeOf(client, 'update_media_buy', update(buy.media_buy_id, { canceled: true }))) !== 'INVALID_STATE';
+    },
+  },
+  'cancel-rejected-not-cancellable': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs({ start_time: isoIn(7), end_time: isoIn(37) }));
+      await control(client, 'force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'rejected' });
+      return (await codeOf(client, 'update_media_buy', update(buy.media_buy_id, { canceled: true }))) !== 'INVALID_STATE';
+    },
+  },
+  'package-pause-applies-to-all': {
+    async violated({ client }) {
+      const base = createArgs();
+      const [pkg] = base.packages as Record<string, unknown>[];
+      const buy = await client.ok('create_media_buy', { ...base, packages: [pkg, { ...pkg }] });
+      const [first] = buy.packages as { package_id: string }[];
+      await client.ok('update_media_buy', update(buy.media_buy_id, { packages: [{ package_id: first.package_id, paused: true }] }));
+      return ((await readBuy(client, buy.media_buy_id)).packages as { paused?: boolean }[])[1].paused === true;
+    },
+  },
+  'package-cancel-cancels-buy': {
+    async violated({ client }) {
+      const base = createArgs();
+      const [pkg] = base.packages as Record<string, unknown>[];
+      const buy = await client.ok('create_media_buy', { ...base, packages: [pkg, { ...pkg }] });
+      const [first] = buy.packages as { package_id: string }[];
+      await client.ok('update_media_buy', update(buy.media_buy_id, { packages: [{ package_id: first.package_id, canceled: true }] }));
+      return (await readBuy(client, buy.media_buy_id)).status === 'canceled';
+    },
+  },
+  'action-not-allowed-without-details': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      return (await client.call('update_media_buy', update(buy.media_buy_id, { paused: false }))).payload?.details === undefined;
+    },
+  },
+  'confirmed-at-moves-on-update': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      await client.ok('update_media_buy', update(buy.media_buy_id, { paused: true }));
+      return (await readBuy(client, buy.media_buy_id)).confirmed_at !== buy.confirmed_at;
+    },
+  },
+  'force-same-state-refused': {
+    async violated({ client }) {
+      const buy = await client.ok('create_media_buy', createArgs());
+      return (await control(client, 'force_media_buy_status', { media_buy_id: buy.media_buy_id, status: 'active' })).success !== true;
+    },
+  },
+  'unknown-scenario-schema-error': {
+    async violated({ client }) {
+      const r = await client.call('comply_test_controller', { scenario: 'no_such_scenario', account: { sandbox: true } });
+      return r.isError === true || r.payload?.error !== 'UNKNOWN_SCENARIO';
+    },
+  },
+  'reseed-identical-refused': {
+    async violated({ client }) {
+      const params = { creative_id: `c-${key()}`, fixture: { name: 'a' } };
+      await control(client, 'seed_creative', params);
+      return (await control(client, 'seed_creative', params)).previous_state !== 'existing';
+    },
+  },
+  'reseed-different-accepted': {
+    async violated({ client }) {
+      const creative_id = `c-${key()}`;
+      await control(client, 'seed_creative', { creative_id, fixture: { name: 'a' } });
+      return (await control(client, 'seed_creative', { creative_id, fixture: { name: 'b' } })).success === true;
+    },
+  },
+  'completion-replay-refused': {
+    async violated({ client }) {
+      const { result } = await completedTask(client);
+      return (await control(client, 'force_task_completion', result)).success !== true;
+    },
+  },
+  'completion-different-result-accepted': {
+    async violated({ client }) {
+      const { result } = await completedTask(client);
+      return (
+        (await control(client, 'force_task_completion', { ...result, result: { media_buy_id: 'mb_other', status: 'active', revision: 1 } })).success === true
+      );
+    },
+  },
+  'controller-served-in-production': {
+    // The reference seller lists the controller it serves; the faulty one serves it unlisted (as on a production deployment).
+    async violated({ client }) {
+      const result = (await client.rpc('tools/list', {})).message?.result as { tools?: { name: string }[] } | undefined;
+      const listed = (result?.tools ?? []).some((t) => t.name === 'comply_test_controller');
+      const r = await client.call('comply_test_controller', { scenario: 'list_scenarios', account: { sandbox: true } });
+      return !listed && r.payload?.success === true;
     },
   },
   'controller-rejects-active': {

@@ -170,6 +170,12 @@ const BUILTIN: FaultDef[] = [
     matrixGroup: 'seller',
   },
   {
+    name: 'a2a-declaration-differs',
+    rule: 'the same tasks and schemas run on MCP and A2A (interface spec 1); the capability answer over A2A leaves governance out of supported_protocols',
+    targets: ['capabilities.transports.same-declaration'],
+    matrixGroup: 'seller',
+  },
+  {
     name: 'controller-not-listed',
     rule: 'a declared test controller is listed as comply_test_controller (interface spec 4.3); it is callable but missing from tools/list and the agent card',
     targets: ['capabilities.tasks.listed'],
@@ -472,6 +478,61 @@ const BUILTIN: FaultDef[] = [
     rule: 'an unknown package is PACKAGE_NOT_FOUND (digest 4.4, a SHOULD of the not-found precedence); it answers INVALID_REQUEST',
     targets: ['state-machine.not-found.package-code'],
   },
+  {
+    name: 'create-paused-ignored',
+    rule: 'a create with paused: true and nothing else blocking starts paused (digest 4.2); the buy starts active',
+    targets: ['state-machine.create.paused'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'uncancel-accepted',
+    rule: 'canceled is const true and nothing un-cancels (digest 4.2); canceled: false brings a canceled buy back to active',
+    targets: ['state-machine.cancel.no-uncancel'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'cancel-applies-other-fields',
+    rule: 'a root canceled: true overrides the other fields of the update (digest 4.2); the package budget sent with it is applied',
+    targets: ['state-machine.cancel.overrides-other-fields'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'cancel-completed-accepted',
+    rule: 'canceling a completed buy is INVALID_STATE (digest 4.4); it is canceled',
+    targets: ['state-machine.cancel.completed-invalid-state'],
+    // Not with completed-read-as-active (seller group): its read-back is this check's precondition.
+    matrixGroup: 'kinds-a',
+  },
+  {
+    name: 'cancel-rejected-not-cancellable',
+    rule: 'canceling a rejected buy is INVALID_STATE (digest 4.4; NOT_CANCELLABLE is for an already canceled buy); it answers NOT_CANCELLABLE',
+    targets: ['state-machine.cancel.rejected-invalid-state'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'package-pause-applies-to-all',
+    rule: 'packages pause independently (digest 4.2); pausing one package pauses every package of the buy',
+    targets: ['state-machine.packages.pause-independent'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'package-cancel-cancels-buy',
+    rule: 'packages cancel independently (digest 4.2); canceling one package cancels the whole buy',
+    targets: ['state-machine.packages.cancel-independent'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'action-not-allowed-without-details',
+    rule: 'ACTION_NOT_ALLOWED carries error.details {attempted_action, reason, currently_available_actions} (digest 4.4); it carries no details',
+    targets: ['state-machine.action-not-allowed.details'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'confirmed-at-moves-on-update',
+    rule: 'confirmed_at is set exactly once (digest 4.5); every update moves it a second later',
+    targets: ['state-machine.confirmed-at.stable'],
+    matrixGroup: 'seller',
+  },
   // Setup (interface spec 2.5a, 4.3).
   {
     name: 'accounts-all-refused',
@@ -518,6 +579,48 @@ const BUILTIN: FaultDef[] = [
     name: 'controller-start-ignored',
     rule: 'pending_start moves to active at start of flight (interface spec 3.1); the forced move reports success but the buy stays pending_start',
     targets: ['state-machine.controller.start-of-flight'],
+  },
+  {
+    name: 'force-same-state-refused',
+    rule: 'force_* calls are idempotent: forcing the current state answers previous_state == current_state (digest 4.6); it answers INVALID_TRANSITION',
+    targets: ['state-machine.controller.force-same-state'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'unknown-scenario-schema-error',
+    rule: 'an unknown scenario is UNKNOWN_SCENARIO, never a schema rejection (digest 4.6); it is a task error INVALID_REQUEST on the scenario field',
+    targets: ['controller.scenario.unknown'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'reseed-identical-refused',
+    rule: 'an identical re-seed answers previous_state existing (digest 4.6); it answers INVALID_PARAMS',
+    targets: ['controller.seed.identical-existing'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'reseed-different-accepted',
+    rule: 'a re-seed with a different fixture is INVALID_PARAMS (digest 4.6); the new fixture replaces the old one',
+    targets: ['controller.seed.different-refused'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'completion-replay-refused',
+    rule: 'an identical force_task_completion replay is a no-op (digest 4.6, 3.2); it answers INVALID_TRANSITION',
+    targets: ['controller.task-completion.identical-replay'],
+    target: '3.2',
+  },
+  {
+    name: 'completion-different-result-accepted',
+    rule: 'another result for a completed task is INVALID_TRANSITION (digest 4.6); it replaces the result',
+    targets: ['controller.task-completion.different-result'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'controller-served-in-production',
+    rule: 'on production the test controller is absent and calling it is the unknown-tool error (digest 4.6); the production deployment serves it, unlisted',
+    targets: ['controller.production.not-served'],
+    production: true,
   },
   // Buyer records on a media-buy seller (interface spec 4.3, 2.6, 7).
   {

@@ -29,6 +29,8 @@ import { describeLines, inLines, type ProtocolLine } from '../protocol/lines.js'
 export interface CheckEnv {
   transport: Transport;
   profile: AgentProfile;
+  /** The profiles of the run's other transports, for rules that compare transports (none when one runs). */
+  peers?: readonly AgentProfile[];
   ids: ProtocolIds;
   /** The protocol line judged against (harness/core/protocol/lines.ts). */
   target: ProtocolLine;
@@ -245,6 +247,7 @@ function checkContext(env: CheckEnv, checkId: string, exchanges: WireExchange[],
     ids: env.ids,
     target: env.target,
     profile: env.profile,
+    peers: env.peers ?? [],
     random: scope.random,
     runStartedAt: env.runStartedAt,
     signal: env.signal,

@@ -240,6 +240,7 @@ async function runChecks(plan: RunPlan, suites: SuiteDef[], profiles: AgentProfi
     const env: CheckEnv = {
       transport,
       profile: profiles[i],
+      peers: profiles.filter((_, j) => j !== i),
       ids,
       target: plan.target ?? DEFAULT_TARGET,
       seed: plan.seed,

@@ -25,6 +25,8 @@ export interface PackageRecord {
   pricing_option_id: string;
   budget: number;
   paused: boolean;
+  /** Canceled by the buyer on its own (digest 4.2: packages cancel independently); irreversible. */
+  cancellation?: { canceled_at: string; canceled_by: 'buyer' | 'seller'; reason?: string };
   delivery: DeliveryCounters;
   targeting_overlay?: Record<string, unknown>;
 }

@@ -149,6 +149,7 @@ export class MediaBuyService {
         budget: round2(p.budget),
         pricing_option_id: p.pricing_option_id,
         ...(p.paused ? { paused: true } : {}),
+        ...(p.cancellation ? { canceled: true, cancellation: { ...p.cancellation } } : {}),
         ...(p.targeting_overlay ? { targeting_overlay: structuredClone(p.targeting_overlay) } : {}),
       })),
       valid_actions: actions,

@@ -42,7 +42,9 @@ export class SellerModel {
       return { name: t.name, description: t.description, inputSchema: { ...schema, type: 'object' } };
     });
     // The buggy seller serves the test controller it declares but leaves it out of tools/list and the agent card.
-    const listed = this.s.faults.has('controller-not-listed') ? this.descriptions.filter((t) => t.name !== 'comply_test_controller') : this.descriptions;
+    // The production-hidden-controller seller serves it on a production deployment, unlisted too.
+    const unlisted = this.s.faults.has('controller-not-listed') || this.s.faults.has('controller-served-in-production');
+    const listed = unlisted ? this.descriptions.filter((t) => t.name !== 'comply_test_controller') : this.descriptions;
     return structuredClone(listed);
   }
 

@@ -100,6 +100,8 @@ export interface CheckContext {
   /** The protocol line judged against: steps and expectations of other lines are skipped; kinds may shape what they judge by it. */
   target: ProtocolLine;
   profile: AgentProfile;
+  /** The profiles of the run's other transports (a rule comparing transports reads them; empty when one runs). */
+  peers: readonly AgentProfile[];
   random: ScopedRandom;
   runStartedAt: Date;
   signal: AbortSignal;

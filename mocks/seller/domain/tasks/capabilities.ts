@@ -26,7 +26,7 @@ export function capabilitiesTask(s: SellerServices): TaskDef {
     description: 'Capability declaration: protocol versions, idempotency window, media-buy features, test scenarios.',
     idempotency: 'exempt',
     schema,
-    run: () => completed(declaration(s)),
+    run: ({ caller }) => completed(declaration(s, caller.transport)),
   };
 }
 
@@ -48,7 +48,9 @@ export function agentCapabilitiesTask(s: SellerServices): TaskDef {
   };
 }
 
-function declaration(s: SellerServices): Record<string, unknown> {
+function declaration(s: SellerServices, transport?: string): Record<string, unknown> {
+  // The buggy seller declares one protocol fewer over A2A than over MCP (interface spec 1: the same tasks on both).
+  const dropped = transport === 'a2a' && s.faults.has('a2a-declaration-differs') ? 'governance' : undefined;
   // The lines it answers: a 3.2 seller verifies only the strict signing profile (digest 1.5).
   const versions = s.protocolLine === '3.2' ? ['3.2'] : s.protocolLine === '3.1' ? ['3.0', '3.1'] : ['3.0'];
   const protocolBlock: Record<string, unknown> = { major_versions: [...MAJOR_VERSIONS], supported_versions: versions };
@@ -61,7 +63,7 @@ function declaration(s: SellerServices): Record<string, unknown> {
   }
   return {
     [s.ids.token]: protocolBlock,
-    supported_protocols: s.kinds.map((k) => AGENT_KIND_DEFS[k].protocol),
+    supported_protocols: s.kinds.map((k) => AGENT_KIND_DEFS[k].protocol).filter((p) => p !== dropped),
     ...(s.kinds.includes('media-buy') ? mediaBuyBlocks(s) : {}),
     // Webhooks are signed (interface spec 5.1; digest 1.15); legacy HMAC on request.
     webhook_signing: {

@@ -60,6 +60,12 @@ export function controllerSeeds(s: SellerServices, fail: Fail) {
   function once(key: string, given: Fixture, apply: () => TaskPayload | undefined): TaskPayload {
     const prior = seeded.get(key);
     if (prior !== undefined) {
+      // The buggy controllers refuse an identical re-seed, or take a different one over (digest 4.6: existing / INVALID_PARAMS).
+      if (s.faults.has('reseed-identical-refused') && isDeepStrictEqual(prior, given)) return fail('INVALID_PARAMS', `${key} is already seeded`);
+      if (s.faults.has('reseed-different-accepted') && !isDeepStrictEqual(prior, given)) {
+        seeded.set(key, structuredClone(given));
+        return { success: true, message: `${key} re-seeded` };
+      }
       if (!isDeepStrictEqual(prior, given)) return fail('INVALID_PARAMS', `${key} was seeded with another fixture; re-seed it identically or choose a new id`);
       return { success: true, previous_state: 'existing', message: `${key} already seeded with this fixture` };
     }

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { ANY_ACCOUNT, NON_TERMINAL_TASK_STATUSES } from '../async-tasks.js';
 import { MEDIA_BUY_STATUSES, PENDING_STATUSES, isTerminal, round2 } from '../media-buy-record.js';
 import type { SellerServices } from '../services.js';
+import { invalidRequest } from '../errors.js';
 import { type CallerContext, type TaskDef, type TaskPayload, completed } from '../task-def.js';
 import { accountKeyOf, fieldPath, taskSchema } from '../validation.js';
 import { SEED_SCENARIOS, controllerSeeds, seedParamSchemas } from './controller-seeds.js';
@@ -79,7 +80,11 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
     const buy = s.mediaBuys.find(caller.principal, p.media_buy_id);
     if (!buy) return fail('NOT_FOUND', `media buy ${JSON.stringify(p.media_buy_id)} not found`);
     const previous = buy.status;
-    if (p.status === previous) return { success: true, previous_state: previous, current_state: previous };
+    if (p.status === previous) {
+      // The buggy controller refuses to force the state a buy is already in (digest 4.6: force_* is idempotent).
+      if (s.faults.has('force-same-state-refused')) return fail('INVALID_TRANSITION', `media buy is already ${previous}`, { current_state: previous });
+      return { success: true, previous_state: previous, current_state: previous };
+    }
     if (isTerminal(previous) && !s.faults.has('controller-leaves-terminal')) {
       return fail('INVALID_TRANSITION', `${previous} is terminal and cannot be left`, { current_state: previous });
     }
@@ -154,9 +159,12 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
     const task = s.asyncTasks.find(caller.principal, p.task_id);
     if (!task) return fail('NOT_FOUND', `task ${JSON.stringify(p.task_id)} not found`);
     if (task.status === 'completed' && isDeepStrictEqual(task.result, p.result)) {
+      // The buggy controller refuses the identical replay (digest 4.6, 3.2: a no-op).
+      if (s.faults.has('completion-replay-refused')) return fail('INVALID_TRANSITION', 'task is completed', { current_state: 'completed' });
       return { success: true, previous_state: 'completed', current_state: 'completed' };
     }
-    if (!NON_TERMINAL_TASK_STATUSES.has(task.status)) {
+    // The buggy controller lets another result replace a completed task's (digest 4.6: INVALID_TRANSITION).
+    if (!NON_TERMINAL_TASK_STATUSES.has(task.status) && !(task.status === 'completed' && s.faults.has('completion-different-result-accepted'))) {
       return fail('INVALID_TRANSITION', `task is ${task.status}; a different result cannot be applied`, { current_state: task.status });
     }
     const previous = task.status;
@@ -201,6 +209,8 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
         return completed({ success: true, scenarios: [...listed] });
       }
       if (!(CONTROLLER_SCENARIOS as readonly string[]).includes(args.scenario)) {
+        // The buggy controller treats the scenario as a closed enum: a task-level schema error (digest 4.6: UNKNOWN_SCENARIO).
+        if (s.faults.has('unknown-scenario-schema-error')) throw invalidRequest('scenario', `scenario must be one of ${CONTROLLER_SCENARIOS.join(', ')}`);
         return completed(fail('UNKNOWN_SCENARIO', `unknown scenario ${JSON.stringify(args.scenario)}; supported: ${CONTROLLER_SCENARIOS.join(', ')}`));
       }
       const scenario = args.scenario as (typeof CONTROLLER_SCENARIOS)[number];

@@ -27,5 +27,10 @@ export function buildTasks(s: SellerServices): TaskDef[] {
     ...measurementTasks(s),
     ...brandTasks(s),
   ];
-  return [capabilitiesTask(s), agentCapabilitiesTask(s), ...all.filter((t) => served.has(t.name)), ...(s.testController ? [controllerTask(s)] : [])];
+  return [
+    capabilitiesTask(s),
+    agentCapabilitiesTask(s),
+    ...all.filter((t) => served.has(t.name)),
+    ...(s.testController || s.faults.has('controller-served-in-production') ? [controllerTask(s)] : []),
+  ];
 }

@@ -128,7 +128,8 @@ export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
       if (s.bookingLatencyMs > 0) await delay(s.bookingLatencyMs);
 
       const future = start > now;
-      const paused = args.paused === true;
+      // The buggy seller ignores a create-time paused: true (digest 4.2: the buy starts paused).
+      const paused = args.paused === true && !s.faults.has('create-paused-ignored');
       const iso = s.clock.iso(clockScope);
       const buy: MediaBuyRecord = {
         media_buy_id: s.mediaBuys.newId(),

@@ -13,31 +13,35 @@ import { type TaskDef, completed } from '../task-def.js';
 import { accountRef, httpUrl, isoDateTime, pushNotificationConfig, taskSchema } from '../validation.js';
 import { checkPackageRefs, mediaBuyReplay, packageInput, resolveStart, startTimeSchema, targetingOverlay } from './media-buy-create.js';
 
-const updateSchema = taskSchema({
-  media_buy_id: z.string().min(1),
-  account: accountRef.optional(),
-  revision: z.number().int().min(0).optional(),
-  paused: z.boolean().optional(),
-  canceled: z.literal(true, { error: 'only true is accepted (there is no un-cancel)' }).optional(),
-  cancellation_reason: z.string().max(2_000).optional(),
-  budget: z.number().positive().max(1e12).optional(),
-  start_time: startTimeSchema.optional(),
-  end_time: isoDateTime.optional(),
-  packages: z
-    .array(
-      z.looseObject({
-        package_id: z.string().min(1),
-        budget: z.number().positive().max(1e12).optional(),
-        paused: z.boolean().optional(),
-        targeting_overlay: targetingOverlay.optional(),
-      }),
-    )
-    .optional(),
-  new_packages: z.array(packageInput).max(50).optional(),
-  push_notification_config: pushNotificationConfig.optional(),
-  reporting_webhook: z.looseObject({ url: httpUrl }).optional(),
-});
-type UpdateArgs = z.infer<typeof updateSchema>;
+const updateSchema = (uncancel: boolean) =>
+  taskSchema({
+    media_buy_id: z.string().min(1),
+    account: accountRef.optional(),
+    revision: z.number().int().min(0).optional(),
+    paused: z.boolean().optional(),
+    // The buggy seller (fault uncancel-accepted) takes canceled: false and un-cancels (digest 4.2: const true).
+    canceled: (uncancel ? z.boolean() : z.literal(true, { error: 'only true is accepted (there is no un-cancel)' })).optional(),
+    cancellation_reason: z.string().max(2_000).optional(),
+    budget: z.number().positive().max(1e12).optional(),
+    start_time: startTimeSchema.optional(),
+    end_time: isoDateTime.optional(),
+    packages: z
+      .array(
+        z.looseObject({
+          package_id: z.string().min(1),
+          budget: z.number().positive().max(1e12).optional(),
+          paused: z.boolean().optional(),
+          canceled: z.literal(true, { error: 'only true is accepted (a canceled package stays canceled)' }).optional(),
+          cancellation_reason: z.string().max(500).optional(),
+          targeting_overlay: targetingOverlay.optional(),
+        }),
+      )
+      .optional(),
+    new_packages: z.array(packageInput).max(50).optional(),
+    push_notification_config: pushNotificationConfig.optional(),
+    reporting_webhook: z.looseObject({ url: httpUrl }).optional(),
+  });
+type UpdateArgs = z.infer<ReturnType<typeof updateSchema>>;
 
 /** The valid_actions vocabulary entries an update asks for. */
 function requestedActions(args: UpdateArgs): string[] {
@@ -46,7 +50,7 @@ function requestedActions(args: UpdateArgs): string[] {
   if (args.paused === false) actions.push('resume');
   if (args.budget !== undefined || args.packages?.some((p) => p.budget !== undefined)) actions.push('update_budget');
   if (args.start_time !== undefined || args.end_time !== undefined) actions.push('update_dates');
-  if (args.packages?.some((p) => p.paused !== undefined || p.targeting_overlay !== undefined)) actions.push('update_packages');
+  if (args.packages?.some((p) => p.paused !== undefined || p.canceled !== undefined || p.targeting_overlay !== undefined)) actions.push('update_packages');
   if (args.new_packages?.length) actions.push('add_packages');
   return actions;
 }
@@ -63,7 +67,7 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
     name: 'update_media_buy',
     description: 'Pause, resume, cancel or change budgets, dates and packages of a media buy.',
     idempotency: s.faults.has('update-not-idempotent') ? 'exempt' : 'mutating',
-    schema: updateSchema,
+    schema: updateSchema(s.faults.has('uncancel-accepted')),
     renderReplay: mediaBuyReplay(s),
     async run({ args, caller }) {
       // The one await of this task, before the buy is read: everything after it is synchronous.
@@ -87,14 +91,30 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
         });
       };
 
+      if (args.canceled === false && buy.status === 'canceled') {
+        // Fault uncancel-accepted: the buggy seller brings a canceled buy back (digest 4.2: there is no un-cancel).
+        buy.cancellation = undefined;
+        buy.revision += 1;
+        s.mediaBuys.setStatus(buy, 'active', 'buyer');
+        return completed(s.mediaBuys.reply(buy));
+      }
       if (args.canceled === true) {
         if (buy.status === 'canceled') {
           if (s.faults.has('second-cancel-invalid-state')) throw invalidState(buy, 'cancel');
           if (s.faults.has('cancel-canceled-accepted')) return completed(s.mediaBuys.reply(buy));
           throw failure('NOT_CANCELLABLE', `media buy ${buy.media_buy_id} is already canceled`, { recovery: 'correctable' });
         }
-        if (isTerminal(buy.status)) throw invalidState(buy, 'cancel');
+        // The buggy sellers cancel a completed buy, or answer a rejected one NOT_CANCELLABLE (digest 4.4: INVALID_STATE).
+        if (buy.status === 'rejected' && s.faults.has('cancel-rejected-not-cancellable'))
+          throw failure('NOT_CANCELLABLE', `media buy ${buy.media_buy_id} cannot be canceled`, { recovery: 'correctable' });
+        if (isTerminal(buy.status) && !(buy.status === 'completed' && s.faults.has('cancel-completed-accepted'))) throw invalidState(buy, 'cancel');
         checkRevision();
+        // The buggy seller applies the package budgets sent with the cancel (digest 4.2: canceled: true overrides them).
+        if (s.faults.has('cancel-applies-other-fields'))
+          for (const change of packages ?? []) {
+            const pkg = buy.packages.find((x) => x.package_id === change.package_id);
+            if (pkg && change.budget !== undefined) pkg.budget = change.budget;
+          }
         const at = s.clock.iso(s.mediaBuys.clockScope(buy));
         buy.cancellation = {
           canceled_at: at,
@@ -139,7 +159,10 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
         if (refused) {
           throw failure('ACTION_NOT_ALLOWED', `${refused} is not allowed while the media buy is ${buy.status}`, {
             recovery: 'correctable',
-            details: { attempted_action: refused, reason: 'wrong_status', currently_available_actions: allowed },
+            // The buggy seller sends no details (digest 4.4: attempted_action, reason, currently_available_actions).
+            ...(s.faults.has('action-not-allowed-without-details')
+              ? {}
+              : { details: { attempted_action: refused, reason: 'wrong_status', currently_available_actions: allowed } }),
           });
         }
       }
@@ -169,6 +192,21 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
         const pkg = s.mediaBuys.requirePackage(buy, change.package_id, 'packages');
         if (change.budget !== undefined) pkg.budget = change.budget;
         if (change.paused !== undefined) pkg.paused = change.paused;
+        // The buggy seller pauses every package of the buy when one is paused (digest 4.2: independently).
+        if (change.paused !== undefined && s.faults.has('package-pause-applies-to-all')) for (const other of buy.packages) other.paused = change.paused;
+        if (change.canceled === true && !pkg.cancellation) {
+          pkg.cancellation = {
+            canceled_at: s.clock.iso(s.mediaBuys.clockScope(buy)),
+            canceled_by: 'buyer',
+            ...(change.cancellation_reason ? { reason: change.cancellation_reason } : {}),
+          };
+          pkg.paused = false;
+          // The buggy seller cancels the whole buy with one of its packages (digest 4.2: packages cancel independently).
+          if (s.faults.has('package-cancel-cancels-buy')) {
+            buy.cancellation = { canceled_at: pkg.cancellation.canceled_at, canceled_by: 'buyer' };
+            nextStatus = 'canceled';
+          }
+        }
         // Replaced, never merged.
         if (change.targeting_overlay !== undefined) pkg.targeting_overlay = change.targeting_overlay;
       }
@@ -180,6 +218,8 @@ export function updateMediaBuyTask(s: SellerServices): TaskDef<UpdateArgs> {
       if (args.push_notification_config !== undefined && !frozen) buy.push_notification_config = args.push_notification_config;
       if (args.reporting_webhook !== undefined && !frozen) buy.reporting_webhook = args.reporting_webhook;
       if (bumpRevision) buy.revision += 1;
+      // The buggy seller re-stamps confirmed_at on every update (digest 4.5: it is set exactly once).
+      if (s.faults.has('confirmed-at-moves-on-update')) buy.confirmed_at = new Date(Date.parse(buy.confirmed_at) + 1_000).toISOString();
       s.mediaBuys.setStatus(buy, nextStatus, 'buyer');
       return completed(s.mediaBuys.reply(buy));
     },
