@@ -258,6 +258,21 @@ const BUILTIN: BuyerFaultDef[] = [
     rule: 'a delivery is processed and the task takes the sent status (interface spec 6.2); a terminal status is stored as working (the status map lacks the terminal states)',
     targets: ['webhook-receiver.envelope.processed'],
   },
+  {
+    name: 'correlates-on-url',
+    rule: 'receivers never use URL-derived values as the correlation key (interface spec 6.1 rule 2); a task_id in the webhook URL query replaces the payload one',
+    targets: ['webhook-receiver.correlation.url-values-ignored'],
+  },
+  {
+    name: 'rejects-standard-base64-digest',
+    rule: 'a webhook verifier accepts a pure standard-base64 Content-Digest (digest 2.3, 1.5); a Content-Digest with + / or = padding is refused as header_malformed',
+    targets: ['webhook-receiver.signature.standard-base64-digest-accepted'],
+  },
+  {
+    name: 'key-required-as-signature',
+    rule: 'a signed webhook without idempotency_key still verifies, the schema rejects it later (digest 2.3, vector 007); the verifier refuses it as webhook_signature_params_incomplete',
+    targets: ['webhook-receiver.body.missing-key-not-signature-error'],
+  },
 ];
 
 for (const def of BUILTIN) registerBuyerFault(def);

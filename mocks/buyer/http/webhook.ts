@@ -84,6 +84,17 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, r
     sendJson(res, 400, { error: 'invalid_json', message: 'the body is not JSON' });
     return;
   }
+  let bytes = body.bytes;
+  if (d.faults.has('correlates-on-url')) {
+    // The task is taken from the URL query when one is there, over the payload's.
+    const claimed = new URL(req.url ?? '/', 'http://receiver.invalid').searchParams.get('task_id');
+    if (claimed && typeof doc === 'object' && doc !== null) {
+      const o = doc as Record<string, unknown>;
+      if (typeof o.task_id === 'string') o.task_id = claimed;
+      else o.id = claimed;
+      bytes = Buffer.from(JSON.stringify(o), 'utf8');
+    }
+  }
   const parsed = parseEnvelope(doc);
   if (!parsed.ok) {
     sendJson(res, 400, { error: 'invalid_envelope', message: parsed.problem });
@@ -104,7 +115,7 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, r
       mode: reg.mode,
       idemKey: env.idempotencyKey,
       notificationId: env.notificationId,
-      body: body.bytes,
+      body: bytes,
       bound: d.boundFor(sender),
       receivedAt: d.now(),
       requeueDuplicates: d.faults.has('no-dedup'),
