@@ -65,7 +65,8 @@ function declaration(s: SellerServices): Record<string, unknown> {
     ...(s.kinds.includes('media-buy') ? mediaBuyBlocks(s) : {}),
     // Webhooks are signed (interface spec 5.1; digest 1.15); legacy HMAC on request.
     webhook_signing: {
-      supported: true,
+      // Fault webhook-signing-undeclared: the webhooks stay signed (webhooks/sender.ts).
+      supported: !s.faults.has('webhook-signing-undeclared'),
       profile: s.ids.webhookSigningTag,
       algorithms: ['ed25519'],
       legacy_hmac_fallback: true,
