@@ -172,7 +172,10 @@ export const RULES: Record<string, Rule> = {
       return fail(
         d,
         `is signed with RFC 9421, but the capabilities declare webhook_signing.supported ${declared.found ? JSON.stringify(declared.value) : 'nowhere (no webhook_signing block)'}: a seller that signs its webhooks declares supported: true (digest 1.15), and receivers trust the declaration at onboarding`,
-        { expected: { webhook_signing: { supported: true } }, actual: { webhook_signing_supported: declared.found ? declared.value : null, signature_input: d.headers['signature-input'] } },
+        {
+          expected: { webhook_signing: { supported: true } },
+          actual: { webhook_signing_supported: declared.found ? declared.value : null, signature_input: d.headers['signature-input'] },
+        },
       );
     }),
   verifies: (snap) =>
