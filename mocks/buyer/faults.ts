@@ -129,6 +129,8 @@ const BUILTIN: BuyerFaultDef[] = [
     name: 'accepts-replayed-nonce',
     rule: '(keyid, nonce) pairs are deduplicated (interface spec 5.1 rule 4); no replay cache',
     targets: ['webhook-receiver.signature.replayed-nonce-rejected'],
+    // Without a cache, the replay sent after expires is taken too.
+    collateral: ['webhook-receiver.signature.replay-cached-past-expiry'],
   },
   {
     name: 'accepts-expired-window',
@@ -257,6 +259,11 @@ const BUILTIN: BuyerFaultDef[] = [
     name: 'terminal-status-unmapped',
     rule: 'a delivery is processed and the task takes the sent status (interface spec 6.2); a terminal status is stored as working (the status map lacks the terminal states)',
     targets: ['webhook-receiver.envelope.processed'],
+  },
+  {
+    name: 'replay-ttl-no-grace',
+    rule: 'a replay-cache entry lives (expires - now) + 60 s (digest 1.12); entries are dropped at expires, while the window check still allows 60 s of skew',
+    targets: ['webhook-receiver.signature.replay-cached-past-expiry'],
   },
   {
     name: 'correlates-on-url',

@@ -15,7 +15,7 @@ import { verifyWebhook, type WebhookVerdict, type WebhookVerifyOptions } from '.
 import { wwwAuthenticate } from '../../harness/core/signing/parse/www-authenticate.js';
 import type { BuyerFaultSet } from './faults.js';
 import { hasHmacFault, laxHmacAccepts } from './lax-hmac.js';
-import { NoReplayCache } from './replay-cache.js';
+import { NoGraceReplayCache, NoReplayCache } from './replay-cache.js';
 import type { Registration } from './store/endpoints.js';
 import type { TrustResolver } from './trust.js';
 
@@ -75,11 +75,18 @@ function sentParams(req: ReceivedRequest): SignatureParams | undefined {
 
 export class BuyerVerifier {
   private readonly noReplay = new NoReplayCache();
+  private readonly noGrace: ReplayCache;
 
-  constructor(private readonly o: BuyerVerifierOptions) {}
+  constructor(private readonly o: BuyerVerifierOptions) {
+    this.noGrace = new NoGraceReplayCache(o.replayCache);
+  }
 
   private options(keys: KeyResolver, ids: ProtocolIds, now: () => number): WebhookVerifyOptions {
-    const replayCache = this.o.faults.has('accepts-replayed-nonce') ? this.noReplay : this.o.replayCache;
+    const replayCache = this.o.faults.has('accepts-replayed-nonce')
+      ? this.noReplay
+      : this.o.faults.has('replay-ttl-no-grace')
+        ? this.noGrace
+        : this.o.replayCache;
     // The Ed25519/ECDSA check runs on libuv's pool: the event loop keeps reading, answering and
     // committing other deliveries meanwhile (npm run bench -- buyer).
     return { ids, now: this.o.nowSeconds, signature: { encoding: 'legacy', now, keys, replayCache, offloadCrypto: true } };

@@ -16,6 +16,8 @@
  * `digest_encoding: standard` sends the Content-Digest in padded standard base64 (digest 2.3).
  * `without_idempotency_key` sends an MCP envelope without `idempotency_key` on either column
  * (webhook vector positive 007); `expect_signature_verified` then fails only on a signature refusal.
+ * `signed_at: <offset>` dates the signature's `created` that far from now (window `expires` =
+ * created + 300 s), e.g. `-295s` for a signature that expires 5 s after it is sent.
  * `url_claims: <task alias>` appends that task's ids to the URL query (`task_id`, `operation_id`,
  * `context_id`), signed as sent, so a receiver that correlates on the URL is caught (spec 6.1 r2).
  * The envelope follows the run's transport dimension: MCP envelope or A2A envelope.
@@ -142,6 +144,7 @@ export const receiverSend: StepKind = {
     tamper: { type: 'boolean' },
     content_type: { type: 'string', minLength: 1 },
     digest_encoding: { enum: ['base64url', 'standard'] },
+    signed_at: { type: 'string', pattern: OFFSET_PATTERN },
     without_idempotency_key: { type: 'boolean' },
     url_claims: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
     /** The answer is not a signature refusal (no 401/403, no `webhook_signature_*` code); any other answer passes. */
@@ -214,6 +217,7 @@ export const receiverSend: StepKind = {
                 role: (step.sender as SenderRole | undefined) ?? 'main',
                 contentType: step.content_type as string | undefined,
                 standardDigest: step.digest_encoding === 'standard',
+                ...(step.signed_at !== undefined ? { now: signedAt(parseOffset(String(step.signed_at))) } : {}),
                 defects: step.defect !== undefined ? [step.defect as DefectName] : undefined,
               });
       sent = {
@@ -223,6 +227,7 @@ export const receiverSend: StepKind = {
         eventBytes,
         taskId,
         idempotencyKey,
+        ...('params' in signed && signed.params.expires !== undefined ? { expires: signed.params.expires } : {}),
         ...(step.auth === 'bearer' ? { auth: bearerWebhookAuth(target.bearer!.secret, step.bearer_defect as BearerDefect | undefined) } : {}),
       };
     }
@@ -238,6 +243,11 @@ export const receiverSend: StepKind = {
     return { verdict, record };
   },
 };
+
+/** A signer clock shifted by `offsetMs` (unix seconds). */
+function signedAt(offsetMs: number): () => number {
+  return () => Math.floor((Date.now() + offsetMs) / 1000);
+}
 
 /** The endpoint URL with the ids of another task of the check in its query (interface spec 6.1 rule 2 probe). */
 function withUrlClaims(endpointUrl: string, ctx: CheckContext, alias: string): string {
