@@ -55,6 +55,11 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     targets: ['webhooks.signature.fresh-nonce'],
   },
   {
+    name: 'webhook-follows-redirect',
+    rule: 'redirects are not followed on a counterparty fetch (digest 5.9 rule 4); a 3xx answer to a webhook POST is followed to its Location',
+    targets: ['webhooks.delivery.redirect-not-followed'],
+  },
+  {
     name: 'webhook-signing-undeclared',
     rule: 'a seller that signs its webhooks declares webhook_signing.supported true (digest 1.15); the capabilities say supported: false while every webhook is still signed',
     targets: ['webhooks.signature.declared'],
