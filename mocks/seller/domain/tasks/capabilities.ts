@@ -48,6 +48,9 @@ export function agentCapabilitiesTask(s: SellerServices): TaskDef {
   };
 }
 
+const SHARED_ORIGIN = 'https://keys.mock-seller.example';
+const SHARED_KEY_ORIGINS = { governance_signing: SHARED_ORIGIN, request_signing: SHARED_ORIGIN, webhook_signing: SHARED_ORIGIN };
+
 function declaration(s: SellerServices): Record<string, unknown> {
   // The lines it answers: a 3.2 seller verifies only the strict signing profile (digest 1.5).
   const versions = s.protocolLine === '3.2' ? ['3.2'] : s.protocolLine === '3.1' ? ['3.0', '3.1'] : ['3.0'];
@@ -73,6 +76,8 @@ function declaration(s: SellerServices): Record<string, unknown> {
       delivery_retry_horizon_seconds: 86_400,
     },
     ...(s.requestSigning ? { request_signing: s.requestSigning } : {}),
+    // Fault governance-origin-shared: one origin serves governance and transport keys (digest 1.11 step 7).
+    ...(s.faults.has('governance-origin-shared') ? { identity: { key_origins: SHARED_KEY_ORIGINS } } : {}),
     ...(s.oauth ? { oauth: { supported: true } } : {}),
     // The capability names only what the 3.0 schema's closed list admits; list_scenarios names all.
     ...(s.testController ? { compliance_testing: { scenarios: CONTROLLER_SCENARIOS.filter(isDeclarable) } } : {}),
