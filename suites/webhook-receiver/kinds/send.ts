@@ -147,6 +147,11 @@ export const receiverSend: StepKind = {
     signed_at: { type: 'string', pattern: OFFSET_PATTERN },
     without_idempotency_key: { type: 'boolean' },
     url_claims: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
+    /**
+     * A non-2xx answer is a coverage gap, not a failure: the probe needs the delivery taken (the
+     * URL-claims probe posts to a URL the receiver never registered, which it may refuse).
+     */
+    unaccepted_is_gap: { type: 'boolean' },
     /** The answer is not a signature refusal (no 401/403, no `webhook_signature_*` code); any other answer passes. */
     expect_signature_verified: { type: 'boolean' },
     expect_status: EXPECT_STATUS,
@@ -239,6 +244,17 @@ export const receiverSend: StepKind = {
       http_status: r.status,
       payload: { status: r.status, www_authenticate: r.wwwAuthenticate, task_id: sent.taskId, idempotency_key: sent.idempotencyKey },
     };
+    if (step.unaccepted_is_gap === true && !(r.status !== undefined && r.status >= 200 && r.status < 300)) {
+      const answer = r.status !== undefined ? `HTTP ${r.status}` : 'no answer';
+      return {
+        verdict: {
+          status: 'gap',
+          message: `the receiver did not take a delivery posted to its URL with a query string (${answer}), so the probe has nothing to read back`,
+          gap: 'receiver takes deliveries at its URL with a query string',
+        },
+        record,
+      };
+    }
     const verdict = step.expect_signature_verified === true ? judgeVerified(r) : judgePost(step, r, env.identity.brandJsonUrl);
     return { verdict, record };
   },
