@@ -77,6 +77,8 @@ const BUILTIN: BuyerFaultDef[] = [
     name: 'duplicate-409',
     rule: 'a duplicate is answered 2xx, never 409 (interface spec 6.5 rule 4); duplicates get 409',
     targets: ['webhook-receiver.delivery.duplicate-2xx'],
+    // A concurrent copy is a duplicate too.
+    collateral: ['webhook-receiver.delivery.in-flight-duplicate-2xx-or-503'],
   },
   {
     name: 'no-dedup',
@@ -264,6 +266,13 @@ const BUILTIN: BuyerFaultDef[] = [
     name: 'replay-ttl-no-grace',
     rule: 'a replay-cache entry lives (expires - now) + 60 s (digest 1.12); entries are dropped at expires, while the window check still allows 60 s of skew',
     targets: ['webhook-receiver.signature.replay-cached-past-expiry'],
+  },
+  {
+    name: 'in-flight-duplicate-409',
+    rule: 'an identical delivery still being processed gets a retryable 503, a completed one 2xx, never 409 (digest 5.4); a duplicate within a second of the first copy is answered 409',
+    targets: ['webhook-receiver.delivery.in-flight-duplicate-2xx-or-503'],
+    // The sequential resend follows the first copy within the second too.
+    collateral: ['webhook-receiver.delivery.duplicate-2xx'],
   },
   {
     name: 'correlates-on-url',

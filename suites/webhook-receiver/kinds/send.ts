@@ -152,6 +152,11 @@ export const receiverSend: StepKind = {
      * URL-claims probe posts to a URL the receiver never registered, which it may refuse).
      */
     unaccepted_is_gap: { type: 'boolean' },
+    /**
+     * Post a second copy of the event (same bytes, its own fresh signature) at the same moment, as
+     * a sender retrying while the first is still being processed; both answers are judged.
+     */
+    with_concurrent_copy: { type: 'boolean' },
     /** The answer is not a signature refusal (no 401/403, no `webhook_signature_*` code); any other answer passes. */
     expect_signature_verified: { type: 'boolean' },
     expect_status: EXPECT_STATUS,
@@ -237,6 +242,26 @@ export const receiverSend: StepKind = {
       };
     }
     if (step.id) scope.sent.set(step.id, sent);
+    if (step.with_concurrent_copy === true) {
+      if (step.event === undefined || (step.auth ?? 'rfc9421') !== 'rfc9421')
+        throw new Error('receiver_send: with_concurrent_copy needs an event signed with RFC 9421');
+      const copy = signWebhook(env.identity, url, sent.eventBytes, { role: (step.sender as SenderRole | undefined) ?? 'main' });
+      const label = `webhook ${ctx.kind} envelope${step.id ? ` (${step.id})` : ''}`;
+      const answers = await Promise.all([
+        postWebhook(ctx, env, sent.url, sent.headers, sent.body, `${label}, copy 1`, {}),
+        postWebhook(ctx, env, url, copy.headers, Buffer.from(copy.body), `${label}, copy 2 (concurrent)`, {}),
+      ]);
+      const record = {
+        http_status: answers[0]!.status,
+        payload: { statuses: answers.map((a) => a.status ?? null), task_id: sent.taskId, idempotency_key: sent.idempotencyKey },
+      };
+      for (const [i, a] of answers.entries()) {
+        const v = judgePost(step, a, env.identity.brandJsonUrl);
+        if (v.status !== 'ok')
+          return { verdict: { ...v, message: `copy ${i + 1} of two concurrent identical deliveries: ${(v as { message: string }).message}` }, record };
+      }
+      return { verdict: { status: 'ok' }, record };
+    }
     const r = await postWebhook(ctx, env, sent.url, sent.headers, sent.body, `webhook ${ctx.kind} envelope${step.id ? ` (${step.id})` : ''}`, {
       auth: sent.auth,
     });
