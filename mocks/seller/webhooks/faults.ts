@@ -58,6 +58,7 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     name: 'webhook-follows-redirect',
     rule: 'redirects are not followed on a counterparty fetch (digest 5.9 rule 4); a 3xx answer to a webhook POST is followed to its Location',
     targets: ['webhooks.delivery.redirect-not-followed'],
+    matrixGroup: 'webhook-delivery',
   },
   {
     name: 'webhook-signing-undeclared',
