@@ -77,6 +77,8 @@ const BUILTIN: BuyerFaultDef[] = [
     name: 'duplicate-409',
     rule: 'a duplicate is answered 2xx, never 409 (interface spec 6.5 rule 4); duplicates get 409',
     targets: ['webhook-receiver.delivery.duplicate-2xx'],
+    // A concurrent copy is a duplicate too.
+    collateral: ['webhook-receiver.delivery.in-flight-duplicate-2xx-or-503'],
   },
   {
     name: 'no-dedup',
@@ -129,6 +131,8 @@ const BUILTIN: BuyerFaultDef[] = [
     name: 'accepts-replayed-nonce',
     rule: '(keyid, nonce) pairs are deduplicated (interface spec 5.1 rule 4); no replay cache',
     targets: ['webhook-receiver.signature.replayed-nonce-rejected'],
+    // Without a cache, the replay sent after expires is taken too.
+    collateral: ['webhook-receiver.signature.replay-cached-past-expiry'],
   },
   {
     name: 'accepts-expired-window',
@@ -257,6 +261,33 @@ const BUILTIN: BuyerFaultDef[] = [
     name: 'terminal-status-unmapped',
     rule: 'a delivery is processed and the task takes the sent status (interface spec 6.2); a terminal status is stored as working (the status map lacks the terminal states)',
     targets: ['webhook-receiver.envelope.processed'],
+  },
+  {
+    name: 'replay-ttl-no-grace',
+    rule: 'a replay-cache entry lives (expires - now) + 60 s (digest 1.12); entries are dropped at expires, while the window check still allows 60 s of skew',
+    targets: ['webhook-receiver.signature.replay-cached-past-expiry'],
+  },
+  {
+    name: 'in-flight-duplicate-409',
+    rule: 'an identical delivery still being processed gets a retryable 503, a completed one 2xx, never 409 (digest 5.4); a duplicate within a second of the first copy is answered 409',
+    targets: ['webhook-receiver.delivery.in-flight-duplicate-2xx-or-503'],
+    // The sequential resend follows the first copy within the second too.
+    collateral: ['webhook-receiver.delivery.duplicate-2xx'],
+  },
+  {
+    name: 'correlates-on-url',
+    rule: 'receivers never use URL-derived values as the correlation key (interface spec 6.1 rule 2); a task_id in the webhook URL query replaces the payload one',
+    targets: ['webhook-receiver.correlation.url-values-ignored'],
+  },
+  {
+    name: 'rejects-standard-base64-digest',
+    rule: 'a webhook verifier accepts a pure standard-base64 Content-Digest (digest 2.3, 1.5); a Content-Digest with + / or = padding is refused as header_malformed',
+    targets: ['webhook-receiver.signature.standard-base64-digest-accepted'],
+  },
+  {
+    name: 'key-required-as-signature',
+    rule: 'a signed webhook without idempotency_key still verifies, the schema rejects it later (digest 2.3, vector 007); the verifier refuses it as webhook_signature_params_incomplete',
+    targets: ['webhook-receiver.body.missing-key-not-signature-error'],
   },
 ];
 

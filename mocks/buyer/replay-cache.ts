@@ -69,3 +69,17 @@ export class NoReplayCache implements ReplayCache {
     return 'inserted';
   }
 }
+
+/** Fault `replay-ttl-no-grace`: entries live until `expires` only, without the 60 s of digest 1.12. */
+export class NoGraceReplayCache implements ReplayCache {
+  constructor(private readonly inner: ReplayCache) {}
+  capReached(keyid: string, now: number) {
+    return this.inner.capReached(keyid, now);
+  }
+  has(keyid: string, nonce: string, now: number) {
+    return this.inner.has(keyid, nonce, now);
+  }
+  insert(keyid: string, nonce: string, ttlSeconds: number, now: number) {
+    return this.inner.insert(keyid, nonce, Math.max(1, ttlSeconds - 60), now);
+  }
+}

@@ -15,7 +15,7 @@ import { verifyWebhook, type WebhookVerdict, type WebhookVerifyOptions } from '.
 import { wwwAuthenticate } from '../../harness/core/signing/parse/www-authenticate.js';
 import type { BuyerFaultSet } from './faults.js';
 import { hasHmacFault, laxHmacAccepts } from './lax-hmac.js';
-import { NoReplayCache } from './replay-cache.js';
+import { NoGraceReplayCache, NoReplayCache } from './replay-cache.js';
 import type { Registration } from './store/endpoints.js';
 import type { TrustResolver } from './trust.js';
 
@@ -34,7 +34,23 @@ const CODE = {
   digest: errorCode('webhook', 'digest_mismatch'),
   purpose: errorCode('webhook', 'key_purpose_invalid'),
   mode: errorCode('webhook', 'mode_mismatch'),
+  malformed: errorCode('webhook', 'header_malformed'),
+  incomplete: errorCode('webhook', 'params_incomplete'),
 };
+
+function refusal(code: string, detail: string): WebhookVerdict {
+  return { ok: false, status: 401, code, wwwAuthenticate: wwwAuthenticate(code), detail };
+}
+
+/** Fault `key-required-as-signature`: an MCP envelope (status string + task_id) without idempotency_key. */
+function mcpWithoutKey(body: Uint8Array | string): boolean {
+  try {
+    const doc = JSON.parse(typeof body === 'string' ? body : Buffer.from(body).toString('utf8')) as Record<string, unknown>;
+    return typeof doc === 'object' && doc !== null && typeof doc.status === 'string' && doc.task_id !== undefined && doc.idempotency_key === undefined;
+  } catch {
+    return false;
+  }
+}
 
 function header(req: ReceivedRequest, name: string): string | undefined {
   for (const k in req.headers) {
@@ -59,11 +75,18 @@ function sentParams(req: ReceivedRequest): SignatureParams | undefined {
 
 export class BuyerVerifier {
   private readonly noReplay = new NoReplayCache();
+  private readonly noGrace: ReplayCache;
 
-  constructor(private readonly o: BuyerVerifierOptions) {}
+  constructor(private readonly o: BuyerVerifierOptions) {
+    this.noGrace = new NoGraceReplayCache(o.replayCache);
+  }
 
   private options(keys: KeyResolver, ids: ProtocolIds, now: () => number): WebhookVerifyOptions {
-    const replayCache = this.o.faults.has('accepts-replayed-nonce') ? this.noReplay : this.o.replayCache;
+    const replayCache = this.o.faults.has('accepts-replayed-nonce')
+      ? this.noReplay
+      : this.o.faults.has('replay-ttl-no-grace')
+        ? this.noGrace
+        : this.o.replayCache;
     // The Ed25519/ECDSA check runs on libuv's pool: the event loop keeps reading, answering and
     // committing other deliveries meanwhile (npm run bench -- buyer).
     return { ids, now: this.o.nowSeconds, signature: { encoding: 'legacy', now, keys, replayCache, offloadCrypto: true } };
@@ -72,10 +95,16 @@ export class BuyerVerifier {
   async verify(req: ReceivedRequest, reg: Registration): Promise<WebhookVerdict> {
     const keys = this.o.trust.forEndpoint(reg.senderBrand);
     const { ids, faults, nowSeconds } = this.o;
+    if (reg.mode === 'rfc9421' && faults.has('rejects-standard-base64-digest') && /:[^:]*[+/=][^:]*:/.test(header(req, 'content-digest') ?? '')) {
+      return refusal(CODE.malformed, 'Content-Digest is not base64url');
+    }
     const verdict = await verifyWebhook(req, reg.authentication, this.options(keys, ids, nowSeconds));
     if (reg.mode === 'hmac-sha256') return this.hmacFaults(req, reg, verdict);
     if (reg.mode === 'bearer') return this.bearerFaults(req, reg, verdict);
     if (verdict.ok) {
+      if (faults.has('key-required-as-signature') && verdict.sender.kind === 'signature' && mcpWithoutKey(req.body)) {
+        return refusal(CODE.incomplete, 'idempotency_key is required');
+      }
       if (faults.has('refuses-webhook-signing-usage') && verdict.sender.kind === 'signature') {
         const key = await keys.resolve(verdict.sender.signer.keyid);
         if (key.ok && key.key.jwk[ids.keyUseMember] === 'webhook-signing') {

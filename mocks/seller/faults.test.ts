@@ -165,6 +165,12 @@ const PROBES: Record<string, Probe> = {
     },
   },
   'auth-not-enforced': { violated: async ({ seller }) => (await new McpTestClient(seller.mcpUrl).initialize()).status !== 401 },
+  'governance-origin-shared': {
+    async violated({ client }) {
+      const origins = ((await client.ok('get_proto_capabilities')).identity as { key_origins?: Record<string, string> } | undefined)?.key_origins;
+      return origins !== undefined && origins.governance_signing === origins.request_signing;
+    },
+  },
   'idempotency-not-declared': {
     violated: async ({ client }) => ((await client.ok('get_proto_capabilities')).proto as Record<string, unknown>).idempotency === undefined,
   },

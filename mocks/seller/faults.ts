@@ -240,6 +240,12 @@ const BUILTIN: FaultDef[] = [
   },
   // Idempotency (interface spec 4.4, digest 3).
   {
+    name: 'governance-origin-shared',
+    rule: 'the governance key origin differs from the request- and webhook-signing key origins (digest 1.11 step 7, at onboarding); identity.key_origins gives one origin for all three',
+    targets: ['capabilities.identity.governance-origin-distinct'],
+    matrixGroup: 'seller',
+  },
+  {
     name: 'idempotency-not-declared',
     rule: 'capabilities must declare <token>.idempotency (digest 3.5, interface spec 4.3); the block is missing',
     targets: ['idempotency.capability.declared', 'capabilities.idempotency.shape', 'schemas.response.capabilities'],

@@ -3,5 +3,6 @@ import { suitePlugin } from '../../harness/core/engine/plugin.js';
 import { receiverFlood } from './kinds/flood.js';
 import { receiverSend } from './kinds/send.js';
 import { receiverRequires, receiverState } from './kinds/state.js';
+import { receiverWait } from './kinds/wait.js';
 
-export default suitePlugin(import.meta.url, 'webhook-receiver', { stepKinds: [receiverRequires, receiverSend, receiverState, receiverFlood] });
+export default suitePlugin(import.meta.url, 'webhook-receiver', { stepKinds: [receiverRequires, receiverSend, receiverState, receiverFlood, receiverWait] });

@@ -65,6 +65,7 @@ describe('webhook-receiver suite', () => {
     expect(byOutcome('gap')).toEqual([
       'webhook-receiver.bearer.valid-accepted',
       'webhook-receiver.bearer.wrong-credential-rejected',
+      'webhook-receiver.correlation.url-values-ignored',
       'webhook-receiver.dedup.first-copy-wins',
       'webhook-receiver.dedup.per-sender-keyspace',
       'webhook-receiver.dedup.re-emission-processed',

@@ -18,6 +18,21 @@ import type { Intake } from '../store/intake.js';
 import type { BuyerVerifier } from '../verify.js';
 import { isJsonContentType, readBody, sendJson } from './io.js';
 
+/** Fault `in-flight-duplicate-409`: when each key was first taken (ms), kept for IN_FLIGHT_MS, bounded. */
+const firstTaken = new Map<string, number>();
+const IN_FLIGHT_MS = 1000;
+
+function noteArrival(key: string, now: number): void {
+  if (firstTaken.has(key)) return;
+  if (firstTaken.size >= 10_000) firstTaken.clear();
+  firstTaken.set(key, now);
+}
+
+function inFlight(key: string, now: number): boolean {
+  const at = firstTaken.get(key);
+  return at !== undefined && now - at < IN_FLIGHT_MS;
+}
+
 /** Body cap under the `no-413` fault: still bounded, just far above the rule. */
 export const FAULT_BODY_CAP = 64 * 1024 * 1024;
 
@@ -84,6 +99,17 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, r
     sendJson(res, 400, { error: 'invalid_json', message: 'the body is not JSON' });
     return;
   }
+  let bytes = body.bytes;
+  if (d.faults.has('correlates-on-url')) {
+    // The task is taken from the URL query when one is there, over the payload's.
+    const claimed = new URL(req.url ?? '/', 'http://receiver.invalid').searchParams.get('task_id');
+    if (claimed && typeof doc === 'object' && doc !== null) {
+      const o = doc as Record<string, unknown>;
+      if (typeof o.task_id === 'string') o.task_id = claimed;
+      else o.id = claimed;
+      bytes = Buffer.from(JSON.stringify(o), 'utf8');
+    }
+  }
   const parsed = parseEnvelope(doc);
   if (!parsed.ok) {
     sendJson(res, 400, { error: 'invalid_envelope', message: parsed.problem });
@@ -95,6 +121,7 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, r
   }
 
   const env = parsed.envelope;
+  if (d.faults.has('in-flight-duplicate-409')) noteArrival(`${sender}\u0000${env.idempotencyKey}`, d.now());
   let outcome;
   try {
     outcome = await d.intake.submit({
@@ -104,7 +131,7 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, r
       mode: reg.mode,
       idemKey: env.idempotencyKey,
       notificationId: env.notificationId,
-      body: body.bytes,
+      body: bytes,
       bound: d.boundFor(sender),
       receivedAt: d.now(),
       requeueDuplicates: d.faults.has('no-dedup'),
@@ -114,6 +141,11 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, r
   } catch (err) {
     d.log(`mock buyer: cannot store delivery: ${(err as Error).message}`);
     sendJson(res, 503, { error: 'unavailable', message: 'the delivery could not be stored; retry' }, { headers: { 'retry-after': '5' } });
+    return;
+  }
+  // The buggy receiver calls a duplicate of a delivery that arrived within the last second "in progress" and answers 409.
+  if (outcome.kind === 'duplicate' && d.faults.has('in-flight-duplicate-409') && inFlight(`${sender}\u0000${env.idempotencyKey}`, d.now())) {
+    sendJson(res, 409, { error: 'conflict', message: 'this delivery is still being processed' });
     return;
   }
   switch (outcome.kind) {

@@ -55,6 +55,17 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     targets: ['webhooks.signature.fresh-nonce'],
   },
   {
+    name: 'webhook-follows-redirect',
+    rule: 'redirects are not followed on a counterparty fetch (digest 5.9 rule 4); a 3xx answer to a webhook POST is followed to its Location',
+    targets: ['webhooks.delivery.redirect-not-followed'],
+    matrixGroup: 'webhook-delivery',
+  },
+  {
+    name: 'webhook-signing-undeclared',
+    rule: 'a seller that signs its webhooks declares webhook_signing.supported true (digest 1.15); the capabilities say supported: false while every webhook is still signed',
+    targets: ['webhooks.signature.declared'],
+  },
+  {
     name: 'webhook-unsigned',
     rule: 'webhooks are signed with RFC 9421 by default (interface spec 5.1); they are sent without any signature',
     targets: ['webhooks.signature.signed', 'webhooks.signature.verifies', 'webhooks.state.pending-start-active'],

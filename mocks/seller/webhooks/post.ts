@@ -26,6 +26,8 @@ export interface PostOptions {
   timeoutMs: number;
   maxResponseBytes: number;
   signal: AbortSignal;
+  /** Fault `webhook-follows-redirect`: a 3xx with a Location is followed once (same method, headers, body). */
+  followRedirect?: boolean;
 }
 
 const TRANSIENT = new Set([401, 408, 425, 429]);
@@ -58,6 +60,10 @@ export async function postWebhook(url: string, headers: Record<string, string>, 
     await drain(res.body, opts.maxResponseBytes).catch(() => undefined);
     const code = res.statusCode;
     if (code >= 200 && code < 300) return { status: 'success', http_status_code: code, retryable: false };
+    const location = res.headers.location;
+    if (code >= 300 && code < 400 && opts.followRedirect && typeof location === 'string') {
+      return postWebhook(new URL(location, url).toString(), headers, body, { ...opts, followRedirect: false });
+    }
     if (code >= 300 && code < 400) return { status: 'failed', http_status_code: code, error_message: `redirect (${code}) not followed`, retryable: false };
     if (code === 401) {
       const raw = res.headers['www-authenticate'];

@@ -176,6 +176,7 @@ export class WebhookSender {
       timeoutMs: this.deps.timeoutMs,
       maxResponseBytes: MAX_RESPONSE_BYTES,
       signal: this.shutdown.signal,
+      followRedirect: this.deps.faults.has('webhook-follows-redirect'),
     });
     if (this.shutdown.signal.aborted) return;
     if (event.followedBy && p.attempt === 1) this.send(event.followedBy);

@@ -13,11 +13,18 @@
  * `auth: bearer` (with `endpoint: bearer`, `--receiver-bearer`) sends the legacy Bearer credential,
  * with at most one `bearer_defect`.
  * `body_layout: spaced` lays the event out with whitespace and a body-level `signature` member.
+ * `digest_encoding: standard` sends the Content-Digest in padded standard base64 (digest 2.3).
+ * `without_idempotency_key` sends an MCP envelope without `idempotency_key` on either column
+ * (webhook vector positive 007); `expect_signature_verified` then fails only on a signature refusal.
+ * `signed_at: <offset>` dates the signature's `created` that far from now (window `expires` =
+ * created + 300 s), e.g. `-295s` for a signature that expires 5 s after it is sent.
+ * `url_claims: <task alias>` appends that task's ids to the URL query (`task_id`, `operation_id`,
+ * `context_id`), signed as sent, so a receiver that correlates on the URL is caught (spec 6.1 r2).
  * The envelope follows the run's transport dimension: MCP envelope or A2A envelope.
  */
 import { DEFECTS, type DefectName } from '../../../harness/core/signing/sign/defects.js';
 import { parseWwwAuthenticate } from '../../../harness/core/signing/parse/www-authenticate.js';
-import type { StepKind, StepVerdict } from '../../../harness/core/engine/kinds/types.js';
+import type { CheckContext, StepKind, StepVerdict } from '../../../harness/core/engine/kinds/types.js';
 import type { StepDef } from '../../../harness/core/engine/model.js';
 import { NO_RECEIVER, postWebhook, probeEnv, receiverTarget, type PostResult } from '../../../harness/core/webhooks/receiver-probe/client.js';
 import { encodeEvent, spacedWithSignatureMember, tamperBody } from '../../../harness/core/webhooks/receiver-probe/events.js';
@@ -136,6 +143,22 @@ export const receiverSend: StepKind = {
     defect: { enum: DEFECTS.map((d) => d.name) },
     tamper: { type: 'boolean' },
     content_type: { type: 'string', minLength: 1 },
+    digest_encoding: { enum: ['base64url', 'standard'] },
+    signed_at: { type: 'string', pattern: OFFSET_PATTERN },
+    without_idempotency_key: { type: 'boolean' },
+    url_claims: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
+    /**
+     * A non-2xx answer is a coverage gap, not a failure: the probe needs the delivery taken (the
+     * URL-claims probe posts to a URL the receiver never registered, which it may refuse).
+     */
+    unaccepted_is_gap: { type: 'boolean' },
+    /**
+     * Post a second copy of the event (same bytes, its own fresh signature) at the same moment, as
+     * a sender retrying while the first is still being processed; both answers are judged.
+     */
+    with_concurrent_copy: { type: 'boolean' },
+    /** The answer is not a signature refusal (no 401/403, no `webhook_signature_*` code); any other answer passes. */
+    expect_signature_verified: { type: 'boolean' },
     expect_status: EXPECT_STATUS,
     expect_auth_error: { type: 'array', items: { type: 'string', pattern: '^[a-z0-9_]+$' }, minItems: 1 },
   },
@@ -148,8 +171,9 @@ export const receiverSend: StepKind = {
     if (step.bearer_defect !== undefined && step.auth !== 'bearer') throw new Error('receiver_send: bearer_defect needs auth: bearer');
     if (step.auth === 'bearer' && step.endpoint !== 'bearer') throw new Error('receiver_send: auth: bearer needs endpoint: bearer');
     const endpoint = (step.endpoint as string | undefined) ?? 'primary';
-    const url = { primary: target.url, alt: target.altUrl, hmac: target.hmac?.url, bearer: target.bearer?.url }[endpoint];
-    if (!url) return { verdict: { status: 'gap', ...MISSING_ENDPOINT[endpoint]! } };
+    const endpointUrl = { primary: target.url, alt: target.altUrl, hmac: target.hmac?.url, bearer: target.bearer?.url }[endpoint];
+    if (!endpointUrl) return { verdict: { status: 'gap', ...MISSING_ENDPOINT[endpoint]! } };
+    const url = step.url_claims !== undefined ? withUrlClaims(endpointUrl, ctx, String(step.url_claims)) : endpointUrl;
     const env = await probeEnv(ctx);
     const scope = scopeOf(ctx);
 
@@ -171,7 +195,8 @@ export const receiverSend: StepKind = {
         taskId = aliasValue(ctx, 'task', e.task);
         idempotencyKey = aliasValue(ctx, 'key', e.key);
         eventBytes = encodeEvent({
-          format: ctx.kind,
+          format: step.without_idempotency_key === true ? 'mcp' : ctx.kind,
+          ...(step.without_idempotency_key === true ? { omitIdempotencyKey: true } : {}),
           idempotencyKey,
           taskId,
           operationId: aliasValue(ctx, 'op', e.task),
@@ -201,6 +226,8 @@ export const receiverSend: StepKind = {
             : signWebhook(env.identity, url, eventBytes, {
                 role: (step.sender as SenderRole | undefined) ?? 'main',
                 contentType: step.content_type as string | undefined,
+                standardDigest: step.digest_encoding === 'standard',
+                ...(step.signed_at !== undefined ? { now: signedAt(parseOffset(String(step.signed_at))) } : {}),
                 defects: step.defect !== undefined ? [step.defect as DefectName] : undefined,
               });
       sent = {
@@ -210,10 +237,31 @@ export const receiverSend: StepKind = {
         eventBytes,
         taskId,
         idempotencyKey,
+        ...('params' in signed && signed.params.expires !== undefined ? { expires: signed.params.expires } : {}),
         ...(step.auth === 'bearer' ? { auth: bearerWebhookAuth(target.bearer!.secret, step.bearer_defect as BearerDefect | undefined) } : {}),
       };
     }
     if (step.id) scope.sent.set(step.id, sent);
+    if (step.with_concurrent_copy === true) {
+      if (step.event === undefined || (step.auth ?? 'rfc9421') !== 'rfc9421')
+        throw new Error('receiver_send: with_concurrent_copy needs an event signed with RFC 9421');
+      const copy = signWebhook(env.identity, url, sent.eventBytes, { role: (step.sender as SenderRole | undefined) ?? 'main' });
+      const label = `webhook ${ctx.kind} envelope${step.id ? ` (${step.id})` : ''}`;
+      const answers = await Promise.all([
+        postWebhook(ctx, env, sent.url, sent.headers, sent.body, `${label}, copy 1`, {}),
+        postWebhook(ctx, env, url, copy.headers, Buffer.from(copy.body), `${label}, copy 2 (concurrent)`, {}),
+      ]);
+      const record = {
+        http_status: answers[0]!.status,
+        payload: { statuses: answers.map((a) => a.status ?? null), task_id: sent.taskId, idempotency_key: sent.idempotencyKey },
+      };
+      for (const [i, a] of answers.entries()) {
+        const v = judgePost(step, a, env.identity.brandJsonUrl);
+        if (v.status !== 'ok')
+          return { verdict: { ...v, message: `copy ${i + 1} of two concurrent identical deliveries: ${(v as { message: string }).message}` }, record };
+      }
+      return { verdict: { status: 'ok' }, record };
+    }
     const r = await postWebhook(ctx, env, sent.url, sent.headers, sent.body, `webhook ${ctx.kind} envelope${step.id ? ` (${step.id})` : ''}`, {
       auth: sent.auth,
     });
@@ -221,6 +269,56 @@ export const receiverSend: StepKind = {
       http_status: r.status,
       payload: { status: r.status, www_authenticate: r.wwwAuthenticate, task_id: sent.taskId, idempotency_key: sent.idempotencyKey },
     };
-    return { verdict: judgePost(step, r, env.identity.brandJsonUrl), record };
+    if (step.unaccepted_is_gap === true && !(r.status !== undefined && r.status >= 200 && r.status < 300)) {
+      const answer = r.status !== undefined ? `HTTP ${r.status}` : 'no answer';
+      return {
+        verdict: {
+          status: 'gap',
+          message: `the receiver did not take a delivery posted to its URL with a query string (${answer}), so the probe has nothing to read back`,
+          gap: 'receiver takes deliveries at its URL with a query string',
+        },
+        record,
+      };
+    }
+    const verdict = step.expect_signature_verified === true ? judgeVerified(r) : judgePost(step, r, env.identity.brandJsonUrl);
+    return { verdict, record };
   },
 };
+
+/** A signer clock shifted by `offsetMs` (unix seconds). */
+function signedAt(offsetMs: number): () => number {
+  return () => Math.floor((Date.now() + offsetMs) / 1000);
+}
+
+/** The endpoint URL with the ids of another task of the check in its query (interface spec 6.1 rule 2 probe). */
+function withUrlClaims(endpointUrl: string, ctx: CheckContext, alias: string): string {
+  const u = new URL(endpointUrl);
+  u.searchParams.set('task_id', aliasValue(ctx, 'task', alias));
+  u.searchParams.set('operation_id', aliasValue(ctx, 'op', alias));
+  u.searchParams.set('context_id', aliasValue(ctx, 'ctx', alias));
+  return u.toString();
+}
+
+/**
+ * The signature verified: any answer but a signature refusal (401 or 403, or a
+ * `WWW-Authenticate: Signature error="webhook_signature_*"`). What the receiver does with the
+ * body afterwards (schema validation) is not judged here.
+ */
+export function judgeVerified(r: PostResult): StepVerdict {
+  if (!r.result.ok && r.status === undefined) {
+    const f = r.result.failure;
+    return { status: 'failed', message: `the receiver gave no answer (${f.kind}: ${f.message})`, actual: f };
+  }
+  const status = r.status!;
+  const code = parseWwwAuthenticate(r.wwwAuthenticate);
+  const actual = { status, www_authenticate: r.wwwAuthenticate, body: r.body?.slice(0, 300) };
+  if (status === 401 || status === 403 || (code !== undefined && /^webhook_signature_/.test(code))) {
+    return {
+      status: 'failed',
+      message: `the receiver refused a validly signed delivery as a signature failure (HTTP ${status}${code ? `, ${code}` : ''}): the signature must verify; a missing idempotency_key is a schema error found after verification`,
+      expected: 'a non-signature answer (2xx, or a 4xx schema error such as 400)',
+      actual,
+    };
+  }
+  return { status: 'ok' };
+}

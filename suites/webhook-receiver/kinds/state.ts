@@ -71,6 +71,8 @@ export const receiverState: StepKind = {
   fields: {
     task: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
     expect_task_status: { enum: [...STATUSES] },
+    /** The receiver knows nothing of the task: no status applied, no delivery processed for it. */
+    expect_untouched: { type: 'boolean' },
     expect_processed: {
       type: 'array',
       minItems: 1,
@@ -129,6 +131,15 @@ export const receiverState: StepKind = {
         expected: { status: wantStatus },
         actual: state.task,
         pointer: '/task/status',
+      };
+      return { verdict, record };
+    }
+    if (step.expect_untouched === true && (state.task !== null || state.events.length > 0)) {
+      const verdict: StepVerdict = {
+        status: 'failed',
+        message: `task ${taskId} was never named in a payload, only in the URL, yet the receiver ${state.task !== null ? `holds it as "${state.task.status}"` : `processed ${state.events.length} delivery(ies) for it`}: it correlates on a value taken from the URL`,
+        expected: { task: null, events: [] },
+        actual: { task: state.task, events: state.events },
       };
       return { verdict, record };
     }

@@ -145,3 +145,17 @@ describe('switched (spec 6.5 rule 11)', () => {
     expect(judgeSwitch([report('k1', 1), report('k2', 2)], []).message).toMatch(/no fire reached the new URL/);
   });
 });
+
+describe('signing_declared (digest 1.15)', () => {
+  const signed = view(1, mcp, { headers: { 'signature-input': 'sig1=("@method");keyid="k"', signature: 'sig1=:AA:' } });
+  const unsigned = view(2, mcp);
+  it('fails a signed delivery from a seller that declares webhook_signing.supported false or no block', () => {
+    expect(RULES.signing_declared!(snap([signed, unsigned]), {}, context()).ok).toBe(true);
+    const declaredFalse = context({ profile: { capabilities: { webhook_signing: { supported: false } } } } as unknown as Partial<CheckContext>);
+    expect(RULES.signing_declared!(snap([signed]), {}, declaredFalse).message).toMatch(/delivery 1: is signed with RFC 9421.*supported false/);
+    const none = context({ profile: { capabilities: {} } } as Partial<CheckContext>);
+    expect(RULES.signing_declared!(snap([signed]), {}, none).message).toMatch(/no webhook_signing block/);
+    expect(RULES.signing_declared!(snap([unsigned]), {}, none).ok).toBe(true);
+    expect(RULES.signing_declared!(snap([]), {}, none).ok).toBe(false);
+  });
+});

@@ -32,7 +32,12 @@ const ANSWER = {
     { type: 'integer', minimum: 200, maximum: 599 },
     {
       type: 'object',
-      properties: { status: { type: 'integer', minimum: 200, maximum: 599 }, www_authenticate: { type: 'string', minLength: 1 } },
+      properties: {
+        status: { type: 'integer', minimum: 200, maximum: 599 },
+        www_authenticate: { type: 'string', minLength: 1 },
+        /** A Location header (templates expanded), e.g. another capture's URL for a 307. */
+        location: { type: 'string', minLength: 1 },
+      },
       required: ['status'],
       additionalProperties: false,
     },
@@ -63,7 +68,13 @@ export const webhookReceiver: StepKind = {
     const unreachable = unreachableReceiver(ctx, settings);
     if (unreachable) return { verdict: unreachable };
     const receiver = await receiverOf(ctx, settings);
-    const answers: AnswerSpec[] = ((step.answers as unknown[] | undefined) ?? []).map((a) => (typeof a === 'number' ? { status: a } : (a as AnswerSpec)));
+    const answers: AnswerSpec[] = ((step.answers as unknown[] | undefined) ?? []).map((a) =>
+      typeof a === 'number'
+        ? { status: a }
+        : (a as AnswerSpec).location !== undefined
+          ? { ...(a as AnswerSpec), location: String(ctx.expand((a as AnswerSpec).location)) }
+          : (a as AnswerSpec),
+    );
     const mode = (step.mode as 'signature' | 'hmac' | undefined) ?? 'signature';
     const secret = mode === 'hmac' ? randomBytes(33).toString('base64url') : undefined;
     const capture = receiver.create({ answers, mode, secret });

@@ -6,6 +6,8 @@ export interface AnswerSpec {
   status: number;
   /** Sent as `WWW-Authenticate` (e.g. `Signature error="webhook_signature_invalid"`). */
   www_authenticate?: string;
+  /** Sent as `Location` (a 3xx answer pointing elsewhere: digest 5.9 rule 4, redirects are not followed). */
+  location?: string;
 }
 
 export type CaptureMode = 'signature' | 'hmac';

@@ -131,6 +131,7 @@ export class CaptureReceiver {
     const responseBody = answer.status < 300 ? '{"status":"ok"}' : `{"status":"error","code":${answer.status}}`;
     const responseHeaders: Record<string, string> = { 'content-type': 'application/json' };
     if (answer.www_authenticate) responseHeaders['www-authenticate'] = answer.www_authenticate;
+    if (answer.location) responseHeaders.location = answer.location;
     if (tooLarge) {
       responseHeaders.connection = 'close';
       res.once('finish', () => req.destroy());

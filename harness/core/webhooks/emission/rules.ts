@@ -157,6 +157,27 @@ export const RULES: Record<string, Rule> = {
       if (hmac.length) return fail(d, `also carries legacy ${hmac.join(', ')}: a webhook is signed one way only (digest 1.16)`);
       return OK;
     }),
+  /**
+   * A seller that signs its webhooks declares it: an RFC 9421-signed delivery (Signature-Input or
+   * Signature present) while webhook_signing.supported is false or absent contradicts the
+   * declaration (digest 1.15: supported false means unsigned emission; the 3.0 schema: false or
+   * absent means receivers must not expect a Signature header). Unsigned deliveries are
+   * webhooks.signature.signed's to judge, not this rule's.
+   */
+  signing_declared: (snap, _p, ctx) =>
+    every(snap, (d) => {
+      if (d.headers['signature-input'] === undefined && d.headers.signature === undefined) return OK;
+      const declared = lookupCapability(ctx.profile?.capabilities, '/webhook_signing/supported', ctx.ids);
+      if (declared.found && declared.value === true) return OK;
+      return fail(
+        d,
+        `is signed with RFC 9421, but the capabilities declare webhook_signing.supported ${declared.found ? JSON.stringify(declared.value) : 'nowhere (no webhook_signing block)'}: a seller that signs its webhooks declares supported: true (digest 1.15), and receivers trust the declaration at onboarding`,
+        {
+          expected: { webhook_signing: { supported: true } },
+          actual: { webhook_signing_supported: declared.found ? declared.value : null, signature_input: d.headers['signature-input'] },
+        },
+      );
+    }),
   verifies: (snap) =>
     every(snap, (d) =>
       d.verified

@@ -25,6 +25,8 @@ export interface ProbeEvent {
   padBytes?: number;
   /** A typed notification_id (interface spec 6.5 rule 7): top level in the MCP envelope, in `metadata` in the A2A one. */
   notificationId?: string;
+  /** Leave `idempotency_key` out (MCP envelope; webhook vector positive 007, digest 2.3). */
+  omitIdempotencyKey?: boolean;
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
@@ -53,7 +55,7 @@ function message(e: ProbeEvent): string {
 export function envelopeOf(e: ProbeEvent): Record<string, unknown> {
   if (e.format === 'mcp') {
     return {
-      idempotency_key: e.idempotencyKey,
+      ...(e.omitIdempotencyKey ? {} : { idempotency_key: e.idempotencyKey }),
       task_id: e.taskId,
       operation_id: e.operationId,
       task_type: 'create_media_buy',

@@ -16,6 +16,8 @@ export interface SentWebhook {
   idempotencyKey: string;
   /** How the client authenticates the POST (legacy Bearer), when not by the headers alone. */
   auth?: AuthOverride;
+  /** The signature's `expires` (unix seconds), for an RFC 9421 signed delivery. */
+  expires?: number;
 }
 
 interface Scope {

@@ -198,12 +198,25 @@ export interface SignWebhookOptions {
   defects?: readonly DefectName[];
   /** Unix seconds. */
   now?: () => number;
+  /**
+   * Content-Digest value in padded standard base64 (`strict`) instead of unpadded base64url, as the
+   * webhook vectors carry it (digest 2.3); the Signature stays base64url.
+   */
+  standardDigest?: boolean;
 }
 
 /** Sign one webhook POST with the RFC 9421 webhook profile (five components, webhook tag). */
 export function signWebhook(identity: SenderIdentity, url: string, body: Uint8Array, opts: SignWebhookOptions = {}): SignedRequest {
   return signRequest(
     { method: 'POST', url, headers: { 'Content-Type': opts.contentType ?? 'application/json' }, body },
-    { profile: 'webhook', ids: identity.ids, key: identity.keys[opts.role ?? 'main'], encoding: 'legacy', defects: opts.defects, now: opts.now },
+    {
+      profile: 'webhook',
+      ids: identity.ids,
+      key: identity.keys[opts.role ?? 'main'],
+      encoding: 'legacy',
+      defects: opts.defects,
+      now: opts.now,
+      ...(opts.standardDigest ? { digestEncoding: 'strict' as const } : {}),
+    },
   );
 }

@@ -48,6 +48,9 @@ export function agentCapabilitiesTask(s: SellerServices): TaskDef {
   };
 }
 
+const SHARED_ORIGIN = 'https://keys.mock-seller.example';
+const SHARED_KEY_ORIGINS = { governance_signing: SHARED_ORIGIN, request_signing: SHARED_ORIGIN, webhook_signing: SHARED_ORIGIN };
+
 function declaration(s: SellerServices, transport?: string): Record<string, unknown> {
   // The buggy seller declares one protocol fewer over A2A than over MCP (interface spec 1: the same tasks on both).
   const dropped = transport === 'a2a' && s.faults.has('a2a-declaration-differs') ? 'governance' : undefined;
@@ -67,13 +70,16 @@ function declaration(s: SellerServices, transport?: string): Record<string, unkn
     ...(s.kinds.includes('media-buy') ? mediaBuyBlocks(s) : {}),
     // Webhooks are signed (interface spec 5.1; digest 1.15); legacy HMAC on request.
     webhook_signing: {
-      supported: true,
+      // Fault webhook-signing-undeclared: the webhooks stay signed (webhooks/sender.ts).
+      supported: !s.faults.has('webhook-signing-undeclared'),
       profile: s.ids.webhookSigningTag,
       algorithms: ['ed25519'],
       legacy_hmac_fallback: true,
       delivery_retry_horizon_seconds: 86_400,
     },
     ...(s.requestSigning ? { request_signing: s.requestSigning } : {}),
+    // Fault governance-origin-shared: one origin serves governance and transport keys (digest 1.11 step 7).
+    ...(s.faults.has('governance-origin-shared') ? { identity: { key_origins: SHARED_KEY_ORIGINS } } : {}),
     ...(s.oauth ? { oauth: { supported: true } } : {}),
     // The capability names only what the 3.0 schema's closed list admits; list_scenarios names all.
     ...(s.testController ? { compliance_testing: { scenarios: CONTROLLER_SCENARIOS.filter(isDeclarable) } } : {}),
