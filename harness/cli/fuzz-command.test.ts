@@ -71,7 +71,7 @@ describe('proto-comply fuzz: unreachable agent and budget', () => {
     ]);
     expect(r.code, r.stderr + r.stdout).toBe(4);
     expect(r.stdout).toMatch(/run budget of 1\.5 s ran out/);
-  }, 30_000);
+  }, 120_000);
 
   it('--deny-private refuses an agent on 127.0.0.1: exit 3, one line, nothing sent, no report', async () => {
     const trap = await startTrap();

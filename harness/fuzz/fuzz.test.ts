@@ -103,5 +103,5 @@ describe('fuzz against the reference mock seller', () => {
     } finally {
       await seller.close();
     }
-  }, 30_000);
+  }, 120_000);
 });
