@@ -55,8 +55,14 @@ export interface Verdict {
   actual?: unknown;
 }
 
-/** A request's payload as idempotency compares it: all but its context and key. */
+/** A request's payload as idempotency compares it: all but the closed exclusion list of digest 3.3 (key, context, governance_context, push credential value). */
 export function requestHash(args: Record<string, unknown>): string {
-  const { context: _c, idempotency_key: _k, ...rest } = args;
+  const { context: _c, idempotency_key: _k, governance_context: _g, ...rest } = args;
+  // Of the push registration only the credential value is left out (digest 3.3): the URL and scheme stay.
+  const push = rest.push_notification_config;
+  if (isObject(push) && isObject(push.authentication) && 'credentials' in push.authentication) {
+    const { credentials: _cr, ...authentication } = push.authentication;
+    rest.push_notification_config = { ...push, authentication };
+  }
   return canonicalize(rest) ?? '';
 }

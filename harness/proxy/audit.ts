@@ -20,6 +20,30 @@ export type { Verdict } from './audit-shared.js';
 
 const CONTROLLER = 'comply_test_controller';
 
+/** The code `run` accepts for a changed payload under a known key (suites/idempotency/idempotency.yaml, idempotency.conflict.*; interface spec 4.4 rule 3). */
+const CONFLICT_CODES: readonly string[] = ['IDEMPOTENCY_CONFLICT'];
+
+/**
+ * Refusals whose reason may come before, or instead of, the payload comparison, so traffic alone
+ * cannot hold them against the conflict rule: schema validation runs before the cache (digest 3.2
+ * rule 1: INVALID_REQUEST, or the storyboard's VALIDATION_ERROR), the key may have aged past the
+ * window (rule 6) or be held in flight (3.4), and the rate limit, credentials, the protocol version
+ * and a failing seller refuse whatever is sent. Any other code on a changed payload is the wrong code.
+ */
+const NOT_A_CONFLICT_ANSWER: ReadonlySet<string> = new Set([
+  'INVALID_REQUEST',
+  'VALIDATION_ERROR',
+  'IDEMPOTENCY_EXPIRED',
+  'IDEMPOTENCY_IN_FLIGHT',
+  'RATE_LIMITED',
+  'UNAUTHORIZED',
+  'AUTH_REQUIRED',
+  'PERMISSION_DENIED',
+  'VERSION_UNSUPPORTED',
+  'SERVICE_UNAVAILABLE',
+  'INTERNAL_ERROR',
+]);
+
 interface KeyMemory {
   /** The account it was sent for (accountOf). */
   account: string;
@@ -239,7 +263,14 @@ export class PassiveAudit {
           exchanges: both,
           expected: 'IDEMPOTENCY_CONFLICT',
         });
-      else if (c.reply.error?.code === 'IDEMPOTENCY_CONFLICT') v(id, true, `${c.task}: changed payload refused with IDEMPOTENCY_CONFLICT`, { exchanges: both });
+      else if (c.reply.error?.code !== undefined && CONFLICT_CODES.includes(c.reply.error.code))
+        v(id, true, `${c.task}: changed payload refused with ${c.reply.error.code}`, { exchanges: both });
+      else if (c.reply.error?.code && !NOT_A_CONFLICT_ANSWER.has(c.reply.error.code))
+        v(id, false, `${c.task} reused the key of an earlier ${seen.task} with another payload and was refused with ${c.reply.error.code}`, {
+          exchanges: both,
+          expected: CONFLICT_CODES,
+          actual: c.reply.error.code,
+        });
       return;
     }
     if (!accepted) return; // an expired or in-flight key may be refused; the audit cannot tell which from traffic alone

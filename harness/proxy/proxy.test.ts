@@ -95,6 +95,8 @@ describe('the passive audit on faulty sellers', () => {
     ['pause-terminal-accepted', 'state-machine.terminal.pause-rejected', ['mcp', 'a2a']],
     ['replay-body-differs', 'idempotency.replay.identical-body', ['mcp', 'a2a']],
     ['conflict-answered-with-replay', 'idempotency.conflict.changed-payload', ['mcp', 'a2a']],
+    // A refusal of the changed payload under another code than run accepts (IDEMPOTENCY_CONFLICT).
+    ['conflict-wrong-code', 'idempotency.conflict.changed-payload', ['mcp', 'a2a']],
   ] as const)(
     'flags %s under %s, from traffic alone',
     async (fault, checkId, transports) => {

@@ -258,6 +258,121 @@ const PROBES: Record<string, Probe> = {
       return new Set(answers.map((a) => a.media_buy_id)).size !== 1;
     },
   },
+  'read-key-ignored': {
+    async violated({ client }) {
+      const read = { brief: 'x', idempotency_key: key() };
+      await client.ok('get_products', read);
+      return (await client.ok('get_products', read)).replayed !== true;
+    },
+  },
+  'low-entropy-key-accepted': {
+    violated: async ({ client }) => (await codeOf(client, 'create_media_buy', createArgs({ idempotency_key: '0000000000000000' }))) !== 'INVALID_REQUEST',
+  },
+  'key-refusal-transient': {
+    violated: async ({ client }) => (await client.call('create_media_buy', createArgs({ idempotency_key: 'not a key!' }))).payload?.recovery !== 'correctable',
+  },
+  'expired-recovery-terminal': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', args);
+      await control(client, 'advance_clock', { seconds: 86_400 + 120 }, args.account as object);
+      return (await client.call('create_media_buy', args)).payload?.recovery !== 'correctable';
+    },
+  },
+  'async-replay-current-state': {
+    async violated({ client }) {
+      const args = createArgs();
+      const taskId = `task-${key()}`;
+      await control(client, 'force_create_media_buy_arm', { arm: 'submitted', task_id: taskId }, args.account as object);
+      await client.ok('create_media_buy', args);
+      await control(
+        client,
+        'force_task_completion',
+        { task_id: taskId, result: { media_buy_id: 'mb_forced', status: 'active', revision: 1 } },
+        args.account as object,
+      );
+      const replay = await client.ok('create_media_buy', args);
+      return replay.status !== 'submitted' || replay.task_id !== taskId;
+    },
+  },
+  'hash-not-canonical': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', args);
+      const reversed = Object.fromEntries(Object.entries(args).reverse());
+      return (await client.call('create_media_buy', reversed)).isError;
+    },
+  },
+  'governance-context-in-hash': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', { ...args, governance_context: 'g1' });
+      return (await client.call('create_media_buy', { ...args, governance_context: 'g2' })).isError;
+    },
+  },
+  'push-credentials-in-hash': {
+    // Its own seller without request signing (an authentication block must otherwise come signed, digest 1.16), under the faults of this one.
+    async violated({ seller }) {
+      const unsigned = await startTestSeller({ faults: seller.faults, authToken: AUTH, requestSigning: false });
+      try {
+        const client = new McpTestClient(unsigned.mcpUrl, AUTH);
+        await client.initialize();
+        const args = createArgs();
+        const push = (credentials: string) => ({
+          url: 'http://127.0.0.1:9/h',
+          operation_id: 'op-1',
+          authentication: { schemes: ['HMAC-SHA256'], credentials },
+        });
+        await client.ok('create_media_buy', { ...args, push_notification_config: push('a'.repeat(40)) });
+        return (await client.call('create_media_buy', { ...args, push_notification_config: push('b'.repeat(40)) })).isError;
+      } finally {
+        await unsigned.close();
+      }
+    },
+  },
+  'ext-not-hashed': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', { ...args, ext: { v: 1 } });
+      return !(await client.call('create_media_buy', { ...args, ext: { v: 2 } })).isError;
+    },
+  },
+  'null-members-dropped-in-hash': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', { ...args, ext: { v: 1 } });
+      return !(await client.call('create_media_buy', { ...args, ext: { v: 1, w: null } })).isError;
+    },
+  },
+  'push-url-not-hashed': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', { ...args, push_notification_config: { url: 'http://127.0.0.1:9/a', operation_id: 'op-1' } });
+      return !(await client.call('create_media_buy', { ...args, push_notification_config: { url: 'http://127.0.0.1:9/b', operation_id: 'op-1' } })).isError;
+    },
+  },
+  'in-flight-conflict-answered-in-flight': {
+    async violated({ client }) {
+      const args = createArgs();
+      const answers = await Promise.all([client.call('create_media_buy', args), client.call('create_media_buy', { ...args, end_time: isoIn(31) })]);
+      return answers.some((a) => a.payload?.code === 'IDEMPOTENCY_IN_FLIGHT');
+    },
+    bookingLatencyMs: 250,
+  },
+  'failed-first-pins-key': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.call('create_media_buy', { ...args, packages: [{ product_id: 'no-such-product', pricing_option_id: 'x', budget: 5000 }] });
+      return (await client.call('create_media_buy', args)).isError;
+    },
+  },
+  'conflict-wrong-code': {
+    async violated({ client }) {
+      const args = createArgs();
+      await client.ok('create_media_buy', args);
+      return (await codeOf(client, 'create_media_buy', { ...args, end_time: isoIn(31) })) !== 'IDEMPOTENCY_CONFLICT';
+    },
+  },
   'read-rejects-idempotency-key': { violated: async ({ client }) => (await client.call('get_products', { brief: 'x', idempotency_key: key() })).isError },
   'initial-revision-zero': { violated: async ({ client }) => (await client.ok('create_media_buy', createArgs())).revision !== 1 },
   'revision-not-incremented-on-pause': {

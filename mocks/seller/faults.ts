@@ -261,6 +261,10 @@ const BUILTIN: FaultDef[] = [
       'idempotency.update.replay',
       'creative.idempotency.build-replay',
       'creative.idempotency.sync-replay',
+      'idempotency.read.replay',
+      'idempotency.hash.canonical',
+      'idempotency.hash.governance-context-excluded',
+      'idempotency.hash.push-credentials-excluded',
     ],
   },
   {
@@ -288,6 +292,9 @@ const BUILTIN: FaultDef[] = [
       'idempotency.update.conflict',
       'creative.idempotency.build-conflict',
       'creative.idempotency.sync-conflict',
+      'idempotency.hash.ext-hashed',
+      'idempotency.hash.null-differs',
+      'idempotency.hash.push-url',
     ],
     collateral: ['idempotency.conflict.no-payload-leak'],
   },
@@ -304,7 +311,8 @@ const BUILTIN: FaultDef[] = [
   {
     name: 'validation-error-cached',
     rule: 'a rejected request is never cached (digest 3.2 rules 1 and 3); the rejection is stored under its key, so the corrected request conflicts',
-    targets: ['idempotency.errors.not-cached'],
+    // a refusal in handling (an unknown product) is kept under its key too
+    targets: ['idempotency.errors.not-cached', 'idempotency.errors.failed-first-released'],
     matrixGroup: 'seller',
   },
   {
@@ -343,7 +351,8 @@ const BUILTIN: FaultDef[] = [
   {
     name: 'concurrent-double-create',
     rule: 'concurrent same-key requests create one resource (digest 3.4); there is no in-flight claim, so each creates a buy',
-    targets: ['idempotency.concurrent.single-resource'],
+    // two payloads under one key at once: both executed
+    targets: ['idempotency.concurrent.single-resource', 'idempotency.concurrent.changed-payload-conflict'],
   },
   {
     name: 'in-flight-unavailable',
@@ -354,6 +363,110 @@ const BUILTIN: FaultDef[] = [
     name: 'read-rejects-idempotency-key',
     rule: 'reads accept an idempotency_key and apply replay semantics (digest 3.1, 3.7); they answer INVALID_REQUEST',
     targets: ['idempotency.read.key-accepted'],
+  },
+  {
+    name: 'read-key-ignored',
+    rule: 'a read carrying an idempotency_key gets replay semantics (digest 3.1); the keyed read runs afresh every time, never replayed',
+    targets: ['idempotency.read.replay'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'low-entropy-key-accepted',
+    rule: 'sellers SHOULD refuse low-entropy keys with INVALID_REQUEST (digest 3.1); a well-formed key of one repeated character is taken',
+    targets: ['idempotency.key.low-entropy-rejected'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'key-refusal-transient',
+    rule: 'INVALID_REQUEST is correctable (digest 3.6 recovery classes); the refusal of a malformed idempotency_key says recovery transient',
+    targets: ['idempotency.key.refusal-recovery'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'expired-recovery-terminal',
+    rule: 'IDEMPOTENCY_EXPIRED is correctable (digest 3.6 recovery classes); it says recovery terminal',
+    targets: ['idempotency.expiry.recovery'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'async-replay-current-state',
+    rule: "an asynchronous create's replay returns the original submitted answer with its task_id, even after the task ended (digest 3.2 rule 2); it answers the task's completed result",
+    targets: ['idempotency.replay.async-submitted'],
+    // the replay the webhook check sends must be a replay first
+    collateral: ['webhooks.task.replay-silent'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'hash-not-canonical',
+    rule: 'payloads compare by SHA-256 of their RFC 8785 canonical JSON (digest 3.3); the hash is over the members in the order sent, so a reordered replay conflicts',
+    targets: ['idempotency.hash.canonical'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'governance-context-in-hash',
+    rule: 'governance_context is left out of the payload hash (digest 3.3); it is hashed, so a replay with another governance_context conflicts',
+    targets: ['idempotency.hash.governance-context-excluded'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'push-credentials-in-hash',
+    rule: 'the push credential value is left out of the payload hash (digest 3.3); it is hashed, so a replay with a rotated credential conflicts',
+    targets: ['idempotency.hash.push-credentials-excluded'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'ext-not-hashed',
+    rule: 'everything but the closed exclusion list is hashed, ext included (digest 3.3); ext is left out, so a changed ext under one key is replayed',
+    // signals.idempotency.conflict changes only ext under its key
+    targets: ['idempotency.hash.ext-hashed', 'signals.idempotency.conflict'],
+    collateral: ['idempotency.hash.null-differs'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'null-members-dropped-in-hash',
+    rule: 'a missing member differs from an explicit null (digest 3.3); nulls are dropped before hashing, so a payload adding a null member is replayed',
+    targets: ['idempotency.hash.null-differs'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'push-url-not-hashed',
+    rule: 'a changed push_notification_config.url under one key is a conflict (digest 3.3); the URL is left out of the hash, so it is replayed',
+    targets: ['idempotency.hash.push-url'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'in-flight-conflict-answered-in-flight',
+    rule: 'another payload while the first is in flight is IDEMPOTENCY_CONFLICT at once (digest 3.4); it is answered IDEMPOTENCY_IN_FLIGHT (a slow handler keeps the first in flight)',
+    targets: ['idempotency.concurrent.changed-payload-conflict'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'failed-first-pins-key',
+    rule: 'a first request that fails releases its row, so the key is "never seen" again (digest 3.4); the failed request stays in flight under its key, so the corrected retry conflicts',
+    targets: ['idempotency.errors.failed-first-released'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'conflict-wrong-code',
+    rule: 'same key with a different payload is IDEMPOTENCY_CONFLICT (interface spec 4.4 rule 3); a code of its own, IDEMPOTENCY_KEY_REUSED, is answered (also judged by the passive audit of `proto-comply proxy`, harness/proxy/proxy.test.ts)',
+    targets: [
+      'idempotency.conflict.changed-payload',
+      'idempotency.conflict.other-task',
+      'signals.idempotency.conflict',
+      ...['accounts', 'audiences', 'catalogs', 'events', 'feedback'].map((r) => `records.${r}.conflict`),
+      'idempotency.update.conflict',
+      'creative.idempotency.build-conflict',
+      'creative.idempotency.sync-conflict',
+    ],
+    // the checks that see a refusal and leave its code to idempotency.conflict.changed-payload are blocked by it
+    collateral: [
+      'idempotency.conflict.no-payload-leak',
+      'idempotency.hash.ext-hashed',
+      'idempotency.hash.null-differs',
+      'idempotency.hash.push-url',
+      'idempotency.concurrent.changed-payload-conflict',
+    ],
+    matrixGroup: 'seller',
   },
   // Media-buy state machine (interface spec 2.4a, 3.1; digest 4).
   {

@@ -52,6 +52,16 @@ export class AsyncTaskService {
     return updated;
   }
 
+  /** The `replay-refires-webhook` fault: announces the task's current status once more. */
+  reannounce(task: AsyncTaskRecord): void {
+    this.events.emit('task.status_changed', {
+      task,
+      previous_status: task.status,
+      status: task.status,
+      at: this.clock.iso({ principal: task.principal, account: task.account_key }),
+    });
+  }
+
   setArm(principal: string, directive: CreateArmDirective): void {
     this.records.put(ARM_KIND, principal, directive.account_key, directive.account_key, directive, this.clock.now());
   }

@@ -8,7 +8,7 @@ import canonicalize from 'canonicalize';
 import type { FaultSet } from '../faults.js';
 import type { IdemScope, IdempotencyStore } from '../store/idempotency-store.js';
 import type { SellerClock } from './clock.js';
-import { type ErrorBody, invalidRequest } from './errors.js';
+import { type ErrorBody, invalidRequest, type TaskFailure } from './errors.js';
 import type { IdempotencyClass, SuccessOutcome, TaskOutcome } from './task-def.js';
 import { A2A_PUSH_FIELD, isPlainObject } from './task-def.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -114,9 +114,36 @@ export class IdempotencyGuard {
     }
     if (typeof key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
       if (this.faults.has('malformed-key-accepted') && typeof key === 'string' && key.length > 0) return key;
-      throw invalidRequest('idempotency_key', 'must match ^[A-Za-z0-9_.:-]{16,255}$');
+      throw this.keyRefusal('must match ^[A-Za-z0-9_.:-]{16,255}$');
     }
+    // Sellers SHOULD refuse low-entropy keys (digest 3.1); the buggy seller takes any well-formed key.
+    if (isLowEntropyKey(key) && !this.faults.has('low-entropy-key-accepted')) throw this.keyRefusal('too little entropy (use a fresh UUID v4 per request)');
     return key;
+  }
+
+  /** The request's payload hash (digest 3.3), as each hashing fault breaks it. */
+  private hashOf(req: GuardRequest): string {
+    const f = this.faults;
+    let payload = hashedPayload(req.args, f.has('context-in-hash'));
+    if (f.has('governance-context-in-hash') && req.args.governance_context !== undefined)
+      payload = { ...payload, governance_context: req.args.governance_context };
+    if (f.has('push-credentials-in-hash')) payload = { ...payload, push_notification_config: req.args.push_notification_config };
+    if (f.has('ext-not-hashed')) delete payload.ext;
+    if (f.has('push-url-not-hashed') && isPlainObject(payload.push_notification_config)) {
+      const { url: _url, ...rest } = payload.push_notification_config;
+      payload = { ...payload, push_notification_config: rest };
+    }
+    if (f.has('null-members-dropped-in-hash')) payload = withoutNulls(payload) as Record<string, unknown>;
+    // The buggy seller hashes the bytes as serialized, so member order matters (digest 3.3: RFC 8785 JCS).
+    if (f.has('hash-not-canonical')) return sha256(JSON.stringify({ task: req.task, payload }));
+    return payloadHash(req.task, payload);
+  }
+
+  /** INVALID_REQUEST on idempotency_key, correctable (digest 3.6); the buggy seller calls it transient. */
+  private keyRefusal(message: string): TaskFailure {
+    const refusal = invalidRequest('idempotency_key', message);
+    if (this.faults.has('key-refusal-transient')) refusal.body.recovery = 'transient';
+    return refusal;
   }
 
   /** Runs `execute` under the key's replay semantics. */
@@ -126,7 +153,7 @@ export class IdempotencyGuard {
       account: this.faults.has('cache-ignores-account') ? '' : req.accountKey,
       keyHash: sha256(this.faults.has('key-not-task-scoped') ? `${req.task}\u0000${key}` : key),
     };
-    const hash = payloadHash(req.task, hashedPayload(req.args, this.faults.has('context-in-hash')));
+    const hash = this.hashOf(req);
     const now = () => this.clock.now({ principal: req.principal, account: req.accountKey });
     const limited = this.limitInsert(req, scope, hash, now);
     if (limited) return limited;
@@ -144,7 +171,7 @@ export class IdempotencyGuard {
             this.store.remove(scope);
             continue;
           }
-          return { kind: 'error', error: expiredError(this.ttlMs / 1000) };
+          return { kind: 'error', error: this.expiredError() };
         }
         const stored = JSON.parse(row.response ?? 'null') as SuccessOutcome;
         if (row.hash !== hash) {
@@ -157,7 +184,11 @@ export class IdempotencyGuard {
         return { kind: 'replay', stored };
       }
       // In flight: a different payload conflicts at once (digest 3.4); the same payload waits.
-      if (row.hash !== hash) return { kind: 'error', error: this.conflictError(row.task, undefined) };
+      if (row.hash !== hash) {
+        // The buggy seller answers IDEMPOTENCY_IN_FLIGHT (retry later) to another payload, which no retry can resolve.
+        if (this.faults.has('in-flight-conflict-answered-in-flight')) return { kind: 'error', error: inFlightError() };
+        return { kind: 'error', error: this.conflictError(row.task, undefined) };
+      }
       // The buggy seller answers a busy-looking refusal instead of waiting or IDEMPOTENCY_IN_FLIGHT.
       if (this.faults.has('in-flight-unavailable')) {
         return { kind: 'error', error: { code: 'SERVICE_UNAVAILABLE', message: 'busy, try again', recovery: 'transient', retry_after: 1 } };
@@ -168,16 +199,13 @@ export class IdempotencyGuard {
       }
       await this.waitFor(scope, Math.min(250, Math.max(1, deadline - Date.now())));
     }
-    return {
-      kind: 'error',
-      error: { code: 'IDEMPOTENCY_IN_FLIGHT', message: 'a request with this key is still in flight', recovery: 'transient', retry_after: 1 },
-    };
+    return { kind: 'error', error: inFlightError() };
   }
 
   private async executeClaimed(scope: IdemScope, claimId: string, now: () => number, execute: () => Promise<TaskOutcome>): Promise<GuardResult> {
     let outcome: TaskOutcome;
     try {
-      if (this.faults.has('in-flight-unavailable')) await sleep(FAULT_RACE_WINDOW_MS);
+      if (this.faults.has('in-flight-unavailable') || this.faults.has('in-flight-conflict-answered-in-flight')) await sleep(FAULT_RACE_WINDOW_MS);
       outcome = await execute();
     } catch (err) {
       this.store.release(scope, claimId);
@@ -185,6 +213,8 @@ export class IdempotencyGuard {
       throw err;
     }
     // The `validation-error-cached` fault keeps a rejection under its key (digest 3.2 rule 1: errors are never cached).
+    // The `failed-first-pins-key` fault leaves a failed first request's row in flight (digest 3.4: release it).
+    if (outcome.kind === 'error' && this.faults.has('failed-first-pins-key')) return { kind: 'fresh', outcome };
     if (outcome.kind === 'error' && !this.faults.has('validation-error-cached')) this.store.release(scope, claimId);
     else this.store.complete(scope, claimId, JSON.stringify(outcome), now());
     this.notify(scope);
@@ -224,7 +254,7 @@ export class IdempotencyGuard {
     const row = this.store.get(scope);
     if (row && row.state === 'done') {
       const expired = now() - row.created_at > this.ttlMs;
-      if (expired && !this.faults.has('expired-key-reexecuted')) return { kind: 'error', error: expiredError(this.ttlMs / 1000) };
+      if (expired && !this.faults.has('expired-key-reexecuted')) return { kind: 'error', error: this.expiredError() };
       if (!expired) {
         const stored = JSON.parse(row.response ?? 'null') as SuccessOutcome;
         if (row.hash !== hash) return { kind: 'error', error: this.conflictError(row.task, stored) };
@@ -239,10 +269,21 @@ export class IdempotencyGuard {
     return { kind: 'fresh', outcome };
   }
 
+  /** IDEMPOTENCY_EXPIRED, correctable (digest 3.6); the buggy seller calls it terminal. */
+  private expiredError(): ErrorBody {
+    const ttlSeconds = this.ttlMs / 1000;
+    return {
+      code: 'IDEMPOTENCY_EXPIRED',
+      message: `idempotency_key is older than the replay window (${ttlSeconds} s); reconcile by natural key, then retry with a fresh key`,
+      recovery: this.faults.has('expired-recovery-terminal') ? 'terminal' : 'correctable',
+    };
+  }
+
   /** IDEMPOTENCY_CONFLICT with only code, message and recovery (digest 3.6). */
   private conflictError(cachedTask: string, cached: SuccessOutcome | undefined): ErrorBody {
+    // The buggy seller answers a code of its own (interface spec 4.4 rule 3 names IDEMPOTENCY_CONFLICT).
     const error: ErrorBody = {
-      code: 'IDEMPOTENCY_CONFLICT',
+      code: this.faults.has('conflict-wrong-code') ? 'IDEMPOTENCY_KEY_REUSED' : 'IDEMPOTENCY_CONFLICT',
       message: 'idempotency_key was already used with a different payload; use a fresh key for a different request',
       recovery: 'correctable',
     };
@@ -281,10 +322,22 @@ export class IdempotencyGuard {
   }
 }
 
-function expiredError(ttlSeconds: number): ErrorBody {
-  return {
-    code: 'IDEMPOTENCY_EXPIRED',
-    message: `idempotency_key is older than the replay window (${ttlSeconds} s); reconcile by natural key, then retry with a fresh key`,
-    recovery: 'correctable',
-  };
+/** The `null-members-dropped-in-hash` fault: explicit nulls hashed as if the member were missing. */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  );
+}
+
+/** A key of fewer than four distinct characters (`0000000000000000`): well-formed, but guessable (digest 3.1). */
+export function isLowEntropyKey(key: string): boolean {
+  return new Set(key).size < 4;
+}
+
+function inFlightError(): ErrorBody {
+  return { code: 'IDEMPOTENCY_IN_FLIGHT', message: 'a request with this key is still in flight', recovery: 'transient', retry_after: 1 };
 }

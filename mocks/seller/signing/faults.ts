@@ -108,8 +108,14 @@ registerFault({
   rule: 'a well-formed Ed25519 signature by a trusted key is accepted (digest 1.3, 1.9 step 10); the verifier refuses every Ed25519 signature that verified',
   targets: ['signatures.accept.ed25519'],
   // Valid Ed25519 requests that must be accepted: the replay probe's first copy, the rate-cap requests,
-  // and the webhooks suite's signed create_media_buy registering a webhook authentication block.
-  collateral: ['signatures.replay.replayed-nonce', 'signatures.rate.cap-enforced', 'webhooks.auth.hmac', 'webhooks.auth.bearer-refused'],
+  // and the signed create_media_buy registering a webhook authentication block (webhooks suite, idempotency.hash.push-credentials-excluded).
+  collateral: [
+    'signatures.replay.replayed-nonce',
+    'signatures.rate.cap-enforced',
+    'webhooks.auth.hmac',
+    'webhooks.auth.bearer-refused',
+    'idempotency.hash.push-credentials-excluded',
+  ],
   matrixGroup: 'verifier',
 });
 registerFault({

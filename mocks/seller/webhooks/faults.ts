@@ -28,6 +28,11 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     targets: ['webhooks.signature.key-purpose-current'],
   },
   {
+    name: 'replay-refires-webhook',
+    rule: "a replayed request emits no second logical webhook (digest 2.7, webhook-emission's idempotency_replay_side_effects); the replay of an asynchronous create announces the task's status again under a fresh idempotency_key",
+    targets: ['webhooks.task.replay-silent'],
+  },
+  {
     name: 'webhook-operation-id-from-url',
     rule: 'operation_id is echoed verbatim from the registration and never derived from the URL (interface spec 6.1 rule 1); the last URL path segment is sent instead',
     targets: ['webhooks.envelope.operation-id'],

@@ -73,7 +73,7 @@ export function renderTable(run: Pick<RunResult, 'checks'>): string {
  * wrongly fails only when one does). Their rows are compared when the run and the table both have
  * them, and may be missing from either.
  */
-export const TIMING_DEPENDENT: ReadonlySet<string> = new Set(['idempotency.concurrent.in-flight-answer']);
+export const TIMING_DEPENDENT: ReadonlySet<string> = new Set(['idempotency.concurrent.in-flight-answer', 'idempotency.concurrent.changed-payload-conflict']);
 
 const rowCheck = (row: string): string | undefined => /^\| [^|]* \| `([^`]+)`/.exec(row)?.[1];
 const rowKey = (row: string): string => row.split(' | ').slice(0, 2).join(' | ');

@@ -63,6 +63,7 @@ export function checkPackageRefs(s: SellerServices, packages: z.infer<typeof pac
 /** Replay rendering shared by the media-buy mutations: the stored snapshot, unless a fault says otherwise. */
 export function mediaBuyReplay(s: SellerServices) {
   return (stored: SuccessOutcome, call: TaskCall<unknown>): SuccessOutcome => {
+    if (stored.kind === 'async') return asyncReplay(s, stored, call);
     const id = stored.payload.media_buy_id;
     if (typeof id !== 'string') return stored;
     const buy = s.mediaBuys.find(call.caller.principal, id);
@@ -74,6 +75,20 @@ export function mediaBuyReplay(s: SellerServices) {
     if (s.faults.has('replay-body-differs')) return { ...stored, payload: s.mediaBuys.renderCurrent(buy) };
     return stored;
   };
+}
+
+/**
+ * The replay of an asynchronous create is its original `submitted` answer with its task_id, even
+ * after the task ended (digest 3.2 rule 2), and it emits nothing (digest 2.7), unless a fault says otherwise.
+ */
+function asyncReplay(s: SellerServices, stored: Extract<SuccessOutcome, { kind: 'async' }>, call: TaskCall<unknown>): SuccessOutcome {
+  const task = s.asyncTasks.find(call.caller.principal, stored.taskId);
+  if (!task) return stored;
+  // The buggy seller announces the task's status again to its webhook: a second logical webhook.
+  if (s.faults.has('replay-refires-webhook')) s.asyncTasks.reannounce(task);
+  // The buggy seller answers the task's current state: the completed result instead of the submitted answer.
+  if (s.faults.has('async-replay-current-state') && isPlainObject(task.result)) return { kind: 'completed', payload: { ...task.result } };
+  return stored;
 }
 
 export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {

@@ -66,6 +66,8 @@ export const some: ExpectationKind = {
       if (j.ok) good++;
       else failures.push(j.message ?? 'failed');
     }
-    return good >= min ? OK : { ok: false, message: `only ${good} of ${replies.length} replies qualify (need ${min}): ${short(failures[0])}` };
+    // Each distinct reason once (two replies refused differently both show), capped.
+    const reasons = [...new Set(failures.map((f) => short(f)))].slice(0, 3).join('; ');
+    return good >= min ? OK : { ok: false, message: `only ${good} of ${replies.length} replies qualify (need ${min}): ${reasons}` };
   },
 };

@@ -32,6 +32,17 @@ export const call: StepKind = {
      * delivered, so a quiet receiver afterwards would prove nothing).
      */
     push_url_refusal_is_gap: { type: 'boolean' },
+    /**
+     * The step sends something the seller should refuse only to set up the check's situation (a
+     * first request that fails): when the seller takes it instead, that situation never arose, so
+     * the check is a coverage gap named `gap`, with `because` as the reason.
+     */
+    gap_if_accepted: {
+      type: 'object',
+      properties: { gap: { type: 'string', minLength: 1 }, because: { type: 'string', minLength: 1 } },
+      required: ['gap', 'because'],
+      additionalProperties: false,
+    },
     gap_if_refused: {
       type: 'object',
       properties: {
@@ -69,6 +80,13 @@ export const call: StepKind = {
           message: `${refusedGap.because}: ${task} answered ${reply.error.code}: ${reply.error.message.slice(0, 200)}`,
           gap: refusedGap.gap,
         },
+        record,
+      };
+    }
+    const acceptedGap = step.gap_if_accepted as { gap: string; because: string } | undefined;
+    if (acceptedGap && !reply.failure && !reply.isError && !reply.error) {
+      return {
+        verdict: { status: 'gap', message: `${acceptedGap.because}: ${task} was answered ${reply.status ?? 'without an error'}`, gap: acceptedGap.gap },
         record,
       };
     }

@@ -1,4 +1,7 @@
-/** `call_concurrent`: the same call sent N times at once (idempotency under concurrency). */
+/**
+ * `call_concurrent`: the same call sent N times at once (idempotency under concurrency); with
+ * `variants`, copy i carries the arguments merged with variants[i mod length] (one key, other payloads).
+ */
 import type { ExpectationDef } from '../../model.js';
 import type { StepKind } from '../types.js';
 import { recordOf } from '../types.js';
@@ -10,6 +13,8 @@ export const callConcurrent: StepKind = {
     task: { type: 'string', minLength: 1 },
     args: { type: 'object' },
     count: { type: 'integer', minimum: 2, maximum: 32 },
+    /** Top-level argument overrides, one per copy in turn. */
+    variants: { type: 'array', items: { type: 'object' }, minItems: 1, maxItems: 32 },
     /** Expectations over the whole group (distinct_count, each, some). */
     expect: { type: 'array' },
   },
@@ -19,7 +24,8 @@ export const callConcurrent: StepKind = {
     const task = String(ctx.expand(step.task));
     const args = (ctx.expand(step.args ?? {}) ?? {}) as Record<string, unknown>;
     const n = step.count as number;
-    const replies = await Promise.all(Array.from({ length: n }, () => ctx.call(task, structuredClone(args))));
+    const variants = (step.variants === undefined ? [{}] : (ctx.expand(step.variants) as Record<string, unknown>[])) ?? [{}];
+    const replies = await Promise.all(Array.from({ length: n }, (_, i) => ctx.call(task, structuredClone({ ...args, ...variants[i % variants.length] }))));
     const record = { task, replies: replies.map(recordOf) };
     for (const r of replies) {
       const down = unreachable(r);
