@@ -52,6 +52,7 @@ export const VERIFIER_FAULTS = {
   queryDropped: 'verifier-query-dropped',
   forwardedHostTrusted: 'verifier-forwarded-host-trusted',
   nonceAfterBody: 'verifier-nonce-after-body',
+  webhookUsageAccepted: 'verifier-webhook-usage-accepted',
 } as const;
 
 const F = VERIFIER_FAULTS;
@@ -99,6 +100,8 @@ registerFault({
   name: F.keyPurposeIgnored,
   rule: 'step 8 requires <token>_use request-signing (digest 1.4, 1.9); the key purpose is ignored, so a governance-signing key verifies requests',
   targets: ['signatures.key.governance-purpose'],
+  // Every purpose passes, the deprecated webhook-signing usage included.
+  collateral: ['signatures.key.webhook-usage-refused'],
 });
 registerFault({
   name: F.rateCapIgnored,
@@ -350,5 +353,11 @@ registerFault({
   name: F.nonceAfterBody,
   rule: 'the (keyid, nonce) is stored after steps 1-12 and before step 14, so a validly signed request with a malformed body cannot be replayed (digest 1.9 step 13); the nonce is stored only once the body passed, so the replayed copy is refused as request_body_malformed again',
   targets: ['signatures.replay.malformed-body-nonce-stored'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.webhookUsageAccepted,
+  rule: 'the deprecated webhook-signing usage is accepted on the webhook path only, never for requests (digest 1.4, 1.9 step 8); the request verifier takes it as the webhook verifier does',
+  targets: ['signatures.key.webhook-usage-refused'],
   matrixGroup: 'verifier',
 });

@@ -134,15 +134,20 @@ class CounterpartyReplayCache implements ReplayCache {
   }
 }
 
-/** Fault: every resolved key passes as a request-signing key whatever its declared purpose. */
+/**
+ * Fault: every resolved key passes as a request-signing key whatever its declared purpose
+ * (`only`: just keys of that purpose, e.g. the deprecated webhook-signing usage).
+ */
 class PurposeBlindResolver implements KeyResolver {
   constructor(
     private readonly inner: StaticKeyResolver,
     private readonly member: string,
+    private readonly only?: string,
   ) {}
   resolve(keyid: string): KeyLookup {
     const r = this.inner.resolve(keyid);
-    return r.ok ? { ok: true, key: { ...r.key, jwk: { ...r.key.jwk, [this.member]: 'request-signing' } } } : r;
+    if (!r.ok || (this.only !== undefined && r.key.jwk[this.member] !== this.only)) return r;
+    return { ok: true, key: { ...r.key, jwk: { ...r.key.jwk, [this.member]: 'request-signing' } } };
   }
 }
 
@@ -265,7 +270,11 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
     // Fault: the declaration says unsupported, the verifier runs all the same.
     capability: faults.has(F.undeclaredVerifies) ? { ...opts.capability, supported: true } : opts.capability,
     digestPolicy: enforcedDigestPolicy(opts.capability, faults),
-    keys: faults.has(F.keyPurposeIgnored) ? new PurposeBlindResolver(resolver, ids.keyUseMember) : resolver,
+    keys: faults.has(F.keyPurposeIgnored)
+      ? new PurposeBlindResolver(resolver, ids.keyUseMember)
+      : faults.has(F.webhookUsageAccepted)
+        ? new PurposeBlindResolver(resolver, ids.keyUseMember, 'webhook-signing')
+        : resolver,
     replayCache: faults.has(F.replayAccepted) ? new ForgetfulReplayCache(cache) : cache,
     revocation: faults.has(F.revocationIgnored) ? undefined : new LocalRevocation(new Set(keys.revokedKids)),
     checkBody: !faults.has(F.duplicateKeysAccepted),
