@@ -53,6 +53,7 @@ export const VERIFIER_FAULTS = {
   forwardedHostTrusted: 'verifier-forwarded-host-trusted',
   nonceAfterBody: 'verifier-nonce-after-body',
   webhookUsageAccepted: 'verifier-webhook-usage-accepted',
+  namespacesMixed: 'verifier-namespaces-mixed',
 } as const;
 
 const F = VERIFIER_FAULTS;
@@ -359,5 +360,11 @@ registerFault({
   name: F.webhookUsageAccepted,
   rule: 'the deprecated webhook-signing usage is accepted on the webhook path only, never for requests (digest 1.4, 1.9 step 8); the request verifier takes it as the webhook verifier does',
   targets: ['signatures.key.webhook-usage-refused'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.namespacesMixed,
+  rule: 'operation lists match tools/call names only and method lists the JSON-RPC method only (digest 1.15); the verifier matches every name against both lists',
+  targets: ['signatures.namespaces.method-as-operation', 'signatures.namespaces.operation-as-method'],
   matrixGroup: 'verifier',
 });

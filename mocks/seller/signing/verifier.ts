@@ -372,7 +372,9 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
 
   return async (input) => {
     const routed = operationOf(input);
-    const ref = faults.has(F.protocolMethodsUnchecked) && routed.operation === undefined ? {} : routed;
+    // Fault: the method lists are never consulted (a listed method goes unrouted).
+    const listedMethod = routed.jsonRpcMethod !== undefined && !!opts.capability.protocol_methods_required_for?.includes(routed.jsonRpcMethod);
+    const ref = faults.has(F.protocolMethodsUnchecked) && routed.operation === undefined && listedMethod ? {} : routed;
     const signed = header(input, 'signature-input') !== undefined || header(input, 'signature') !== undefined;
     const labelled = signed ? labelFault(input) : undefined;
     if (labelled) return labelled;
@@ -383,6 +385,7 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
     const ctx: VerifyContext = {
       ...base,
       ...ref,
+      ...(faults.has(F.namespacesMixed) ? { capability: mixedNamespaces(base.capability) } : {}),
       digestPolicy: digestPolicyFor(input),
       now,
       fallbackAuthenticated: bearerOk || faults.has(F.unsignedAccepted),
@@ -404,6 +407,12 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
     if (result.signer && refusedAlg(result.signer.alg)) return reject(input, errorCode('request', 'invalid'), `${result.signer.alg} signature refused`);
     return result.signer ? { outcome: 'verified', signer: result.signer } : { outcome: 'absent' };
   };
+}
+
+/** Fault: both namespaces in both lists, so a name matches whichever list holds it. */
+function mixedNamespaces(cap: RequestSigningCapability): RequestSigningCapability {
+  const both = [...(cap.required_for ?? []), ...(cap.protocol_methods_required_for ?? [])];
+  return { ...cap, required_for: both, protocol_methods_required_for: both };
 }
 
 /** Does the received Content-Digest equal the body's sha-256 (either encoding)? */

@@ -16,7 +16,7 @@ import { resolveTarget, type OperationScope, type TargetResult } from './target.
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The first JSON-RPC method of `protocol_methods_required_for` (digest 1.15 pattern), if any. */
-function requiredMethod(ctx: CheckContext): string | undefined {
+export function requiredMethod(ctx: CheckContext): string | undefined {
   const list = signingCapability(ctx).protocol_methods_required_for;
   const first = Array.isArray(list) ? list[0] : undefined;
   return typeof first === 'string' && /^[a-z][a-z0-9_]*\/[a-z][a-z0-9_]*$/.test(first) ? first : undefined;
@@ -26,7 +26,7 @@ function requiredMethod(ctx: CheckContext): string | undefined {
  * Rewrite the task call into a call of a JSON-RPC protocol method (same envelope id, same
  * session headers): `tasks/cancel` names an unknown task id in the transport's own spelling.
  */
-function asProtocolMethod(method: string, ctx: CheckContext): (req: OutgoingRequest) => OutgoingRequest {
+export function asProtocolMethod(method: string, ctx: CheckContext): (req: OutgoingRequest) => OutgoingRequest {
   return (req) => {
     if (req.body.length > MAX_BODY_BYTES) throw new Error('request body too large to rewrite');
     const envelope = JSON.parse(new TextDecoder().decode(req.body)) as { id?: unknown };
