@@ -32,6 +32,7 @@ export type DefectName =
   | 'extra-input-label'
   | 'standard-base64-token'
   | 'forwarded-host'
+  | 'params-reordered'
   | 'unquoted-string-param'
   | 'mixed-alphabet'
   | 'base64url-in-3.2'
@@ -138,6 +139,10 @@ export interface VariationInfo {
 export const VARIATIONS: readonly VariationInfo[] = [
   { name: 'second-label', description: 'a second signature sig2 (Signature-Input and Signature, listed first) with garbage signature bytes' },
   { name: 'extra-input-label', description: 'an extra Signature-Input label sig2, listed first, with no Signature entry' },
+  {
+    name: 'params-reordered',
+    description: 'signature parameters listed nonce, keyid, alg, tag, created, expires (signed as sent; the profile lists created first, digest 1.8)',
+  },
   {
     name: 'forwarded-host',
     description: 'X-Forwarded-Host and Forwarded name another host (proxy routing state a verifier never reads, digest 1.6)',
@@ -260,6 +265,18 @@ export function defectHooks(
         };
       case 'extra-input-label':
         return { wire: (w, c) => void (w.headers['Signature-Input'] = `${secondLabelInput(c.signatureParams)}, ${w.headers['Signature-Input']}`) };
+      case 'params-reordered':
+        return {
+          paramsText: (t) => {
+            const close = t.lastIndexOf(')');
+            const params = t
+              .slice(close + 1)
+              .split(';')
+              .filter(Boolean);
+            const late = (p: string) => p.startsWith('created=') || p.startsWith('expires=');
+            return `${t.slice(0, close + 1)};${[...params.filter((p) => !late(p)), ...params.filter(late)].join(';')}`;
+          },
+        };
       case 'forwarded-host':
         return {
           wire: (w) => {
