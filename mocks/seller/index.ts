@@ -87,6 +87,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
           authToken: opts.authToken,
           overrides: typeof opts.requestSigning === 'object' ? opts.requestSigning : undefined,
           faults,
+          line: protocolLine,
         })
       : undefined;
   const verifyRequest =

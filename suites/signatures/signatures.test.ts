@@ -27,14 +27,17 @@ describe.concurrent('signatures suite against the mock seller', () => {
     expect(outcomes(run, 'a2a')).toEqual(mcp);
     const notApplicable = ids.filter((id) => mcp[id] === 'not_applicable');
     // The mock declares covers_content_digest required: the other policies' cases are n/a, and so
-    // are the 3.2 profile's checks at the default target (mock-seller-lines.test.ts runs them at 3.2).
+    // are the 3.2 checks at the default target (mock-seller-lines.test.ts runs them at 3.2), and
+    // the check for agents without request signing.
     expect(notApplicable.sort()).toEqual([
+      'signatures.digest.body-version-ignored',
       'signatures.digest.forbidden-enforced',
       'signatures.digest.uncovered-accepted',
       'signatures.profile.base64url-refused',
       'signatures.profile.digest-required-declared',
+      'signatures.unsupported.signature-ignored',
     ]);
-    expect(ids.filter((id) => mcp[id] === 'pass')).toHaveLength(ids.length - 4);
+    expect(ids.filter((id) => mcp[id] === 'pass')).toHaveLength(ids.length - 6);
     expect(ids.length).toBeGreaterThanOrEqual(40);
   });
 
@@ -78,8 +81,11 @@ describe.concurrent('signatures suite against the mock seller', () => {
     expect(outcomes(run, 'a2a')['signatures.precheck.unsigned-webhook-auth']).toBe('pass');
   });
 
-  it('is not applicable to a seller that does not support request signing', async () => {
+  it('is not applicable to a seller that does not support request signing, which ignores signatures', async () => {
     const run = await certifyMock({ suites: ['signatures'], mock: { requestSigning: false } });
-    expect(new Set(run.checks.filter((c) => c.suite_id === 'signatures').map((c) => c.outcome))).toEqual(new Set(['not_applicable']));
+    const checks = run.checks.filter((c) => c.suite_id === 'signatures');
+    expect(problems(run)).toEqual([]);
+    expect(new Set(checks.filter((c) => c.check_id !== 'signatures.unsupported.signature-ignored').map((c) => c.outcome))).toEqual(new Set(['not_applicable']));
+    expect(new Set(checks.filter((c) => c.check_id === 'signatures.unsupported.signature-ignored').map((c) => c.outcome))).toEqual(new Set(['pass']));
   });
 });

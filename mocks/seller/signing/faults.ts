@@ -39,6 +39,21 @@ export const VERIFIER_FAULTS = {
   keyConstraintsIgnored: 'verifier-key-constraints-ignored',
   v32LegacyDecoder: 'verifier-v32-legacy-decoder',
   v32EitherDeclared: 'verifier-v32-either-declared',
+  doubledTagAccepted: 'verifier-doubled-tag-accepted',
+  everyLabelVerified: 'verifier-every-label-verified',
+  unmatchedLabelRefused: 'verifier-unmatched-label-refused',
+  undeclaredVerifies: 'verifier-undeclared-verifies',
+  matchingDigestTrusted: 'verifier-matching-digest-trusted',
+  bodyVersionPolicy: 'verifier-body-version-policy',
+  protocolMethodsUnchecked: 'verifier-protocol-methods-unchecked',
+  cryptoFirst: 'verifier-crypto-first',
+  challengeRealm: 'verifier-challenge-realm',
+  standardBase64Refused: 'verifier-standard-base64-refused',
+  queryDropped: 'verifier-query-dropped',
+  forwardedHostTrusted: 'verifier-forwarded-host-trusted',
+  nonceAfterBody: 'verifier-nonce-after-body',
+  webhookUsageAccepted: 'verifier-webhook-usage-accepted',
+  namespacesMixed: 'verifier-namespaces-mixed',
 } as const;
 
 const F = VERIFIER_FAULTS;
@@ -57,6 +72,8 @@ registerFault({
   name: F.replayAccepted,
   rule: 'step 12 refuses a (keyid, nonce) seen within the TTL (digest 1.9, 1.12); the replay cache never reports a nonce as seen',
   targets: ['signatures.replay.replayed-nonce'],
+  // No nonce is ever seen again, so the step-13 probe's copy reaches step 14 too.
+  collateral: ['signatures.replay.malformed-body-nonce-stored'],
 });
 registerFault({
   name: F.tagWrongCode,
@@ -67,6 +84,8 @@ registerFault({
   name: F.revocationIgnored,
   rule: 'step 9 refuses a keyid in revoked_kids (digest 1.9, 1.13); the revocation list is never consulted',
   targets: ['signatures.key.revoked'],
+  // Without revocation the placeholder signature of the cheap-first probe is refused as invalid.
+  collateral: ['signatures.key.revoked-before-crypto'],
 });
 registerFault({
   name: F.unknownAlgAccepted,
@@ -82,36 +101,53 @@ registerFault({
   name: F.keyPurposeIgnored,
   rule: 'step 8 requires <token>_use request-signing (digest 1.4, 1.9); the key purpose is ignored, so a governance-signing key verifies requests',
   targets: ['signatures.key.governance-purpose'],
+  // Every purpose passes, the deprecated webhook-signing usage included.
+  collateral: ['signatures.key.webhook-usage-refused'],
 });
 registerFault({
   name: F.rateCapIgnored,
   rule: 'step 9a refuses once the per-keyid cap for the test counterparty (100) is reached (digest 1.9, 1.12, 2.6); the production cap is applied instead',
   targets: ['signatures.rate.cap-enforced'],
+  // The cap-before-crypto check fills the cap first: blocked by cap-enforced.
+  collateral: ['signatures.rate.cap-before-crypto'],
 });
 registerFault({
   name: F.unsignedAccepted,
   rule: 'P1 refuses an unsigned, otherwise unauthenticated call to a required_for operation with request_signature_required (digest 1.9); the pre-check is skipped and bearer auth answers instead',
   targets: ['signatures.precheck.unsigned-required'],
+  // The unsigned protocol-method probe is let through the same way.
+  collateral: ['signatures.precheck.unsigned-protocol-method'],
 });
 registerFault({
   name: F.signatureUnchecked,
   rule: 'step 10 verifies the signature over the base (digest 1.9); a signature that does not verify is accepted',
   targets: ['signatures.crypto.bad-signature'],
+  // The rewritten body and digest probe fails only the crypto as well.
+  collateral: ['signatures.digest.rewritten-with-body'],
 });
 registerFault({
   name: F.duplicateKeysAccepted,
   rule: 'step 14 refuses a body with duplicate JSON keys (digest 1.9); the body is not scanned',
   targets: ['signatures.body.duplicate-json-key'],
+  // The step-13 probe's first copy is then accepted: blocked by duplicate-json-key.
+  collateral: ['signatures.replay.malformed-body-nonce-stored'],
 });
 registerFault({
   name: F.ed25519Refused,
   rule: 'a well-formed Ed25519 signature by a trusted key is accepted (digest 1.3, 1.9 step 10); the verifier refuses every Ed25519 signature that verified',
   targets: ['signatures.accept.ed25519'],
   // Valid Ed25519 requests that must be accepted: the replay probe's first copy, the rate-cap requests,
-  // and the signed create_media_buy registering a webhook authentication block (webhooks suite, idempotency.hash.push-credentials-excluded).
+  // the header and target probes that sign with the main key, and the signed create_media_buy
+  // registering a webhook authentication block (webhooks suite, idempotency.hash.push-credentials-excluded).
   collateral: [
     'signatures.replay.replayed-nonce',
     'signatures.rate.cap-enforced',
+    'signatures.rate.cap-before-crypto',
+    'signatures.header.second-label-ignored',
+    'signatures.header.unmatched-input-label',
+    'signatures.header.standard-base64-accepted',
+    'signatures.target.query-kept',
+    'signatures.target.forwarded-host-ignored',
     'webhooks.auth.hmac',
     'webhooks.auth.bearer-refused',
     'idempotency.hash.push-credentials-excluded',
@@ -222,17 +258,115 @@ registerFault({
     'signatures.components.content-type-not-covered',
     'signatures.digest.required-enforced',
   ],
+  // The body-version probe is a signature without content-digest under policy required.
+  collateral: ['signatures.digest.body-version-ignored'],
   matrixGroup: 'verifier',
 });
 registerFault({
   name: F.unknownKeyAccepted,
   rule: 'step 7 refuses a keyid that resolves to no JWK (digest 1.9); the request is let through',
   targets: ['signatures.key.unknown-keyid'],
+  // The challenge probe is an unknown key id.
+  collateral: ['signatures.header.challenge-code-only'],
   matrixGroup: 'verifier',
 });
 registerFault({
   name: F.keyConstraintsIgnored,
   rule: 'step 8 requires use=sig, key_ops containing verify and the JWK alg matching the signature alg (digest 1.3, 1.9); only the purpose member is checked',
   targets: ['signatures.key.verify-not-allowed', 'signatures.key.use-not-sig', 'signatures.key.alg-mismatch'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.doubledTagAccepted,
+  rule: 'tag appears exactly once (digest 1.3); a Signature-Input repeating the tag parameter is parsed with the last one winning',
+  targets: ['signatures.header.doubled-tag'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.everyLabelVerified,
+  rule: 'the verifier processes sig1 and ignores every other label (digest 1.3); every label with a Signature entry is verified, so a garbage sig2 fails the request',
+  targets: ['signatures.header.second-label-ignored'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.unmatchedLabelRefused,
+  rule: 'an extra Signature-Input label without a Signature entry is tolerated (digest 1.3); it is refused as malformed',
+  targets: ['signatures.header.unmatched-input-label'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.undeclaredVerifies,
+  rule: 'with request_signing.supported false signatures are ignored (digest 1.15); the seller declares false but still verifies every signature it gets',
+  targets: ['signatures.unsupported.signature-ignored'],
+  // Not in the verifier group: declaring no signing makes every other signatures check not applicable.
+  // The webhooks suite then registers its authentication blocks unsigned, which the still-running verifier refuses (P1).
+  collateral: ['webhooks.auth.hmac', 'webhooks.auth.bearer-refused', 'webhooks.auth.short-credential-refused'],
+});
+registerFault({
+  name: F.matchingDigestTrusted,
+  rule: 'a body rewritten together with its content-digest fails the signature as request_signature_invalid (digest 1.7); a covered Content-Digest that matches the body is taken as proof and the failed crypto is overlooked',
+  targets: ['signatures.digest.rewritten-with-body'],
+  // The flipped-byte probe carries a covered digest matching its body as well.
+  collateral: ['signatures.crypto.bad-signature'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.bodyVersionPolicy,
+  rule: 'the content-digest policy comes from endpoint configuration, never from a version member in the body (digest 1.7); the seller, speaking 3.2, verifies a body naming a 3.0 or 3.1 version under either',
+  targets: ['signatures.digest.body-version-ignored'],
+  target: '3.2',
+});
+registerFault({
+  name: F.protocolMethodsUnchecked,
+  rule: 'P1 refuses an unsigned, otherwise unauthenticated JSON-RPC method listed in protocol_methods_required_for with request_signature_required (digest 1.9, 2.6); only operation lists are consulted, so bearer auth answers instead',
+  targets: ['signatures.precheck.unsigned-protocol-method'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.cryptoFirst,
+  rule: 'revocation (step 9) and the cap (9a) run before the crypto of step 10, so placeholder signatures get request_signature_key_revoked and request_signature_rate_abuse (digest 1.9); the crypto runs first and answers request_signature_invalid',
+  targets: ['signatures.key.revoked-before-crypto', 'signatures.rate.cap-before-crypto'],
+  // Not in the verifier group: verifier-ed25519-refused there blocks the cap probe's setup.
+});
+registerFault({
+  name: F.challengeRealm,
+  rule: 'a refusal carries exactly WWW-Authenticate: Signature error="<code>", no realm (digest 1.14); the seller adds realm="mock-seller"',
+  targets: ['signatures.header.challenge-code-only'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.standardBase64Refused,
+  rule: 'a 3.0/3.1 verifier should also decode a Signature token in pure standard base64 (digest 1.5); it takes base64url only',
+  targets: ['signatures.header.standard-base64-accepted'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.queryDropped,
+  rule: '@target-uri keeps the query byte for byte (digest 1.6 step 7); the verifier builds it from the path alone',
+  targets: ['signatures.target.query-kept'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.forwardedHostTrusted,
+  rule: '@authority comes from the Host header as received, never from proxy routing state (digest 1.6); the verifier takes the host from X-Forwarded-Host',
+  targets: ['signatures.target.forwarded-host-ignored'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.nonceAfterBody,
+  rule: 'the (keyid, nonce) is stored after steps 1-12 and before step 14, so a validly signed request with a malformed body cannot be replayed (digest 1.9 step 13); the nonce is stored only once the body passed, so the replayed copy is refused as request_body_malformed again',
+  targets: ['signatures.replay.malformed-body-nonce-stored'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.webhookUsageAccepted,
+  rule: 'the deprecated webhook-signing usage is accepted on the webhook path only, never for requests (digest 1.4, 1.9 step 8); the request verifier takes it as the webhook verifier does',
+  targets: ['signatures.key.webhook-usage-refused'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.namespacesMixed,
+  rule: 'operation lists match tools/call names only and method lists the JSON-RPC method only (digest 1.15); the verifier matches every name against both lists',
+  targets: ['signatures.namespaces.method-as-operation', 'signatures.namespaces.operation-as-method'],
   matrixGroup: 'verifier',
 });

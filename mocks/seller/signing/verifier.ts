@@ -27,6 +27,8 @@ import { verifyRequestSignature } from '../../../harness/core/signing/verify/ver
 import type { VerifyContext, VerifyFailure, VerifyResult } from '../../../harness/core/signing/verify/verifier-types.js';
 import { wwwAuthenticate } from '../../../harness/core/signing/parse/www-authenticate.js';
 import { VERIFIER_FAULTS as F } from './faults.js';
+import { parseStrictDictionary } from '../../../harness/core/signing/parse/structured-fields.js';
+import { contentDigestHeader } from '../../../harness/core/signing/parse/content-digest.js';
 import type { ProtocolLine } from '../../../harness/core/protocol/lines.js';
 
 /**
@@ -34,7 +36,7 @@ import type { ProtocolLine } from '../../../harness/core/protocol/lines.js';
  * The digest-policy faults declare a policy the verifier does not enforce (see `enforcedDigestPolicy`).
  */
 export function mockRequestSigningCapability(
-  opts: { authToken?: string; overrides?: Partial<RequestSigningCapability>; faults?: FaultSet } = {},
+  opts: { authToken?: string; overrides?: Partial<RequestSigningCapability>; faults?: FaultSet; line?: ProtocolLine } = {},
 ): RequestSigningCapability {
   const declared =
     opts.faults?.has(F.digestEitherDeclared) || opts.faults?.has(F.v32EitherDeclared)
@@ -42,13 +44,17 @@ export function mockRequestSigningCapability(
       : opts.faults?.has(F.digestForbiddenDeclared)
         ? 'forbidden'
         : 'required';
+  const bearer = opts.authToken !== undefined;
   return {
-    supported: true,
+    // Fault: declared unsupported while the verifier still runs (createMockRequestVerifier).
+    supported: !opts.faults?.has(F.undeclaredVerifies),
     covers_content_digest: declared,
     supported_for: ['create_media_buy', 'update_media_buy', 'get_products'],
     // Without a bearer token there is no fallback credential: requiring signatures would lock
     // out every unsigned client, so nothing is required then.
-    required_for: opts.authToken !== undefined ? ['create_media_buy'] : [],
+    required_for: bearer ? ['create_media_buy'] : [],
+    // The protocol-method lists exist from 3.1 on (digest 1.9 P1, vector 028).
+    ...(opts.line === '3.0' ? {} : { protocol_methods_supported_for: ['tasks/cancel'], protocol_methods_required_for: bearer ? ['tasks/cancel'] : [] }),
     ...opts.overrides,
   };
 }
@@ -88,6 +94,19 @@ class ForgetfulReplayCache implements ReplayCache {
   }
 }
 
+/** For the crypto-first fault: a cache that never reports the cap and stores nothing. */
+class UncappedLookup implements ReplayCache {
+  capReached() {
+    return false;
+  }
+  has() {
+    return false;
+  }
+  insert() {
+    return 'inserted' as const;
+  }
+}
+
 /**
  * The replay cache with the counterparty caps: 100 live entries per keyid (the runner contract),
  * and a small cap on the counterparty's rate-cap key so the 9a probe needs few requests (the
@@ -115,15 +134,20 @@ class CounterpartyReplayCache implements ReplayCache {
   }
 }
 
-/** Fault: every resolved key passes as a request-signing key whatever its declared purpose. */
+/**
+ * Fault: every resolved key passes as a request-signing key whatever its declared purpose
+ * (`only`: just keys of that purpose, e.g. the deprecated webhook-signing usage).
+ */
 class PurposeBlindResolver implements KeyResolver {
   constructor(
     private readonly inner: StaticKeyResolver,
     private readonly member: string,
+    private readonly only?: string,
   ) {}
   resolve(keyid: string): KeyLookup {
     const r = this.inner.resolve(keyid);
-    return r.ok ? { ok: true, key: { ...r.key, jwk: { ...r.key.jwk, [this.member]: 'request-signing' } } } : r;
+    if (!r.ok || (this.only !== undefined && r.key.jwk[this.member] !== this.only)) return r;
+    return { ok: true, key: { ...r.key, jwk: { ...r.key.jwk, [this.member]: 'request-signing' } } };
   }
 }
 
@@ -141,7 +165,8 @@ function enforcedDigestPolicy(capability: RequestSigningCapability, faults: Faul
 const LET_THROUGH: readonly { fault: string; reason: VerifyFailure['reason']; detail?: RegExp; as: 'unsigned' | 'verified' }[] = [
   { fault: F.webhookAuthUnsigned, reason: 'required', detail: /webhook authentication block/, as: 'unsigned' },
   { fault: F.halfPairIgnored, reason: 'header_malformed', detail: /^Signature(-Input)? without Signature(-Input)?$/, as: 'unsigned' },
-  { fault: F.malformedInputIgnored, reason: 'header_malformed', detail: /^Signature-Input: (?!duplicate dictionary key)/, as: 'unsigned' },
+  { fault: F.malformedInputIgnored, reason: 'header_malformed', detail: /^Signature-Input: (?!duplicate (dictionary key|parameter))/, as: 'unsigned' },
+  { fault: F.doubledTagAccepted, reason: 'header_malformed', detail: /^Signature-Input: duplicate parameter "tag"$/, as: 'verified' },
   {
     fault: F.lenientParse,
     reason: 'header_malformed',
@@ -194,6 +219,23 @@ function a2aRegistersWebhookAuth(json: unknown): boolean {
   return (isObj(cfg) && cfg.authentication !== undefined && cfg.authentication !== null) || bodyRegistersLegacyWebhookAuth(call.parameters);
 }
 
+/** The task arguments of a call (MCP `params.arguments`, A2A data part `parameters`). */
+function callArguments(input: VerifyRequestInput): Record<string, unknown> | undefined {
+  if (!isObj(input.json)) return undefined;
+  const args = input.route === 'mcp' ? (isObj(input.json.params) ? input.json.params.arguments : undefined) : a2aCall(input.json)?.parameters;
+  return isObj(args) ? args : undefined;
+}
+
+/** Labels of a signature dictionary header (empty when absent or unparseable). */
+function labels(value: string | undefined, encoding: 'strict' | 'legacy'): string[] {
+  if (value === undefined) return [];
+  try {
+    return [...parseStrictDictionary(value, encoding).keys()];
+  } catch {
+    return [];
+  }
+}
+
 function header(input: VerifyRequestInput, name: string): string | undefined {
   const v = input.headers[name];
   return Array.isArray(v) ? v.join(', ') : v;
@@ -225,9 +267,14 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
     profile: 'request' as const,
     ids,
     encoding: opts.line === '3.2' && !faults.has(F.v32LegacyDecoder) ? ('strict' as const) : ('legacy' as const),
-    capability: opts.capability,
+    // Fault: the declaration says unsupported, the verifier runs all the same.
+    capability: faults.has(F.undeclaredVerifies) ? { ...opts.capability, supported: true } : opts.capability,
     digestPolicy: enforcedDigestPolicy(opts.capability, faults),
-    keys: faults.has(F.keyPurposeIgnored) ? new PurposeBlindResolver(resolver, ids.keyUseMember) : resolver,
+    keys: faults.has(F.keyPurposeIgnored)
+      ? new PurposeBlindResolver(resolver, ids.keyUseMember)
+      : faults.has(F.webhookUsageAccepted)
+        ? new PurposeBlindResolver(resolver, ids.keyUseMember, 'webhook-signing')
+        : resolver,
     replayCache: faults.has(F.replayAccepted) ? new ForgetfulReplayCache(cache) : cache,
     revocation: faults.has(F.revocationIgnored) ? undefined : new LocalRevocation(new Set(keys.revokedKids)),
     checkBody: !faults.has(F.duplicateKeysAccepted),
@@ -237,7 +284,7 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
     const id = isObj(input.json) && (typeof input.json.id === 'string' || typeof input.json.id === 'number') ? input.json.id : null;
     return {
       outcome: 'rejected',
-      wwwAuthenticate: wwwAuthenticate(code),
+      wwwAuthenticate: faults.has(F.challengeRealm) ? `${wwwAuthenticate(code)}, realm="mock-seller"` : wwwAuthenticate(code),
       body: jsonRpcError(id, -32001, `request signature rejected: ${code}`, { code, detail }),
     };
   };
@@ -267,6 +314,22 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
         break;
       case 'invalid':
         if (faults.has(F.signatureUnchecked)) return accepted(input);
+        if (faults.has(F.matchingDigestTrusted) && sig?.components.includes('content-digest') && digestMatches(input)) return accepted(input);
+        break;
+      case 'replayed':
+        // Fault: the nonce is stored only after step 14, so a replayed malformed body fails step 14 again.
+        if (faults.has(F.nonceAfterBody)) {
+          const fresh = await verifyRequestSignature(received(input), { ...ctx, replayCache: new UncappedLookup() });
+          if (!fresh.ok && fresh.reason === 'body_malformed') return fresh;
+        }
+        break;
+      case 'key_revoked':
+      case 'rate_abuse':
+        // Fault: the crypto of step 10 runs before revocation (9) and the cap (9a).
+        if (faults.has(F.cryptoFirst) && failure.step !== 13) {
+          const cryptoOnly = await verifyRequestSignature(received(input), { ...ctx, revocation: undefined, replayCache: new UncappedLookup() });
+          if (!cryptoOnly.ok && cryptoOnly.reason === 'invalid') return cryptoOnly;
+        }
         break;
     }
     const through = LET_THROUGH.find((t) => t.reason === failure.reason && (!t.detail || t.detail.test(failure.detail)) && faults.has(t.fault));
@@ -279,21 +342,84 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
     return (alg === 'ed25519' && faults.has(F.ed25519Refused)) || (alg === 'ecdsa-p256-sha256' && faults.has(F.es256Refused));
   }
 
+  /** Faults judging labels other than sig1 (digest 1.3), before the library's checklist. */
+  function labelFault(input: VerifyRequestInput): VerifyRequestResult | undefined {
+    const inputs = labels(header(input, 'signature-input'), base.encoding);
+    const sigs = labels(header(input, 'signature'), base.encoding);
+    const others = inputs.filter((l) => l !== 'sig1');
+    if (faults.has(F.everyLabelVerified) && others.some((l) => sigs.includes(l))) {
+      return reject(input, errorCode('request', 'invalid'), 'every signature label verified');
+    }
+    if (faults.has(F.unmatchedLabelRefused) && others.some((l) => !sigs.includes(l))) {
+      return reject(input, errorCode('request', 'header_malformed'), 'Signature-Input label without a Signature entry');
+    }
+    if (
+      faults.has(F.standardBase64Refused) &&
+      base.encoding === 'legacy' &&
+      /sig1=:(?=[A-Za-z0-9+/=]*:)[A-Za-z0-9]*[+/=]/.test(header(input, 'signature') ?? '')
+    ) {
+      return reject(input, errorCode('request', 'header_malformed'), 'Signature token is not base64url');
+    }
+    return undefined;
+  }
+
+  /** The digest policy of this request: the endpoint's, unless a fault lets the body's version member pick it. */
+  function digestPolicyFor(input: VerifyRequestInput): DigestPolicy {
+    const version = callArguments(input)?.[ids.versionMember];
+    if (faults.has(F.bodyVersionPolicy) && typeof version === 'string' && /^3\.[01](\.|$)/.test(version)) return 'either';
+    return base.digestPolicy;
+  }
+
   return async (input) => {
-    const ref = operationOf(input);
+    const routed = operationOf(input);
+    // Fault: the method lists are never consulted (a listed method goes unrouted).
+    const listedMethod = routed.jsonRpcMethod !== undefined && !!opts.capability.protocol_methods_required_for?.includes(routed.jsonRpcMethod);
+    const ref = faults.has(F.protocolMethodsUnchecked) && routed.operation === undefined && listedMethod ? {} : routed;
     const signed = header(input, 'signature-input') !== undefined || header(input, 'signature') !== undefined;
+    const labelled = signed ? labelFault(input) : undefined;
+    if (labelled) return labelled;
     if (!signed && input.route === 'a2a' && a2aRegistersWebhookAuth(input.json) && !faults.has(F.webhookAuthUnsigned)) {
       return reject(input, errorCode('request', 'required'), 'unsigned request registers a webhook authentication block');
     }
     const bearerOk = opts.authToken !== undefined && checkBearer(input.headers, opts.authToken) === 'ok';
-    const ctx: VerifyContext = { ...base, ...ref, now, fallbackAuthenticated: bearerOk || faults.has(F.unsignedAccepted) };
-    let result: VerifyResult | VerifyRequestResult = await verifyRequestSignature(received(input), ctx);
+    const ctx: VerifyContext = {
+      ...base,
+      ...ref,
+      ...(faults.has(F.namespacesMixed) ? { capability: mixedNamespaces(base.capability) } : {}),
+      digestPolicy: digestPolicyFor(input),
+      now,
+      fallbackAuthenticated: bearerOk || faults.has(F.unsignedAccepted),
+    };
+    const forwarded = header(input, 'x-forwarded-host');
+    const request = faults.has(F.queryDropped)
+      ? { ...received(input), url: input.url.replace(/\?.*$/, '') }
+      : faults.has(F.forwardedHostTrusted) && forwarded
+        ? { ...received(input), url: input.url.replace(/^(https?:\/\/)[^/?#]*/, `$1${forwarded}`), headers: { ...input.headers, host: forwarded } }
+        : received(input);
+    let result: VerifyResult | VerifyRequestResult = await verifyRequestSignature(request, ctx);
+    // The query-dropping fault answers for itself (the let-through faults must not mask it in a fault group).
+    if ((faults.has(F.queryDropped) || faults.has(F.forwardedHostTrusted)) && request.url !== input.url && 'ok' in result && !result.ok) {
+      return reject(input, result.code, result.detail);
+    }
     if ('ok' in result && !result.ok) result = await faulty(input, ctx, result);
     if (!('ok' in result)) return result;
     if (!result.ok) return reject(input, result.code, result.detail);
     if (result.signer && refusedAlg(result.signer.alg)) return reject(input, errorCode('request', 'invalid'), `${result.signer.alg} signature refused`);
     return result.signer ? { outcome: 'verified', signer: result.signer } : { outcome: 'absent' };
   };
+}
+
+/** Fault: both namespaces in both lists, so a name matches whichever list holds it. */
+function mixedNamespaces(cap: RequestSigningCapability): RequestSigningCapability {
+  const both = [...(cap.required_for ?? []), ...(cap.protocol_methods_required_for ?? [])];
+  return { ...cap, required_for: both, protocol_methods_required_for: both };
+}
+
+/** Does the received Content-Digest equal the body's sha-256 (either encoding)? */
+function digestMatches(input: VerifyRequestInput): boolean {
+  const got = header(input, 'content-digest')?.trim();
+  const body = input.rawBody;
+  return got !== undefined && (got === contentDigestHeader(body, 'legacy') || got === contentDigestHeader(body, 'strict'));
 }
 
 function received(input: VerifyRequestInput) {

@@ -79,6 +79,8 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
       'webhooks.signature.components',
       'webhooks.signature.tag',
       'webhooks.signature.window',
+      'webhooks.signature.base64url',
+      'webhooks.signature.params-order',
       'webhooks.signature.key-published',
       'webhooks.signature.key-purpose-current',
       'webhooks.signature.fresh-nonce',
@@ -206,6 +208,18 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     name: 'webhook-request-tag',
     rule: 'the signature tag is <token>/webhook-signing/v1 (interface spec 5.1); webhooks carry the request-signing tag',
     targets: ['webhooks.signature.tag', 'webhooks.signature.verifies', 'webhooks.state.pending-start-active'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-signature-standard-base64',
+    rule: 'webhook v1 signers emit the Signature token in unpadded base64url (digest 1.5); the seller sends padded standard base64 (which verifiers still decode)',
+    targets: ['webhooks.signature.base64url'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'webhook-params-reordered',
+    rule: 'signature parameters are listed created, expires, nonce, keyid, alg, tag (digest 1.8); the seller lists created and expires last (the signature still verifies over the parameters as sent)',
+    targets: ['webhooks.signature.params-order'],
     matrixGroup: 'webhook-envelope',
   },
   {

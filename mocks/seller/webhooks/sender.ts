@@ -154,8 +154,13 @@ export class WebhookSender {
         expires: created + (faults.has('webhook-window-too-long') ? 2 * SIGNATURE_WINDOW_S : SIGNATURE_WINDOW_S),
         nonce,
         ...(extra ? { extraComponents: ['content-length'] } : {}),
-        // The request-signing tag instead of the webhook-signing tag.
-        ...(faults.has('webhook-request-tag') ? { defects: ['wrong-tag' as const] } : {}),
+        // The request-signing tag instead of the webhook-signing tag; parameters in another order.
+        defects: [
+          ...(faults.has('webhook-request-tag') ? (['wrong-tag'] as const) : []),
+          ...(faults.has('webhook-params-reordered') ? (['params-reordered'] as const) : []),
+        ],
+        // Padded standard base64 instead of unpadded base64url (the Content-Digest unchanged).
+        ...(faults.has('webhook-signature-standard-base64') ? { encoding: 'strict' as const, digestEncoding: 'legacy' as const } : {}),
       },
     );
     return signed.headers;

@@ -4,7 +4,7 @@
  * `WWW-Authenticate: Signature error="<code>"`" (digest 1.14, 2.6).
  */
 import { counterpartyKeys, COUNTERPARTY_ROLES } from '../../../harness/core/signing/keys/counterparty.js';
-import { DEFECTS } from '../../../harness/core/signing/sign/defects.js';
+import { SIGNING_ALTERATIONS } from '../../../harness/core/signing/sign/defects.js';
 import { parseWwwAuthenticate } from '../../../harness/core/signing/parse/www-authenticate.js';
 import type { TaskReply } from '../../../harness/core/transport/types.js';
 import { describeReply, type CheckContext, type StepVerdict } from '../../../harness/core/engine/kinds/types.js';
@@ -14,14 +14,24 @@ import { counterpartyServer, type SignSpec } from '../../../harness/core/signing
 export const KEY_FIELD = { enum: [...COUNTERPARTY_ROLES] } as const;
 export const DEFECTS_FIELD = {
   type: 'array',
-  items: { enum: DEFECTS.map((d) => d.name) },
+  items: { enum: SIGNING_ALTERATIONS.map((d) => d.name) },
   uniqueItems: true,
 } as const;
 export const CODE_PATTERN = '^request_[a-z_]+$';
-/** `accepted`, or `{error: <code>, also_allowed?: [<code>...]}` (the spec names no single code). */
+/**
+ * `accepted`; `refused` (any HTTP 401: the spec names no code, digest 7 item 4); `{error: <code>,
+ * also_allowed?: [<code>...]}`; or `{not_error: <code>}` (anything but a 401 carrying that code).
+ */
 export const EXPECT_FIELD = {
   oneOf: [
     { const: 'accepted' },
+    { const: 'refused' },
+    {
+      type: 'object',
+      properties: { not_error: { type: 'string', pattern: CODE_PATTERN } },
+      required: ['not_error'],
+      additionalProperties: false,
+    },
     {
       type: 'object',
       properties: {
@@ -34,7 +44,12 @@ export const EXPECT_FIELD = {
   ],
 } as const;
 
-export type SignedExpectation = 'accepted' | { error: string; also_allowed?: string[] };
+export type SignedExpectation = 'accepted' | 'refused' | { not_error: string } | { error: string; also_allowed?: string[] };
+
+/** Judging options: `exactChallenge` fails a WWW-Authenticate carrying more than the code (digest 1.14). */
+export interface JudgeOptions {
+  exactChallenge?: boolean;
+}
 
 /** A note pointing at the keys the agent should trust, added to failing checks. */
 export async function noteKeys(ctx: CheckContext): Promise<void> {
@@ -61,9 +76,23 @@ export function rejectionCode(reply: TaskReply): string | undefined {
   return isSignatureRejection(reply) ? parseWwwAuthenticate(reply.failure?.wwwAuthenticate) : undefined;
 }
 
-export function judgeSigned(reply: TaskReply, expect: SignedExpectation, ctx: CheckContext, what: string): StepVerdict {
+export function judgeSigned(reply: TaskReply, expect: SignedExpectation, ctx: CheckContext, what: string, opts: JudgeOptions = {}): StepVerdict {
   const down = unreachable(reply);
   if (down) return down;
+  if (expect === 'refused') {
+    if (isSignatureRejection(reply)) {
+      if (rejectionCode(reply) === undefined)
+        ctx.notes.push(`refused with HTTP 401 but no Signature error code (WWW-Authenticate: ${reply.failure?.wwwAuthenticate ?? 'absent'})`);
+      return { status: 'ok' };
+    }
+    const wanted = 'a refusal: HTTP 401 (any Signature error code; the spec names none)';
+    return { status: 'failed', message: `${what}: expected ${wanted}, got ${describeReply(reply)}`, expected: wanted, actual: failureFacts(reply) };
+  }
+  if (typeof expect === 'object' && 'not_error' in expect) {
+    if (rejectionCode(reply) !== expect.not_error) return { status: 'ok' };
+    const wanted = `any answer but HTTP 401 with Signature error="${expect.not_error}"`;
+    return { status: 'failed', message: `${what}: refused with ${expect.not_error}`, expected: wanted, actual: failureFacts(reply) };
+  }
   if (expect === 'accepted') {
     if (reply.failure) {
       const www = reply.failure.wwwAuthenticate;
@@ -84,8 +113,17 @@ export function judgeSigned(reply: TaskReply, expect: SignedExpectation, ctx: Ch
     const header = reply.failure!.wwwAuthenticate;
     const code = parseWwwAuthenticate(header);
     if (code !== undefined && allowed.includes(code)) {
-      if (header !== `Signature error="${code}"`) ctx.notes.push(`WWW-Authenticate carries more than the code (tolerated): ${header}`);
-      return { status: 'ok' };
+      if (header === `Signature error="${code}"`) return { status: 'ok' };
+      if (!opts.exactChallenge) {
+        ctx.notes.push(`WWW-Authenticate carries more than the code (judged by signatures.header.challenge-code-only): ${header}`);
+        return { status: 'ok' };
+      }
+      return {
+        status: 'failed',
+        message: `${what}: WWW-Authenticate is ${JSON.stringify(header)}, not exactly Signature error="${code}" (no realm, no other parameter)`,
+        expected: `WWW-Authenticate: Signature error="${code}"`,
+        actual: failureFacts(reply),
+      };
     }
     return {
       status: 'failed',

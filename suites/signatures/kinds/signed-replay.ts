@@ -3,12 +3,18 @@
  * signed request is sent twice, back to back. The first copy must be accepted (it really runs:
  * create_media_buy on a sandbox seller, otherwise a listed read); the second, byte for byte the
  * same, must be refused with `request_signature_replayed`.
+ *
+ * With `defects` and `first`, the first copy is a validly signed request that a later step refuses
+ * (step 14: a body with duplicate keys); its nonce was stored all the same (step 13 runs before
+ * step 14), so the identical copy is a replay too. A first copy not refused as `first` says blocks
+ * the check by `first_prerequisite`.
  */
+import type { DefectName } from '../../../harness/core/signing/sign/defects.js';
 import type { CounterpartyRole } from '../../../harness/core/signing/keys/counterparty.js';
 import type { OutgoingRequest } from '../../../harness/core/transport/types.js';
 import { recordOf, type StepKind } from '../../../harness/core/engine/kinds/types.js';
 import { counterpartyServer, coverDigest, signingPrepare, type SignSpec } from '../../../harness/core/signing/counterparty-signing.js';
-import { describeProbe, judgeSigned, KEY_FIELD, noteKeys } from './probe.js';
+import { DEFECTS_FIELD, describeProbe, EXPECT_FIELD, judgeSigned, KEY_FIELD, noteKeys, type SignedExpectation } from './probe.js';
 import { resolveTarget } from './target.js';
 
 export const REPLAYED_CODE = 'request_signature_replayed';
@@ -17,18 +23,33 @@ export const signedReplay: StepKind = {
   name: 'signed_replay',
   /** Probe targets are called in the buyer's account, and a sandbox create buys the setup suite's product (target.ts). */
   reads: ['buyer', 'accounts', 'product'],
-  fields: { key: KEY_FIELD },
+  fields: {
+    key: KEY_FIELD,
+    defects: DEFECTS_FIELD,
+    /** What the first copy must get (default accepted). */
+    first: EXPECT_FIELD,
+    /** The check that tests what `first` expects: a first copy answered otherwise blocks by it. */
+    first_prerequisite: { type: 'string', minLength: 1 },
+  },
   async run(step, ctx) {
     await counterpartyServer(ctx);
-    const target = await resolveTarget(ctx, 'replay');
+    const firstExpect = (step.first as SignedExpectation | undefined) ?? 'accepted';
+    const target = await resolveTarget(ctx, firstExpect === 'accepted' ? 'replay' : 'reject');
     if (!target.ok) return { verdict: { status: 'gap', message: target.message, gap: 'an operation to probe the signature verifier with' } };
     const { task, args, how } = target.target;
-    const spec: SignSpec = { key: (step.key as CounterpartyRole | undefined) ?? 'ed25519', defects: [], coverDigest: coverDigest('policy', ctx) };
+    const spec: SignSpec = {
+      key: (step.key as CounterpartyRole | undefined) ?? 'ed25519',
+      defects: (step.defects as DefectName[] | undefined) ?? [],
+      coverDigest: coverDigest('policy', ctx),
+    };
     const captured: { req?: OutgoingRequest } = {};
     ctx.notes.push(`${describeProbe(task, spec, ctx)}, sent twice [${how}]`);
     const first = await ctx.call(task, args, { prepare: signingPrepare(ctx, spec, (r) => (captured.req = r)), purpose: `${task} (signed, first copy)` });
-    const firstVerdict = judgeSigned(first, 'accepted', ctx, 'the first copy of the signed request');
+    const firstVerdict = judgeSigned(first, firstExpect, ctx, 'the first copy of the signed request');
     const copy = captured.req;
+    if (firstVerdict.status === 'failed' && typeof step.first_prerequisite === 'string') {
+      return { verdict: { status: 'unmet', message: firstVerdict.message, blocked_by: step.first_prerequisite }, record: recordOf(first) };
+    }
     if (firstVerdict.status !== 'ok' || !copy) {
       if (firstVerdict.status === 'failed') await noteKeys(ctx);
       return { verdict: firstVerdict, record: recordOf(first) };

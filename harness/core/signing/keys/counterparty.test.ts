@@ -66,7 +66,7 @@ describe('test counterparty keys', () => {
       const r = await verifyRequestSignature(signedBy(role), context(resolver));
       expect(r.ok && r.signer?.keyid).toBe(counterpartyKeys(ids).kid(role));
     }
-    for (const role of ['governance', 'sign-only', 'enc-use'] as const) {
+    for (const role of ['governance', 'sign-only', 'enc-use', 'webhook-usage'] as const) {
       expect(await verifyRequestSignature(signedBy(role), context(resolver))).toMatchObject({
         ok: false,
         code: 'request_signature_key_purpose_invalid',

@@ -4,8 +4,8 @@
  * JWKS an agent is configured to trust, the key id the agent pre-revokes and the per-keyid cap
  * it applies to this counterparty.
  *
- * Keys come from our own fixtures (fixtures/signing/keys.json, plus the rate-cap key in
- * fixtures/signing/counterparty-keys.json), written with the default token; the purpose member
+ * Keys come from our own fixtures (fixtures/signing/keys.json, plus the rate-cap and
+ * webhook-usage keys in fixtures/signing/counterparty-keys.json), written with the default token; the purpose member
  * is re-spelled for the token in use (`<token>_use`). Never trust these keys in production.
  */
 import { readFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { DEFAULT_TOKEN, protocolIds, type ProtocolIds } from '../../token.js';
 import { publicJwk, signingKeyFromJwk, type Jwk, type SigningKey } from './keys.js';
 
 /** What each counterparty key is for in the live probes. */
-export const COUNTERPARTY_ROLES = ['ed25519', 'es256', 'revoked', 'governance', 'sign-only', 'enc-use', 'rate-cap'] as const;
+export const COUNTERPARTY_ROLES = ['ed25519', 'es256', 'revoked', 'governance', 'sign-only', 'enc-use', 'rate-cap', 'webhook-usage'] as const;
 export type CounterpartyRole = (typeof COUNTERPARTY_ROLES)[number];
 
 const ROLE_KIDS: Record<CounterpartyRole, string> = {
@@ -25,6 +25,7 @@ const ROLE_KIDS: Record<CounterpartyRole, string> = {
   'sign-only': 'own-sign-only-2026',
   'enc-use': 'own-enc-use-2026',
   'rate-cap': 'own-ratecap-2026',
+  'webhook-usage': 'own-webhook-usage-2026',
 };
 
 export const ROLE_DESCRIPTIONS: Record<CounterpartyRole, string> = {
@@ -35,6 +36,7 @@ export const ROLE_DESCRIPTIONS: Record<CounterpartyRole, string> = {
   'sign-only': 'key_ops ["sign"] without "verify": step 8 must refuse it',
   'enc-use': 'use "enc" instead of "sig": step 8 must refuse it',
   'rate-cap': 'request-signing key reserved for the per-keyid cap probe',
+  'webhook-usage': 'deprecated webhook-signing usage: accepted on the webhook path only, step 8 must refuse it for requests',
 };
 
 /**

@@ -8,6 +8,7 @@ import type { FailureReason, SignatureProfile, VerifyStep } from '../codes.js';
 import type { SignatureParams } from '../parse/signature-headers.js';
 import { PARAM_ORDER } from './signature-base.js';
 import type { ProtocolIds } from '../../token.js';
+import { contentDigestHeader } from '../parse/content-digest.js';
 
 /** A request as it goes on the wire. */
 export interface WireRequest {
@@ -26,6 +27,12 @@ export type DefectName =
   | 'input-without-signature'
   | 'malformed-input'
   | 'duplicate-label'
+  | 'doubled-tag'
+  | 'second-label'
+  | 'extra-input-label'
+  | 'standard-base64-token'
+  | 'forwarded-host'
+  | 'params-reordered'
   | 'unquoted-string-param'
   | 'mixed-alphabet'
   | 'base64url-in-3.2'
@@ -49,6 +56,7 @@ export type DefectName =
   | 'malformed-target-uri'
   | 'authority-mismatch'
   | 'digest-mismatch'
+  | 'body-and-digest-rewritten'
   | 'duplicate-json-key';
 
 export interface DefectInfo {
@@ -71,6 +79,7 @@ export const DEFECTS: readonly DefectInfo[] = [
   { name: 'input-without-signature', step: 1, reason: 'header_malformed', description: 'Signature-Input sent without Signature' },
   { name: 'malformed-input', step: 1, reason: 'header_malformed', description: 'Signature-Input is not an RFC 8941 dictionary' },
   { name: 'duplicate-label', step: 1, reason: 'header_malformed', description: 'Signature-Input declares sig1 twice' },
+  { name: 'doubled-tag', step: 1, reason: 'header_malformed', description: 'the tag parameter appears twice (same value), both signed' },
   { name: 'unquoted-string-param', step: 1, reason: 'header_malformed', description: 'keyid sent as a bare token, not a quoted string' },
   { name: 'mixed-alphabet', step: 1, reason: 'header_malformed', encodings: ['legacy'], description: 'Signature token mixes base64 and base64url alphabets' },
   {
@@ -107,17 +116,55 @@ export const DEFECTS: readonly DefectInfo[] = [
   { name: 'malformed-target-uri', step: 10, reason: 'target_uri_malformed', description: 'request URL host ends in two dots' },
   { name: 'authority-mismatch', step: 10, reason: 'target_uri_malformed', description: 'Host header names another authority than the URL' },
   { name: 'digest-mismatch', step: 11, reason: 'digest_mismatch', description: 'body changed after the digest was computed and signed' },
+  {
+    name: 'body-and-digest-rewritten',
+    step: 10,
+    reason: 'invalid',
+    description: 'body changed after signing and Content-Digest recomputed to match it (digest 1.7)',
+  },
   { name: 'duplicate-json-key', step: 14, reason: 'body_malformed', description: 'body JSON repeats a key (signed as is)' },
 ];
 
-const BY_NAME = new Map(DEFECTS.map((d) => [d.name, d]));
+/**
+ * Variations a correct verifier ACCEPTS (digest 1.3: only `sig1` is processed): the signature
+ * itself stays valid, the request carries something the profile says to ignore.
+ */
+export interface VariationInfo {
+  name: DefectName;
+  /** Encodings the variation is meaningful under (default both). */
+  encodings?: readonly BinaryEncoding[];
+  description: string;
+}
+
+export const VARIATIONS: readonly VariationInfo[] = [
+  { name: 'second-label', description: 'a second signature sig2 (Signature-Input and Signature, listed first) with garbage signature bytes' },
+  { name: 'extra-input-label', description: 'an extra Signature-Input label sig2, listed first, with no Signature entry' },
+  {
+    name: 'params-reordered',
+    description: 'signature parameters listed nonce, keyid, alg, tag, created, expires (signed as sent; the profile lists created first, digest 1.8)',
+  },
+  {
+    name: 'forwarded-host',
+    description: 'X-Forwarded-Host and Forwarded name another host (proxy routing state a verifier never reads, digest 1.6)',
+  },
+  {
+    name: 'standard-base64-token',
+    encodings: ['legacy'],
+    description: 'the Signature token in padded standard base64 under the legacy profile (verifiers SHOULD decode it, digest 1.5)',
+  },
+];
+
+/** Defects and variations: every name a signing call accepts. */
+export const SIGNING_ALTERATIONS: readonly { name: DefectName }[] = [...DEFECTS, ...VARIATIONS];
+
+const BY_NAME = new Map<DefectName, DefectInfo | VariationInfo>(SIGNING_ALTERATIONS.map((d) => [d.name, d as DefectInfo | VariationInfo]));
 
 export class DefectError extends Error {
   override name = 'DefectError';
 }
 
-/** Validate defect names. */
-export function parseDefects(names: readonly string[]): DefectInfo[] {
+/** Validate defect (and variation) names. */
+export function parseDefects(names: readonly string[]): (DefectInfo | VariationInfo)[] {
   return names.map((n) => {
     const d = BY_NAME.get(n as DefectName);
     if (!d) throw new DefectError(`unknown defect ${JSON.stringify(n)}; known: ${[...BY_NAME.keys()].join(', ')}`);
@@ -128,6 +175,8 @@ export function parseDefects(names: readonly string[]): DefectInfo[] {
 export interface WireContext {
   signature: Buffer;
   encoding: BinaryEncoding;
+  /** Encoding of the Content-Digest value. */
+  digestEncoding: BinaryEncoding;
   signatureParams: string;
 }
 
@@ -135,6 +184,8 @@ export interface DefectHook {
   body?(body: Uint8Array): Uint8Array;
   components?(components: string[]): string[];
   params?(params: SignatureParams): void;
+  /** The serialized `@signature-params` (signed as returned). */
+  paramsText?(text: string): string;
   wire?(wire: WireRequest, ctx: WireContext): void;
 }
 
@@ -148,7 +199,34 @@ function replaceHost(url: string, f: (host: string) => string): string {
 }
 
 /** The hooks implementing a list of defects for one signing call. */
-export function defectHooks(defects: readonly DefectInfo[], opts: { profile: SignatureProfile; ids: ProtocolIds; key: { alg: string } }): DefectHook[] {
+/** The host the `forwarded-host` variation names in proxy headers. */
+export const FORWARDED_HOST = 'proxy-state.invalid';
+
+/** A second, well-formed member describing signature `sig2` (same window, fresh nonce, real keyid). */
+function secondLabelInput(signatureParams: string): string {
+  const params = /\)(;.*)$/.exec(signatureParams)?.[1] ?? '';
+  return `sig2=("@method" "@authority")${params.replace(/;nonce="[^"]*"/, ';nonce="c2Vjb25kLWxhYmVsLW5vbmNlLXZhbHVl"')}`;
+}
+
+/** Change a body after signing, keeping JSON valid where it is an object (a space after the brace). */
+function rewriteBody(body: Uint8Array): Uint8Array {
+  const at = body.indexOf(0x7b);
+  if (at < 0) {
+    const b = Buffer.from(body.length ? body : [0x20]);
+    b[0] = b[0]! ^ 0x01;
+    return b;
+  }
+  const out = new Uint8Array(body.length + 1);
+  out.set(body.subarray(0, at + 1), 0);
+  out[at + 1] = 0x20;
+  out.set(body.subarray(at + 1), at + 2);
+  return out;
+}
+
+export function defectHooks(
+  defects: readonly (DefectInfo | VariationInfo)[],
+  opts: { profile: SignatureProfile; ids: ProtocolIds; key: { alg: string } },
+): DefectHook[] {
   return defects.map((d): DefectHook => {
     const n = d.name;
     if (n.startsWith('missing-param:')) {
@@ -175,6 +253,39 @@ export function defectHooks(defects: readonly DefectInfo[], opts: { profile: Sig
         return { wire: (w) => void (w.headers['Signature-Input'] = 'this is not a structured dictionary') };
       case 'duplicate-label':
         return { wire: (w, c) => void (w.headers['Signature-Input'] += `, sig1=${c.signatureParams}`) };
+      case 'doubled-tag':
+        return { paramsText: (t) => `${t}${/;tag="[^"]*"/.exec(t)?.[0] ?? ''}` };
+      case 'second-label':
+        return {
+          wire: (w, c) => {
+            const garbage = Buffer.alloc(c.signature.length, 0x5a);
+            w.headers['Signature-Input'] = `${secondLabelInput(c.signatureParams)}, ${w.headers['Signature-Input']}`;
+            w.headers.Signature = `sig2=:${c.encoding === 'strict' ? garbage.toString('base64') : garbage.toString('base64url')}:, ${w.headers.Signature}`;
+          },
+        };
+      case 'extra-input-label':
+        return { wire: (w, c) => void (w.headers['Signature-Input'] = `${secondLabelInput(c.signatureParams)}, ${w.headers['Signature-Input']}`) };
+      case 'params-reordered':
+        return {
+          paramsText: (t) => {
+            const close = t.lastIndexOf(')');
+            const params = t
+              .slice(close + 1)
+              .split(';')
+              .filter(Boolean);
+            const late = (p: string) => p.startsWith('created=') || p.startsWith('expires=');
+            return `${t.slice(0, close + 1)};${[...params.filter((p) => !late(p)), ...params.filter(late)].join(';')}`;
+          },
+        };
+      case 'forwarded-host':
+        return {
+          wire: (w) => {
+            w.headers['X-Forwarded-Host'] = FORWARDED_HOST;
+            w.headers.Forwarded = `host=${FORWARDED_HOST};proto=https`;
+          },
+        };
+      case 'standard-base64-token':
+        return { wire: (w, c) => void (w.headers.Signature = `sig1=:${c.signature.toString('base64')}:`) };
       case 'unquoted-string-param':
         return { wire: (w) => void (w.headers['Signature-Input'] = w.headers['Signature-Input']!.replace(/;keyid="([^"]*)"/, ';keyid=$1')) };
       case 'mixed-alphabet':
@@ -258,6 +369,14 @@ export function defectHooks(defects: readonly DefectInfo[], opts: { profile: Sig
             const b = Buffer.from(w.body);
             b[b.length - 2] = b[b.length - 2] === 0x31 ? 0x32 : 0x31;
             w.body = b;
+          },
+        };
+      case 'body-and-digest-rewritten':
+        return {
+          wire: (w, c) => {
+            w.body = rewriteBody(w.body);
+            const k = headerKey(w.headers, 'content-digest');
+            if (w.headers[k] !== undefined) w.headers[k] = contentDigestHeader(w.body, c.digestEncoding);
           },
         };
       case 'duplicate-json-key':

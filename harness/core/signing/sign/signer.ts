@@ -100,7 +100,8 @@ export function signRequest(input: SignInput, opts: SignOptions): SignedRequest 
 
   const target = canonicalizeTargetUri(input.url, { allowUnicodeHost: true });
   const method = input.method.toUpperCase();
-  const signatureParams = serializeSignatureParams(components, params);
+  let signatureParams = serializeSignatureParams(components, params);
+  for (const h of hooks) if (h.paramsText) signatureParams = h.paramsText(signatureParams);
   const values = new Map<string, string>([
     ['@method', method],
     ['@target-uri', target.targetUri],
@@ -117,6 +118,6 @@ export function signRequest(input: SignInput, opts: SignOptions): SignedRequest 
   headers['Signature-Input'] = `${SIGNATURE_LABEL}=${signatureParams}`;
   headers.Signature = `${SIGNATURE_LABEL}=:${encodeBinary(signature, encoding)}:`;
   const wire: WireRequest = { method: input.method, url: input.url, headers, body };
-  for (const h of hooks) h.wire?.(wire, { signature, encoding, signatureParams });
+  for (const h of hooks) h.wire?.(wire, { signature, encoding, digestEncoding: opts.digestEncoding ?? encoding, signatureParams });
   return { ...wire, signatureBase: base, params, components };
 }

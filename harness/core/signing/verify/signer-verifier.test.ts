@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { errorCode } from '../codes.js';
-import { DEFECTS, parseDefects } from '../sign/defects.js';
+import { DEFECTS, parseDefects, VARIATIONS } from '../sign/defects.js';
 import { ALLOWED_SIG_ALGS } from '../keys/keys.js';
 import { signRequest } from '../sign/signer.js';
 import { context, freshKey, ids, NOW, SETUPS, signingKey } from '../testing/verifier-setup.js';
@@ -55,6 +55,25 @@ describe('defects: each yields exactly its step and code', () => {
         if (!r.ok) {
           expect({ code: r.code, step: r.step }).toEqual({ code: errorCode(setup.profile, defect.reason), step: defect.step });
         }
+      });
+    }
+  }
+
+  for (const variation of VARIATIONS) {
+    for (const setup of SETUPS) {
+      if (variation.encodings && !variation.encodings.includes(setup.encoding)) continue;
+      it(`${variation.name} (${setup.label}) is accepted`, async () => {
+        const jwk = setup.profile === 'webhook' ? webhookKeys.ed25519! : keys.ed25519!;
+        const signed = signRequest(
+          { method: 'POST', url: URL, body: BODY },
+          { profile: setup.profile, ids, key: signingKey(jwk), encoding: setup.encoding, created: NOW, defects: [variation.name] },
+        );
+        if (variation.name === 'standard-base64-token') expect(signed.headers.Signature).toMatch(/^sig1=:[A-Za-z0-9+/]+==:$/);
+        else if (variation.name === 'params-reordered') expect(signed.headers['Signature-Input']).toMatch(/;nonce=.*;created=\d+;expires=\d+$/);
+        else if (variation.name === 'forwarded-host') expect(signed.headers['X-Forwarded-Host']).toBe('proxy-state.invalid');
+        else expect(signed.headers['Signature-Input']).toMatch(/^sig2=/);
+        const r = await verifyRequestSignature(signed, context(setup, [jwk]));
+        expect(r).toMatchObject({ ok: true, signer: { keyid: jwk.kid, label: 'sig1' } });
       });
     }
   }

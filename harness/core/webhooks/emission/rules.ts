@@ -244,6 +244,31 @@ export const RULES: Record<string, Rule> = {
         { expected: { [ctx.ids.keyUseMember]: 'request-signing' }, actual: d.key_use ?? null },
       );
     }),
+  base64url_signature: (snap) =>
+    every(snap, (d) => {
+      const missing = signatureOf(d);
+      if (missing) return missing;
+      const token = /(?:^|,)\s*sig1=:([^:]*):/.exec(d.headers.signature ?? '')?.[1];
+      if (token !== undefined && /^[A-Za-z0-9_-]+$/.test(token)) return OK;
+      return fail(d, 'the sig1 Signature token is not unpadded base64url (webhook v1 signers emit base64url, digest 1.5)', {
+        expected: 'sig1=:<unpadded base64url>:',
+        actual: cutText(d.headers.signature ?? '', 200),
+      });
+    }),
+  params_order: (snap) =>
+    every(snap, (d) => {
+      const missing = signatureOf(d);
+      if (missing) return missing;
+      const member = /(?:^|,)\s*sig1=\([^)]*\)([^,]*)/.exec(d.headers['signature-input'] ?? '')?.[1] ?? '';
+      const order = ['created', 'expires', 'nonce', 'keyid', 'alg', 'tag'];
+      const names = [...member.matchAll(/;\s*([a-z0-9_.*-]+)=/g)].map((m) => m[1]!).filter((n) => order.includes(n));
+      const sorted = [...names].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+      if (names.length > 0 && names.join() === sorted.join()) return OK;
+      return fail(d, `parameters listed ${names.join(', ') || '(none)'}; the profile lists ${order.join(', ')} (digest 1.8)`, {
+        expected: order,
+        actual: names,
+      });
+    }),
   fresh_nonce: (snap) => {
     const signed = snap.deliveries.filter((d) => d.signature?.nonce !== undefined);
     if (signed.length < 2)
