@@ -49,7 +49,11 @@ export type SignedExpectation = 'accepted' | 'refused' | { not_error: string } |
 /** Judging options: `exactChallenge` fails a WWW-Authenticate carrying more than the code (digest 1.14). */
 export interface JudgeOptions {
   exactChallenge?: boolean;
+  /** The probe was signed with this counterparty key other than the main one (its kid). */
+  specialKey?: string;
 }
+
+const KEY_UNKNOWN = 'request_signature_key_unknown';
 
 /** A note pointing at the keys the agent should trust, added to failing checks. */
 export async function noteKeys(ctx: CheckContext): Promise<void> {
@@ -108,6 +112,15 @@ export function judgeSigned(reply: TaskReply, expect: SignedExpectation, ctx: Ch
     return { status: 'failed', message: `${what} was let through but the task did not succeed: ${j.message}`, expected: j.expected, actual: j.actual };
   }
   const allowed = [expect.error, ...(expect.also_allowed ?? [])];
+  // A probe signed with one of the counterparty's special keys (revoked, other purposes, the cap's)
+  // meets key_unknown when the agent was configured with an older counterparty key set: its rule
+  // cannot be judged (a coverage gap), and that is no evidence against the agent.
+  if (opts.specialKey !== undefined && !allowed.includes(KEY_UNKNOWN) && rejectionCode(reply) === KEY_UNKNOWN)
+    return {
+      status: 'gap',
+      message: `${what}: the agent does not know the test counterparty key ${opts.specialKey} (request_signature_key_unknown): give it the harness's current key set (proto-comply keys --agent-config)`,
+      gap: `the test counterparty key ${opts.specialKey} in the agent's configuration`,
+    };
   const wanted = `HTTP 401 with WWW-Authenticate: Signature error="${expect.error}"${expect.also_allowed ? ` (or ${expect.also_allowed.join(', ')})` : ''}`;
   if (isSignatureRejection(reply)) {
     const header = reply.failure!.wwwAuthenticate;

@@ -5,7 +5,7 @@
  * `Signature error` code (digest 1.9, 1.14, 2.6).
  */
 import type { DefectName } from '../../../harness/core/signing/sign/defects.js';
-import type { CounterpartyRole } from '../../../harness/core/signing/keys/counterparty.js';
+import { type CounterpartyRole, counterpartyKid } from '../../../harness/core/signing/keys/counterparty.js';
 import { recordOf, type CheckContext, type StepKind } from '../../../harness/core/engine/kinds/types.js';
 import type { OutgoingRequest } from '../../../harness/core/transport/types.js';
 import { authOverride } from '../../../harness/core/engine/kinds/steps/util.js';
@@ -115,7 +115,10 @@ export const signedCall: StepKind = {
       prepare: rewrite ? (req) => sign(rewrite(req)) : sign,
       purpose: `${what} (${unsigned ? 'unsigned' : spec.defects.length ? `signed, ${spec.defects.join('+')}` : 'signed'})`,
     });
-    const verdict = judgeSigned(reply, expect, ctx, probe, { exactChallenge: step.exact_challenge === true });
+    const verdict = judgeSigned(reply, expect, ctx, probe, {
+      exactChallenge: step.exact_challenge === true,
+      ...(spec.key !== 'ed25519' && spec.key !== 'es256' ? { specialKey: counterpartyKid(spec.key) } : {}),
+    });
     if (verdict.status === 'failed') await noteKeys(ctx);
     return { verdict, record: recordOf(reply) };
   },

@@ -28,6 +28,9 @@ const ROLE_KIDS: Record<CounterpartyRole, string> = {
   'webhook-usage': 'own-webhook-usage-2026',
 };
 
+/** The key id of a counterparty key (the same for every token). */
+export const counterpartyKid = (role: CounterpartyRole): string => ROLE_KIDS[role];
+
 export const ROLE_DESCRIPTIONS: Record<CounterpartyRole, string> = {
   ed25519: 'main Ed25519 signer (request-signing)',
   es256: 'ES256 signer (request-signing)',
