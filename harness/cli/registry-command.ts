@@ -11,7 +11,7 @@ import { registryStatus } from '../../reports/compliance-detail.js';
 import { oneLine } from '../../reports/text.js';
 import { AgentListError, probeFleet, readAgentList } from '../compliance-service/fleet-probe.js';
 import { DEFAULT_PROBE_BUDGET_S, type ProbeSettings } from '../compliance-service/probe.js';
-import { failingChecksOf } from '../compliance-service/run-summary.js';
+import { failingChecksOf, rootFailingChecksOf } from '../compliance-service/run-summary.js';
 import { DEFAULT_INTERVAL_MS } from '../compliance-service/scheduler.js';
 import { startRegistryService } from '../compliance-service/service.js';
 import { SqliteRegistryStore } from '../compliance-service/sqlite-store.js';
@@ -410,6 +410,7 @@ async function probe(v: Values): Promise<number> {
     overall_status: r.overall_status,
     headline: r.headline,
     failing_checks: failingChecksOf(r),
+    root_failing_checks: rootFailingChecksOf(r),
     duration_ms: Math.round(r.duration_ms),
     report_dir: written.get(i)!.slice(out.length + 1),
   }));
@@ -423,7 +424,9 @@ async function probe(v: Values): Promise<number> {
   const w = Math.min(60, Math.max(...rows.map((r) => r.agent_url.length)));
   process.stdout.write(`${'agent'.padEnd(w)}  ${'status'.padEnd(8)}  first failing check / headline\n`);
   for (const r of rows)
-    process.stdout.write(`${oneLine(r.agent_url, w).padEnd(w)}  ${r.status.padEnd(8)}  ${oneLine(r.failing_checks[0] ?? r.headline, 100)}\n`);
+    process.stdout.write(
+      `${oneLine(r.agent_url, w).padEnd(w)}  ${r.status.padEnd(8)}  ${oneLine(r.root_failing_checks[0] ?? r.failing_checks[0] ?? r.headline, 100)}\n`,
+    );
   const count = (s: string) => rows.filter((r) => r.status === s).length;
   process.stdout.write(
     `\n${rows.length} agents in ${((Date.now() - started) / 1000).toFixed(1)} s: ${count('passing')} passing, ${count('degraded')} degraded, ${count('failing')} failing, ${count('unknown')} unknown\nindex: ${join(out, 'index.json')}\n`,

@@ -56,7 +56,7 @@ async function poll<T>(get: () => Promise<T>, ok: (v: T) => boolean, what: strin
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'registry-crash-'));
   // Slow bookings: the probe takes seconds, long enough to be killed in the middle.
-  seller = await startMockSeller({ bookingLatencyMs: 400 });
+  seller = await startMockSeller({ bookingLatencyMs: 400, allowPrivateWebhooks: true });
 });
 
 afterAll(async () => {

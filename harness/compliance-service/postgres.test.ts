@@ -65,7 +65,7 @@ beforeAll(async () => {
   pg = await startTestPostgres();
   fleet = await startMockFleet({ count: 4, faultsFor: (i) => (i === 3 ? ['replay-not-flagged'] : []), firstHost: 40 });
   // A slow seller (bookings take 400 ms): its probe lasts seconds, long enough to kill its worker in the middle.
-  slow = await startMockSeller({ host: '127.0.0.60', bookingLatencyMs: 400 });
+  slow = await startMockSeller({ host: '127.0.0.60', bookingLatencyMs: 400, allowPrivateWebhooks: true });
 }, 60_000);
 
 afterAll(async () => {

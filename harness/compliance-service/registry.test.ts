@@ -135,7 +135,7 @@ describe('registry: probing a fleet', () => {
     const { hostname, port } = new URL(bad.url);
     await fleet.close();
     fleet = await startMockFleet({ count: 1, faultsFor: () => [], firstHost: 10 });
-    fixed = await startMockSeller({ host: hostname, port: Number(port) });
+    fixed = await startMockSeller({ host: hostname, port: Number(port), allowPrivateWebhooks: true });
     const d = await until(bad.url, (x) => x.status === 'passing', 'the fixed agent passing');
     // Between the two sellers the agent may have been unreachable (unknown) or half there (degraded).
     expect(d.previous_status).not.toBe('passing');

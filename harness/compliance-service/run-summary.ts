@@ -10,6 +10,12 @@ export function failingChecksOf(run: RunResult): string[] {
   return [...new Set(run.checks.filter((c) => isFailing(c, strict)).map((c) => c.check_id))].sort();
 }
 
+/** The failing checks that are their own root cause (not another check's defect showing again), sorted. */
+export function rootFailingChecksOf(run: RunResult): string[] {
+  const strict = run.selection?.strict ?? false;
+  return [...new Set(run.checks.filter((c) => isFailing(c, strict) && (c.root_cause ?? c.check_id) === c.check_id).map((c) => c.check_id))].sort();
+}
+
 /** Every task the agent listed on any transport, sorted. */
 export function declaredTasksOf(run: RunResult): string[] {
   return [...new Set(run.transport_info.flatMap((t) => t.declared_tasks ?? []))].sort();

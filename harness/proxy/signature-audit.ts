@@ -153,6 +153,9 @@ const POST_KEY: Record<string, string> = {
   body_malformed: 'signatures.body.duplicate-json-key',
 };
 
+/** The request verifier's error codes (`request_signature_<reason>`). */
+const ERROR_PREFIX = 'request_signature_';
+
 export class SignatureAudit {
   /** (keyid, nonce) of signed requests that got past the agent's verifier → their exchange. */
   private readonly accepted = new Map<string, ProxiedExchange['seq']>();
@@ -279,6 +282,10 @@ export class SignatureAudit {
         const lookup = await this.keys.resolve(sig.params.keyid);
         id = keyCheckFor(r.reason, sig, lookup.ok ? lookup.key.jwk : undefined, this.ids);
       }
+      // Revocation (step 9) and the per-keyid cap (9a) run before the crypto (digest 1.9): a bad
+      // signature refused for either is refused in the right order, and the audit, which sees
+      // neither the agent's revocation list nor its cache, has nothing to hold against it.
+      if (r.reason === 'invalid' && !passed && (got === `${ERROR_PREFIX}key_revoked` || got === `${ERROR_PREFIX}rate_abuse`)) return out;
       // An alg that differs from the key's may also surface as a signature that does not verify (digest 1.3).
       if (id === 'signatures.key.alg-mismatch' && got === 'request_signature_invalid' && !passed) v(id, got, true);
       else if (id) v(id, r.code, true);

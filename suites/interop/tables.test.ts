@@ -30,5 +30,8 @@ describe('interop table comparison', () => {
   it('masks what the agent makes up in a reason, and keeps the rest', () => {
     expect(stableReason('buy mb_9517216ad2c3475593de at 2026-11-27T21:49:24.994Z took 12 ms')).toBe('buy <id> at <time> took <n> ms');
     expect(stableReason('expected INVALID_REQUEST, got (no code)')).toBe('expected INVALID_REQUEST, got (no code)');
+    expect(stableReason('5 concurrent create_media_buy calls: 5 replies carry 4 distinct /media_buy_id values, expected 1')).toBe(
+      '5 concurrent create_media_buy calls: 5 replies carry <n> distinct /media_buy_id values, expected 1',
+    );
   });
 });

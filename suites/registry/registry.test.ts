@@ -120,8 +120,16 @@ describe('the registry beside an agent', () => {
     expect(run.transports).toEqual(['mcp', 'a2a', 'rest']);
     expect(new Set(run.checks.filter((c) => c.transport === 'rest').map((c) => c.suite_id))).toEqual(new Set(['registry']));
     expect(new Set(run.checks.filter((c) => c.transport !== 'rest').map((c) => c.suite_id))).toEqual(new Set(['capabilities']));
-    // capabilities.mcp.session-reused is an MCP rule, and tasks.listed judges MCP's tools/list: not applicable on A2A.
-    expect(notPassing(run)).toEqual(['capabilities.tasks.listed not_applicable', 'capabilities.mcp.session-reused not_applicable']);
+    // capabilities.mcp.session-reused is an MCP rule, and tasks.listed judges MCP's tools/list: not applicable on A2A;
+    // the mock declares no governance key origin, so identity.governance-origin-distinct has nothing to judge on either.
+    expect(notPassing(run).sort()).toEqual(
+      [
+        'capabilities.identity.governance-origin-distinct not_applicable',
+        'capabilities.identity.governance-origin-distinct not_applicable',
+        'capabilities.tasks.listed not_applicable',
+        'capabilities.mcp.session-reused not_applicable',
+      ].sort(),
+    );
   });
 
   it('leaves the registry suite out of an agent run that names no registry, and refuses it by name', async () => {

@@ -29,13 +29,17 @@ const closer = (server: Server) => () =>
     server.close(() => resolve());
   });
 
-/** Forwards every request to `target` (its origin; the path as asked), counting them. */
+/**
+ * Forwards every request to `target` (its origin; the path as asked), counting them. The client's
+ * Host goes on unchanged, as a transparent proxy's does: signed requests cover the authority the
+ * client called.
+ */
 export async function startCountingProxy(target: string): Promise<RunningTestAgent> {
   const to = new URL(target);
   const paths: string[] = [];
   const server = createServer((req, res) => {
     paths.push(req.url ?? '');
-    const out = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } }, (up) => {
+    const out = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
     });

@@ -27,10 +27,12 @@ export const agentPath = (url: string): string => `/api/registry/agents/${encode
 
 /** Reads `read()` every 100 ms until `test` holds (returning that reading), for at most 30 s. */
 export async function untilDetail(read: () => Promise<Json>, test: (d: Json) => boolean, what: string): Promise<Json> {
+  let last: Json | undefined;
   for (let i = 0; i < 300; i++) {
-    const d = await read();
-    if (test(d)) return d;
+    last = await read();
+    if (test(last)) return last;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`${what} did not happen in 30 s`);
+  const seen = last && { status: last.status, headline: last.headline, failing_checks: last.failing_checks, problem: last.problem };
+  throw new Error(`${what} did not happen in 30 s; last read: ${JSON.stringify(seen).slice(0, 600)}`);
 }

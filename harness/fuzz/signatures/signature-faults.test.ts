@@ -15,6 +15,25 @@ const OUT_OF_REACH = new Set<string>([
   VERIFIER_FAULTS.webhookAuthUnsigned,
   VERIFIER_FAULTS.ed25519Refused,
   VERIFIER_FAULTS.es256Refused,
+  // Rules probed by requests built for each (suites/signatures): not one defect in a valid signed
+  // request of the checklist, so no mutation shows them. A doubled tag, a second label, an
+  // unmatched Signature-Input label, a pure standard-base64 token (taken, not refused), forwarded
+  // host headers, a body version member (3.2), a listed JSON-RPC method sent unsigned, names across
+  // the two namespaces, the order of the cheap steps before the crypto, the nonce stored before
+  // step 14, a webhook-usage key, the challenge's extra parameters, and a seller declaring no signing.
+  VERIFIER_FAULTS.doubledTagAccepted,
+  VERIFIER_FAULTS.everyLabelVerified,
+  VERIFIER_FAULTS.unmatchedLabelRefused,
+  VERIFIER_FAULTS.standardBase64Refused,
+  VERIFIER_FAULTS.forwardedHostTrusted,
+  VERIFIER_FAULTS.bodyVersionPolicy,
+  VERIFIER_FAULTS.protocolMethodsUnchecked,
+  VERIFIER_FAULTS.namespacesMixed,
+  VERIFIER_FAULTS.cryptoFirst,
+  VERIFIER_FAULTS.nonceAfterBody,
+  VERIFIER_FAULTS.webhookUsageAccepted,
+  VERIFIER_FAULTS.challengeRealm,
+  VERIFIER_FAULTS.undeclaredVerifies,
 ]);
 
 describe('fuzz.signatures.mutation-refused finds the verifier faults of the mock', () => {

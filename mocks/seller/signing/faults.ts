@@ -299,8 +299,9 @@ registerFault({
   rule: 'with request_signing.supported false signatures are ignored (digest 1.15); the seller declares false but still verifies every signature it gets',
   targets: ['signatures.unsupported.signature-ignored'],
   // Not in the verifier group: declaring no signing makes every other signatures check not applicable.
-  // The webhooks suite then registers its authentication blocks unsigned, which the still-running verifier refuses (P1).
-  collateral: ['webhooks.auth.hmac', 'webhooks.auth.bearer-refused', 'webhooks.auth.short-credential-refused'],
+  // The webhooks suite (and idempotency.hash.push-credentials-excluded) then register their authentication
+  // blocks unsigned, which the still-running verifier refuses (P1).
+  collateral: ['webhooks.auth.hmac', 'webhooks.auth.bearer-refused', 'webhooks.auth.short-credential-refused', 'idempotency.hash.push-credentials-excluded'],
 });
 registerFault({
   name: F.matchingDigestTrusted,

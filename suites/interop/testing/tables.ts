@@ -26,6 +26,8 @@ export function stableReason(message: string): string {
       // How many more problems a long answer had (a shared account's listing grows with the run), and
       // a value cut at its length limit (cut where masked ids would have ended elsewhere).
       .replace(/\(\+\d+ more\)/g, '(+<n> more)')
+      // How many distinct resources concurrent copies made (the race decides, above one it fails all the same).
+      .replace(/replies carry \d+ distinct/g, 'replies carry <n> distinct')
       .replace(/[,{[][^,{[]*…/g, (m) => `${m[0]}…`)
       .replace(/[A-Za-z0-9_.-]*\d[A-Za-z0-9_.:-]*/g, (token) => (VOLATILE(token) ? '<id>' : token))
       .replace(/\s+/g, ' ')
