@@ -16,7 +16,10 @@ describe('proto-comply --version', () => {
     expect(execFileSync(process.execPath, [BIN, flag], { encoding: 'utf8' })).toBe(`proto-comply ${VERSION}\n`);
     let out = '';
     const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write;
+    process.stdout.write = ((s: string) => {
+      out += s;
+      return true;
+    }) as typeof process.stdout.write;
     try {
       expect(await main([flag])).toBe(0);
     } finally {
