@@ -11,21 +11,21 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 export const SLOW_TEST_FILES: Readonly<Record<string, number>> = {
-  'harness/cli/fuzz-command.test.ts': 110,
-  'harness/cli/hostile-agents.test.ts': 95,
-  'suites/faults.test.ts': 93,
-  'suites/webhooks/webhooks.faults.test.ts': 81,
-  'suites/interop/sdk-sellers.test.ts': 55,
-  'suites/interop/storyboards.test.ts': 52,
-  'harness/cli/proxy-command.test.ts': 53,
-  'harness/cli/cli.test.ts': 49,
-  'harness/fuzz/fuzz.test.ts': 45,
-  'harness/cli/registry-command.test.ts': 41,
-  'suites/signatures/signatures.faults.test.ts': 41,
-  'harness/fuzz/kill-rate.test.ts': 40,
-  'harness/compliance-service/postgres.test.ts': 32,
-  'harness/cli/run-registry.test.ts': 30,
-  'mocks/buyer/faults.test.ts': 30,
+  'suites/faults.test.ts': 183,
+  'suites/webhooks/webhooks.faults.test.ts': 103,
+  'harness/cli/fuzz-command.test.ts': 88,
+  'suites/interop/sdk-sellers.test.ts': 62,
+  'suites/interop/storyboards.test.ts': 59,
+  'harness/cli/hostile-agents.test.ts': 58,
+  'suites/signatures/signatures.faults.test.ts': 55,
+  'harness/cli/cli.test.ts': 51,
+  'mocks/buyer/faults.test.ts': 50,
+  'harness/cli/proxy-command.test.ts': 45,
+  'harness/fuzz/fuzz.test.ts': 42,
+  'harness/fuzz/kill-rate.test.ts': 39,
+  'harness/cli/registry-command.test.ts': 31,
+  'harness/compliance-service/postgres.test.ts': 30,
+  'harness/cli/diff-command.test.ts': 24,
 };
 
 /** Known slow files first, longest first; every other file after them in vitest's own order. */
