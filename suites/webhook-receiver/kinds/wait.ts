@@ -7,20 +7,9 @@
 import type { StepKind } from '../../../harness/core/engine/kinds/types.js';
 import { NO_RECEIVER, receiverTarget } from '../../../harness/core/webhooks/receiver-probe/client.js';
 import { OFFSET_PATTERN, parseOffset, scopeOf } from '../../../harness/core/webhooks/receiver-probe/scope.js';
+import { sleepUnlessAborted } from './state.js';
 
 export const MAX_WAIT_MS = 30_000;
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 export const receiverWait: StepKind = {
   name: 'receiver_wait',
@@ -38,7 +27,7 @@ export const receiverWait: StepKind = {
     if (sent?.expires === undefined) throw new Error(`receiver_wait: no earlier RFC 9421 send step "${String(step.until_expired)}"`);
     const until = sent.expires * 1000 + parseOffset(String(step.after ?? '+0s'));
     const ms = Math.min(MAX_WAIT_MS, Math.max(0, until - Date.now()));
-    await ctx.idle(() => sleep(ms, ctx.signal));
+    await ctx.idle(() => sleepUnlessAborted(ms, ctx.signal));
     return { verdict: { status: 'ok' } };
   },
 };
