@@ -139,6 +139,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     }),
     addressPolicy: webhookPolicy,
     operationIdFromUrl: protocolLine === '3.0',
+    agentUrls: { mcp: mcpUrl, a2a: a2aUrl },
     log,
   });
   const services: SellerServices = {

@@ -198,4 +198,7 @@ export const CONTROLLER_FREE_WEBHOOKS: readonly string[] = [
   'webhooks.registration.reserved-url-refused',
   'webhooks.registration.http-url-refused',
   'webhooks.activity.only-when-asked',
+  // The activation challenge is sent at registration, with no event to force.
+  'webhooks.subscription.challenge-signed',
+  'webhooks.subscription.challenge-shape',
 ];

@@ -61,6 +61,8 @@ const EXPECTED_SCHEMAS = [
   'get_brand_identity-response',
   'comply_test_controller-response',
   'mcp-webhook-payload',
+  'webhook-challenge',
+  'creative-status-changed-webhook',
   'delivery-report-result',
   'a2a-task',
   'brand-declaration',

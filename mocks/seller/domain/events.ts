@@ -29,7 +29,19 @@ export interface DeliverySimulated {
   at: string;
 }
 
+/** A creative's review state moved by seller or system initiative (here: the test controller). */
+export interface CreativeStatusChanged {
+  principal: string;
+  /** The account's scope key (`id:<account_id>` or `brand:<domain>|<operator>`). */
+  account_key: string;
+  creative_id: string;
+  previous_status: string;
+  status: string;
+  at: string;
+}
+
 export interface SellerEventMap {
+  'creative.status_changed': CreativeStatusChanged;
   'task.status_changed': TaskStatusChanged;
   'media_buy.status_changed': MediaBuyStatusChanged;
   'delivery.simulated': DeliverySimulated;

@@ -309,6 +309,32 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     targets: ['webhooks.registration.http-url-refused'],
     production: true,
   },
+  {
+    name: 'subscription-challenge-unsigned',
+    rule: 'the activation challenge of an account-level subscriber is signed with the RFC 9421 webhook profile key (digest 5.9; released 3.1 sync_accounts "Endpoint proof of control"); the challenge POST carries no signature',
+    targets: ['webhooks.subscription.challenge-signed'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'subscription-not-challenged',
+    rule: 'a new active account-level subscriber passes an activation challenge before it is echoed active (digest 5.9); the seller echoes it active without sending anything to its URL',
+    targets: ['webhooks.subscription.challenge-signed'],
+    // No challenge arrives, so there is no body to judge.
+    collateral: ['webhooks.subscription.challenge-shape'],
+    matrixGroup: 'webhook-delivery',
+  },
+  {
+    name: 'subscription-challenge-misnamed',
+    rule: 'the activation challenge follows core/webhook-challenge.json and names the pending registration (digest 5.9; released 3.1 sync_accounts "Endpoint proof of control"); it leaves out subscriber_id and event_types',
+    targets: ['webhooks.subscription.challenge-shape'],
+    matrixGroup: 'webhook-envelope',
+  },
+  {
+    name: 'subscription-event-task-envelope',
+    rule: 'account-level subscriptions use event-specific schemas (digest 5.2; released 3.1 creative/creative-status-changed-webhook.json); creative.status_changed goes out in the task status envelope',
+    targets: ['webhooks.subscription.event-schema'],
+    matrixGroup: 'webhook-envelope',
+  },
 ];
 
 for (const def of WEBHOOK_FAULTS) registerFault(def);

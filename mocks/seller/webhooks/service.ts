@@ -32,6 +32,8 @@ import { type WebhookRegistration, parseRegistration, registrationOf } from './r
 import { type RetryPolicy, WebhookSender } from './sender.js';
 import type { WebhookAdmission } from './admission.js';
 import type { AddressPolicy } from '../../../harness/core/net/address-policy.js';
+import { AccountSubscribers } from './account-subscribers.js';
+import { SubscriberChallenger } from './subscriptions.js';
 
 /** Statuses that trigger a task webhook (interface spec 3.2 rule 3). */
 const WEBHOOK_TASK_STATUSES = new Set(['working', 'input-required', 'completed', 'failed', 'canceled']);
@@ -65,6 +67,8 @@ export interface WebhookServiceDeps {
   log: (line: string) => void;
   /** A 3.0 seller takes a registration without operation_id, echoing the URL's last segment (the 3.0 contract). */
   operationIdFromUrl?: boolean;
+  /** The seller's agent URL per transport (named as `seller_agent_url` in activation challenges). */
+  agentUrls?: { mcp: string; a2a: string };
 }
 
 export interface InlineCompletion {
@@ -84,6 +88,9 @@ export class WebhookService {
   private readonly channels: ChannelStore;
   private readonly coalescer: ImpairmentCoalescer;
   private readonly unsubscribe: (() => void)[];
+  private readonly challenger: SubscriberChallenger;
+  /** Account-level subscribers (3.1 sync_accounts notification_configs[]). */
+  readonly subscribers: AccountSubscribers;
 
   constructor(private readonly deps: WebhookServiceDeps) {
     this.activity = new WebhookActivity(deps.records);
@@ -94,7 +101,16 @@ export class WebhookService {
       (principal, id) => this.buyClock(principal, id),
       (principal, id, items) => this.pushImpairments(principal, id, items),
     );
+    this.challenger = new SubscriberChallenger(deps);
+    this.subscribers = new AccountSubscribers({
+      records: deps.records,
+      challenger: this.challenger,
+      faults: deps.faults,
+      send: (e) => this.sender.send(e),
+      now: () => Date.now(),
+    });
     this.unsubscribe = [
+      deps.events.on('creative.status_changed', (e) => this.subscribers.creativeStatusChanged(e)),
       deps.events.on('task.status_changed', (e) => this.onTaskStatus(e)),
       deps.events.on('delivery.simulated', (e) => this.onDelivery(e)),
       deps.events.on('media_buy.status_changed', (e) => this.onBuyStatus(e)),
@@ -116,6 +132,12 @@ export class WebhookService {
     // Kept with the registration as stored, so every later delivery echoes the same id.
     if (isPlainObject(value) && value.operation_id === undefined) value.operation_id = reg.operation_id;
     return reg;
+  }
+
+  /** The agent URL a caller of this transport talks to. */
+  agentUrl(transport: string): string {
+    const urls = this.deps.agentUrls ?? { mcp: 'http://seller.invalid/mcp', a2a: 'http://seller.invalid/a2a' };
+    return transport === 'a2a' ? urls.a2a : urls.mcp;
   }
 
   /** Refuses a registration URL that is not https or not public (digest 5.9), or one too many for the principal (INVALID_REQUEST). */
@@ -160,6 +182,7 @@ export class WebhookService {
     for (const off of this.unsubscribe) off();
     this.coalescer.close();
     await this.sender.close();
+    await this.challenger.close();
   }
 
   private onTaskStatus(e: TaskStatusChanged): void {

@@ -45,7 +45,7 @@ const ANSWER = {
 };
 
 /** The capture a `webhook_receiver` step of this check made. */
-async function captureOf(ctx: CheckContext, stepId: string): Promise<Capture | StepVerdict> {
+export async function captureOf(ctx: CheckContext, stepId: string): Promise<Capture | StepVerdict> {
   const rec = ctx.steps[stepId]?.payload as { capture?: string } | undefined;
   if (!rec?.capture) return { status: 'unmet', message: `no webhook_receiver step "${stepId}" ran before` };
   const settings = settingsOf(ctx);
@@ -61,6 +61,8 @@ export const webhookReceiver: StepKind = {
     answers: { type: 'array', items: ANSWER, maxItems: 10 },
     /** How the registration authenticates deliveries: RFC 9421 (default) or legacy HMAC with a fresh secret. */
     mode: { enum: ['signature', 'hmac'] },
+    /** Answer an account-level activation challenge (3.1 core/webhook-challenge.json) by echoing its value. */
+    answer_challenges: { type: 'boolean' },
   },
   async run(step, ctx) {
     const settings = settingsOf(ctx);
@@ -77,7 +79,7 @@ export const webhookReceiver: StepKind = {
     );
     const mode = (step.mode as 'signature' | 'hmac' | undefined) ?? 'signature';
     const secret = mode === 'hmac' ? randomBytes(33).toString('base64url') : undefined;
-    const capture = receiver.create({ answers, mode, secret });
+    const capture = receiver.create({ answers, mode, secret, ...(step.answer_challenges === true ? { answerChallenges: true } : {}) });
     return { verdict: { status: 'ok' }, record: { payload: { url: capture.url, capture: capture.id, ...(secret ? { secret } : {}) } } };
   },
 };

@@ -18,6 +18,12 @@ export interface CaptureSpec {
   mode: CaptureMode;
   /** HMAC shared secret (mode `hmac`). */
   secret?: string;
+  /**
+   * Answer an account-level activation challenge (a body `{type: "webhook.challenge", challenge}`,
+   * released 3.1 core/webhook-challenge.json) with 200 `{"challenge": <value>}`, the echo of
+   * core/webhook-challenge-response.json, so the seller can activate the subscriber.
+   */
+  answerChallenges?: boolean;
 }
 
 export interface Delivery {

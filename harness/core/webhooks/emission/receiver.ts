@@ -16,6 +16,7 @@ import type { Redactor } from '../../transport/redact.js';
 import { MAX_WEBHOOK_BODY_BYTES, type EmissionSettings } from './config.js';
 import type { AnswerSpec, CaptureSpec, Delivery } from './delivery.js';
 import { baseUrlOf, listen } from '../../net/listen.js';
+import { parseBoundedJson } from '../../transport/bounded-json.js';
 
 export type { AnswerSpec, CaptureMode, CaptureSpec, Delivery } from './delivery.js';
 
@@ -128,7 +129,9 @@ export class CaptureReceiver {
     const started = Date.now();
     const { raw, tooLarge } = await readCapped(req, MAX_WEBHOOK_BODY_BYTES);
     const answer = tooLarge ? { status: 413 } : capture.nextAnswer();
-    const responseBody = answer.status < 300 ? '{"status":"ok"}' : `{"status":"error","code":${answer.status}}`;
+    const echo = capture.spec.answerChallenges && !tooLarge ? challengeOf(raw) : undefined;
+    const okBody = echo !== undefined ? JSON.stringify({ challenge: echo }) : '{"status":"ok"}';
+    const responseBody = answer.status < 300 ? okBody : `{"status":"error","code":${answer.status}}`;
     const responseHeaders: Record<string, string> = { 'content-type': 'application/json' };
     if (answer.www_authenticate) responseHeaders['www-authenticate'] = answer.www_authenticate;
     if (answer.location) responseHeaders.location = answer.location;
@@ -160,6 +163,15 @@ export class CaptureReceiver {
     });
     res.writeHead(answer.status, responseHeaders).end(responseBody);
   }
+}
+
+/** The challenge value of an activation challenge body (3.1 core/webhook-challenge.json), if it is one. */
+function challengeOf(raw: Buffer): string | undefined {
+  const body = parseBoundedJson(raw.toString('utf8'));
+  if (!body.ok || typeof body.value !== 'object' || body.value === null) return undefined;
+  const b = body.value as { type?: unknown; challenge?: unknown };
+  if (b.type !== 'webhook.challenge' || typeof b.challenge !== 'string') return undefined;
+  return /^[A-Za-z0-9_.:-]{32,255}$/.test(b.challenge) ? b.challenge : undefined;
 }
 
 async function readCapped(req: IncomingMessage, max: number): Promise<{ raw: Buffer; tooLarge: boolean }> {

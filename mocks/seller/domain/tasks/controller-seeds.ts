@@ -139,7 +139,10 @@ export function controllerSeeds(s: SellerServices, fail: Fail) {
 
   function record(kind: 'creative' | 'plan', caller: CallerContext, account: unknown, itemId: string, f: Fixture): TaskPayload {
     return once(`${kind} ${itemId} of ${caller.principal}`, f, () => {
-      s.records.put(kind, caller.principal, itemId, accountKeyOf(f.account ?? account), { ...f, [`${kind}_id`]: itemId }, s.clock.now());
+      const accountKey = accountKeyOf(f.account ?? account);
+      // A creative keeps its account scope in the record too (as sync_creatives stores it), so a forced status keeps it and is announced to the account's subscribers.
+      const value = { ...f, [`${kind}_id`]: itemId, ...(kind === 'creative' ? { account_key: accountKey } : {}) };
+      s.records.put(kind, caller.principal, itemId, accountKey, value, s.clock.now());
       return undefined;
     });
   }
@@ -197,6 +200,16 @@ export function controllerSeeds(s: SellerServices, fail: Fail) {
       return fail('INVALID_TRANSITION', `creative is ${previous}, a final state`, { current_state: previous });
     const next = { ...creative, status: p.status, ...(p.rejection_reason ? { rejection_reason: p.rejection_reason } : {}) };
     s.records.put('creative', caller.principal, p.creative_id, String(creative.account_key ?? ''), next, s.clock.now());
+    if (previous !== p.status) {
+      s.events.emit('creative.status_changed', {
+        principal: caller.principal,
+        account_key: String(creative.account_key ?? ''),
+        creative_id: p.creative_id,
+        previous_status: previous,
+        status: p.status,
+        at: new Date().toISOString(),
+      });
+    }
     return { success: true, previous_state: previous, current_state: p.status };
   }
 

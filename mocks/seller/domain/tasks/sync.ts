@@ -11,6 +11,8 @@ import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
 import { paginate, paginationArg } from '../pagination.js';
 import { accountRef, brandRef, formatId, httpUrl, taskSchema } from '../validation.js';
+import { TaskFailure } from '../errors.js';
+import { ACCOUNT_EVENT_TYPES, type NotificationConfig } from '../../webhooks/subscriptions.js';
 
 type SyncAction = 'created' | 'updated' | 'unchanged';
 
@@ -30,7 +32,19 @@ function uniqueIds(items: { [k: string]: unknown }[], idField: string, listField
   });
 }
 
-const accountItem = z.looseObject({ brand: brandRef, operator: z.string().min(1).max(255), billing: z.string().min(1).optional() });
+/** An account-level subscriber (released 3.1 core/notification-config.json). */
+const notificationConfig = z.looseObject({
+  subscriber_id: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/),
+  url: z.string().min(1).max(2_048),
+  event_types: z.array(z.string().min(1).max(64)).min(1).max(20),
+  active: z.boolean().optional(),
+});
+const accountItem = z.looseObject({
+  brand: brandRef,
+  operator: z.string().min(1).max(255),
+  billing: z.string().min(1).optional(),
+  notification_configs: z.array(z.unknown()).max(20).optional(),
+});
 const syncAccountsSchema = taskSchema({ accounts: z.array(accountItem).min(1).max(100) });
 const listAccountsSchema = taskSchema({ status: z.string().optional(), pagination: paginationArg });
 
@@ -88,8 +102,8 @@ export function syncTasks(s: SellerServices): TaskDef[] {
     description: 'Create or update buyer accounts (brand, operator, billing party).',
     idempotency: 'mutating',
     schema: syncAccountsSchema,
-    run({ args, caller }) {
-      const accounts = args.accounts.map((a) => {
+    async run({ args, caller }) {
+      const results = args.accounts.map((a) => {
         const domain = a.brand.domain.toLowerCase();
         const accountId = accountIdOf(caller.principal, domain, a.operator);
         const record = {
@@ -108,9 +122,53 @@ export function syncTasks(s: SellerServices): TaskDef[] {
         }
         return { ...record, action };
       });
+      const accounts = [];
+      for (const [i, a] of args.accounts.entries()) accounts.push(await withSubscribers(a.notification_configs, results[i]!, i, caller));
       return completed({ accounts });
     },
   };
+
+  /**
+   * 3.1 `notification_configs[]` of one account entry: validated, each new active subscriber proven
+   * (signed activation challenge), then the set replaced and echoed; any failure fails the entry
+   * and leaves the previous set. A 3.0 seller knows no such member and ignores it.
+   */
+  async function withSubscribers(
+    sent: unknown[] | undefined,
+    result: Record<string, unknown>,
+    i: number,
+    caller: { principal: string; transport: string },
+  ): Promise<Record<string, unknown>> {
+    if (sent === undefined || s.protocolLine === '3.0') return result;
+    const accountId = String(result.account_id);
+    const failed = (code: string, field: string, message: string) => ({
+      ...result,
+      action: 'failed',
+      errors: [{ code, message: `${field}: ${message}`, field }],
+    });
+    const configs: NotificationConfig[] = [];
+    for (const [j, raw] of sent.entries()) {
+      const field = `accounts[${i}].notification_configs[${j}]`;
+      const parsed = notificationConfig.safeParse(raw);
+      if (!parsed.success) return failed('INVALID_REQUEST', field, 'not a notification config {subscriber_id, url, event_types[], active?}');
+      const bad = parsed.data.event_types.findIndex((t) => !ACCOUNT_EVENT_TYPES.has(t));
+      if (bad >= 0) return failed('INVALID_REQUEST', `${field}.event_types[${bad}]`, 'not an account-anchored notification type');
+      if (configs.some((c) => c.subscriber_id === parsed.data.subscriber_id))
+        return failed('INVALID_REQUEST', `${field}.subscriber_id`, 'duplicate subscriber_id');
+      try {
+        await s.webhooks.admitRegistration({ url: parsed.data.url }, `${field}`, caller.principal);
+      } catch (err) {
+        if (err instanceof TaskFailure) return failed('INVALID_REQUEST', `${field}.url`, err.message.replace(`${field}.url: `, ''));
+        throw err;
+      }
+      const { subscriber_id, url, event_types } = parsed.data;
+      configs.push({ subscriber_id, url, event_types: [...new Set(event_types)], active: parsed.data.active ?? true });
+    }
+    const unproven = await s.webhooks.subscribers.replace(caller.principal, accountId, configs, s.webhooks.agentUrl(caller.transport));
+    if (unproven !== undefined)
+      return failed('VALIDATION_ERROR', `accounts[${i}].notification_configs[${unproven}].url`, 'the endpoint did not prove control (activation challenge)');
+    return { ...result, notification_configs: s.webhooks.subscribers.list(caller.principal, accountId) };
+  }
 
   const listAccounts: TaskDef<z.infer<typeof listAccountsSchema>> = {
     name: 'list_accounts',
