@@ -23,29 +23,44 @@ export function startBuiltinMocksThread(o: BuiltinMockOptions): Promise<BuiltinM
   const { log, ...data } = o;
   const worker = new Worker(new URL(import.meta.resolve('./mocks-worker.js')), { workerData: data });
   let closed: ((error?: string) => void) | undefined;
+  let exited = false;
   const close = (): Promise<void> =>
     new Promise<string | undefined>((resolve) => {
+      if (exited) return resolve(undefined);
       closed = resolve;
       worker.postMessage('close');
     }).then(async (error) => {
       await worker.terminate();
       if (error) throw new Error(error);
     });
+  let ready = false;
   return new Promise((resolve, reject) => {
+    // A thread that cannot run (an option of this process that a worker refuses): the mocks in this thread.
+    const inThisThread = (): void => {
+      if (ready) return;
+      ready = true;
+      void import('./builtin-mocks.js').then((m) => m.startBuiltinMocks(o)).then(resolve, reject);
+    };
     worker.on('message', (m: MocksThreadMessage) => {
       if (m.kind === 'log') log(m.line);
-      else if (m.kind === 'ready') resolve({ ...m.mocks, close });
-      else if (m.kind === 'failed') void worker.terminate().then(() => reject(new Error(m.message)));
+      else if (m.kind === 'ready') {
+        ready = true;
+        resolve({ ...m.mocks, close });
+      } else if (m.kind === 'failed') {
+        ready = true;
+        void worker.terminate().then(() => reject(new Error(m.message)));
+      }
       // As if it had happened in this thread: the run records it as a harness error.
       else if (m.kind === 'stray') process.emit('uncaughtException', new Error(`built-in mocks: ${m.message}`));
       else closed?.(m.error);
     });
     worker.on('error', (e) => {
-      reject(e);
+      if (!ready) return inThisThread();
       process.emit('uncaughtException', new Error(`built-in mocks: ${e.message}`));
     });
-    worker.on('exit', (code) => {
-      reject(new Error(`the built-in mocks' thread exited (${code})`));
+    worker.on('exit', () => {
+      exited = true;
+      inThisThread();
       closed?.();
     });
   });
