@@ -266,6 +266,10 @@ async function runParsed(args: RunArgs, deps: RunDeps, builtin: BuiltinMocksStar
       process.off('uncaughtException', onStray);
     }
     progress?.done();
+    // The built-in mocks have answered every check: they stop while the reports are written.
+    const stopping = stopMocks?.();
+    stopping?.catch(() => undefined); // awaited below, where the run ends
+    if (stopping) stopMocks = () => stopping;
     if (stray.length > 0 && run.harness_error === undefined) {
       const cause = `unhandled error during the run: ${stray.join('; ')}`;
       run = { ...run, overall_status: 'error', harness_error: cause, headline: `harness error: ${cause}`, coverage: { ...run.coverage, complete: false } };
