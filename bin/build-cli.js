@@ -33,6 +33,11 @@ function fingerprint(path) {
   return s ? [s.size, s.mtimeMs] : null;
 }
 
+/** The directory name of the current build in `cacheDir`; throws when there is none. */
+function currentDir(cacheDir) {
+  return JSON.parse(readFileSync(join(cacheDir, CURRENT), 'utf8')).dir;
+}
+
 /**
  * The entry module (main.js) of the build in `cacheDir` when every input is as it was when it was
  * built; undefined when there is none or it is out of date.
@@ -41,7 +46,7 @@ export function freshBuild(cacheDir = DEFAULT_CACHE_DIR) {
   let dir;
   let manifest;
   try {
-    dir = join(cacheDir, JSON.parse(readFileSync(join(cacheDir, CURRENT), 'utf8')).dir);
+    dir = join(cacheDir, currentDir(cacheDir));
     manifest = JSON.parse(readFileSync(join(dir, MANIFEST), 'utf8'));
   } catch {
     return undefined;
@@ -76,6 +81,7 @@ export async function buildCli(cacheDir = DEFAULT_CACHE_DIR) {
   const id = `cli-${Date.now().toString(36)}-${process.pid}`;
   const outDir = join(cacheDir, id);
   mkdirSync(outDir, { recursive: true });
+  let previous;
   try {
     const result = await esbuild.build({
       entryPoints: { main: ENTRY, 'mocks-worker': MOCKS_WORKER },
@@ -100,6 +106,11 @@ export async function buildCli(cacheDir = DEFAULT_CACHE_DIR) {
       if (fp) inputs[rel] = fp;
     }
     writeFileSync(join(outDir, MANIFEST), JSON.stringify({ root: ROOT, inputs }));
+    try {
+      previous = currentDir(cacheDir);
+    } catch {
+      // the first build
+    }
     const tmp = join(cacheDir, `${CURRENT}.${process.pid}`);
     writeFileSync(tmp, JSON.stringify({ dir: id }));
     renameSync(tmp, join(cacheDir, CURRENT));
@@ -107,11 +118,12 @@ export async function buildCli(cacheDir = DEFAULT_CACHE_DIR) {
     rmSync(outDir, { recursive: true, force: true });
     throw e;
   }
-  // Earlier builds, unless one was made in the last minute (a command started from it may still be loading chunks).
+  // Earlier builds, but the one just replaced and any made in the last ten minutes: a command
+  // started from one of those may still be loading its chunks.
   for (const name of readdirSync(cacheDir)) {
-    if (!name.startsWith('cli-') || name === id) continue;
+    if (!name.startsWith('cli-') || name === id || name === previous) continue;
     const at = statSync(join(cacheDir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-    if (Date.now() - at > 60_000) rmSync(join(cacheDir, name), { recursive: true, force: true });
+    if (Date.now() - at > 600_000) rmSync(join(cacheDir, name), { recursive: true, force: true });
   }
   return pathToFileURL(join(outDir, 'main.js'));
 }
