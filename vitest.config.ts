@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Commands the tests start run the sources, not the bundle of bin/build-cli.js (its own test: harness/cli/build.test.ts).
+    env: { PROTO_COMPLY_FROM_SOURCE: '1' },
     // The machine running CI has two cores.
     maxWorkers: 2,
     maxConcurrency: 3,

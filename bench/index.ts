@@ -16,6 +16,7 @@ import { fuzzBench } from './fuzz.js';
 import { proxyBench } from './proxy.js';
 import { fleetBench } from './fleet.js';
 import { cliBench } from './cli.js';
+import { startBench } from './start.js';
 import { storyboardsBench } from './storyboards.js';
 
 interface Section {
@@ -27,6 +28,7 @@ interface Section {
 const SECTIONS: Section[] = [
   { id: 'harness', title: 'MCP transport vs bare undici per call; full run against the mock', run: () => harnessBench() },
   { id: 'cli', title: 'CLI cold start: proto-comply --version vs node -e 0', run: () => cliBench() },
+  { id: 'start', title: 'npm start (proto-comply run against the built-in mocks), whole process: median wall time vs 3 s', run: () => startBench() },
   { id: 'signing', title: 'RFC 9421 verifier (full checklist) vs raw node:crypto; @noble/ed25519 vs node:crypto', run: () => signingBench() },
   {
     id: 'buyer',

@@ -212,6 +212,9 @@ export function propertiesText(entries: Array<[string, string]>): string {
   return entries.map(([k, v]) => `${esc(k, true)}=${esc(v, false)}\n`).join('');
 }
 
+/** Allure result files written at once. */
+const ALLURE_WRITE_LANES = 16;
+
 /** Writes the results into `dir` (created if needed) and returns the paths written. */
 export async function writeAllureResults(run: RunResult, dir: string): Promise<string[]> {
   await mkdir(dir, { recursive: true });
@@ -251,11 +254,18 @@ export async function writeAllureResults(run: RunResult, dir: string): Promise<s
       2,
     )}\n`,
   });
-  const written: string[] = [];
-  for (const file of files) {
-    const path = join(dir, file.name);
-    await writeFileAtomic(path, file.content);
-    written.push(path);
-  }
-  return written;
+  // A result file per check (hundreds): written a few at a time, not one after another.
+  let next = 0;
+  let failed = false;
+  const lane = async () => {
+    while (!failed && next < files.length) {
+      const file = files[next++]!;
+      await writeFileAtomic(join(dir, file.name), file.content).catch((e: unknown) => {
+        failed = true;
+        throw e;
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ALLURE_WRITE_LANES, files.length) }, lane));
+  return files.map((file) => join(dir, file.name));
 }

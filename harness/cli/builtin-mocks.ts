@@ -32,14 +32,16 @@ export interface BuiltinMocks {
   close(): Promise<void>;
 }
 
-export async function startBuiltinMocks(o: {
+export interface BuiltinMockOptions {
   token: string;
   /** The run's target: the mock seller speaks that line (default the default target). */
   target?: ProtocolLine;
   withBuyer: boolean;
   withRegistry: boolean;
   log: (line: string) => void;
-}): Promise<BuiltinMocks> {
+}
+
+export async function startBuiltinMocks(o: BuiltinMockOptions): Promise<BuiltinMocks> {
   const { startMockSeller } = await import('../../mocks/seller/index.js');
   const authToken = randomBytes(24).toString('base64url');
   // Loopback only: the seller posts webhooks to the harness's loopback receivers over http.

@@ -1,7 +1,7 @@
 /** `proto-comply run`: certify an agent (or the built-in mock seller) and write the reports. */
 import { resolve } from 'node:path';
 import { RUN_HELP, UsageError } from './usage.js';
-import { parseRunArgs, reproduceCommand } from './run-args.js';
+import { parseRunArgs, reproduceCommand, type RunArgs } from './run-args.js';
 import { compileCheckGlobs } from '../core/engine/glob.js';
 import { EXIT, exitCodeFor } from '../core/engine/summarize.js';
 import { AddressPolicy, type LookupFunction } from '../core/net/address-policy.js';
@@ -25,7 +25,8 @@ import { DEFAULT_TARGET } from '../core/protocol/lines.js';
 import { createProgress, renderSummary } from '../../reports/console.js';
 import { renderAgentComplianceJson } from '../../reports/json.js';
 import { loadRunBaseline } from './run-baseline.js';
-import { BUILTIN_MOCK_CONCURRENCY, startBuiltinMocks } from './builtin-mocks.js';
+import { BUILTIN_MOCK_CONCURRENCY, startBuiltinMocks, type BuiltinMocks } from './builtin-mocks.js';
+import { MOCKS_ON_THREAD, startBuiltinMocksThread } from './builtin-mocks-thread.js';
 import { applyBaseline } from '../baseline/apply.js';
 import { FixturesError, loadFixtures, type Fixtures } from '../core/fixtures/fixtures.js';
 import type { ReceiverTarget } from '../core/engine/resources.js';
@@ -43,6 +44,66 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
     process.stdout.write(`${RUN_HELP}\n`);
     return 0;
   }
+  const builtin = builtinMocksOf(args);
+  try {
+    return await runParsed(args, deps, builtin);
+  } finally {
+    // Mocks started early that the run never took over (it stopped at a usage error first).
+    if (builtin?.started && !builtin.taken)
+      await builtin.start().then(
+        (m) => m.close(),
+        () => undefined,
+      );
+  }
+}
+
+/** The built-in mocks of a run that names no target, and whether they started and were taken over. */
+interface BuiltinMocksStart {
+  start(): Promise<BuiltinMocks>;
+  started: boolean;
+  taken: boolean;
+  /** Prints the log lines held so far, and from then on each line as it comes. */
+  flush(): void;
+}
+
+/**
+ * Without an agent, receiver or registry named: the built-in mocks. On their own thread (from
+ * the bundle) they start at once and come up while this thread loads and validates the suites,
+ * their log lines held back until the run takes them over; in this thread, when the run needs them.
+ */
+function builtinMocksOf(args: RunArgs): BuiltinMocksStart | undefined {
+  try {
+    if (runTargetOf({ agentUrl: args.agent, receiverUrl: args.receiver?.url, receiver: args.receiver, registry: args.registry })) return undefined;
+  } catch {
+    return undefined; // the same call in runParsed reports it
+  }
+  const held: string[] = [];
+  let flushed = false;
+  let mocks: Promise<BuiltinMocks> | undefined;
+  const self: BuiltinMocksStart = {
+    started: false,
+    taken: false,
+    start() {
+      self.started = true;
+      mocks ??= (MOCKS_ON_THREAD ? startBuiltinMocksThread : startBuiltinMocks)({
+        token: args.token,
+        ...(args.target ? { target: args.target } : {}),
+        withBuyer: true,
+        withRegistry: true,
+        log: (line) => (flushed ? process.stderr.write(`${line}\n`) : held.push(line)),
+      });
+      return mocks;
+    },
+    flush() {
+      flushed = true;
+      for (const line of held.splice(0)) process.stderr.write(`${line}\n`);
+    },
+  };
+  if (MOCKS_ON_THREAD) self.start().catch(() => undefined); // awaited where the run takes them over
+  return self;
+}
+
+async function runParsed(args: RunArgs, deps: RunDeps, builtin: BuiltinMocksStart | undefined): Promise<number> {
   // What the run certifies, decided by the library (harness/certify/run-target.ts); nothing
   // named: the built-in mocks, an agent with a receiver and a registry.
   let named: RunTarget | undefined;
@@ -95,13 +156,10 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
   let builtinReceiver: ReceiverTarget | undefined;
   let registry = args.registry;
   if (!named) {
-    const mocks = await startBuiltinMocks({
-      token: args.token,
-      ...(args.target ? { target: args.target } : {}),
-      withBuyer: true,
-      withRegistry: true,
-      log: (line) => process.stderr.write(`${line}\n`),
-    });
+    // builtinMocksOf's (the same options name no target there); the run's to stop from here on.
+    builtin!.taken = true;
+    builtin!.flush();
+    const mocks = await builtin!.start();
     stopMocks = () => mocks.close();
     agentUrl = mocks.agentUrl;
     authToken = mocks.authToken;
@@ -208,6 +266,10 @@ export async function runCommand(argv: string[], deps: RunDeps = {}): Promise<nu
       process.off('uncaughtException', onStray);
     }
     progress?.done();
+    // The built-in mocks have answered every check: they stop while the reports are written.
+    const stopping = stopMocks?.();
+    stopping?.catch(() => undefined); // awaited below, where the run ends
+    if (stopping) stopMocks = () => stopping;
     if (stray.length > 0 && run.harness_error === undefined) {
       const cause = `unhandled error during the run: ${stray.join('; ')}`;
       run = { ...run, overall_status: 'error', harness_error: cause, headline: `harness error: ${cause}`, coverage: { ...run.coverage, complete: false } };

@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type {
   BundleEntry,
   CapabilityRequirement,
@@ -25,7 +25,9 @@ import { loadTestKits } from './test-kits.js';
 
 export { BUNDLE_LIMITS, StoryboardBundleError } from './bundle-file.js';
 
-const validateShape = new Ajv2020({ allErrors: false, strict: false }).compile(STORYBOARD_SHAPE);
+// Compiled on first use: `run` imports this module but loads a bundle only with --storyboards.
+let validateShapeFn: ValidateFunction | undefined;
+const validateShape = (): ValidateFunction => (validateShapeFn ??= new Ajv2020({ allErrors: false, strict: false }).compile(STORYBOARD_SHAPE));
 
 /** A bundle directory (with index.json) or a single storyboard file. */
 export function loadStoryboardBundle(path: string): StoryboardBundle {
@@ -107,7 +109,8 @@ const INDEX_SHAPE = {
     },
   },
 } as const;
-const validateIndex = new Ajv2020({ strict: false }).compile(INDEX_SHAPE);
+let validateIndexFn: ValidateFunction | undefined;
+const validateIndex = (): ValidateFunction => (validateIndexFn ??= new Ajv2020({ strict: false }).compile(INDEX_SHAPE));
 
 function readIndex(file: string): IndexFile {
   if (statSync(file).size > BUNDLE_LIMITS.maxFileBytes) throw new StoryboardBundleError(`${file}: larger than ${BUNDLE_LIMITS.maxFileBytes} bytes`);
@@ -117,7 +120,7 @@ function readIndex(file: string): IndexFile {
   } catch (e) {
     throw new StoryboardBundleError(`${file}: not JSON (${(e as Error).message})`);
   }
-  if (!validateIndex(data)) throw new StoryboardBundleError(`${file}: ${describe(validateIndex.errors)}`);
+  if (!validateIndex()(data)) throw new StoryboardBundleError(`${file}: ${describe(validateIndex().errors)}`);
   return data as IndexFile;
 }
 
@@ -150,7 +153,7 @@ function readStoryboardFile(root: string, file: string, kind: StoryboardKind | u
   if (++budget.files > BUNDLE_LIMITS.maxFiles) throw new StoryboardBundleError(`${root}: more than ${BUNDLE_LIMITS.maxFiles} files`);
   const data = readBundleYaml(file, rel);
   if (data === null || typeof data !== 'object' || Array.isArray(data) || !('phases' in data)) return undefined;
-  if (!validateShape(data)) throw new StoryboardBundleError(`${rel}: ${describe(validateShape.errors)}`);
+  if (!validateShape()(data)) throw new StoryboardBundleError(`${rel}: ${describe(validateShape().errors)}`);
   return toStoryboard(data as unknown as Record<string, unknown>, rel, kind ?? 'file');
 }
 

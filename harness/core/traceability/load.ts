@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { RULE_ID_PREFIX, SPEC_DOCS, UNTESTED_CATEGORIES, type TraceMap } from './types.js';
 import { PROTOCOL_LINES } from '../protocol/lines.js';
 
@@ -75,7 +75,9 @@ const MAP_SCHEMA = {
   },
 };
 
-const validateShape = new Ajv2020({ allErrors: true, strict: true }).compile(MAP_SCHEMA);
+// Compiled on first use, not when `run` imports this module.
+let validateShapeFn: ValidateFunction | undefined;
+const validateShape = (): ValidateFunction => (validateShapeFn ??= new Ajv2020({ allErrors: true, strict: true }).compile(MAP_SCHEMA));
 
 function describe(e: ErrorObject): string {
   if (e.keyword === 'additionalProperties') return `unknown field ${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}`;
@@ -92,8 +94,9 @@ export function anchorPrefix(section: string): string {
 
 /** The map in `data`, and every problem with it (the map is only returned when there are none). */
 export function readTraceMap(data: unknown, source: string): { map?: TraceMap; problems: string[] } {
-  if (!validateShape(data)) {
-    return { problems: (validateShape.errors ?? []).map((e) => `${source}: ${e.instancePath || '/'}: ${describe(e)}`) };
+  const validate = validateShape();
+  if (!validate(data)) {
+    return { problems: (validate.errors ?? []).map((e) => `${source}: ${e.instancePath || '/'}: ${describe(e)}`) };
   }
   const map = { source, no_rules: [], ...(data as object) } as unknown as TraceMap;
   const problems: string[] = [];
