@@ -58,3 +58,27 @@ export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 }
+
+/**
+ * The peer a user would pick instead: the official MCP TypeScript SDK client (`Client` over
+ * `StreamableHTTPClientTransport`) on its own session of the same seller. `call` makes one
+ * get_products call the way an SDK user gets the payload: `callTool`, then parse content[0].text.
+ */
+export async function openSdkContender(seller: MockSeller, authToken: string): Promise<{ call: () => Promise<void>; close: () => Promise<void> }> {
+  const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
+  const client = new Client({ name: 'bench-sdk-client', version: '0.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(seller.mcpUrl), {
+    requestInit: { headers: { authorization: `Bearer ${authToken}` } },
+  });
+  await client.connect(transport);
+  const call = async () => {
+    const result = await client.callTool({ name: 'get_products', arguments: GET_PRODUCTS_ARGS });
+    const first = (result.content as Array<{ type: string; text?: string }> | undefined)?.[0];
+    const payload = first?.type === 'text' && first.text ? (JSON.parse(first.text) as { products?: unknown }) : undefined;
+    if (result.isError || !payload?.products) throw new Error('SDK client get_products call answered no products');
+  };
+  return { call, close: () => client.close() };
+}

@@ -52,6 +52,7 @@ export async function fleetBench(o: { sizes?: number[] } = {}): Promise<BenchRes
   try {
     const agents = fleet.agents.map((a) => ({ url: a.url, transports: ['mcp' as const], token: 'proto' }));
     let base: number | undefined;
+    let singleS: number | undefined;
     for (const n of sizes) {
       const cpu0 = process.cpuUsage();
       const fleet0 = cpuSecondsOf(fleet.child.pid);
@@ -78,8 +79,20 @@ export async function fleetBench(o: { sizes?: number[] } = {}): Promise<BenchRes
           `CPU per agent: prober ${((prober / n) * 1000).toFixed(0)} ms, mock fleet ${fleetCpu === undefined ? '?' : `${((fleetCpu / n) * 1000).toFixed(0)} ms`}`,
       });
       if (n === GOAL_AGENTS) out.push(goalRow(`registry probe, ${n} agents`, s));
+      if (n === max) singleS = s;
     }
-    out.push(...(await postgresRun(fleet.agents.slice(0, max), fleet.agents.slice(max), fleet.child.pid)));
+    const pg = await postgresRun(fleet.agents.slice(0, max), fleet.agents.slice(max), fleet.child.pid);
+    out.push(...pg.rows);
+    // Issue 36, target 4: the scale-out path within 1.15x of the single-process probe of the same agents, same run.
+    if (singleS !== undefined)
+      out.push({
+        name: `registry serve --postgres + 2 workers, ${max} agents: within ${SCALE_OUT_WITHIN}x of the single-process probe (${pg.wallS.toFixed(1)} s vs ${singleS.toFixed(1)} s)`,
+        ops_per_sec: max / pg.wallS,
+        iterations: max,
+        baseline: `${SCALE_OUT_WITHIN}x registry probe, ${max} agents`,
+        ratio: (SCALE_OUT_WITHIN * singleS) / pg.wallS,
+        target_ratio: 1,
+      });
   } finally {
     fleet.child.stdin!.end();
   }
@@ -100,6 +113,9 @@ function goalRow(what: string, wallS: number): BenchResult {
   };
 }
 
+/** Issue 36, target 4: the Postgres path's wall time at most this multiple of the single process's. */
+const SCALE_OUT_WITHIN = 1.15;
+
 const delta = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined ? undefined : b - a);
 
 /**
@@ -109,7 +125,7 @@ const delta = (a: number | undefined, b: number | undefined): number | undefined
  */
 const WARM_UP = 24;
 
-async function postgresRun(agents: FleetAgent[], warmUp: FleetAgent[], fleetPid: number | undefined): Promise<BenchResult[]> {
+async function postgresRun(agents: FleetAgent[], warmUp: FleetAgent[], fleetPid: number | undefined): Promise<{ rows: BenchResult[]; wallS: number }> {
   const pg = await startTestPostgres();
   const key = 'bench-api-key-0123456789abcdef';
   const common = ['--allow-host', '127.0.0.0/8', '--interval-s', '3600'];
@@ -170,7 +186,7 @@ async function postgresRun(agents: FleetAgent[], warmUp: FleetAgent[], fleetPid:
       },
     ];
     if (agents.length === GOAL_AGENTS) rows.push(goalRow(`registry serve --postgres + 2 workers, ${agents.length} agents`, s));
-    return rows;
+    return { rows, wallS: s };
   } finally {
     for (const p of procs) p.kill('SIGTERM');
     await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)))));

@@ -18,6 +18,8 @@ import { fleetBench } from './fleet.js';
 import { cliBench } from './cli.js';
 import { startBench } from './start.js';
 import { storyboardsBench } from './storyboards.js';
+import { ciBench } from './ci.js';
+import { latencyBench } from './latency.js';
 
 interface Section {
   id: string;
@@ -27,6 +29,11 @@ interface Section {
 
 const SECTIONS: Section[] = [
   { id: 'harness', title: 'MCP transport vs bare undici per call; full run against the mock', run: () => harnessBench() },
+  {
+    id: 'latency',
+    title: 'a full MCP certification of the mock behind the proxy holding each task call 100 ms, against calls x latency / concurrency',
+    run: () => latencyBench(),
+  },
   { id: 'cli', title: 'CLI cold start: proto-comply --version vs node -e 0', run: () => cliBench() },
   { id: 'start', title: 'npm start (proto-comply run against the built-in mocks), whole process: median wall time vs 3 s', run: () => startBench() },
   { id: 'signing', title: 'RFC 9421 verifier (full checklist) vs raw node:crypto; @noble/ed25519 vs node:crypto', run: () => signingBench() },
@@ -47,6 +54,7 @@ const SECTIONS: Section[] = [
     title: 'registry fleet probing: 50, 100, 200 mock agents with the full suites; then 200 through Postgres and two workers',
     run: () => fleetBench(),
   },
+  { id: 'ci', title: 'fresh-clone CI time against its 15-minute target (recorded figure) and the slowest test files', run: () => ciBench() },
 ];
 
 const SECTION_FLAG = '--section';

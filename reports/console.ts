@@ -22,6 +22,7 @@ import {
 } from './view.js';
 import type { DisplayOutcome } from './view.js';
 import { formatDuration, oneLine, specRefText, truncate } from './text.js';
+import { timingLine } from '../harness/core/engine/timing.js';
 
 export interface ProgressOptions {
   out: NodeJS.WritableStream;
@@ -229,6 +230,7 @@ export function renderSummary(run: RunResult, options: SummaryOptions = {}): str
     `${oneLine(run.harness.name)} ${oneLine(run.harness.version)} · agent ${oneLine(run.agent_url, 200)} · token ${oneLine(run.token)} · seed ${oneLine(run.seed)}`,
   );
   lines.push(`started ${oneLine(run.started_at)} · took ${formatDuration(run.duration_ms)} · ${run.checks.length} results`);
+  if (run.timing) lines.push(timingLine(run.timing));
   lines.push(`judged against ${oneLine(targetText(run), 300)}`);
   for (const info of run.transport_info) {
     const state = !info.reachable ? 'unreachable' : info.auth_required ? 'auth required' : 'reachable';

@@ -33,6 +33,7 @@ import { responseSchemasInfo, type SchemaSetChoice } from '../core/schemas/schem
 import type { SchemaChecker } from '../core/engine/kinds/types.js';
 import { Redactor } from '../core/transport/redact.js';
 import { boundRun } from '../core/engine/bound.js';
+import { runTiming } from '../core/engine/timing.js';
 import { receiverOnlyTransports, type ReceiverOptions } from '../core/webhooks/receiver-probe/run.js';
 import type { SuiteSelection } from './pick-suites.js';
 import { type RunTarget, runTargetOf, shapeOf, suitesFor, targetFlag, targetUrl } from './run-target.js';
@@ -124,7 +125,11 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
   const seed = o.seed ?? newSeed();
   const redactor = o.redactor ?? new Redactor();
   const addressPolicy = addressPolicyOf(o);
-  const transports = transportsFor(target, suites, o, token, redactor, addressPolicy);
+  // One recorder for every column of the run: it also keeps when each exchange ran (the run's timing).
+  const recorder = createRecorder({ token, secrets: target.kind === 'agent' && o.authToken ? [o.authToken] : [], redactor });
+  const transports = transportsFor(target, suites, o, token, recorder, addressPolicy);
+  const concurrency = o.concurrency ?? DEFAULT_CONCURRENCY;
+  const cpu0 = process.cpuUsage();
   const agentCredentials =
     target.kind === 'agent' && o.authToken
       ? { agentCredentials: { token: o.authToken, origins: namedUrls(target.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl }) } }
@@ -140,7 +145,7 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
       seed,
       budgetS: o.budgetS,
       budgetGraceMs: o.budgetGraceMs,
-      concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,
+      concurrency,
       strict: o.strict ?? false,
       allowGaps: o.allowGaps ?? false,
       fixtures: o.fixtures,
@@ -163,8 +168,10 @@ export async function certify(o: CertifyOptions): Promise<RunResult> {
       authTokenSet: target.kind === 'agent' && o.authToken !== undefined,
       command: o.command ?? `npx proto-comply run ${targetFlag(target)} ${targetUrl(target)} --seed ${seed}`,
     });
+    const cpu = process.cpuUsage(cpu0);
+    const timing = runTiming({ wallMs: run.duration_ms, concurrency, exchanges: recorder.intervals(), cpuMicros: cpu.user + cpu.system });
     // One redaction pass over the whole result (every secret the run learnt), then the size bounds.
-    return boundRun(redactor.value(run));
+    return { ...boundRun(redactor.value(run)), timing };
   } finally {
     await Promise.race([Promise.allSettled(transports.map((t) => t.close())), new Promise((r) => setTimeout(r, 5_000).unref())]);
   }
@@ -180,7 +187,8 @@ export async function profileAgent(o: CertifyOptions & { agentUrl: string; signa
   const target = runTargetOf({ agentUrl: o.agentUrl });
   if (target?.kind !== 'agent') throw new TransportConfigError('an agent URL is required');
   const token = o.token ?? DEFAULT_TOKEN;
-  const transports = transportsFor(target, [], o, token, o.redactor ?? new Redactor(), addressPolicyOf(o));
+  const recorder = createRecorder({ token, secrets: o.authToken ? [o.authToken] : [], redactor: o.redactor ?? new Redactor() });
+  const transports = transportsFor(target, [], o, token, recorder, addressPolicyOf(o));
   try {
     return await Promise.all(
       transports.map((t) =>
@@ -212,12 +220,11 @@ export function addressPolicyOf(o: Pick<CertifyOptions, 'addressPolicy' | 'denyP
  * The columns of the run: the agent's MCP and A2A transports; for a receiver alone, one stand-in
  * per webhook envelope; the registry face's rest column when a registry suite runs.
  */
-function transportsFor(target: RunTarget, suites: SuiteDef[], o: CertifyOptions, token: string, redactor: Redactor, addressPolicy: AddressPolicy): Transport[] {
+function transportsFor(target: RunTarget, suites: SuiteDef[], o: CertifyOptions, token: string, recorder: Recorder, addressPolicy: AddressPolicy): Transport[] {
   const kinds = o.transports ?? ['mcp', 'a2a'];
   if (target.kind === 'receiver') return receiverOnlyTransports(kinds, target.receiver);
   const totalTimeoutMs = Math.round((o.timeoutS ?? DEFAULT_TRANSPORT_LIMITS.totalTimeoutMs / 1000) * 1000);
-  if (target.kind !== 'agent') return [registryTransport(target.registry, createRecorder({ token, redactor }), addressPolicy, totalTimeoutMs)];
-  const recorder = createRecorder({ token, secrets: o.authToken ? [o.authToken] : [], redactor });
+  if (target.kind !== 'agent') return [registryTransport(target.registry, recorder, addressPolicy, totalTimeoutMs)];
   const endpoints = resolveEndpoints(target.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl });
   const cardOrigin = o.sendTokenToCardOrigin ? 'allow-with-token' : o.allowCardOrigin ? 'allow' : 'refuse';
   const transports: Transport[] = kinds.map((kind) =>

@@ -6,6 +6,7 @@ import type { TransportKind, WireExchange } from '../transport/types.js';
 import type { ProtocolLine } from '../protocol/lines.js';
 import type { LifecycleStage } from './lifecycle.js';
 import type { StoryboardStepInfo } from './storyboard-step.js';
+import type { RunTiming } from './timing.js';
 
 /**
  * The closed set of outcomes of one check on one transport:
@@ -217,6 +218,8 @@ export interface RunResult {
   harness_error?: string;
   /** A proxy report with `--inject`: the faults the proxy injected (harness/proxy/inject.ts). */
   injected?: InjectionSummary;
+  /** Where the run's time went: waiting on the agent vs the rest (engine/timing.ts); set by `certify`. */
+  timing?: RunTiming;
 }
 
 export interface InjectionSummary {

@@ -26,6 +26,9 @@ export interface RecorderOptions {
   redactor?: Redactor;
 }
 
+/** Exchange intervals kept for `intervals()` (two numbers each); beyond it the oldest are dropped. */
+export const MAX_TIMED_EXCHANGES = 200_000;
+
 export interface Recorder extends ExchangeRecorder {
   /** All stored exchanges, oldest first (copies). */
   all(): WireExchange[];
@@ -39,6 +42,8 @@ export interface Recorder extends ExchangeRecorder {
   redactText(text: string): string;
   /** Every secret the run knows so far (the final pass over the result uses it). */
   readonly redactor: Redactor;
+  /** Start and end (ms since the epoch) of every exchange recorded, stored or not (engine/timing.ts). */
+  intervals(): Array<{ start: number; end: number }>;
 }
 
 function truncateUtf8(text: string, maxBytes: number): { body: string; truncated: boolean } {
@@ -65,6 +70,8 @@ export function createRecorder(opts: RecorderOptions = {}): Recorder {
   const stored: WireExchange[] = [];
   let seq = 0;
   let droppedCount = 0;
+  // Exchange start/end pairs, flat, for where the run's time went (not the stored exchanges: those are capped lower).
+  let spans: number[] = [];
 
   const text = (s: string): string => redactor.text(s);
 
@@ -98,6 +105,11 @@ export function createRecorder(opts: RecorderOptions = {}): Recorder {
   return {
     record(exchange) {
       seq += 1;
+      const start = Date.parse(exchange.started_at);
+      if (Number.isFinite(start)) {
+        if (spans.length >= 2 * MAX_TIMED_EXCHANGES) spans = spans.slice(spans.length / 2);
+        spans.push(start, start + exchange.duration_ms);
+      }
       const safe: WireExchange = {
         seq,
         transport: exchange.transport,
@@ -138,6 +150,11 @@ export function createRecorder(opts: RecorderOptions = {}): Recorder {
     },
     lastSeq() {
       return seq;
+    },
+    intervals() {
+      const out: Array<{ start: number; end: number }> = [];
+      for (let i = 0; i < spans.length; i += 2) out.push({ start: spans[i]!, end: spans[i + 1]! });
+      return out;
     },
     dropped() {
       return droppedCount;
