@@ -36,13 +36,19 @@ describe('scenarios and errors', () => {
       'force_media_buy_status',
       'force_account_status',
       'force_creative_status',
+      'force_session_status',
       'simulate_delivery',
+      'simulate_budget_spend',
     ]);
     expect(listed.scenarios).toEqual([
       'force_media_buy_status',
       'force_account_status',
       'force_creative_status',
+      'force_creative_purge',
+      'force_session_status',
+      'query_provenance_audit_observations',
       'simulate_delivery',
+      'simulate_budget_spend',
       'force_create_media_buy_arm',
       'force_task_completion',
       'seed_product',
@@ -279,7 +285,7 @@ describe('seeds and account states (the fixtures storyboards seed before they ru
   });
 
   it('forces an account status, from the synced state, and NOT_FOUND for an unknown account', async () => {
-    const synced = await client.ok('sync_accounts', { idempotency_key: key(), accounts: [{ ...freshAccount(), billing: 'operator' }] });
+    const synced = await client.ok('sync_accounts', { idempotency_key: key(), accounts: [{ ...freshAccount(), billing: 'operator', sandbox: true }] });
     const account_id = (synced.accounts as { account_id: string }[])[0].account_id;
     expect(await control('force_account_status', { account_id, status: 'suspended' })).toMatchObject({
       success: true,
@@ -287,6 +293,33 @@ describe('seeds and account states (the fixtures storyboards seed before they ru
       current_state: 'suspended',
     });
     expect(await control('force_account_status', { account_id: 'acc_nope', status: 'active' })).toMatchObject({ success: false, error: 'NOT_FOUND' });
+  });
+
+  it('refuses an account synced without sandbox: true, named in params or as the call account (FORBIDDEN)', async () => {
+    const synced = await client.ok('sync_accounts', { idempotency_key: key(), accounts: [{ ...freshAccount(), billing: 'operator' }] });
+    const item = (synced.accounts as { account_id: string; sandbox: boolean }[])[0];
+    expect(item.sandbox).toBe(false);
+    expect(await control('force_account_status', { account_id: item.account_id, status: 'active' })).toMatchObject({ success: false, error: 'FORBIDDEN' });
+    const call = await client.call('comply_test_controller', { scenario: 'list_scenarios', account: { account_id: item.account_id } });
+    expect(call.payload).toMatchObject({ success: false, error: 'FORBIDDEN' });
+  });
+
+  it('purges a seeded creative, finds no session, and audits no provenance', async () => {
+    const creative_id = `c-${key()}`;
+    await control('seed_creative', { creative_id, fixture: { name: 'n' } });
+    expect(await control('query_provenance_audit_observations', { creative_id })).toMatchObject({ success: true, observations: [] });
+    expect(await control('force_creative_purge', { creative_id })).toMatchObject({ success: true, current_state: 'purged' });
+    expect(await control('force_creative_purge', { creative_id })).toMatchObject({ success: false, error: 'NOT_FOUND' });
+    expect(await control('force_session_status', { session_id: 's-x', status: 'terminated' })).toMatchObject({ success: false, error: 'NOT_FOUND' });
+  });
+
+  it("sets a buy's spend to a share of its budget (simulate_budget_spend)", async () => {
+    const buy = await client.ok('create_media_buy', createArgs());
+    expect(await control('simulate_budget_spend', { media_buy_id: buy.media_buy_id, spend_percentage: 40 })).toMatchObject({
+      success: true,
+      simulated: { spend_percentage: 40 },
+    });
+    expect(await control('simulate_budget_spend', { spend_percentage: 40 })).toMatchObject({ success: false, error: 'INVALID_PARAMS' });
   });
 });
 

@@ -12,6 +12,7 @@ import { VERIFIER_FAULTS } from './signing/faults.js';
 import type { RunningMockSeller } from './index.js';
 import { McpTestClient, a2aSend } from './testing/wire-client.js';
 import { createArgs, freshAccount, isoIn, key, startTestSeller } from './testing/seller-fixtures.js';
+import { PARAMS_REFUSED_FAULTS } from './domain/tasks/controller.js';
 
 const AUTH = 'fault-probe-token';
 
@@ -30,6 +31,33 @@ const control = (c: McpTestClient, scenario: string, params: Record<string, unkn
   c.ok('comply_test_controller', { scenario, params, account: { ...account, sandbox: true } });
 const codeOf = async (c: McpTestClient, task: string, args: Record<string, unknown>) => (await c.call(task, args)).payload?.code;
 const readBuy = async (c: McpTestClient, id: unknown) => ((await c.ok('get_media_buys', { media_buy_ids: [id] })).media_buys as Record<string, unknown>[])[0];
+
+/** Parameters digest 4.6 gives each scenario (for the *-params-refused probes). */
+const SCENARIO_PARAMS: Record<string, Record<string, unknown>> = {
+  force_account_status: { account_id: 'acc-x', status: 'active' },
+  force_creative_status: { creative_id: 'c-x', status: 'approved' },
+  simulate_budget_spend: { media_buy_id: 'mb-x', spend_percentage: 5 },
+  force_creative_purge: { creative_id: 'c-x' },
+  force_session_status: { session_id: 's-x', status: 'terminated' },
+  query_provenance_audit_observations: { creative_id: 'c-x' },
+};
+
+/** A fresh account synced without sandbox: its account_id. */
+async function liveAccount(c: McpTestClient): Promise<string> {
+  const synced = await c.ok('sync_accounts', accountsSync(`live-${key()}.example`));
+  return (synced.accounts as { account_id: string }[])[0].account_id;
+}
+
+/** A create on a fresh account forced to `status`: the error code it gets (undefined: booked). */
+async function gatedCreate(c: McpTestClient, status: string): Promise<unknown> {
+  const synced = await c.ok('sync_accounts', {
+    ...accountsSync(`gate-${key()}.example`),
+    accounts: [{ brand: { domain: 'b.example' }, operator: `gate-${key()}.example`, sandbox: true }],
+  });
+  const account_id = (synced.accounts as { account_id: string }[])[0].account_id;
+  await control(c, 'force_account_status', { account_id, status });
+  return codeOf(c, 'create_media_buy', { ...createArgs(), account: { account_id } });
+}
 
 const ACCOUNT = { brand: { domain: 'b.example' }, operator: 'op.example' };
 const accountsSync = (operator: string) => ({ idempotency_key: key(), accounts: [{ brand: { domain: 'b.example' }, operator }] });
@@ -618,6 +646,24 @@ const PROBES: Record<string, Probe> = {
       return (await control(client, 'seed_creative', { creative_id, fixture: { name: 'b' } })).success === true;
     },
   },
+  ...Object.fromEntries(
+    Object.entries(PARAMS_REFUSED_FAULTS).map(([fault, scenario]): [string, Probe] => [
+      fault,
+      { violated: async ({ client }) => (await control(client, scenario, SCENARIO_PARAMS[scenario] ?? {})).error === 'INVALID_PARAMS' },
+    ]),
+  ),
+  'non-sandbox-params-served': {
+    violated: async ({ client }) =>
+      (await control(client, 'force_account_status', { account_id: await liveAccount(client), status: 'active' })).error !== 'FORBIDDEN',
+  },
+  'non-sandbox-account-served': {
+    async violated({ client }) {
+      const r = await client.call('comply_test_controller', { scenario: 'list_scenarios', account: { account_id: await liveAccount(client) } });
+      return r.payload?.success === true;
+    },
+  },
+  'account-suspended-books': { violated: async ({ client }) => (await gatedCreate(client, 'suspended')) !== 'ACCOUNT_SUSPENDED' },
+  'account-payment-due-books': { violated: async ({ client }) => (await gatedCreate(client, 'payment_required')) !== 'ACCOUNT_PAYMENT_REQUIRED' },
   'completion-replay-refused': {
     async violated({ client }) {
       const { result } = await completedTask(client);

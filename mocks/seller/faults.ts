@@ -670,8 +670,15 @@ const BUILTIN: FaultDef[] = [
     targets: ['setup.media-buy.created'],
     // Everything that needs a create is blocked by setup.media-buy.created, except checks whose
     // create is itself the probe of another rule: a signed create (the replay probe), a create
-    // registering a legacy HMAC webhook, one whose Bearer registration must be refused.
-    collateral: ['signatures.replay.replayed-nonce', 'webhooks.auth.hmac', 'webhooks.auth.bearer-refused'],
+    // registering a legacy HMAC webhook, one whose Bearer registration must be refused, one on an
+    // account the controller suspended or put in arrears (the gate's code is the probe).
+    collateral: [
+      'signatures.replay.replayed-nonce',
+      'webhooks.auth.hmac',
+      'webhooks.auth.bearer-refused',
+      'records.accounts.suspended-gate',
+      'records.accounts.payment-gate',
+    ],
   },
   // Test controller (digest 4.6).
   {
@@ -722,6 +729,66 @@ const BUILTIN: FaultDef[] = [
     rule: 'a re-seed with a different fixture is INVALID_PARAMS (digest 4.6); the new fixture replaces the old one',
     targets: ['controller.seed.different-refused'],
     matrixGroup: 'seller',
+  },
+  {
+    name: 'account-status-params-refused',
+    rule: 'a listed scenario takes the parameters it is given (digest 4.6); the controller lists force_account_status and answers it INVALID_PARAMS',
+    targets: ['controller.params.force-account-status'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'creative-status-params-refused',
+    rule: 'a listed scenario takes the parameters it is given (digest 4.6); the controller lists force_creative_status and answers it INVALID_PARAMS',
+    targets: ['controller.params.force-creative-status'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'budget-spend-params-refused',
+    rule: 'a listed scenario takes the parameters it is given (digest 4.6); the controller lists simulate_budget_spend and answers it INVALID_PARAMS',
+    targets: ['controller.params.simulate-budget-spend'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'creative-purge-params-refused',
+    rule: 'a listed scenario takes the parameters it is given (digest 4.6); the controller lists force_creative_purge and answers it INVALID_PARAMS',
+    targets: ['controller.params.force-creative-purge'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'session-status-params-refused',
+    rule: 'a listed scenario takes the parameters it is given (digest 4.6); the controller lists force_session_status and answers it INVALID_PARAMS',
+    targets: ['controller.params.force-session-status'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'provenance-audit-params-refused',
+    rule: 'a listed scenario takes the parameters it is given (digest 4.6); the controller lists query_provenance_audit_observations and answers it INVALID_PARAMS',
+    targets: ['controller.params.query-provenance-audit'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'non-sandbox-params-served',
+    rule: 'the controller answers FORBIDDEN when params name a non-sandbox account (digest 4.6); it forces the status of an account synced without sandbox',
+    targets: ['records.accounts.non-sandbox-forbidden'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'non-sandbox-account-served',
+    rule: "the seller checks its own records that the call's account is a sandbox one (digest 4.6); a non-sandbox account_id is served",
+    targets: ['records.accounts.non-sandbox-controller-refused'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'account-suspended-books',
+    rule: 'ACCOUNT_SUSPENDED gates operations on a suspended account (digest 4.4); a create on one is booked',
+    targets: ['records.accounts.suspended-gate'],
+    matrixGroup: 'kinds-b',
+  },
+  {
+    name: 'account-payment-due-books',
+    rule: 'ACCOUNT_PAYMENT_REQUIRED gates operations on an account with payment due (digest 4.4); a create on one is booked',
+    targets: ['records.accounts.payment-gate'],
+    matrixGroup: 'kinds-b',
   },
   {
     name: 'completion-replay-refused',

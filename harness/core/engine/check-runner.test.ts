@@ -443,3 +443,28 @@ describe('expectations owned by another check (one failure per defect)', () => {
     expect(stuck.outcome).toBe('fail');
   });
 });
+
+describe('call steps that turn a reply into a coverage gap', () => {
+  const gapped = (payload: unknown, step: Record<string, unknown>) => {
+    const { suite, check } = suiteWith({
+      id: 'demo.gap.reply',
+      level: 'MUST',
+      steps: [{ kind: 'call', task: 'get_products', expect: [{ kind: 'field', path: '/error', if_present: true, not_equals: 'INVALID_PARAMS' }], ...step }],
+    });
+    return runCheck(suite, check, env(new ScriptedAgent('mcp', () => ok(payload))));
+  };
+  const controllerGap = { gap_if_controller_error: { errors: 'UNKNOWN_SCENARIO', gap: 'scenario', because: 'not offered' } };
+  const unless = { gap_unless: { expect: [{ kind: 'field', path: '/sandbox', equals: false }], gap: 'live account', because: 'not recorded so' } };
+
+  it('gap_if_controller_error: a matching controller error is a gap, another is judged', async () => {
+    expect(await gapped({ success: false, error: 'UNKNOWN_SCENARIO' }, controllerGap)).toMatchObject({ outcome: 'gap', gap: 'scenario' });
+    expect((await gapped({ success: false, error: 'INVALID_PARAMS' }, controllerGap)).outcome).toBe('fail');
+    expect((await gapped({ success: true }, controllerGap)).outcome).toBe('pass');
+  });
+
+  it('gap_unless: a reply that does not show the situation is a gap; one that does is judged', async () => {
+    expect(await gapped({ sandbox: true }, unless)).toMatchObject({ outcome: 'gap', gap: 'live account' });
+    expect((await gapped({ sandbox: false }, unless)).outcome).toBe('pass');
+    expect((await gapped({ sandbox: false, error: 'INVALID_PARAMS' }, unless)).outcome).toBe('fail');
+  });
+});

@@ -31,3 +31,9 @@ export function accountView(principal: string, ref: unknown): Record<string, unk
     ...sandbox,
   };
 }
+
+/** The account id a reference names (`{account_id}` as given, `{brand, operator}` derived), or undefined. */
+export function accountIdOfRef(principal: string, ref: unknown): string | undefined {
+  const view = accountView(principal, ref);
+  return typeof view?.account_id === 'string' ? view.account_id : undefined;
+}

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { ANY_ACCOUNT, NON_TERMINAL_TASK_STATUSES } from '../async-tasks.js';
 import { MEDIA_BUY_STATUSES, PENDING_STATUSES, isTerminal, round2 } from '../media-buy-record.js';
 import type { SellerServices } from '../services.js';
+import { accountIdOfRef } from '../accounts.js';
 import { invalidRequest } from '../errors.js';
 import { type CallerContext, type TaskDef, type TaskPayload, completed } from '../task-def.js';
 import { accountKeyOf, fieldPath, taskSchema } from '../validation.js';
@@ -21,7 +22,11 @@ export const CONTROLLER_SCENARIOS = [
   'force_media_buy_status',
   'force_account_status',
   'force_creative_status',
+  'force_creative_purge',
+  'force_session_status',
+  'query_provenance_audit_observations',
   'simulate_delivery',
+  'simulate_budget_spend',
   'force_create_media_buy_arm',
   'force_task_completion',
   ...SEED_SCENARIOS,
@@ -30,6 +35,20 @@ export const CONTROLLER_SCENARIOS = [
 
 /** Impairment categories the sandbox can simulate (interface spec 6.4 examples; fraud and brand safety are latency-sensitive). */
 export const IMPAIRMENT_CATEGORIES = ['audience_suspended', 'creative_revoked', 'catalog_unavailable', 'fraud', 'brand_safety'] as const;
+
+/**
+ * Faults under which the controller lists a scenario yet refuses the parameters digest 4.6 gives
+ * it with INVALID_PARAMS (a scenario the mock does not implement is then listed too), one per
+ * controller.params.* check.
+ */
+export const PARAMS_REFUSED_FAULTS = {
+  'account-status-params-refused': 'force_account_status',
+  'creative-status-params-refused': 'force_creative_status',
+  'budget-spend-params-refused': 'simulate_budget_spend',
+  'creative-purge-params-refused': 'force_creative_purge',
+  'session-status-params-refused': 'force_session_status',
+  'provenance-audit-params-refused': 'query_provenance_audit_observations',
+} as const satisfies Record<string, SpecScenario>;
 
 const MAX_RESULT_BYTES = 256 * 1024;
 const TEN_YEARS_S = 10 * 366 * 86_400;
@@ -60,6 +79,16 @@ const paramSchemas = {
     task_id: z.string().min(1).max(255).optional(),
     message: z.string().max(2_000).optional(),
   }),
+  simulate_budget_spend: z
+    .looseObject({ media_buy_id: z.string().min(1).optional(), account_id: z.string().min(1).optional(), spend_percentage: z.number().min(0).max(100) })
+    .refine((p) => p.media_buy_id !== undefined || p.account_id !== undefined, 'media_buy_id or account_id is required'),
+  force_creative_purge: z.looseObject({ creative_id: z.string().min(1), purge_kind: z.string().max(100).optional() }),
+  force_session_status: z.looseObject({
+    session_id: z.string().min(1),
+    status: z.enum(['complete', 'terminated']),
+    termination_reason: z.string().max(2_000).optional(),
+  }),
+  query_provenance_audit_observations: z.looseObject({ creative_id: z.string().min(1) }),
   force_task_completion: z.looseObject({ task_id: z.string().min(1), result: z.record(z.string(), z.unknown()) }),
   advance_clock: z.looseObject({ seconds: z.number().positive().max(TEN_YEARS_S) }),
   simulate_impairment: z.looseObject({
@@ -76,6 +105,12 @@ const fail = (error: string, detail: string, extra: TaskPayload = {}) => ({ succ
 
 export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
   const seeds = controllerSeeds(s, fail);
+  /** An account this seller holds as not a sandbox account (synced without sandbox: true). */
+  function isNonSandbox(caller: CallerContext, accountId: unknown): boolean {
+    if (typeof accountId !== 'string') return false;
+    return s.records.get<{ sandbox?: unknown }>('account', caller.principal, accountId)?.sandbox === false;
+  }
+
   function forceStatus(caller: CallerContext, p: z.infer<typeof paramSchemas.force_media_buy_status>): TaskPayload {
     const buy = s.mediaBuys.find(caller.principal, p.media_buy_id);
     if (!buy) return fail('NOT_FOUND', `media buy ${JSON.stringify(p.media_buy_id)} not found`);
@@ -143,6 +178,28 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
     };
   }
 
+  /** simulate_budget_spend: each package of the buy (or of every buy of the account) has spent this share of its budget, replacing what it had. */
+  function simulateBudgetSpend(caller: CallerContext, p: z.infer<typeof paramSchemas.simulate_budget_spend>): TaskPayload {
+    const buys = p.media_buy_id
+      ? [s.mediaBuys.find(caller.principal, p.media_buy_id)].filter((b) => b !== undefined)
+      : s.mediaBuys.list(caller.principal).filter((b) => accountIdOfRef(caller.principal, b.account) === p.account_id);
+    if (buys.length === 0)
+      return fail(
+        'NOT_FOUND',
+        p.media_buy_id ? `media buy ${JSON.stringify(p.media_buy_id)} not found` : `account ${JSON.stringify(p.account_id)} has no media buys`,
+      );
+    let spend = 0;
+    for (const buy of buys) {
+      for (const pkg of buy.packages) {
+        pkg.delivery.spend = round2((pkg.budget * p.spend_percentage) / 100);
+        spend += pkg.delivery.spend;
+      }
+      s.mediaBuys.save(buy);
+    }
+    const currency = buys[0].currency;
+    return { success: true, simulated: { spend_percentage: p.spend_percentage, reported_spend: { amount: round2(spend), currency } } };
+  }
+
   function forceArm(caller: CallerContext, account: unknown, p: z.infer<typeof paramSchemas.force_create_media_buy_arm>): TaskPayload {
     if (p.arm === 'submitted' && !p.task_id) return fail('INVALID_PARAMS', 'params.task_id is required for arm "submitted"');
     s.asyncTasks.setArm(caller.principal, {
@@ -204,10 +261,24 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
       if (args.account !== undefined && args.account.sandbox !== true && !(speaks30 && args.account.sandbox === undefined)) {
         return completed(fail('FORBIDDEN', 'the test controller only operates on sandbox accounts (account.sandbox: true)'));
       }
+      // The buggy controller lists a scenario and refuses the parameters the spec gives it.
+      const refusing = Object.entries(PARAMS_REFUSED_FAULTS)
+        .filter(([fault]) => s.faults.has(fault))
+        .map(([, scenario]) => scenario as string);
+      // The seller checks its own records (digest 4.6): an account it holds as non-sandbox is FORBIDDEN,
+      // named as the call's account or in its params.
+      const accountRef = args.account as { account_id?: unknown } | undefined;
+      if (isNonSandbox(caller, accountRef?.account_id) && !s.faults.has('non-sandbox-account-served')) {
+        return completed(fail('FORBIDDEN', 'the account named is not a sandbox account'));
+      }
+      if (isNonSandbox(caller, args.params?.account_id) && !s.faults.has('non-sandbox-params-served')) {
+        return completed(fail('FORBIDDEN', 'params.account_id names an account that is not a sandbox account'));
+      }
       if (args.scenario === 'list_scenarios') {
         const listed = s.faults.has('list-scenarios-incomplete') ? CONTROLLER_SCENARIOS.filter((x) => x !== 'force_media_buy_status') : CONTROLLER_SCENARIOS;
-        return completed({ success: true, scenarios: [...listed] });
+        return completed({ success: true, scenarios: [...new Set([...listed, ...refusing])] });
       }
+      if (refusing.includes(args.scenario)) return completed(fail('INVALID_PARAMS', `params: not the shape ${args.scenario} takes here`));
       if (!(CONTROLLER_SCENARIOS as readonly string[]).includes(args.scenario)) {
         // The buggy controller treats the scenario as a closed enum: a task-level schema error (digest 4.6: UNKNOWN_SCENARIO).
         if (s.faults.has('unknown-scenario-schema-error')) throw invalidRequest('scenario', `scenario must be one of ${CONTROLLER_SCENARIOS.join(', ')}`);
@@ -225,6 +296,28 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
           return completed(forceStatus(caller, p));
         case 'simulate_delivery':
           return completed(simulateDelivery(caller, p));
+        case 'force_creative_purge': {
+          // The creative leaves the library at once (the sandbox keeps no purge queue).
+          const { creative_id } = parsed.data as z.infer<typeof paramSchemas.force_creative_purge>;
+          const creative = s.records.get<{ status?: string }>('creative', caller.principal, creative_id);
+          if (!creative) return completed(fail('NOT_FOUND', `creative ${JSON.stringify(creative_id)} not found`));
+          s.records.delete('creative', caller.principal, creative_id);
+          return completed({ success: true, previous_state: creative.status ?? 'approved', current_state: 'purged' });
+        }
+        case 'force_session_status': {
+          // The sandbox opens no sessions (it serves no sponsored-intelligence agent), so none is ever found.
+          const { session_id } = parsed.data as z.infer<typeof paramSchemas.force_session_status>;
+          return completed(fail('NOT_FOUND', `session ${JSON.stringify(session_id)} not found`));
+        }
+        case 'query_provenance_audit_observations': {
+          // The sandbox audits no provenance: a known creative has no observations.
+          const { creative_id } = parsed.data as z.infer<typeof paramSchemas.query_provenance_audit_observations>;
+          if (!s.records.get('creative', caller.principal, creative_id))
+            return completed(fail('NOT_FOUND', `creative ${JSON.stringify(creative_id)} not found`));
+          return completed({ success: true, creative_id, observations: [] });
+        }
+        case 'simulate_budget_spend':
+          return completed(simulateBudgetSpend(caller, p));
         case 'force_create_media_buy_arm':
           return completed(forceArm(caller, args.account, p));
         case 'force_task_completion':

@@ -11,13 +11,27 @@ import { failure, invalidRequest } from '../errors.js';
 import type { MediaBuyRecord } from '../media-buy-record.js';
 import type { SellerServices } from '../services.js';
 import { A2A_PUSH_FIELD, type SuccessOutcome, type TaskCall, type TaskDef, completed, isPlainObject } from '../task-def.js';
-import { accountView } from '../accounts.js';
+import { accountIdOfRef, accountView } from '../accounts.js';
 import { checkFormatSelectors } from '../format-selectors.js';
 import { accountRef, brandRef, httpUrl, isoDateTime, pushNotificationConfig, taskSchema } from '../validation.js';
 
 export const startTimeSchema = z.union([z.literal('asap'), isoDateTime, z.looseObject({ type: z.literal('date'), date: z.iso.date() })], {
   error: 'expected "asap", an ISO 8601 date-time, or {type: "date", date: "YYYY-MM-DD"}',
 });
+
+/**
+ * The account's operation gates (digest 4.4): a suspended account is ACCOUNT_SUSPENDED, one with
+ * payment due ACCOUNT_PAYMENT_REQUIRED (statuses set by sync_accounts or force_account_status).
+ */
+function checkAccountGates(s: SellerServices, principal: string, ref: unknown): void {
+  const id = accountIdOfRef(principal, ref);
+  const status = id === undefined ? undefined : s.records.get<{ status?: string }>('account', principal, id)?.status;
+  // The buggy seller books on a suspended account, or on one with payment due.
+  if (status === 'suspended' && !s.faults.has('account-suspended-books'))
+    throw failure('ACCOUNT_SUSPENDED', 'the account is suspended: no new buys', { field: 'account', recovery: 'terminal' });
+  if (status === 'payment_required' && !s.faults.has('account-payment-due-books'))
+    throw failure('ACCOUNT_PAYMENT_REQUIRED', 'the account has a balance due: no new buys until it is paid', { field: 'account', recovery: 'terminal' });
+}
 
 export function resolveStart(value: z.infer<typeof startTimeSchema>, now: number): number {
   if (value === 'asap') return now;
@@ -102,6 +116,7 @@ export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
     async run({ args, caller, accountKey, clockScope }) {
       // The buggy seller's booking backend is never there: no buy can be made.
       if (s.faults.has('create-unavailable')) throw failure('SERVICE_UNAVAILABLE', 'booking backend unavailable', { recovery: 'transient' });
+      checkAccountGates(s, caller.principal, args.account);
       const now = s.clock.now(clockScope);
       const start = resolveStart(args.start_time, now);
       const end = Date.parse(args.end_time);

@@ -44,6 +44,7 @@ const accountItem = z.looseObject({
   operator: z.string().min(1).max(255),
   billing: z.string().min(1).optional(),
   notification_configs: z.array(z.unknown()).max(20).optional(),
+  sandbox: z.boolean().optional(),
 });
 const syncAccountsSchema = taskSchema({ accounts: z.array(accountItem).min(1).max(100) });
 const listAccountsSchema = taskSchema({ status: z.string().optional(), pagination: paginationArg });
@@ -113,6 +114,8 @@ export function syncTasks(s: SellerServices): TaskDef[] {
           operator: a.operator,
           billing: a.billing ?? 'operator',
           status: 'active',
+          // A sandbox account only when asked for (sync_accounts item sandbox: true); the test controller refuses the others.
+          sandbox: a.sandbox === true,
         };
         const action = upsert(s, 'account', caller.principal, `id:${accountId}`, accountId, record);
         if (s.faults.has('sync-accounts-status-invented')) return { ...record, status: 'ok', action };

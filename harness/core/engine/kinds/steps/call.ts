@@ -55,6 +55,28 @@ export const call: StepKind = {
       required: ['codes', 'gap', 'because'],
       additionalProperties: false,
     },
+    /**
+     * A test-controller answer `{success: false, error}` whose error matches `errors` (a regular
+     * expression, e.g. UNKNOWN_SCENARIO) means the controller does not offer what the check drives
+     * (digest 4.6: an unsupported scenario is a coverage gap): a gap named `gap`, with `because`.
+     */
+    gap_if_controller_error: {
+      type: 'object',
+      properties: { errors: { type: 'string', minLength: 1 }, gap: { type: 'string', minLength: 1 }, because: { type: 'string', minLength: 1 } },
+      required: ['errors', 'gap', 'because'],
+      additionalProperties: false,
+    },
+    /**
+     * The check needs the reply to show something the seller may well not do (an account recorded
+     * as not a sandbox one, say): when these expectations do not hold, the situation the check
+     * needs never arose, a coverage gap named `gap`, with `because` as the reason.
+     */
+    gap_unless: {
+      type: 'object',
+      properties: { expect: { type: 'array', minItems: 1 }, gap: { type: 'string', minLength: 1 }, because: { type: 'string', minLength: 1 } },
+      required: ['expect', 'gap', 'because'],
+      additionalProperties: false,
+    },
   },
   required: ['task'],
   expectationFields: ['expect'],
@@ -83,6 +105,11 @@ export const call: StepKind = {
         record,
       };
     }
+    const controllerGap = step.gap_if_controller_error as { errors: string; gap: string; because: string } | undefined;
+    const answer = reply.payload as { success?: unknown; error?: unknown } | undefined;
+    if (controllerGap && answer?.success === false && typeof answer.error === 'string' && new RegExp(`^(?:${controllerGap.errors})$`).test(answer.error)) {
+      return { verdict: { status: 'gap', message: `${controllerGap.because}: ${task} answered ${answer.error.slice(0, 60)}`, gap: controllerGap.gap }, record };
+    }
     const acceptedGap = step.gap_if_accepted as { gap: string; because: string } | undefined;
     if (acceptedGap && !reply.failure && !reply.isError && !reply.error) {
       return {
@@ -91,6 +118,11 @@ export const call: StepKind = {
       };
     }
     const verdict = judgeReply(step.expect as ExpectationDef[] | undefined, reply, record, ctx);
+    const unlessGap = step.gap_unless as { expect: ExpectationDef[]; gap: string; because: string } | undefined;
+    if (verdict.status === 'ok' && unlessGap) {
+      const shown = judgeReply(unlessGap.expect, reply, record, ctx);
+      if (shown.status !== 'ok') return { verdict: { status: 'gap', message: `${unlessGap.because}: ${shown.message}`, gap: unlessGap.gap }, record };
+    }
     const hooks = { push: push.pushNotificationConfig ?? push.a2aPushNotificationConfig, args };
     if (verdict.status === 'ok' && step.push_url_refusal_is_gap === true && reply.isError) {
       const refused = refusedPushUrl(hooks, reply, { status: 'failed', message: '' }, ctx);
