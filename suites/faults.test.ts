@@ -2,8 +2,9 @@
  * Proof of detection: every fault profile of the mock seller makes exactly the checks it
  * targets fail (plus its declared collateral), on the transports it affects, and nothing else,
  * with every suite running. Prints the mutation score (faults caught / faults). Faults of a
- * matrix group are judged together against every suite and each alone against the checks the
- * group names (suites/testing/mock-run.ts runFaultMatrix).
+ * matrix group are judged together against every suite
+ * and each alone against the checks the group names and those the shared run did not judge
+ * (suites/testing/mock-run.ts runFaultMatrix).
  *
  * The verifier faults and the webhook faults are judged the same way in their own files
  * (suites/signatures/signatures.faults.test.ts, suites/webhooks/webhooks.faults.test.ts) so each fault runs once.

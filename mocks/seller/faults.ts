@@ -31,10 +31,12 @@ export interface FaultDef {
   readonly breaksTransport?: boolean;
   /**
    * Fault matrices judge the faults of one group together, to run fewer full certifications: one
-   * run of every suite with all of them active (nothing outside their targets and collateral may
-   * fail), and one run per fault of only the checks the group names (its targets must fail there,
-   * nothing else). For faults that act on disjoint probes; a fault without a group is judged alone
-   * against every suite (suites/testing/mock-run.ts runFaultMatrix).
+   * run of every suite with all of them active (each one's targets fail, nothing outside their
+   * targets and collateral may fail), and one run per fault of the checks the group names plus
+   * those the shared run did not judge on their own (blocked through the group's checks, or not
+   * applicable): its targets must fail there, nothing else. For faults that act on disjoint probes
+   * (not with `production`, `target` or `breaksTransport`); a fault without a group is judged
+   * alone against every suite (suites/testing/mock-run.ts runFaultMatrix).
    */
   readonly matrixGroup?: string;
   /**
@@ -143,17 +145,20 @@ const BUILTIN: FaultDef[] = [
     name: 'unknown-tool-wrong-code',
     rule: 'an unknown tool must yield INVALID_REQUEST naming the tool (interface spec 7); answers NOT_FOUND',
     targets: ['errors.unknown-task.invalid-request'],
+    matrixGroup: 'seller-a',
   },
   {
     name: 'error-without-is-error',
     rule: 'the unknown-tool error must be flagged isError: true (A2A: task state failed) (interface spec 7); the error object comes back as an ordinary result',
     targets: ['errors.unknown-task.invalid-request'],
+    matrixGroup: 'seller-b',
   },
   {
     name: 'error-text-not-json',
     rule: 'MCP error content[0].text must hold a JSON {code, message} (interface spec 7); it is prose',
     targets: ['errors.error-text.json'],
     transports: ['mcp'],
+    matrixGroup: 'seller-c',
   },
   {
     name: 'unknown-tool-unnamed',
@@ -204,27 +209,32 @@ const BUILTIN: FaultDef[] = [
       // The brand suite holds get_brand_identity to its response schema too.
       'brand.identity.answers',
     ],
+    matrixGroup: 'seller-c',
   },
   {
     name: 'conflict-retry-after-zero',
     rule: 'retry_after is an integer of 1-3600 seconds (digest 3.6); IDEMPOTENCY_CONFLICT carries retry_after: 0',
     // Conflicts happen on create_media_buy, update_media_buy and (same key, other task) on sync_audiences; the conflict shape check sees the extra member.
     targets: ['schemas.response.mutations', 'schemas.response.create_media_buy', 'schemas.response.update_media_buy', 'idempotency.conflict.no-payload-leak'],
+    // Alone: in a shared run (seller-b) no update conflict carried its retry_after.
   },
   {
     name: 'product-schema-invalid',
     rule: 'products must match the product shape (interface spec 2.5); an extra product lacks pricing_options and has a string forecast.impressions.min',
     targets: ['schemas.response.get_products'],
+    matrixGroup: 'seller-d',
   },
   {
     name: 'schema-url-refused',
     rule: 'a request may carry a $schema string naming its schema (interface spec 4.3, 9); a request carrying one is refused as INVALID_REQUEST',
     targets: ['schemas.request.schema-url-accepted'],
+    matrixGroup: 'seller-a',
   },
   {
     name: 'context-not-echoed',
     rule: 'the request context object must be echoed verbatim (interface spec 4.3); it is dropped',
     targets: ['schemas.context.echoed'],
+    matrixGroup: 'seller-c',
   },
   {
     name: 'session-per-call',
@@ -237,6 +247,7 @@ const BUILTIN: FaultDef[] = [
     name: 'auth-not-enforced',
     rule: 'agent calls require the bearer token (interface spec 5); calls without or with a wrong bearer are answered normally',
     targets: ['errors.auth.missing-bearer', 'errors.auth.wrong-bearer'],
+    matrixGroup: 'seller-d',
   },
   // Idempotency (interface spec 4.4, digest 3).
   {
@@ -249,6 +260,7 @@ const BUILTIN: FaultDef[] = [
     name: 'idempotency-not-declared',
     rule: 'capabilities must declare <token>.idempotency (digest 3.5, interface spec 4.3); the block is missing',
     targets: ['idempotency.capability.declared', 'capabilities.idempotency.shape', 'schemas.response.capabilities'],
+    // Alone: without the declaration, the idempotency targets of the faults sharing its run were not failed (seller-d).
   },
   {
     name: 'replay-not-flagged',
@@ -266,21 +278,25 @@ const BUILTIN: FaultDef[] = [
       'idempotency.hash.governance-context-excluded',
       'idempotency.hash.push-credentials-excluded',
     ],
+    matrixGroup: 'seller-a',
   },
   {
     name: 'replay-creates-second-buy',
     rule: 'a replay creates nothing new (interface spec 4.4 rule 2); it re-executes and creates a second buy (the reply is still the flagged snapshot)',
     targets: ['idempotency.replay.no-second-resource', 'idempotency.concurrent.single-resource'],
+    matrixGroup: 'seller-c',
   },
   {
     name: 'replay-body-differs',
     rule: 'a replay returns the stored create-time response (digest 3.2 rule 2); it returns the current state of the resource',
     targets: ['idempotency.replay.identical-body'],
+    matrixGroup: 'seller-d',
   },
   {
     name: 'context-in-hash',
     rule: 'context is excluded from the payload hash (digest 3.3); it is hashed, so a replay with another context conflicts',
     targets: ['idempotency.replay.context-excluded'],
+    matrixGroup: 'seller-d',
   },
   {
     name: 'conflict-answered-with-replay',
@@ -297,16 +313,19 @@ const BUILTIN: FaultDef[] = [
       'idempotency.hash.push-url',
     ],
     collateral: ['idempotency.conflict.no-payload-leak'],
+    // Alone: on a loaded machine its concurrent-conflict probe can serialize into a replay (A2A), which in a group would fail every fault of the group.
   },
   {
     name: 'conflict-leaks-payload',
     rule: 'IDEMPOTENCY_CONFLICT carries only code, message, recovery (digest 3.6); it carries the cached payload and a diff',
     targets: ['idempotency.conflict.no-payload-leak'],
+    matrixGroup: 'seller-d',
   },
   {
     name: 'key-not-task-scoped',
     rule: 'the same key on another task is a conflict (digest 3.1); it is executed normally',
     targets: ['idempotency.conflict.other-task'],
+    matrixGroup: 'seller-b',
   },
   {
     name: 'validation-error-cached',
@@ -332,37 +351,44 @@ const BUILTIN: FaultDef[] = [
       'creative.idempotency.build-missing-key',
       'creative.idempotency.sync-missing-key',
     ],
+    matrixGroup: 'seller-b',
   },
   {
     name: 'malformed-key-accepted',
     rule: 'an idempotency_key not matching ^[A-Za-z0-9_.:-]{16,255}$ is INVALID_REQUEST (digest 3.1); it is accepted',
     targets: ['idempotency.key.malformed-rejected'],
+    matrixGroup: 'seller-d',
   },
   {
     name: 'expired-key-reexecuted',
     rule: 'a key older than replay_ttl_seconds is IDEMPOTENCY_EXPIRED (interface spec 4.4 rule 4); it is re-executed',
     targets: ['idempotency.expiry.expired-key'],
+    matrixGroup: 'seller-c',
   },
   {
     name: 'cache-ignores-account',
     rule: 'the replay cache is scoped per (principal, account) (digest 3.1); the account is left out of the scope',
     targets: ['idempotency.scope.per-account'],
+    matrixGroup: 'seller-a',
   },
   {
     name: 'concurrent-double-create',
     rule: 'concurrent same-key requests create one resource (digest 3.4); there is no in-flight claim, so each creates a buy',
     // two payloads under one key at once: both executed
     targets: ['idempotency.concurrent.single-resource', 'idempotency.concurrent.changed-payload-conflict'],
+    matrixGroup: 'seller-b',
   },
   {
     name: 'in-flight-unavailable',
     rule: 'a request arriving while the same key is in flight waits and replays or gets IDEMPOTENCY_IN_FLIGHT (digest 3.4 rule 9, from 3.1); it is refused SERVICE_UNAVAILABLE',
     targets: ['idempotency.concurrent.in-flight-answer'],
+    matrixGroup: 'seller-a',
   },
   {
     name: 'read-rejects-idempotency-key',
     rule: 'reads accept an idempotency_key and apply replay semantics (digest 3.1, 3.7); they answer INVALID_REQUEST',
     targets: ['idempotency.read.key-accepted'],
+    matrixGroup: 'seller-c',
   },
   {
     name: 'read-key-ignored',
@@ -473,17 +499,20 @@ const BUILTIN: FaultDef[] = [
     name: 'initial-revision-zero',
     rule: 'revision starts at 1 on creation (interface spec 2.4a); create answers revision 0',
     targets: ['state-machine.create.initial-state', 'schemas.response.create_media_buy', 'schemas.response.get_media_buys'],
+    matrixGroup: 'seller-c',
   },
   {
     name: 'revision-not-incremented-on-pause',
     rule: 'revision increments on every mutating update (digest 4.5); a pause leaves it unchanged',
     targets: ['state-machine.revision.increments'],
     collateral: ['state-machine.revision.stale-conflict'],
+    matrixGroup: 'seller-d',
   },
   {
     name: 'revision-incremented-on-replay',
     rule: 'revision does not increment on replays (digest 4.5); a replayed update bumps the stored buy',
     targets: ['state-machine.revision.not-on-replay'],
+    matrixGroup: 'seller-c',
   },
   {
     name: 'asap-buy-unreadable',
@@ -504,16 +533,19 @@ const BUILTIN: FaultDef[] = [
     name: 'revision-incremented-on-read',
     rule: 'revision does not increment on reads (digest 4.5); each get_media_buys bumps it (seen on the next read)',
     targets: ['state-machine.revision.read-stable'],
+    matrixGroup: 'seller-a',
   },
   {
     name: 'valid-actions-stale-after-pause',
     rule: 'valid_actions match the state (digest 4.3); a paused buy still lists pause and not resume',
     targets: ['state-machine.valid-actions.match-state'],
+    matrixGroup: 'seller-c',
   },
   {
     name: 'available-actions-mode-missing',
     rule: 'each available_actions[] entry carries a mode: self_serve, conditional_self_serve or requires_approval (digest 4.3); no entry has one',
     targets: ['schemas.response.create_media_buy', 'schemas.response.update_media_buy', 'schemas.response.get_media_buys'],
+    matrixGroup: 'seller-a',
   },
   {
     name: 'pause-ignored',
@@ -528,6 +560,7 @@ const BUILTIN: FaultDef[] = [
       // its replay-after-a-change probe needs the pause to change the buy: blocked by walk.pause
       'idempotency.replay.identical-body',
     ],
+    matrixGroup: 'seller-b',
   },
   {
     name: 'resume-ignored',
@@ -551,51 +584,61 @@ const BUILTIN: FaultDef[] = [
     name: 'resume-canceled-accepted',
     rule: 'resuming a canceled buy is INVALID_STATE (digest 4.4); it answers success',
     targets: ['state-machine.terminal.resume-rejected'],
+    matrixGroup: 'seller-d',
   },
   {
     name: 'pause-terminal-accepted',
     rule: 'pausing a terminal buy is INVALID_STATE (digest 4.4); it answers success',
     targets: ['state-machine.terminal.pause-rejected'],
+    matrixGroup: 'seller-c',
   },
   {
     name: 'update-terminal-accepted',
     rule: 'any update to a terminal buy is INVALID_STATE (digest 4.4); a budget update is applied',
     targets: ['state-machine.terminal.update-rejected'],
+    matrixGroup: 'seller-d',
   },
   {
     name: 'cancel-canceled-accepted',
     rule: 'canceling a canceled buy is NOT_CANCELLABLE (digest 4.4); it answers success',
     targets: ['state-machine.cancel.twice-not-cancellable'],
+    matrixGroup: 'seller-a',
   },
   {
     name: 'second-cancel-invalid-state',
     rule: 'canceling a canceled buy is NOT_CANCELLABLE, which takes precedence (digest 4.4); it answers INVALID_STATE',
     targets: ['state-machine.cancel.twice-not-cancellable'],
+    matrixGroup: 'seller-b',
   },
   {
     name: 'stale-revision-accepted',
     rule: 'a stale revision in update_media_buy is CONFLICT (digest 4.4, 4.5); it is applied',
     targets: ['state-machine.revision.stale-conflict'],
+    matrixGroup: 'seller-a',
   },
   {
     name: 'unknown-buy-accepted',
     rule: 'an update of a media buy the seller never made is refused (digest 4.4 MEDIA_BUY_NOT_FOUND); it answers success as if it had paused one',
     targets: ['state-machine.not-found.media-buy'],
+    matrixGroup: 'seller-c',
   },
   {
     name: 'unknown-package-ignored',
     rule: 'an update naming a package the buy does not have is refused (digest 4.4 PACKAGE_NOT_FOUND); the unknown package is dropped and the update succeeds',
     targets: ['state-machine.not-found.package'],
+    matrixGroup: 'seller-a',
   },
   {
     name: 'unknown-buy-wrong-code',
     rule: 'an unknown media buy is MEDIA_BUY_NOT_FOUND (digest 4.4, a SHOULD of the not-found precedence); it answers INVALID_REQUEST',
     targets: ['state-machine.not-found.media-buy-code'],
+    matrixGroup: 'seller-d',
   },
   {
     name: 'unknown-package-wrong-code',
     rule: 'an unknown package is PACKAGE_NOT_FOUND (digest 4.4, a SHOULD of the not-found precedence); it answers INVALID_REQUEST',
     targets: ['state-machine.not-found.package-code'],
+    matrixGroup: 'seller-b',
   },
   {
     name: 'create-paused-ignored',
@@ -695,16 +738,19 @@ const BUILTIN: FaultDef[] = [
     name: 'controller-rejects-active',
     rule: 'the controller forces rejected only from pending_* (digest 4.6); rejected from active is accepted',
     targets: ['state-machine.controller.reject-only-pending'],
+    matrixGroup: 'seller-d',
   },
   {
     name: 'controller-leaves-terminal',
     rule: 'the controller cannot move a buy out of a terminal state (digest 4.6); active from completed is accepted',
     targets: ['state-machine.controller.terminal-exit-refused'],
+    matrixGroup: 'seller-c',
   },
   {
     name: 'controller-start-ignored',
     rule: 'pending_start moves to active at start of flight (interface spec 3.1); the forced move reports success but the buy stays pending_start',
     targets: ['state-machine.controller.start-of-flight'],
+    matrixGroup: 'seller-a',
   },
   {
     name: 'force-same-state-refused',
@@ -922,6 +968,7 @@ const BUILTIN: FaultDef[] = [
     name: 'sync-creatives-refuses-all',
     rule: 'sync_creatives accepts a creative of a listed format (interface spec 4.3, 2.6); every creative is refused',
     targets: ['creative.sync.valid-accepted'],
+    matrixGroup: 'seller-d',
   },
   {
     name: 'sync-creatives-unknown-format-accepted',

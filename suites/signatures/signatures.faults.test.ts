@@ -2,8 +2,9 @@
  * Proof of detection for the mock seller's verifier faults (mocks/seller/signing/faults.ts):
  * with each fault active and every suite running, exactly the fault's targeted signatures
  * check(s) fail (plus its declared collateral), on both transports, and nothing else; no check
- * errors. Faults of a matrix group are judged together against every suite and each alone
- * against the signatures suite (suites/testing/mock-run.ts runFaultMatrix).
+ * errors. Faults of a matrix group are judged together against every suite
+ * and each alone against the checks the group names and those the shared run did not judge
+ * (suites/testing/mock-run.ts runFaultMatrix).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listFaults } from '../../mocks/seller/faults.js';

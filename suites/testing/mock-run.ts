@@ -129,9 +129,11 @@ export interface MatrixVerdict extends FaultVerdict {
 /**
  * Runs a fault matrix with at most `parallel` certifications at once. A fault without a
  * `matrixGroup` runs alone against every suite (judgeFault). The faults of a group run together
- * once against every suite (judgeGroup: its unexpected findings count against each of them), and
- * each of them alone against the checks the group names (judgeFault there: its targets fail,
- * none of the other faults' targets or collateral does unless it declares them).
+ * once against every suite (judgeGroup: its unexpected findings count against each of them), then
+ * each of them alone (judgeFault) against the checks the group names plus every check the shared
+ * run did not judge on its own (groupRecheck): its targets fail there, none of the other faults'
+ * targets or collateral does unless it declares them, and an effect of its own that another
+ * fault's cascade or a not-applicable outcome hid in the shared run shows.
  */
 export async function runFaultMatrix(
   faults: readonly FaultDef[],
@@ -142,6 +144,7 @@ export async function runFaultMatrix(
     if (!f.matrixGroup) continue;
     if (f.breaksTransport) throw new Error(`fault ${f.name} breaks its transport and cannot be judged in a group`);
     if (f.target) throw new Error(`fault ${f.name} is judged at its own target and cannot be judged in a group`);
+    if (f.production) throw new Error(`fault ${f.name} is judged without the test controller and cannot be judged in a group`);
     groups.set(f.matrixGroup, [...(groups.get(f.matrixGroup) ?? []), f]);
   }
   const verdicts = new Map<string, MatrixVerdict>();
@@ -155,32 +158,82 @@ export async function runFaultMatrix(
       errored: [...prev.errored, ...(v.errored ?? [])],
     });
   };
-  const jobs: (() => Promise<void>)[] = [];
-  const named = new Map<string, string>();
-  for (const [name, group] of groups) {
-    named.set(name, [...new Set(group.flatMap((f) => [...f.targets, ...(f.collateral ?? [])]))].join(','));
-    jobs.push(async () => {
+  const alone = (f: FaultDef, checkGlob?: string) => async () => {
+    const mock = { faults: [f.name], ...(f.production ? { testController: false } : {}) };
+    const run = await certifyMock({ ...o.certify, mock, ...(checkGlob ? { checkGlob } : {}), ...fixturesOf([f]), ...(f.target ? { target: f.target } : {}) });
+    add(f.name, { ...judgeFault(f, run), errored: erroredChecks(run) });
+  };
+  const pool = new JobPool(o.parallel);
+  // The shared runs of the groups first (each queues its faults' own runs when it ends), then the
+  // full runs of the faults judged alone.
+  for (const group of groups.values()) {
+    pool.push(async () => {
       const run = await certifyMock({ ...o.certify, mock: { faults: group.map((f) => f.name) }, ...fixturesOf(group) });
       const judged = judgeGroup(group, run);
       const errored = erroredChecks(run);
       for (const f of group) add(f.name, { missed: judged.missed.get(f.name), unexpected: judged.unexpected, errored });
+      const checkGlob = groupRecheck(group, run).join(',');
+      for (const f of group) pool.push(alone(f, checkGlob));
     });
   }
-  // Full runs first (the longest), then the focused runs of grouped faults.
-  for (const f of [...faults.filter((x) => !x.matrixGroup), ...faults.filter((x) => x.matrixGroup)]) {
-    const checkGlob = f.matrixGroup ? named.get(f.matrixGroup) : f.production ? [...f.targets, ...(f.collateral ?? [])].join(',') : undefined;
-    jobs.push(async () => {
-      const mock = { faults: [f.name], ...(f.production ? { testController: false } : {}) };
-      const run = await certifyMock({ ...o.certify, mock, ...(checkGlob ? { checkGlob } : {}), ...fixturesOf([f]), ...(f.target ? { target: f.target } : {}) });
-      add(f.name, { ...judgeFault(f, run), errored: erroredChecks(run) });
-    });
-  }
-  await Promise.all(
-    Array.from({ length: o.parallel }, async () => {
-      for (let job = jobs.shift(); job; job = jobs.shift()) await job();
-    }),
-  );
+  for (const f of faults.filter((x) => !x.matrixGroup)) pool.push(alone(f, f.production ? [...f.targets, ...(f.collateral ?? [])].join(',') : undefined));
+  await pool.done();
   return verdicts;
+}
+
+/**
+ * The checks each fault of a group runs again alone: those the group names (its targets and
+ * collateral) and those its shared run did not judge on their own, on either transport (blocked
+ * through one of the group's checks, or not applicable), which one fault's cascade could have
+ * hidden from another's.
+ */
+export function groupRecheck(group: readonly FaultDef[], run: RunResult): string[] {
+  const named = new Set(group.flatMap((f) => [...f.targets, ...(f.collateral ?? [])]));
+  const hidden = run.checks.filter((c) => c.outcome === 'not_applicable' || (c.outcome === 'blocked' && c.blocked_by !== undefined && named.has(c.blocked_by)));
+  return [...new Set([...named, ...hidden.map((c) => c.check_id)])].sort();
+}
+
+/** Runs jobs at most `parallel` at a time; a job may queue more while it runs. */
+class JobPool {
+  private readonly queue: (() => Promise<void>)[] = [];
+  private running = 0;
+  private failure: unknown;
+  private settle?: { resolve: () => void; reject: (e: unknown) => void };
+
+  constructor(private readonly parallel: number) {}
+
+  push(job: () => Promise<void>): void {
+    this.queue.push(job);
+    this.pump();
+  }
+
+  done(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.settle = { resolve, reject };
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.failure === undefined && this.running < this.parallel && this.queue.length > 0) {
+      const job = this.queue.shift()!;
+      this.running++;
+      job().then(
+        () => {
+          this.running--;
+          this.pump();
+        },
+        (e: unknown) => {
+          this.running--;
+          this.failure ??= e;
+          this.pump();
+        },
+      );
+    }
+    if (this.running > 0 || !this.settle) return;
+    if (this.failure !== undefined) this.settle.reject(this.failure);
+    else if (this.queue.length === 0) this.settle.resolve();
+  }
 }
 
 /** The fixtures the faults of a run ask for (FaultDef.fixtures), merged; none when no fault asks. */

@@ -2,7 +2,8 @@
  * Proof of detection for the webhook faults of the mock seller: the `webhooks` suite, run
  * against a seller with one webhook fault (every suite running), fails exactly the checks the
  * fault targets (plus its declared collateral) on both transports, and nothing else. Faults of a
- * matrix group are judged together against every suite and each alone against the webhooks suite
+ * matrix group are judged together against every suite
+ * and each alone against the checks the group names and those the shared run did not judge
  * (suites/testing/mock-run.ts runFaultMatrix).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

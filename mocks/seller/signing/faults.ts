@@ -62,11 +62,13 @@ registerFault({
   name: F.expiredAccepted,
   rule: 'step 5 refuses a signature whose expires is more than 60 s past (digest 1.9); the window check ignores expiry',
   targets: ['signatures.window.expired'],
+  matrixGroup: 'verifier-b',
 });
 registerFault({
   name: F.digestUnchecked,
   rule: 'step 11 recomputes content-digest from the received body (digest 1.9); the digest is never compared, so a changed body is accepted',
   targets: ['signatures.digest.mismatch'],
+  matrixGroup: 'verifier-c',
 });
 registerFault({
   name: F.replayAccepted,
@@ -74,11 +76,13 @@ registerFault({
   targets: ['signatures.replay.replayed-nonce'],
   // No nonce is ever seen again, so the step-13 probe's copy reaches step 14 too.
   collateral: ['signatures.replay.malformed-body-nonce-stored'],
+  matrixGroup: 'verifier-b',
 });
 registerFault({
   name: F.tagWrongCode,
   rule: 'a wrong tag is refused with request_signature_tag_invalid (digest 1.9 step 3, 1.14); it is answered request_signature_invalid',
   targets: ['signatures.tag.wrong-tag'],
+  matrixGroup: 'verifier-c',
 });
 registerFault({
   name: F.revocationIgnored,
@@ -86,16 +90,19 @@ registerFault({
   targets: ['signatures.key.revoked'],
   // Without revocation the placeholder signature of the cheap-first probe is refused as invalid.
   collateral: ['signatures.key.revoked-before-crypto'],
+  matrixGroup: 'verifier-c',
 });
 registerFault({
   name: F.unknownAlgAccepted,
   rule: 'step 4 refuses an alg outside ed25519 / ecdsa-p256-sha256 (digest 1.9); an unknown alg is let through',
   targets: ['signatures.alg.not-allowed'],
+  matrixGroup: 'verifier-b',
 });
 registerFault({
   name: F.authorityOptional,
   rule: 'step 6 requires @authority among the covered components (digest 1.9); a signature without it is accepted',
   targets: ['signatures.components.authority-not-covered'],
+  matrixGroup: 'verifier-c',
 });
 registerFault({
   name: F.keyPurposeIgnored,
@@ -103,6 +110,7 @@ registerFault({
   targets: ['signatures.key.governance-purpose'],
   // Every purpose passes, the deprecated webhook-signing usage included.
   collateral: ['signatures.key.webhook-usage-refused'],
+  matrixGroup: 'verifier-b',
 });
 registerFault({
   name: F.rateCapIgnored,
@@ -110,6 +118,7 @@ registerFault({
   targets: ['signatures.rate.cap-enforced'],
   // The cap-before-crypto check fills the cap first: blocked by cap-enforced.
   collateral: ['signatures.rate.cap-before-crypto'],
+  matrixGroup: 'verifier-c',
 });
 registerFault({
   name: F.unsignedAccepted,
@@ -117,6 +126,7 @@ registerFault({
   targets: ['signatures.precheck.unsigned-required'],
   // The unsigned protocol-method probe is let through the same way.
   collateral: ['signatures.precheck.unsigned-protocol-method'],
+  matrixGroup: 'verifier-c',
 });
 registerFault({
   name: F.signatureUnchecked,
@@ -124,6 +134,7 @@ registerFault({
   targets: ['signatures.crypto.bad-signature'],
   // The rewritten body and digest probe fails only the crypto as well.
   collateral: ['signatures.digest.rewritten-with-body'],
+  matrixGroup: 'verifier-b',
 });
 registerFault({
   name: F.duplicateKeysAccepted,
@@ -131,6 +142,7 @@ registerFault({
   targets: ['signatures.body.duplicate-json-key'],
   // The step-13 probe's first copy is then accepted: blocked by duplicate-json-key.
   collateral: ['signatures.replay.malformed-body-nonce-stored'],
+  matrixGroup: 'verifier-c',
 });
 registerFault({
   name: F.ed25519Refused,
@@ -328,6 +340,7 @@ registerFault({
   rule: 'revocation (step 9) and the cap (9a) run before the crypto of step 10, so placeholder signatures get request_signature_key_revoked and request_signature_rate_abuse (digest 1.9); the crypto runs first and answers request_signature_invalid',
   targets: ['signatures.key.revoked-before-crypto', 'signatures.rate.cap-before-crypto'],
   // Not in the verifier group: verifier-ed25519-refused there blocks the cap probe's setup.
+  matrixGroup: 'verifier-b',
 });
 registerFault({
   name: F.challengeRealm,

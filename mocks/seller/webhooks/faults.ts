@@ -11,41 +11,49 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     name: 'webhook-on-terminal-response',
     rule: 'no webhook and no invented task_id when the initial response is terminal (interface spec 3.2 rule 1); the inline result is replayed to the webhook URL under a made-up task id',
     targets: ['webhooks.task.terminal-silent'],
+    matrixGroup: 'webhook-a',
   },
   {
     name: 'webhook-on-inline-failure',
     rule: 'no webhook when the initial response is a refusal, a terminal failed status (interface spec 3.2 rule 1); the error is posted to the webhook URL as a failed task under a made-up task id',
     targets: ['webhooks.task.failed-terminal-silent'],
+    matrixGroup: 'webhook-b',
   },
   {
     name: 'webhook-progress-after-terminal',
     rule: 'nothing is posted for a task after its terminal status (interface spec 3.2 rules 2-3); a stale "working" progress webhook follows the terminal one',
     targets: ['webhooks.task.silent-after-terminal'],
+    matrixGroup: 'webhook-c',
   },
   {
     name: 'webhook-key-deprecated-usage',
     rule: 'webhooks are signed with a request-signing key; the webhook-signing usage is deprecated (interface spec 5.1); the webhook key is published with webhook-signing',
     targets: ['webhooks.signature.key-purpose-current'],
+    matrixGroup: 'webhook-a',
   },
   {
     name: 'replay-refires-webhook',
     rule: "a replayed request emits no second logical webhook (digest 2.7, webhook-emission's idempotency_replay_side_effects); the replay of an asynchronous create announces the task's status again under a fresh idempotency_key",
     targets: ['webhooks.task.replay-silent'],
+    matrixGroup: 'webhook-d',
   },
   {
     name: 'webhook-operation-id-from-url',
     rule: 'operation_id is echoed verbatim from the registration and never derived from the URL (interface spec 6.1 rule 1); the last URL path segment is sent instead',
     targets: ['webhooks.envelope.operation-id'],
+    matrixGroup: 'webhook-a',
   },
   {
     name: 'short-credential-accepted',
     rule: 'a legacy push credential has at least 32 characters (interface spec 2.7, 8); any length is taken',
     targets: ['webhooks.auth.short-credential-refused'],
+    matrixGroup: 'webhook-a',
   },
   {
     name: 'webhook-context-not-echoed',
     rule: 'the request context is echoed verbatim on every delivery (interface spec 6.1); webhooks carry no context',
     targets: ['webhooks.envelope.context'],
+    matrixGroup: 'webhook-b',
   },
   {
     name: 'webhook-key-rotated-on-retry',
@@ -53,11 +61,13 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     targets: ['webhooks.retry.same-key'],
     // The attempts of one event no longer share a key, so the activity log cannot show them as one event.
     collateral: ['webhooks.retry.activity', 'webhooks.retry.401-transient'],
+    matrixGroup: 'webhook-a',
   },
   {
     name: 'webhook-nonce-reused',
     rule: "every delivery attempt is signed with a fresh nonce (interface spec 5.1 rule 4, digest 2.7); retries reuse the first attempt's nonce",
     targets: ['webhooks.signature.fresh-nonce'],
+    // Alone: in a shared run (webhook-d) the fresh-nonce check did not fail.
   },
   {
     name: 'webhook-follows-redirect',
@@ -69,6 +79,7 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     name: 'webhook-signing-undeclared',
     rule: 'a seller that signs its webhooks declares webhook_signing.supported true (digest 1.15); the capabilities say supported: false while every webhook is still signed',
     targets: ['webhooks.signature.declared'],
+    matrixGroup: 'webhook-d',
   },
   {
     name: 'webhook-unsigned',
@@ -85,36 +96,43 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
       'webhooks.signature.key-purpose-current',
       'webhooks.signature.fresh-nonce',
     ],
+    matrixGroup: 'webhook-c',
   },
   {
     name: 'webhook-events-after-final',
     rule: 'nothing fires after the final delivery report of a terminated buy (interface spec 6.5 rule 13); scheduled reports keep coming',
     targets: ['webhooks.report.silent-after-final'],
+    matrixGroup: 'webhook-a',
   },
   {
     name: 'webhook-no-final-report',
     rule: 'a final delivery report fires after the buy reaches a terminal state (interface spec 3.1, 6.3); it never comes',
     targets: ['webhooks.report.final'],
+    matrixGroup: 'webhook-b',
   },
   {
     name: 'webhook-aggregated-totals',
     rule: 'aggregated_totals is never emitted in reporting webhooks (interface spec 6.3); delivery reports carry it',
     targets: ['webhooks.report.no-aggregated-totals'],
+    matrixGroup: 'webhook-c',
   },
   {
     name: 'webhook-status-is-buy-status',
     rule: "the envelope status is the async status, distinct from media_buy_deliveries[].status (interface spec 6.1 rule 3); delivery reports carry the buy's status at the top level",
     targets: ['webhooks.report.status-distinct'],
+    matrixGroup: 'webhook-d',
   },
   {
     name: 'webhook-disabled-after-401',
     rule: 'a 401 from the receiver is transient: retry and keep the webhook (interface spec 6.5 rule 12); the seller stops retrying and disables the registration',
     targets: ['webhooks.retry.401-transient'],
+    matrixGroup: 'webhook-b',
   },
   {
     name: 'webhook-window-too-long',
     rule: 'the signature validity window is at most 5 minutes (interface spec 5.1 rule 4, 8); signatures are valid for 10 minutes',
     targets: ['webhooks.signature.window', 'webhooks.signature.verifies', 'webhooks.state.pending-start-active'],
+    matrixGroup: 'webhook-a',
   },
   {
     name: 'webhook-key-unpublished',
@@ -122,11 +140,13 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     targets: ['webhooks.signature.key-published', 'webhooks.signature.verifies', 'webhooks.state.pending-start-active'],
     // A key found nowhere has no purpose to read.
     collateral: ['webhooks.signature.key-purpose-current'],
+    matrixGroup: 'webhook-b',
   },
   {
     name: 'webhook-impairments-not-coalesced',
     rule: 'near-simultaneous impairments of one buy are coalesced into one push (interface spec 6.5 rule 9); each impairment is pushed on its own',
     targets: ['webhooks.impairment.coalesced'],
+    matrixGroup: 'webhook-a',
   },
   {
     name: 'webhook-impairment-window-exceeded',
@@ -134,26 +154,31 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     targets: ['webhooks.impairment.window-general'],
     // Held that long, the pair of impairments the coalescing check makes arrives after its wait too.
     collateral: ['webhooks.impairment.coalesced'],
+    matrixGroup: 'webhook-b',
   },
   {
     name: 'webhook-impairment-latency-held',
     rule: 'latency-sensitive impairments (fraud, brand safety) are pushed within a minute or at once (interface spec 6.5 rule 9); they are held for the general 5-minute window',
     targets: ['webhooks.impairment.window-latency-sensitive'],
+    matrixGroup: 'webhook-c',
   },
   {
     name: 'webhook-token-not-echoed',
     rule: 'a delivery echoes push_notification_config.token as token (digest 5.2); the token is left out',
     targets: ['webhooks.envelope.token'],
+    matrixGroup: 'webhook-c',
   },
   {
     name: 'webhook-activity-unasked',
     rule: 'webhook_activity[] is in a buy read only when include_webhook_activity is true (interface spec 2.4a, 4.3); get_media_buys always carries it',
     targets: ['webhooks.activity.only-when-asked'],
+    matrixGroup: 'webhook-c',
   },
   {
     name: 'webhook-impairments-not-in-snapshot',
     rule: "a buy's impairments are readable in get_media_buys impairments[], the recovery path for a missed impairment push (interface spec 6.5 rule 10, 2.4a); the snapshot always shows an empty list",
     targets: ['webhooks.impairment.snapshot'],
+    matrixGroup: 'webhook-d',
   },
   {
     name: 'webhook-task-id-not-echoed',
@@ -197,6 +222,7 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     targets: ['webhooks.envelope.unique-keys'],
     // The harness tells events apart by idempotency_key: two reports of a buy look like one event retried.
     collateral: ['webhooks.retry.401-transient', 'webhooks.retry.signature-401-terminal', 'webhooks.report.sequence'],
+    matrixGroup: 'webhook-d',
   },
   {
     name: 'webhook-extra-component',
@@ -275,33 +301,39 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     rule: 'an A2A-native push registration (configuration.pushNotificationConfig) yields the A2A envelope (interface spec 6.2); it gets the MCP envelope',
     targets: ['webhooks.a2a.native-envelope', 'webhooks.a2a.both-channels'],
     transports: ['a2a'],
+    // Alone: with webhook-operation-id-from-url its MCP envelope fails webhooks.a2a.native-delivered too.
   },
   {
     name: 'webhook-a2a-result-misplaced',
     rule: 'a final A2A envelope carries the result as the last data part of artifacts[0].parts (interface spec 6.2); it sits in status.message and artifacts is empty',
     targets: ['webhooks.a2a.native-delivered'],
     transports: ['a2a'],
+    matrixGroup: 'webhook-b',
   },
   {
     name: 'webhook-a2a-one-channel',
     rule: 'with push_notification_config and an A2A-native registration both registered, both fire (interface spec 6.2); only the A2A-native one does',
     targets: ['webhooks.a2a.both-channels'],
     transports: ['a2a'],
+    matrixGroup: 'webhook-c',
   },
   {
     name: 'webhook-no-start-announcement',
     rule: 'a buy moving from pending_start to active is announced with a signed webhook (interface spec 3.1, 6.4); the seller stays silent',
     targets: ['webhooks.state.pending-start-active'],
+    matrixGroup: 'webhook-d',
   },
   {
     name: 'webhook-config-update-ignored',
     rule: "a reporting_webhook replaced with update_media_buy applies from the next fire, a few fires at most still reaching the old URL (interface spec 6.5 rule 11); reports keep going to the URL of the buy's first report",
     targets: ['webhooks.report.config-update'],
+    matrixGroup: 'webhook-d',
   },
   {
     name: 'webhook-url-not-checked',
     rule: 'webhook URLs on link-local, cloud metadata and other reserved addresses are refused at registration, even by a seller under local test (digest 5.9); the seller never checks the host',
     targets: ['webhooks.registration.reserved-url-refused'],
+    matrixGroup: 'webhook-b',
   },
   {
     name: 'webhook-http-accepted',
