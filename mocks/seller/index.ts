@@ -92,7 +92,16 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
       : undefined;
   const verifyRequest =
     opts.verifyRequest ??
-    (requestSigning && createMockRequestVerifier({ ids, capability: requestSigning, faults, authToken: opts.authToken, line: protocolLine }));
+    (requestSigning &&
+      createMockRequestVerifier({
+        ids,
+        capability: requestSigning,
+        faults,
+        authToken: opts.authToken,
+        line: protocolLine,
+        // Shadow mode records each failure it lets on (digest 1.10).
+        onShadowFailure: (code) => log(`request signature failed under warn_for (recorded, request left to the bearer check): ${code}`),
+      }));
   const http = new SellerHttpServer({ maxBodyBytes: MAX_BODY_BYTES, authToken: opts.authToken, faults, verifyRequest, log });
   const events = new SellerEvents(log);
 

@@ -4,5 +4,6 @@ import { signedCall } from './kinds/signed-call.js';
 import { signedNamespace } from './kinds/signed-namespace.js';
 import { signedRateCap } from './kinds/signed-rate-cap.js';
 import { signedReplay } from './kinds/signed-replay.js';
+import { signedWarn } from './kinds/signed-warn.js';
 
-export default suitePlugin(import.meta.url, 'signatures', { stepKinds: [signedCall, signedReplay, signedRateCap, signedNamespace] });
+export default suitePlugin(import.meta.url, 'signatures', { stepKinds: [signedCall, signedReplay, signedRateCap, signedNamespace, signedWarn] });

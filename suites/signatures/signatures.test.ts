@@ -36,8 +36,9 @@ describe.concurrent('signatures suite against the mock seller', () => {
       'signatures.profile.base64url-refused',
       'signatures.profile.digest-required-declared',
       'signatures.unsupported.signature-ignored',
+      'signatures.warn.unauthenticated-refused',
     ]);
-    expect(ids.filter((id) => mcp[id] === 'pass')).toHaveLength(ids.length - 6);
+    expect(ids.filter((id) => mcp[id] === 'pass')).toHaveLength(ids.length - 7);
     expect(ids.length).toBeGreaterThanOrEqual(40);
   });
 
@@ -79,6 +80,20 @@ describe.concurrent('signatures suite against the mock seller', () => {
     expect(problems(run)).toEqual([]);
     expect(outcomes(run, 'a2a')['signatures.precheck.unsigned-required']).toBe('not_applicable');
     expect(outcomes(run, 'a2a')['signatures.precheck.unsigned-webhook-auth']).toBe('pass');
+  });
+
+  it('judges shadow mode (warn_for) at 3.2 both ways, and is a coverage gap without warn_for', async () => {
+    const run = await certifyMock({ suites: ['signatures'], target: '3.2', transports: ['mcp'], checkGlob: 'signatures.warn.*' });
+    expect(problems(run)).toEqual([]);
+    expect(outcomes(run, 'mcp')).toMatchObject({ 'signatures.warn.failed-signature-proceeds': 'pass', 'signatures.warn.unauthenticated-refused': 'pass' });
+    const none = await certifyMock({
+      suites: ['signatures'],
+      target: '3.2',
+      transports: ['a2a'],
+      checkGlob: 'signatures.warn.*',
+      mock: { requestSigning: { warn_for: [] } },
+    });
+    expect(outcomes(none, 'a2a')).toMatchObject({ 'signatures.warn.failed-signature-proceeds': 'gap', 'signatures.warn.unauthenticated-refused': 'gap' });
   });
 
   it('is not applicable to a seller that does not support request signing, which ignores signatures', async () => {

@@ -54,6 +54,8 @@ export const VERIFIER_FAULTS = {
   nonceAfterBody: 'verifier-nonce-after-body',
   webhookUsageAccepted: 'verifier-webhook-usage-accepted',
   namespacesMixed: 'verifier-namespaces-mixed',
+  warnForEnforced: 'verifier-warn-for-enforced',
+  warnForAuthenticates: 'verifier-warn-for-authenticates',
 } as const;
 
 const F = VERIFIER_FAULTS;
@@ -383,4 +385,16 @@ registerFault({
   rule: 'operation lists match tools/call names only and method lists the JSON-RPC method only (digest 1.15); the verifier matches every name against both lists',
   targets: ['signatures.namespaces.method-as-operation', 'signatures.namespaces.operation-as-method'],
   matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.warnForEnforced,
+  rule: 'warn_for wins over supported_for: a well-formed signature failing its crypto on a warn_for operation is recorded and the request goes on with its bearer token (digest 1.10); shadow mode is not applied, so it is refused as request_signature_invalid',
+  targets: ['signatures.warn.failed-signature-proceeds'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.warnForAuthenticates,
+  rule: 'under warn_for a failed signature establishes no signer and the request goes on only if another authenticator succeeds (digest 1.10, 3.2); the failed signature is taken as authentication, so the call goes on without a bearer token',
+  targets: ['signatures.warn.unauthenticated-refused'],
+  target: '3.2',
 });

@@ -15,6 +15,7 @@ import { errorCode } from '../../../harness/core/signing/codes.js';
 import { StaticKeyResolver, type KeyLookup, type KeyResolver } from '../../../harness/core/signing/keys/key-resolver.js';
 import {
   bodyRegistersLegacyWebhookAuth,
+  signingMode,
   operationFromJsonRpc,
   type DigestPolicy,
   type OperationRef,
@@ -24,6 +25,7 @@ import { InMemoryReplayCache, REQUEST_PER_KEYID_CAP, type ReplayCache, type Repl
 import type { RevocationChecker, RevocationStatus } from '../../../harness/core/signing/verify/revocation.js';
 import { parseSignatureHeaders, type ParsedSignature } from '../../../harness/core/signing/parse/signature-headers.js';
 import { verifyRequestSignature } from '../../../harness/core/signing/verify/verifier.js';
+import { HARD_REASONS } from '../../../harness/core/signing/verify/auth-decision.js';
 import type { VerifyContext, VerifyFailure, VerifyResult } from '../../../harness/core/signing/verify/verifier-types.js';
 import { wwwAuthenticate } from '../../../harness/core/signing/parse/www-authenticate.js';
 import { VERIFIER_FAULTS as F } from './faults.js';
@@ -49,10 +51,12 @@ export function mockRequestSigningCapability(
     // Fault: declared unsupported while the verifier still runs (createMockRequestVerifier).
     supported: !opts.faults?.has(F.undeclaredVerifies),
     covers_content_digest: declared,
-    supported_for: ['create_media_buy', 'update_media_buy', 'get_products'],
+    supported_for: ['create_media_buy', 'update_media_buy', 'get_products', ...(bearer ? ['list_creative_formats'] : [])],
     // Without a bearer token there is no fallback credential: requiring signatures would lock
-    // out every unsigned client, so nothing is required then.
+    // out every unsigned client, so nothing is required then, and nothing is in shadow mode
+    // (warn_for lets a failed signature through only on another authenticator, digest 1.10).
     required_for: bearer ? ['create_media_buy'] : [],
+    ...(bearer ? { warn_for: ['list_creative_formats'] } : {}),
     // The protocol-method lists exist from 3.1 on (digest 1.9 P1, vector 028).
     ...(opts.line === '3.0' ? {} : { protocol_methods_supported_for: ['tasks/cancel'], protocol_methods_required_for: bearer ? ['tasks/cancel'] : [] }),
     ...opts.overrides,
@@ -67,6 +71,8 @@ export interface MockVerifierOptions {
   authToken?: string;
   /** Unix seconds. */
   now?: () => number;
+  /** Called with the code of each failed signature shadow mode (warn_for) let on to the bearer check. */
+  onShadowFailure?: (code: string) => void;
   /** The protocol line: 3.2 verifies the strict sf-binary profile (digest 1.5), earlier lines the legacy one. */
   line?: ProtocolLine;
 }
@@ -400,6 +406,18 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
     // The query-dropping fault answers for itself (the let-through faults must not mask it in a fault group).
     if ((faults.has(F.queryDropped) || faults.has(F.forwardedHostTrusted)) && request.url !== input.url && 'ok' in result && !result.ok) {
       return reject(input, result.code, result.detail);
+    }
+    if ('ok' in result && !result.ok && signingMode(base.capability, ref) === 'warn_for') {
+      // Fault: no shadow mode, the signature is judged as under supported_for (before any other fault can let it through).
+      if (faults.has(F.warnForEnforced)) return reject(input, result.code, result.detail);
+      // Shadow mode (digest 1.10): a well-formed signature failing crypto or body binding is
+      // recorded, establishes no signer, and the request goes on only if the bearer check passes.
+      // Malformed or partial pairs still hard-reject.
+      if (!HARD_REASONS.has(result.reason)) {
+        opts.onShadowFailure?.(result.code);
+        // Fault: the failed signature is taken as authentication, so no other authenticator is needed.
+        return faults.has(F.warnForAuthenticates) ? { outcome: 'verified' } : { outcome: 'absent' };
+      }
     }
     if ('ok' in result && !result.ok) result = await faulty(input, ctx, result);
     if (!('ok' in result)) return result;

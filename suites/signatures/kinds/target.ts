@@ -83,6 +83,25 @@ function createMediaBuyTarget(ctx: CheckContext): TargetResult {
   return { ok: true, target: { task: 'create_media_buy', args, how: 'a real create on a sandbox seller' } };
 }
 
+/**
+ * A probe target among the operations the agent lists in `request_signing.warn_for` (shadow mode,
+ * digest 1.10) and as tasks: a read the harness knows valid arguments for; for a probe expected
+ * to be refused, else the first listed one with inert arguments.
+ */
+export function resolveWarnTarget(ctx: CheckContext, purpose: 'accept' | 'reject'): TargetResult {
+  const ops = [...new Set(stringList(signingCapability(ctx).warn_for))].filter((op) => ctx.profile.tasks.includes(op));
+  if (ops.length === 0)
+    return { ok: false, message: 'the agent lists no task named in request_signing.warn_for, so there is no shadow-mode operation to probe' };
+  const read = ops.find((op) => knowsReadArgs(op, ctx));
+  if (read) return { ok: true, target: { task: read, args: readArgs(read, ctx)!, how: 'a read listed in request_signing.warn_for' } };
+  if (purpose === 'reject')
+    return { ok: true, target: { task: ops[0]!, args: {}, how: 'inert arguments: nothing is created if the call is wrongly let through' } };
+  return {
+    ok: false,
+    message: `no operation in request_signing.warn_for (${ops.join(', ')}) that the harness can call successfully without side effects (known reads: ${[ctx.ids.capabilitiesTask, ...Object.keys(READ_ARGS)].join(', ')})`,
+  };
+}
+
 export async function resolveTarget(ctx: CheckContext, purpose: TargetPurpose, scope: OperationScope = 'signed'): Promise<TargetResult> {
   const ops = eligibleOperations(ctx, scope);
   const listName = scope === 'required' ? 'required_for' : 'supported_for / required_for';

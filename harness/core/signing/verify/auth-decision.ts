@@ -26,7 +26,7 @@ export interface AuthDecision {
 }
 
 /** Failures that reject even under warn_for or with a fallback credential. */
-const HARD_REASONS: ReadonlySet<FailureReason> = new Set(['header_malformed', 'params_incomplete', 'required']);
+export const HARD_REASONS: ReadonlySet<FailureReason> = new Set(['header_malformed', 'params_incomplete', 'required']);
 
 export function decideAuthentication(
   capability: RequestSigningCapability | undefined,
