@@ -192,6 +192,37 @@ describe('proto-comply fuzz against mock sellers', () => {
     expect(fixed.stderr).toMatch(/does not fail now \(pass\)/);
   }, 150_000);
 
+  it('--deny-private with --allow-host 127.0.0.1 fuzzes the loopback seller; progress goes to stderr as plain lines', async () => {
+    const dir = join(out, 'allowed');
+    const r = await cli([
+      'fuzz',
+      '--deny-private',
+      '--allow-host',
+      '127.0.0.1',
+      '--agent',
+      clean.baseUrl,
+      '--auth-token',
+      AUTH,
+      '--transport',
+      'mcp',
+      '--task',
+      'get_products',
+      '--seed',
+      '5',
+      '--runs',
+      '10',
+      '--out',
+      dir,
+    ]);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stderr).not.toContain('\r');
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines.filter((l) => /^\[\d+\/7\] PASS mcp fuzz\./.test(l))).toHaveLength(7);
+    expect(lines.at(-1)).toMatch(/^fuzz: 7\/7 properties · \d[\d,]* cases · 0 counterexamples$/);
+    expect(r.stdout).toMatch(/Overall: PASSING/);
+    expect(r.stdout).not.toMatch(/^\[\d+\/7\]/m);
+  }, 60_000);
+
   it('without --agent fuzzes the built-in mock seller and writes the fuzz suite (exit 0)', async () => {
     const dir = join(out, 'builtin');
     const r = await cli(['fuzz', '--transport', 'mcp', '--task', 'get_products', '--seed', '3', '--runs', '30', '--out', dir, '--json']);

@@ -12,7 +12,8 @@ import { FixturesError, loadFixtures, type Fixtures } from '../core/fixtures/fix
 import { startBuiltinMocks } from './builtin-mocks.js';
 import { writeReportsSafely } from './run-failure.js';
 import type { RunFrame } from '../core/engine/error-run.js';
-import { createProgress, renderSummary } from '../../reports/console.js';
+import { renderSummary } from '../../reports/console.js';
+import { createFuzzProgress, type FuzzProgress } from '../../reports/fuzz-progress.js';
 import { renderAgentComplianceJson, AGENT_COMPLIANCE_FILE } from '../../reports/json.js';
 import { readComplianceReport } from './read-report.js';
 import { runFuzz } from '../fuzz/run.js';
@@ -249,8 +250,9 @@ export async function fuzzCommand(argv: string[]): Promise<number> {
           ? `proto-comply: replaying ${args.replay?.checkId}: re-sending the ${target.sent.length} recorded request bod${target.sent.length === 1 ? 'y' : 'ies'} byte for byte\n`
           : `proto-comply: replaying ${args.replay?.checkId} from seed ${seed} and path ${target.path} (the report kept no request bodies)\n`,
       );
-    const progressOut = args.json ? process.stderr : process.stdout;
-    let progress: ReturnType<typeof createProgress> | undefined;
+    // Progress on stderr: stdout is the summary (or the JSON report).
+    const progressOut = process.stderr;
+    let progress: FuzzProgress | undefined;
     let run = await runFuzz({
       agentUrl,
       mcpUrl: args.mcpUrl,
@@ -272,8 +274,10 @@ export async function fuzzCommand(argv: string[]): Promise<number> {
       command,
       addressPolicy,
       onPlanned: (total) => {
-        progress = createProgress({ out: progressOut, tty: Boolean((progressOut as NodeJS.WriteStream).isTTY), total });
+        progress = createFuzzProgress({ out: progressOut, tty: Boolean((progressOut as NodeJS.WriteStream).isTTY), total });
       },
+      onStart: (id, kind) => progress?.onStart(`${id} (${kind})`),
+      onCase: () => progress?.onCase(),
       onCheck: (c) => progress?.onCheck(c),
     });
     progress?.done();

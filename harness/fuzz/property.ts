@@ -42,6 +42,8 @@ export interface FuzzContext {
   authToken?: string;
   /** The fixtures' extra arguments per task, which the run's transport puts under every call of the task. */
   taskArgs?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** Called once per case run (a request, a command sequence): progress. */
+  onCase?: () => void;
   /** The bodies the transport sends, case by case (harness/fuzz/wire-log.ts); absent in unit tests. */
   wire?: CaseWire;
 }

@@ -36,6 +36,7 @@ export async function checkProperty<T>(o: {
       return true;
     }
     runs++;
+    o.ctx.onCase?.();
     wire?.begin();
     const verdict = await o.predicate(value);
     if (o.ctx.signal.aborted && verdict.violation) {

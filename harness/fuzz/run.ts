@@ -49,6 +49,10 @@ export interface FuzzOptions {
   reportFile: string;
   command: string;
   onCheck?: (c: CheckResult) => void;
+  /** A check starts (progress). */
+  onStart?: (checkId: string, transport: TransportKind) => void;
+  /** A case of a property ran (progress). */
+  onCase?: () => void;
   /** Called once before the first check with the number of checks the run will report. */
   onPlanned?: (total: number) => void;
   /** The address policy of every connection (--deny-private); default: none refused. */
@@ -176,6 +180,7 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
         nonce,
         authToken: o.authToken,
         wire: wires.get(transport),
+        ...(o.onCase ? { onCase: o.onCase } : {}),
         ...(o.fixtures?.tasks ? { taskArgs: o.fixtures.tasks } : {}),
       };
       for (const { property, task, wire } of planned) {
@@ -188,6 +193,7 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
           interpretationOf: o.interpretationOf,
         };
         const started = Date.now();
+        o.onStart?.(task ? `${property.id}.${task}` : property.id, transport.kind);
         let outcome: PropertyOutcome | { outcome: 'not_applicable' | 'gap'; message: string; gap?: string; not_run?: boolean };
         const notApplicable = property.appliesTo?.(ctx);
         if (task && wire && !state.tasks.includes(wire)) outcome = { outcome: 'not_applicable', message: `the agent does not list ${wire}` };
