@@ -10,6 +10,8 @@ import { type FaultDef, listFaults } from '../../mocks/seller/faults.js';
 import '../../mocks/seller/index.js';
 import { MODEL_OUT_OF_REACH, modelFinds } from './testing/model-kill.js';
 import { requestPropertiesFind } from './testing/request-kill.js';
+import { recordTasksFind } from './testing/record-kill.js';
+import { MUTATING_RECORD_TASKS } from './requests.js';
 
 const SUITES = ['errors', 'schemas', 'idempotency', 'state-machine'];
 const suiteOf = (checkId: string) => checkId.slice(0, checkId.indexOf('.'));
@@ -55,9 +57,47 @@ const IN_SUITES = listFaults().filter((f) => f.targets.some((t) => SUITES.includ
 const BY_MODEL = FAULTS.filter((f) => f.targets.some((t) => ['idempotency', 'state-machine'].includes(suiteOf(t))) && !(f.name in MODEL_OUT_OF_REACH));
 const BY_REQUESTS = FAULTS.filter((f) => !BY_MODEL.includes(f));
 
+/**
+ * The other mutating tasks of spec 4.3 (sync_*, build_creative, activate_signal, log_event,
+ * provide_performance_feedback): every fault of another suite that lets a malformed request of one
+ * of them through (a target `*.invalid-refused` or `*missing-key` outside the four suites) must be
+ * found by fuzz.errors.near-valid-refused on that task; all of them at once, on one mock (each acts
+ * on its own task), or named out of reach with the reason.
+ */
+const RECORD_TASK_OF: Readonly<Record<string, string>> = {
+  audiences: 'sync_audiences',
+  catalogs: 'sync_catalogs',
+  events: 'log_event',
+  feedback: 'provide_performance_feedback',
+  accounts: 'sync_accounts',
+  signals: 'activate_signal',
+  'build-missing-key': 'build_creative',
+  'sync-missing-key': 'sync_creatives',
+};
+const NEEDS_STATE = "the fuzzer's setup finds no";
+const RECORD_OUT_OF_REACH: Readonly<Record<string, string>> = {
+  'activate-signal-not-idempotent': `${NEEDS_STATE} segment the seller offers (get_signals), so every activate_signal it sends names an unknown segment and is refused for that before the key matters`,
+  'build-creative-not-idempotent': `${NEEDS_STATE} format the seller lists (list_creative_formats), so every build_creative it sends targets an unknown format and is refused for that`,
+  'sync-creatives-not-idempotent': `${NEEDS_STATE} format the seller lists, so every creative it syncs has an unknown format and is refused for that`,
+  'event-time-unchecked': `${NEEDS_STATE} event source the seller knows, so every log_event it sends is refused for its event_source_id before the event time matters`,
+  'catalog-url-unchecked': 'spec 2.6 names a catalog url without a syntax the request schema could state, so the fuzzer sends no URL defects',
+};
+const RECORD_FAULTS = listFaults().filter(
+  (f) => f.targets.some((t) => /\.invalid-refused$|missing-key$/.test(t)) && !f.targets.some((t) => SUITES.includes(suiteOf(t))),
+);
+function recordTask(f: FaultDef): string | undefined {
+  for (const t of f.targets) {
+    const [suite, area, rest] = t.split('.');
+    const task = RECORD_TASK_OF[suite === 'records' ? area : suite === 'creative' ? rest : suite];
+    if (task) return task;
+  }
+  return undefined;
+}
+
 const found = new Map<string, string>();
 const t0 = Date.now();
 afterAll(() => {
+  if (found.size === 0) return; // a filtered run (-t) hunted none of them
   const missed = FAULTS.filter((f) => !found.has(f.name)).map((f) => f.name);
   const byModel = BY_MODEL.filter((f) => found.has(f.name)).length;
   console.log(
@@ -90,6 +130,18 @@ describe('the fuzzer alone finds every fault of the errors, schemas, idempotency
   it('reaches the expired key with the model and the undeclared idempotency with the request properties', () => {
     expect(BY_MODEL.map((f) => f.name)).toContain('expired-key-reexecuted');
     expect(BY_REQUESTS.map((f) => f.name)).toContain('idempotency-not-declared');
+  });
+
+  it('the near-valid requests of the other mutating tasks find their faults, all on one mock seller', { timeout: 120_000 }, async () => {
+    const hunted = RECORD_FAULTS.filter((f) => !(f.name in RECORD_OUT_OF_REACH));
+    expect(Object.keys(RECORD_OUT_OF_REACH).every((n) => RECORD_FAULTS.some((f) => f.name === n))).toBe(true);
+    const expected = new Map(hunted.map((f) => [f.name, recordTask(f)]));
+    for (const [name, task] of expected) expect(MUTATING_RECORD_TASKS as readonly (string | undefined)[], `${name}: no fuzzed task`).toContain(task);
+    const failed = await recordTasksFind(hunted.map((f) => f.name));
+    expect(failed.sort()).toEqual([...new Set(expected.values())].map((t) => `fuzz.errors.near-valid-refused.${t}`).sort());
+    console.log(
+      `fuzz kill rate, other mutating tasks: ${hunted.length}/${RECORD_FAULTS.length} faults found on one mock (${[...expected].map(([n, t]) => `${n} by ${t}`).join(', ')}); out of reach: ${Object.keys(RECORD_OUT_OF_REACH).join(', ')}`,
+    );
   });
 
   it.each(BY_REQUESTS.map((f) => [f.name, f] as [string, FaultDef]))('the request properties find %s', { timeout: 60_000 }, async (name, fault) => {

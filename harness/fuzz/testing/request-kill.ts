@@ -6,6 +6,7 @@ import type { CheckResult } from '../../core/engine/result.js';
 import { REQUEST_PROPERTIES } from '../properties/index.js';
 import type { FuzzEvidence } from '../report.js';
 import { runFuzz } from '../run.js';
+import { FUZZ_TASKS } from '../requests.js';
 import type { SentCall } from '../wire-log.js';
 
 const AUTH = 'fuzz-kill-token-0123456789';
@@ -26,6 +27,8 @@ export async function requestPropertiesFind(fault: FaultDef, runs = 40): Promise
       authToken: AUTH,
       seed: 7,
       runs,
+      // The faults of the four suites act on the media-buy tasks: the other mutating tasks are hunted by kill-rate.test.ts's records test.
+      tasks: [...FUZZ_TASKS],
       properties: REQUEST_PROPERTIES,
       reportFile: 'fuzz-report/agent-compliance.json',
       command: 'test',
