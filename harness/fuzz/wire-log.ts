@@ -34,8 +34,9 @@ export interface CaseWire {
 
 /** Wraps a transport so the run sees its case's bodies and can re-send recorded ones. */
 export function wireLogged(t: Transport): { transport: Transport; wire: CaseWire } {
-  let calls: SentCall[] = [];
-  let bytes = 0;
+  // The arguments as sent, serialised only when a case's calls are asked for (a failing case):
+  // the calls of passing cases cost a reference each. A property never changes arguments it sent.
+  let calls: { task: string; args: Record<string, unknown>; text?: string }[] = [];
   let over = false;
   let pending: SentCall[] = [];
   let replaying = false;
@@ -44,14 +45,24 @@ export function wireLogged(t: Transport): { transport: Transport; wire: CaseWire
   const wire: CaseWire = {
     begin() {
       calls = [];
-      bytes = 0;
       over = false;
       // The case after replay() re-sends; the one after that draws again.
       replaying = armed !== undefined;
       pending = armed ? [...armed] : [];
       armed = undefined;
     },
-    sent: () => (over ? undefined : calls),
+    sent() {
+      if (over) return undefined;
+      let bytes = 0;
+      const out: SentCall[] = [];
+      for (const c of calls) {
+        const text = c.text ?? JSON.stringify(c.args);
+        bytes += text.length + c.task.length;
+        if (bytes > MAX_SENT_BYTES) return undefined;
+        out.push({ task: c.task, arguments: text });
+      }
+      return out;
+    },
     replay(recorded) {
       armed = [...recorded];
       divergedCalls = 0;
@@ -75,10 +86,8 @@ export function wireLogged(t: Transport): { transport: Transport; wire: CaseWire
         } else divergedCalls += 1;
       }
       if (!over) {
-        text ??= JSON.stringify(args);
-        bytes += text.length + task.length;
-        if (bytes > MAX_SENT_BYTES || calls.length >= MAX_SENT_CALLS) over = true;
-        else calls.push({ task, arguments: text });
+        if (calls.length >= MAX_SENT_CALLS) over = true;
+        else calls.push({ task, args, ...(text !== undefined ? { text } : {}) });
       }
       return t.call(task, args, options);
     },
