@@ -5,7 +5,7 @@ import { MUTATING_RECORD_TASKS } from '../requests.js';
 import { runFuzz } from '../run.js';
 
 /** The ids of the checks that failed (each fault acts on its own task, so one mock serves them all). */
-export async function recordTasksFind(faults: string[], runs = 40): Promise<string[]> {
+export async function recordTasksFind(faults: string[], runs = 100): Promise<string[]> {
   const seller = await startMockSeller({ authToken: 'fuzz-record-kill-token-0123', faults, bookingLatencyMs: 0 });
   try {
     const run = await runFuzz({
