@@ -3,7 +3,8 @@
  * second of `proto-comply fuzz` (get_products, the two request properties, MCP: generation, the call
  * through the harness transport, judging, and fast-check's bookkeeping) next to bare undici calls
  * per second on an MCP session of the same mock: one fixed get_products, and the very requests the
- * fuzz run sent (target: at least 0.7 of the latter). The same requests through the harness
+ * fuzz run sent (target: at least 0.6 of the latter, issue 36's restatement of issue 13's 0.7, which
+ * this machine's per-call transport cost does not leave room for). The same requests through the harness
  * transport split the gap into the transport's per-call cost and the fuzzer's own.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -128,7 +129,7 @@ export async function fuzzBench(opts: { rounds?: number; warmup?: number; runs?:
         iterations: rounds * cases,
         baseline: SAME,
         ratio,
-        target_ratio: 0.7,
+        target_ratio: 0.6,
       },
     ];
   } finally {

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { startMockSeller, type RunningMockSeller } from '../../mocks/seller/index.js';
 import { validateAgentCompliance } from '../../reports/json.js';
 import { startTrap } from '../core/net/testing/trap-server.js';
+import { startForwarder } from '../fuzz/testing/forwarder.js';
 
 const BIN = fileURLToPath(new URL('../../bin/proto-comply.js', import.meta.url));
 const AUTH = 'fuzz-cli-token-0123456789abcdef';
@@ -136,24 +137,45 @@ describe('proto-comply fuzz against mock sellers', () => {
     expect(shrunk.request.context).toBeUndefined();
     expect(check.evidence.notes[0]).toContain(`--replay '${report}#fuzz.errors.near-valid-refused.create_media_buy@mcp'`);
 
-    const again = await cli([
-      'fuzz',
-      '--replay',
-      `${report}#fuzz.errors.near-valid-refused.create_media_buy`,
-      '--auth-token',
-      AUTH,
-      '--out',
-      join(out, 'replay'),
-    ]);
+    // The report keeps the bodies the counterexample sent (its key and account included).
+    const recorded: { task: string; arguments: string }[] = check.evidence.actual.fuzz.sent;
+    expect(recorded.length).toBeGreaterThan(0);
+    expect(recorded.at(-1)?.task).toBe('create_media_buy');
+    expect(JSON.parse(recorded.at(-1)?.arguments as string).idempotency_key).toBe(shrunk.request.idempotency_key);
+
+    // Replayed through a loopback forwarder to the same faulty seller: the same bytes go out, and it still fails.
+    const forwarder = await startForwarder(faulty.baseUrl);
+    let again: Awaited<ReturnType<typeof cli>>;
+    try {
+      again = await cli([
+        'fuzz',
+        '--replay',
+        `${report}#fuzz.errors.near-valid-refused.create_media_buy`,
+        '--agent',
+        forwarder.baseUrl,
+        '--auth-token',
+        AUTH,
+        '--out',
+        join(out, 'replay'),
+      ]);
+    } finally {
+      await forwarder.close();
+    }
     expect(again.code, again.stderr + again.stdout).toBe(1);
+    expect(again.stderr).toMatch(/re-sending the \d+ recorded request bod(y|ies) byte for byte/);
     expect(again.stderr).toMatch(/replay of fuzz\.errors\.near-valid-refused\.create_media_buy: still fails/);
+    const toolCalls = forwarder.bodies.filter((b) => b.includes('"tools/call"') && !b.includes('get_proto_capabilities') && !b.includes('"get_products"'));
+    for (const call of recorded)
+      expect(
+        toolCalls.some((b) => b.includes(`"arguments":${call.arguments}`)),
+        call.arguments,
+      ).toBe(true);
     const replayed = JSON.parse(readFileSync(join(out, 'replay', 'agent-compliance.json'), 'utf8'));
     expect(replayed.checks).toHaveLength(1);
-    // The same case: the same defect on a request of the same shape (the account and the keys are fresh per run).
-    const [was, now] = [check, replayed.checks[0]].map((c) => c.evidence.actual.fuzz.counterexample);
-    expect(now.defect).toEqual(was.defect);
-    expect(Object.keys(now.request).sort()).toEqual(Object.keys(was.request).sort());
-    expect(now.request.account).not.toEqual(was.request.account);
+    // The same case, and the same bytes: the replay's own record of what it sent is the original's.
+    const [was, now] = [check, replayed.checks[0]].map((c) => c.evidence.actual.fuzz);
+    expect(now.counterexample.defect).toEqual(was.counterexample.defect);
+    expect(now.sent).toEqual(was.sent);
 
     const fixed = await cli([
       'fuzz',
@@ -169,6 +191,37 @@ describe('proto-comply fuzz against mock sellers', () => {
     expect(fixed.code, fixed.stderr + fixed.stdout).toBe(0);
     expect(fixed.stderr).toMatch(/does not fail now \(pass\)/);
   }, 150_000);
+
+  it('--deny-private with --allow-host 127.0.0.1 fuzzes the loopback seller; progress goes to stderr as plain lines', async () => {
+    const dir = join(out, 'allowed');
+    const r = await cli([
+      'fuzz',
+      '--deny-private',
+      '--allow-host',
+      '127.0.0.1',
+      '--agent',
+      clean.baseUrl,
+      '--auth-token',
+      AUTH,
+      '--transport',
+      'mcp',
+      '--task',
+      'get_products',
+      '--seed',
+      '5',
+      '--runs',
+      '10',
+      '--out',
+      dir,
+    ]);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stderr).not.toContain('\r');
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines.filter((l) => /^\[\d+\/7\] PASS mcp fuzz\./.test(l))).toHaveLength(7);
+    expect(lines.at(-1)).toMatch(/^fuzz: 7\/7 properties · \d[\d,]* cases · 0 counterexamples$/);
+    expect(r.stdout).toMatch(/Overall: PASSING/);
+    expect(r.stdout).not.toMatch(/^\[\d+\/7\]/m);
+  }, 60_000);
 
   it('without --agent fuzzes the built-in mock seller and writes the fuzz suite (exit 0)', async () => {
     const dir = join(out, 'builtin');

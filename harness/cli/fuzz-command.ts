@@ -12,13 +12,15 @@ import { FixturesError, loadFixtures, type Fixtures } from '../core/fixtures/fix
 import { startBuiltinMocks } from './builtin-mocks.js';
 import { writeReportsSafely } from './run-failure.js';
 import type { RunFrame } from '../core/engine/error-run.js';
-import { createProgress, renderSummary } from '../../reports/console.js';
+import { renderSummary } from '../../reports/console.js';
+import { createFuzzProgress, type FuzzProgress } from '../../reports/fuzz-progress.js';
 import { renderAgentComplianceJson, AGENT_COMPLIANCE_FILE } from '../../reports/json.js';
 import { readComplianceReport } from './read-report.js';
 import { runFuzz } from '../fuzz/run.js';
 import { interpretationLookup } from '../certify/index.js';
 import { FUZZ_PROPERTIES } from '../fuzz/properties/index.js';
 import type { FuzzEvidence } from '../fuzz/report.js';
+import { parseSentCalls, type SentCall } from '../fuzz/wire-log.js';
 import { parseTargetFlag } from './target-flag.js';
 import type { ProtocolLine } from '../core/protocol/lines.js';
 import type { RunResult } from '../core/engine/result.js';
@@ -176,7 +178,15 @@ export function fuzzReproduceCommand(a: FuzzArgs): string {
 }
 
 /** What `--replay` takes from the report: the agent, the transport, the seed and path of the check. */
-async function replayTarget(a: FuzzArgs): Promise<{ run: RunResult; transport: TransportKind; seed: number; path: string; runs: number; builtin: boolean }> {
+async function replayTarget(a: FuzzArgs): Promise<{
+  run: RunResult;
+  transport: TransportKind;
+  seed: number;
+  path: string;
+  runs: number;
+  builtin: boolean;
+  sent?: SentCall[];
+}> {
   const r = a.replay as NonNullable<FuzzArgs['replay']>;
   const run = await readComplianceReport(r.report, 'fuzz --replay');
   const check = run.checks.find(
@@ -186,7 +196,8 @@ async function replayTarget(a: FuzzArgs): Promise<{ run: RunResult; transport: T
   if (!check)
     throw new UsageError(`fuzz --replay: ${r.report} has no failing fuzz check ${r.checkId}${r.transport ? ` on ${r.transport}` : ''} with a counterexample`);
   const fz = (check.evidence?.actual as FuzzEvidence | undefined)?.fuzz as FuzzEvidence['fuzz'];
-  return { run, transport: check.transport, seed: fz.seed, path: fz.path, runs: fz.runs, builtin: !/\s--agent\s/.test(run.command) };
+  const sent = parseSentCalls(fz.sent);
+  return { run, transport: check.transport, seed: fz.seed, path: fz.path, runs: fz.runs, builtin: !/\s--agent\s/.test(run.command), ...(sent ? { sent } : {}) };
 }
 
 export async function fuzzCommand(argv: string[]): Promise<number> {
@@ -233,8 +244,15 @@ export async function fuzzCommand(argv: string[]): Promise<number> {
       ? `npx proto-comply fuzz --replay ${q(`${args.replay?.report}#${args.replay?.checkId}@${target.transport}`)}`
       : fuzzReproduceCommand(args);
     if (!args.seedGiven && !target) process.stderr.write(`proto-comply: fuzz seed ${seed}\n`);
-    const progressOut = args.json ? process.stderr : process.stdout;
-    let progress: ReturnType<typeof createProgress> | undefined;
+    if (target)
+      process.stderr.write(
+        target.sent
+          ? `proto-comply: replaying ${args.replay?.checkId}: re-sending the ${target.sent.length} recorded request bod${target.sent.length === 1 ? 'y' : 'ies'} byte for byte\n`
+          : `proto-comply: replaying ${args.replay?.checkId} from seed ${seed} and path ${target.path} (the report kept no request bodies)\n`,
+      );
+    // Progress on stderr: stdout is the summary (or the JSON report).
+    const progressOut = process.stderr;
+    let progress: FuzzProgress | undefined;
     let run = await runFuzz({
       agentUrl,
       mcpUrl: args.mcpUrl,
@@ -251,13 +269,15 @@ export async function fuzzCommand(argv: string[]): Promise<number> {
       tasks: args.tasks,
       properties: FUZZ_PROPERTIES,
       interpretationOf: interpretationLookup(),
-      replay: target ? { checkId: args.replay?.checkId as string, path: target.path } : undefined,
+      replay: target ? { checkId: args.replay?.checkId as string, path: target.path, ...(target.sent ? { sent: target.sent } : {}) } : undefined,
       reportFile: join(out, AGENT_COMPLIANCE_FILE),
       command,
       addressPolicy,
       onPlanned: (total) => {
-        progress = createProgress({ out: progressOut, tty: Boolean((progressOut as NodeJS.WriteStream).isTTY), total });
+        progress = createFuzzProgress({ out: progressOut, tty: Boolean((progressOut as NodeJS.WriteStream).isTTY), total });
       },
+      onStart: (id, kind) => progress?.onStart(`${id} (${kind})`),
+      onCase: () => progress?.onCase(),
       onCheck: (c) => progress?.onCheck(c),
     });
     progress?.done();

@@ -20,13 +20,21 @@ are written as the "fuzz" suite of an agent-compliance report (JSON, JUnit, HTML
   --budget-s N        stop after N seconds; unfinished checks are coverage gaps (exit 4)
   --timeout-s N       per-call timeout (default 10)
   --task NAMES        comma-separated tasks (default: capabilities,get_products,create_media_buy,
-                      update_media_buy,get_media_buys; capabilities is get_<token>_capabilities)
+                      update_media_buy,get_media_buys and the other mutating tasks of spec 4.3:
+                      sync_accounts,sync_creatives,sync_audiences,sync_catalogs,build_creative,
+                      activate_signal,log_event,provide_performance_feedback; capabilities is
+                      get_<token>_capabilities; a task the agent does not list is not fuzzed)
   --deny-private      refuse loopback, private and other reserved addresses (as for run)
   --allow-host H      let this host, address or CIDR block through --deny-private (repeatable)
   --out DIR           report directory (default fuzz-report)
   --json              print the agent-compliance JSON on stdout
-  --replay R#ID[@T]   run exactly the shrunk counterexample of check ID in report R again
-                      (seed and path from the report); exit 1 if it still fails, 0 if not
+  --replay R#ID[@T]   run exactly the shrunk counterexample of check ID in report R again:
+                      re-send its recorded request bodies byte for byte (keys and accounts
+                      included; seed and path when the report kept none); exit 1 if it still
+                      fails, 0 if not
+
+Progress goes to stderr: properties done, cases run, counterexamples found (one status line
+rewritten at most every 200 ms on a terminal; plain lines, one per property, elsewhere).
 
 Exit codes: 0 no property violated, 1 a property violated, 2 usage error, 3 agent unreachable,
 4 the budget ran out with nothing found, 5 harness error.`;

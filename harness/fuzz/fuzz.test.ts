@@ -11,6 +11,7 @@ import { nearValidRefused } from './properties/near-valid-refused.js';
 import { validAccepted } from './properties/valid-accepted.js';
 import type { FuzzProperty } from './property.js';
 import { runFuzz } from './run.js';
+import { FUZZ_TASKS, MUTATING_RECORD_TASKS } from './requests.js';
 
 const AUTH = 'fuzz-test-token-0123456789';
 
@@ -51,7 +52,7 @@ describe('fuzz against the reference mock seller', () => {
       ['mcp', 200],
       ['a2a', 60],
     ] as const) {
-      const run = await fuzzMock({ transports: [transport], runs, seed: 20261125, properties: REQUEST_PROPERTIES });
+      const run = await fuzzMock({ transports: [transport], runs, seed: 20261125, tasks: [...FUZZ_TASKS], properties: REQUEST_PROPERTIES });
       const bad = run.checks.filter((c) => c.outcome !== 'pass').map((c) => `${c.check_id}: ${c.message}`);
       expect(bad, transport).toEqual([]);
       // near-valid on the 2 mutating tasks (digest 3.2 rule 1), valid on 5, unknown tasks, push config on 3 read tasks, auth
@@ -61,6 +62,19 @@ describe('fuzz against the reference mock seller', () => {
     }
     console.log(`fuzz on the clean mock: ${cases} request cases over MCP and A2A, nothing found`);
     expect(cases).toBeGreaterThanOrEqual(3000);
+  }, 120_000);
+
+  it('finds nothing on the clean seller in the other mutating tasks of spec 4.3 (near-valid requests, MCP and A2A)', async () => {
+    for (const [transport, runs] of [
+      ['mcp', 60],
+      ['a2a', 15],
+    ] as const) {
+      const run = await fuzzMock({ transports: [transport], runs, seed: 20261129, tasks: [...MUTATING_RECORD_TASKS], properties: [nearValidRefused] });
+      expect(
+        run.checks.map((c) => `${c.check_id} ${c.outcome}`),
+        transport,
+      ).toEqual(MUTATING_RECORD_TASKS.map((t) => `fuzz.errors.near-valid-refused.${t} pass`));
+    }
   }, 120_000);
 
   it('creates a media buy in setup only when a planned check may involve one', async () => {
@@ -92,6 +106,7 @@ describe('fuzz against the reference mock seller', () => {
           authToken: AUTH,
           seed: 99,
           runs: 30,
+          tasks: [...FUZZ_TASKS],
           properties: FUZZ_PROPERTIES,
           reportFile: 'r',
           command: 'test',

@@ -6,6 +6,7 @@
 import type { ProtocolLine } from '../core/protocol/lines.js';
 import type { Transport, WireExchange } from '../core/transport/types.js';
 import type { Interpretation } from '../core/engine/result.js';
+import type { CaseWire, SentCall } from './wire-log.js';
 
 export type FuzzLevel = 'MUST' | 'SHOULD' | 'MAY';
 
@@ -41,6 +42,10 @@ export interface FuzzContext {
   authToken?: string;
   /** The fixtures' extra arguments per task, which the run's transport puts under every call of the task. */
   taskArgs?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** Called once per case run (a request, a command sequence): progress. */
+  onCase?: () => void;
+  /** The bodies the transport sends, case by case (harness/fuzz/wire-log.ts); absent in unit tests. */
+  wire?: CaseWire;
 }
 
 /** One fast-check run of a property: the seed, and for a replay the path of the failing case. */
@@ -49,6 +54,8 @@ export interface FuzzRunOptions {
   numRuns: number;
   /** fast-check's replay path of a shrunk counterexample (from an earlier report). */
   path?: string;
+  /** Replay: the recorded bodies of the counterexample, re-sent byte for byte in place of the drawn ones. */
+  sent?: readonly SentCall[];
 }
 
 export interface PropertyOutcome {
@@ -74,6 +81,10 @@ export interface PropertyOutcome {
   counterexample?: unknown;
   /** One line: the rule broken (or why it could not be checked), with the evidence. */
   message?: string;
+  /** The task calls of the counterexample as sent (their arguments' JSON text), for a replay of the same bytes. */
+  sent?: SentCall[];
+  /** A replay of recorded bodies: calls it had to send as drawn, because the case asked for another task than recorded. */
+  diverged?: number;
   /** The wire exchanges of the counterexample's last call (secrets redacted by the recorder). */
   exchanges?: WireExchange[];
 }

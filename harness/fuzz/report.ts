@@ -10,6 +10,8 @@ import { boundRun } from '../core/engine/bound.js';
 import type { TransportKind } from '../core/transport/types.js';
 import { newRunResult } from '../core/engine/run-result.js';
 import type { FuzzProperty, PropertyOutcome } from './property.js';
+import { LIMITS } from '../core/engine/bound.js';
+import type { SentCall } from './wire-log.js';
 
 export const FUZZ_SUITE_ID = 'fuzz';
 
@@ -25,7 +27,16 @@ export interface FuzzCheckInput {
 
 /** What a failing fuzz check stores in `evidence.actual` (read back by `--replay`). */
 export interface FuzzEvidence {
-  fuzz: { seed: number; path: string; runs: number; counterexample: unknown; property: string; task?: string };
+  fuzz: {
+    seed: number;
+    path: string;
+    runs: number;
+    counterexample: unknown;
+    property: string;
+    task?: string;
+    /** The counterexample's task calls as sent (arguments as JSON text): `--replay` re-sends these bytes. */
+    sent?: SentCall[];
+  };
 }
 
 type Skipped = { outcome: 'not_applicable' | 'gap'; message: string; gap?: string; not_run?: boolean };
@@ -67,6 +78,15 @@ export function fuzzCheck(input: FuzzCheckInput, o: PropertyOutcome | Skipped, d
   const actual: FuzzEvidence = {
     fuzz: { seed: po.seed, path: po.path ?? '', runs: po.runs, counterexample: po.counterexample, property: p.id, ...(task ? { task } : {}) },
   };
+  // The bodies are kept when the evidence still fits its bound with them (else the replay draws the case from seed and path).
+  const withSent: FuzzEvidence = po.sent?.length ? { fuzz: { ...actual.fuzz, sent: po.sent } } : actual;
+  const sentKept = withSent !== actual && JSON.stringify(withSent).length <= LIMITS.value;
+  const bodiesNote = po.sent?.length
+    ? sentKept
+      ? `the counterexample's ${po.sent.length} request bod${po.sent.length === 1 ? 'y is' : 'ies are'} kept: --replay re-sends them byte for byte`
+      : 'the request bodies were too large to keep: --replay draws the case again from seed and path'
+    : undefined;
+  const divergedNote = po.diverged ? `the replayed case made ${po.diverged} call(s) the recording did not have; they were sent as drawn` : undefined;
   const interpretation = p.interpretation ?? (p.sameRuleAs ? input.interpretationOf?.(p.sameRuleAs) : undefined);
   return {
     ...base,
@@ -75,9 +95,15 @@ export function fuzzCheck(input: FuzzCheckInput, o: PropertyOutcome | Skipped, d
     message: `${po.message ?? 'violated'} (shrunk counterexample; seed ${po.seed}, path ${po.path ?? '?'})`,
     evidence: {
       expected: p.spec.rule,
-      actual,
+      actual: sentKept ? withSent : actual,
       exchanges: po.exchanges ?? [],
-      notes: [`replay: ${replay}`, `fast-check seed ${po.seed}, path ${po.path ?? '?'}, after ${po.runs} case(s)`, ...input.notes],
+      notes: [
+        `replay: ${replay}`,
+        `fast-check seed ${po.seed}, path ${po.path ?? '?'}, after ${po.runs} case(s)`,
+        ...(bodiesNote ? [bodiesNote] : []),
+        ...(divergedNote ? [divergedNote] : []),
+        ...input.notes,
+      ],
     },
   };
 }

@@ -16,6 +16,24 @@ import { protocolIds } from '../core/token.js';
 /** The fuzzed tasks, by the name of their request schema; `capabilities` is the token's capabilities task (wireTask). */
 export const FUZZ_TASKS = ['capabilities', 'get_products', 'create_media_buy', 'update_media_buy', 'get_media_buys'] as const;
 
+/**
+ * The other mutating tasks of interface spec 4.3 (each takes an idempotency_key): their request
+ * schemas are written from the spec's table and records (2.6), which name members and a few types
+ * but not the values a seller must take (a feed URL's scheme, a known format, a segment id), so only
+ * their malformed requests are judged (fuzz.errors.near-valid-refused), never whether a valid one is
+ * accepted. A task the agent does not list is not fuzzed (reported not applicable, as for `run`).
+ */
+export const MUTATING_RECORD_TASKS = [
+  'sync_accounts',
+  'sync_creatives',
+  'sync_audiences',
+  'sync_catalogs',
+  'build_creative',
+  'activate_signal',
+  'log_event',
+  'provide_performance_feedback',
+] as const;
+
 /** The task name on the wire: `capabilities` is `get_<token>_capabilities`. */
 export function wireTask(task: string, token: string): string {
   return task === 'capabilities' ? protocolIds(token).capabilitiesTask : task;
@@ -40,17 +58,23 @@ export function requestSchema(task: string): Schema {
 }
 
 /** Fuzzed tasks that neither update nor read media buys: a run fuzzing only these needs no media buy of its own (run.ts). */
-export const BUY_FREE_TASKS: ReadonlySet<string> = new Set(['capabilities', 'get_products']);
+export const BUY_FREE_TASKS: ReadonlySet<string> = new Set([
+  'capabilities',
+  'get_products',
+  ...MUTATING_RECORD_TASKS.filter((t) => t !== 'provide_performance_feedback'),
+]);
 
 /** What a task needs from the run before it can be fuzzed; undefined when it has it. */
 export function missingState(task: string, ctx: FuzzContext): string | undefined {
   if (task === 'create_media_buy' && !ctx.product) return 'no product and pricing option the seller offers (get_products gave none usable)';
   if (task === 'update_media_buy' && !ctx.mediaBuy) return 'no media buy of the run to update (create_media_buy did not create one)';
+  if (task === 'provide_performance_feedback' && !ctx.mediaBuy) return 'no media buy of the run to give feedback on (create_media_buy did not create one)';
   return undefined;
 }
 
 /** A refinement's ask: natural language, never blank (built once: grapheme strings cost tables to build). */
 const ASK = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 60 }).filter((t) => t.trim().length > 0);
+const NAME = fc.string({ minLength: 1, maxLength: 40 }).filter((t) => t.trim().length > 0);
 const KEY = fc.constantFrom(...KEY_SHAPES).map((shape) => `${KEY_MARK}${shape}`);
 
 export function taskBindings(task: string, ctx: FuzzContext): Bindings {
@@ -71,7 +95,27 @@ export function taskBindings(task: string, ctx: FuzzContext): Bindings {
     const min = ctx.product.min_budget ?? 0;
     b['/packages/*/budget'] = fc.integer({ min: Math.max(1, Math.ceil(min)), max: Math.max(10_000, Math.ceil(min) * 10) });
   }
-  if (task === 'update_media_buy' && ctx.mediaBuy) b['/media_buy_id'] = fc.constant(ctx.mediaBuy.media_buy_id);
+  // Members whose values the spec gives by example only (2.6, 4.3): the examples are sent, so a
+  // defect elsewhere is not hidden behind a value the seller's vocabulary lacks.
+  if (task === 'log_event') {
+    b['/events/*/event_type'] = fc.constantFrom('purchase', 'lead', 'sign-up');
+    b['/events/*/action_source'] = fc.constant('website');
+    b['/events/*/custom_data/currency'] = fc.constant(ctx.product?.currency ?? 'USD');
+  }
+  if (task === 'activate_signal') b['/destinations/*/type'] = fc.constant('platform');
+  if (task === 'sync_audiences') {
+    b['/audiences/*/audience_type'] = fc.constant('suppression');
+    // Always named (2.6 lists the name with the id): whether a nameless audience is taken the spec leaves open.
+    b['/audiences/*/name'] = NAME;
+  }
+  if (task === 'sync_catalogs') {
+    b['/catalogs/*/type'] = fc.constant('product');
+    b['/catalogs/*/update_frequency'] = fc.constant('daily');
+  }
+  if (task === 'sync_accounts') b['/accounts/*/billing'] = fc.constant('operator');
+  // An index (spec 4.3: a number); what range a seller takes the spec leaves open, so the values stay near 1.
+  if (task === 'provide_performance_feedback') b['/performance_index'] = fc.double({ min: 0, max: 2, noNaN: true }).map((n) => Math.round(n * 1000) / 1000);
+  if ((task === 'update_media_buy' || task === 'provide_performance_feedback') && ctx.mediaBuy) b['/media_buy_id'] = fc.constant(ctx.mediaBuy.media_buy_id);
   return b;
 }
 
@@ -111,7 +155,7 @@ function openDefects(task: string): OpenDefect[] {
  * (interface spec 7) but no rule to refuse it, so a read that answers a malformed request is not
  * judged. Each with at least one defect whose refusal is required.
  */
-export const NEAR_VALID_TASKS = FUZZ_TASKS.filter(
+export const NEAR_VALID_TASKS = [...FUZZ_TASKS, ...MUTATING_RECORD_TASKS].filter(
   (t) => ((requestSchema(t).required as string[] | undefined) ?? []).includes('idempotency_key') && statedSites(requestSchema(t), openDefects(t)).length > 0,
 );
 

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import type { WireExchange } from '../core/transport/types.js';
 import type { FuzzContext, FuzzRunOptions, PropertyOutcome } from './property.js';
+import type { SentCall } from './wire-log.js';
 
 export interface Verdict {
   /** Undefined: the case holds. */
@@ -25,12 +26,18 @@ export async function checkProperty<T>(o: {
   let runs = 0;
   let aborted = false;
   let last: Verdict | undefined;
+  let lastSent: SentCall[] | undefined;
+  const wire = o.ctx.wire;
+  // A replay with recorded bodies: the case at the path re-sends them (wire-log.ts).
+  if (o.opts.sent?.length && o.opts.path !== undefined) wire?.replay(o.opts.sent);
   const property = fc.asyncProperty(o.arbitrary, async (value) => {
     if (o.ctx.signal.aborted) {
       aborted = true;
       return true;
     }
     runs++;
+    o.ctx.onCase?.();
+    wire?.begin();
     const verdict = await o.predicate(value);
     if (o.ctx.signal.aborted && verdict.violation) {
       aborted = true;
@@ -38,6 +45,7 @@ export async function checkProperty<T>(o: {
     }
     if (verdict.violation) {
       last = verdict;
+      lastSent = wire?.sent()?.slice();
       return false;
     }
     return true;
@@ -48,7 +56,7 @@ export async function checkProperty<T>(o: {
     numRuns: o.opts.numRuns,
     ...(replay ? { path: o.opts.path, endOnFailure: true } : {}),
   });
-  const base = { check_id: o.checkId, task: o.task, runs, seed: o.opts.seed };
+  const base = { check_id: o.checkId, task: o.task, runs, seed: o.opts.seed, ...(o.opts.sent?.length && wire ? { diverged: wire.diverged() } : {}) };
   if (details.failed && details.counterexample) {
     return {
       ...base,
@@ -57,6 +65,7 @@ export async function checkProperty<T>(o: {
       counterexample: details.counterexample[0],
       message: last?.violation ?? (details.errorInstance instanceof Error ? details.errorInstance.message : 'the property failed'),
       exchanges: last?.exchanges,
+      ...(lastSent?.length ? { sent: lastSent } : {}),
     };
   }
   if (aborted)

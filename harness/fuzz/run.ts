@@ -24,6 +24,7 @@ import type { FuzzContext, FuzzProperty, PropertyOutcome } from './property.js';
 import { BUY_FREE_TASKS, missingState, wireTask } from './requests.js';
 import { findFuzzState } from './setup.js';
 import { fuzzCheck, fuzzRunResult, type FuzzCheckInput } from './report.js';
+import { type CaseWire, type SentCall, wireLogged } from './wire-log.js';
 
 export interface FuzzOptions {
   agentUrl: string;
@@ -42,12 +43,16 @@ export interface FuzzOptions {
   /** Only these tasks (default every task a property names). */
   tasks?: string[];
   properties: readonly FuzzProperty[];
-  /** Replay: exactly this check, from this fast-check path. */
-  replay?: { checkId: string; path: string };
+  /** Replay: exactly this check, from this fast-check path, re-sending the recorded bodies when the report kept them. */
+  replay?: { checkId: string; path: string; sent?: readonly SentCall[] };
   /** The report file a failure's replay command points at. */
   reportFile: string;
   command: string;
   onCheck?: (c: CheckResult) => void;
+  /** A check starts (progress). */
+  onStart?: (checkId: string, transport: TransportKind) => void;
+  /** A case of a property ran (progress). */
+  onCase?: () => void;
   /** Called once before the first check with the number of checks the run will report. */
   onPlanned?: (total: number) => void;
   /** The address policy of every connection (--deny-private); default: none refused. */
@@ -112,8 +117,9 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
   const recorder = createRecorder({ token: o.token, secrets: o.authToken ? [o.authToken] : [], redactor, maxExchanges: 16 });
   const endpoints = resolveEndpoints(o.agentUrl, { mcpUrl: o.mcpUrl, a2aUrl: o.a2aUrl });
   const timeoutMs = Math.round((o.timeoutS ?? 10) * 1000);
-  const transports: Transport[] = o.transports.map((kind) =>
-    fuzzTransport(
+  const wires = new Map<Transport, CaseWire>();
+  const transports: Transport[] = o.transports.map((kind) => {
+    const logged = wireLogged(
       createTransport(
         kind,
         {
@@ -129,10 +135,11 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
         },
         endpoints,
       ),
-      o.fixtures?.tasks,
-      o.observe,
-    ),
-  );
+    );
+    const t = fuzzTransport(logged.transport, o.fixtures?.tasks, o.observe);
+    wires.set(t, logged.wire);
+    return t;
+  });
   const budget = new AbortController();
   const timer = o.budgetS !== undefined ? setTimeout(() => budget.abort(), o.budgetS * 1000) : undefined;
   timer?.unref();
@@ -172,6 +179,8 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
         runSeed: o.seed,
         nonce,
         authToken: o.authToken,
+        wire: wires.get(transport),
+        ...(o.onCase ? { onCase: o.onCase } : {}),
         ...(o.fixtures?.tasks ? { taskArgs: o.fixtures.tasks } : {}),
       };
       for (const { property, task, wire } of planned) {
@@ -184,6 +193,7 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
           interpretationOf: o.interpretationOf,
         };
         const started = Date.now();
+        o.onStart?.(task ? `${property.id}.${task}` : property.id, transport.kind);
         let outcome: PropertyOutcome | { outcome: 'not_applicable' | 'gap'; message: string; gap?: string; not_run?: boolean };
         const notApplicable = property.appliesTo?.(ctx);
         if (task && wire && !state.tasks.includes(wire)) outcome = { outcome: 'not_applicable', message: `the agent does not list ${wire}` };
@@ -194,7 +204,11 @@ export async function runFuzz(o: FuzzOptions): Promise<RunResult> {
         else if (budget.signal.aborted) outcome = { outcome: 'gap', gap: 'run budget', not_run: true, message: 'the run budget ran out before this check' };
         else {
           try {
-            outcome = await property.run(ctx, { seed: o.seed, numRuns: o.runs, path: o.replay?.path }, task);
+            outcome = await property.run(
+              ctx,
+              { seed: o.seed, numRuns: o.runs, path: o.replay?.path, ...(o.replay?.sent ? { sent: o.replay.sent } : {}) },
+              task,
+            );
           } catch (e) {
             outcome = { outcome: 'gap', gap: 'harness', message: `the property could not run: ${(e as Error).message}` };
           }

@@ -155,6 +155,7 @@ async function runModel(checkId: string, validActions: boolean, ctx: FuzzContext
     async (cmds) => {
       if (ctx.signal.aborted) return;
       runs += 1;
+      ctx.onCase?.();
       sequence += 1;
       const tag = `${seedTag}${nonce}s${sequence}`;
       const { accounts, private: privateAccounts } = sequenceAccounts(ctx, tag);

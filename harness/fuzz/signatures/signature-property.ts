@@ -112,6 +112,7 @@ export const signatureMutations: FuzzProperty = {
       const property = fc.asyncProperty(probeArb(policy), async (p) => {
         if (ctx.signal.aborted) return;
         runs += 1;
+        ctx.onCase?.();
         const m = p.mutation;
         const codes = expectedCodes(m, policy);
         const reply = m.kind === 'replayed-nonce' ? await replay(p) : await call(p);

@@ -4,8 +4,16 @@ import type { FaultDef } from '../../../mocks/seller/faults.js';
 import { stateMachineModel, validActionsModel } from '../model/media-buy-property.js';
 import { openMockContext } from './mock-context.js';
 
-/** Faults of the model's two suites it cannot reach: the capability declaration (fuzz.schemas.valid-accepted.capabilities finds it). */
-export const MODEL_OUT_OF_REACH = new Set(['idempotency-not-declared']);
+/**
+ * Faults of the model's two suites it cannot reach, with the reason; the request properties hunt them instead.
+ * A seller without idempotency declared is judged by the model on the state machine alone (digest 3.5: replay
+ * semantics are the seller's only with idempotency.supported true), so the model cannot tell the missing
+ * declaration from a seller without replays; the capabilities schema can (fuzz.schemas.valid-accepted.capabilities).
+ */
+export const MODEL_OUT_OF_REACH: Readonly<Record<string, string>> = {
+  'idempotency-not-declared':
+    'without the declaration the model checks the state machine only (digest 3.5), so a missing block is not a disagreement with it; fuzz.schemas.valid-accepted.capabilities judges the declaration',
+};
 
 /** concurrent-double-create holds every keyed call 500 ms: fewer sequences. */
 const RUNS: Record<string, number> = { 'concurrent-double-create': 8 };

@@ -6,6 +6,8 @@ import type { CheckResult } from '../../core/engine/result.js';
 import { REQUEST_PROPERTIES } from '../properties/index.js';
 import type { FuzzEvidence } from '../report.js';
 import { runFuzz } from '../run.js';
+import { FUZZ_TASKS } from '../requests.js';
+import type { SentCall } from '../wire-log.js';
 
 const AUTH = 'fuzz-kill-token-0123456789';
 
@@ -17,7 +19,7 @@ const AUTH = 'fuzz-kill-token-0123456789';
 export async function requestPropertiesFind(fault: FaultDef, runs = 40): Promise<CheckResult[]> {
   const seller = await startMockSeller({ authToken: AUTH, faults: [fault.name], bookingLatencyMs: 0 });
   const transport = fault.transports?.[0] ?? 'mcp';
-  const fuzz = (replay?: { checkId: string; path: string }) =>
+  const fuzz = (replay?: { checkId: string; path: string; sent?: SentCall[] }) =>
     runFuzz({
       agentUrl: seller.baseUrl,
       transports: [transport],
@@ -25,6 +27,8 @@ export async function requestPropertiesFind(fault: FaultDef, runs = 40): Promise
       authToken: AUTH,
       seed: 7,
       runs,
+      // The faults of the four suites act on the media-buy tasks: the other mutating tasks are hunted by kill-rate.test.ts's records test.
+      tasks: [...FUZZ_TASKS],
       properties: REQUEST_PROPERTIES,
       reportFile: 'fuzz-report/agent-compliance.json',
       command: 'test',
@@ -41,8 +45,8 @@ export async function requestPropertiesFind(fault: FaultDef, runs = 40): Promise
     }
     if (failed[0]) {
       const first = failed[0];
-      const path = (first.evidence!.actual as FuzzEvidence).fuzz.path;
-      const again = (await fuzz({ checkId: first.check_id, path })).checks;
+      const { path, sent } = (first.evidence!.actual as FuzzEvidence).fuzz;
+      const again = (await fuzz({ checkId: first.check_id, path, ...(sent ? { sent } : {}) })).checks;
       expect(
         again.map((c) => `${c.check_id} ${c.outcome}`),
         `${fault.name}: --replay`,
