@@ -786,6 +786,8 @@ const BUILTIN: FaultDef[] = [
     name: 'creative-status-params-refused',
     rule: 'a listed scenario takes the parameters it is given (digest 4.6); the controller lists force_creative_status and answers it INVALID_PARAMS',
     targets: ['controller.params.force-creative-status'],
+    // The subscription event check forces a creative's status too, so it is blocked.
+    collateral: ['webhooks.subscription.event-schema'],
     matrixGroup: 'seller',
   },
   {
