@@ -194,6 +194,8 @@ const BUILTIN: BuyerFaultDef[] = [
     name: 'accepts-unknown-key',
     rule: "the keyid must resolve to a key the sender publishes, within the publisher's pin (checklist step 7, digest 1.11); unknown keyids are taken",
     targets: ['webhook-receiver.signature.unknown-key-rejected', 'webhook-receiver.signature.unpinned-key-rejected'],
+    // The kid refused inside the refetch cooldown is an unknown key too.
+    collateral: ['webhook-receiver.jwks.refetch-cooldown'],
   },
   {
     name: 'accepts-bad-signature',

@@ -116,7 +116,9 @@ function judge(expect: 'accepted' | 'refused', variant: Variant, status: number 
     status: 'failed',
     message:
       status >= 200 && status < 300
-        ? `the receiver accepted (HTTP ${status}) a delivery whose ${variant} discovery chain is broken`
+        ? variant === 'cooldown'
+          ? `the receiver accepted (HTTP ${status}) a kid its sender published after the receiver's last JWKS refetch, within the 30 s cooldown (a second refetch is not allowed)`
+          : `the receiver accepted (HTTP ${status}) a delivery whose ${variant} discovery chain is broken`
         : `the receiver answered HTTP ${status}${code ? ` (${code})` : ' without a Signature error code'}; expected 401 with ${codes.join(' or ')}`,
     expected: { status: 401, www_authenticate: codes.map((c) => `Signature error="${c}"`) },
     actual,
