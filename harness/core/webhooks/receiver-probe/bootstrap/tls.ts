@@ -8,12 +8,11 @@
  */
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-// biome-ignore lint/suspicious/noExplicitAny: node-forge ships no types; only pki certificate calls are used
-const forge: any = createRequire(import.meta.url)('node-forge');
+// @ts-expect-error node-forge ships no types (no @types package is installed): `forge` is any, only pki calls are used
+import forge from 'node-forge';
 const rsaPair = promisify(generateKeyPair);
 
 export interface TestCa {
