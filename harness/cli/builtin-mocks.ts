@@ -80,7 +80,11 @@ export async function startBuiltinMocks(o: BuiltinMockOptions): Promise<BuiltinM
     closers.push(() => identity.close());
     const dir = mkdtempSync(join(tmpdir(), 'proto-comply-buyer-'));
     closers.push(() => rmSync(dir, { recursive: true, force: true }));
-    const { buyer, receiver } = await startMockBuyerFor(identity, { dbPath: join(dir, 'buyer.sqlite'), token: o.token });
+    const { buyer, receiver } = await startMockBuyerFor(identity, {
+      dbPath: join(dir, 'buyer.sqlite'),
+      token: o.token,
+      bootstrapCaDir: join(dir, 'bootstrap-ca'),
+    });
     closers.push(() => buyer.close());
     o.log(`proto-comply: certifying the built-in mock buyer's webhook receiver at ${buyer.url}`);
     return {

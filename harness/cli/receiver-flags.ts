@@ -10,6 +10,8 @@
  *                               secret is read from $PROTO_COMPLY_RECEIVER_HMAC_SECRET (never a flag)
  *   --receiver-bearer URL       an endpoint registered for the legacy Bearer scheme, its credential
  *                               read from $PROTO_COMPLY_RECEIVER_BEARER_TOKEN
+ *   --receiver-bootstrap URL    endpoints registered each for one bootstrap sender agent, `{slot}`
+ *                               naming it; with --bootstrap-port N and --bootstrap-ca-dir DIR
  */
 import { TransportConfigError } from '../core/transport/errors.js';
 import type { ReceiverTarget } from '../core/engine/resources.js';
@@ -25,6 +27,9 @@ export const RECEIVER_RUN_OPTIONS = {
   'sender-port': { type: 'string' },
   'receiver-hmac': { type: 'string' },
   'receiver-bearer': { type: 'string' },
+  'receiver-bootstrap': { type: 'string' },
+  'bootstrap-port': { type: 'string' },
+  'bootstrap-ca-dir': { type: 'string' },
 } as const;
 
 export class ReceiverFlagError extends Error {}
@@ -51,6 +56,21 @@ function legacyFromFlags(
   return { url, secret };
 }
 
+function bootstrapFromFlags(v: Values): ReceiverTarget['bootstrap'] {
+  const url = v['receiver-bootstrap'];
+  if (url === undefined) {
+    if (v['bootstrap-port'] !== undefined || v['bootstrap-ca-dir'] !== undefined)
+      throw new ReceiverFlagError('--bootstrap-port and --bootstrap-ca-dir need --receiver-bootstrap URL');
+    return undefined;
+  }
+  const port = intFlag('bootstrap-port', v['bootstrap-port'], 1, 65_535);
+  const caDir = v['bootstrap-ca-dir'];
+  // The receiver is configured ahead: it must know the agents' port and the CA to trust.
+  if (port === undefined || caDir === undefined)
+    throw new ReceiverFlagError('--receiver-bootstrap needs --bootstrap-port N and --bootstrap-ca-dir DIR (configured in the receiver ahead)');
+  return { url, port, caDir };
+}
+
 /** The validated receiver target from the flags (undefined without --receiver). */
 export function receiverFromFlags(v: Values, env: NodeJS.ProcessEnv = process.env): ReceiverTarget | undefined {
   try {
@@ -61,6 +81,7 @@ export function receiverFromFlags(v: Values, env: NodeJS.ProcessEnv = process.en
       altUrl: v['receiver-alt'],
       dedupBound: intFlag('receiver-dedup-bound', v['receiver-dedup-bound'], 1, 1_000_000_000),
       senderPort: intFlag('sender-port', v['sender-port'], 0, 65_535),
+      bootstrap: bootstrapFromFlags(v),
     });
   } catch (e) {
     if (e instanceof TransportConfigError) throw new ReceiverFlagError(e.message);
@@ -78,6 +99,10 @@ export function receiverReproduceFlags(r: ReceiverTarget | undefined, quote: (s:
   if (r.senderPort !== undefined) parts.push(`--sender-port ${r.senderPort}`);
   if (r.hmac) parts.push(`--receiver-hmac ${quote(r.hmac.url)}`);
   if (r.bearer) parts.push(`--receiver-bearer ${quote(r.bearer.url)}`);
+  if (r.bootstrap) {
+    parts.push(`--receiver-bootstrap ${quote(r.bootstrap.url)} --bootstrap-port ${r.bootstrap.port}`);
+    if (r.bootstrap.caDir !== undefined) parts.push(`--bootstrap-ca-dir ${quote(r.bootstrap.caDir)}`);
+  }
   return parts;
 }
 

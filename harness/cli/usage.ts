@@ -94,6 +94,10 @@ no --agent, only a registry (registry suite).
                       it the HMAC checks are gaps
   --receiver-bearer URL  an endpoint of the same receiver registered for the legacy Bearer scheme; its
                       credential (32+ characters) is read from $PROTO_COMPLY_RECEIVER_BEARER_TOKEN
+  --receiver-bootstrap URL  endpoints of the same receiver each registered for one of the harness's
+                      bootstrap sender agents, {slot} in the URL naming it (agent-URL key discovery,
+                      3.1+); with --bootstrap-port N (the agents' https port) and --bootstrap-ca-dir
+                      DIR (the test CA, created when absent, for the receiver to trust)
   --registry URL      a registry to certify (registry suite, on its own rest column): its base URL
                       ({base_url}/api/registry/stats, ...)
   --api-key K         the registry's organization API key, sent as a bearer to the registry only

@@ -18,6 +18,9 @@ import { BEARER_TOKEN_ENV, HMAC_SECRET_ENV } from '../../harness/core/webhooks/r
 import { listBuyerFaults, UnknownBuyerFaultError } from './faults.js';
 import { startMockBuyer, type MockBuyerOptions } from './index.js';
 import { EndpointConfigError } from './store/endpoints.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { BOOTSTRAP_HOSTS } from '../../harness/core/webhooks/receiver-probe/bootstrap/variants.js';
+import { bootstrapEndpoints } from './trusting-buyer.js';
 import { TrustConfigError } from './trust.js';
 import { FlagError, type MockCommandIo, parseMockFlags, startMockCommand, waitForStop } from '../../harness/core/cli-kit/serve.js';
 
@@ -29,7 +32,8 @@ export interface MockBuyerCommandIo extends MockCommandIo {
 const USAGE =
   'usage: proto-comply mock buyer --db FILE [--port N] [--host H] [--token T] [--fault NAME]... [--list-faults] ' +
   '[--trust-brand URL]... [--trust-publisher URL] [--insecure-loopback] [--dedup-bound N] [--sender-dedup-bound SENDER=N]... ' +
-  '[--endpoint ID]... [--public-url URL] [--admin-token T] [--hmac-endpoint ID] [--bearer-endpoint ID]';
+  '[--endpoint ID]... [--public-url URL] [--admin-token T] [--hmac-endpoint ID] [--bearer-endpoint ID] ' +
+  '[--agent-endpoint ID=AGENT_URL]... [--trust-ca FILE] [--bootstrap-sender-port N]';
 
 function positiveInt(flag: string, raw: string): number {
   if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw new FlagError(`${flag} must be a positive integer, got ${JSON.stringify(raw)}`);
@@ -52,6 +56,9 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): Parsed {
     'admin-token': { type: 'string' },
     'hmac-endpoint': { type: 'string' },
     'bearer-endpoint': { type: 'string' },
+    'agent-endpoint': { type: 'string', multiple: true },
+    'trust-ca': { type: 'string' },
+    'bootstrap-sender-port': { type: 'string' },
   });
   if (v.help) return { help: true, listFaults: false };
   if (v['list-faults']) return { help: false, listFaults: true };
@@ -74,6 +81,22 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): Parsed {
     if (!secret) throw new FlagError(`--${flag} needs the ${scheme === 'Bearer' ? 'credential' : 'shared secret'} in $${envName}`);
     endpoints.push({ id, authentication: { schemes: [scheme], credentials: secret } });
   }
+  // Endpoints bound to one seller agent whose keys are found from its URL (digest 1.11 bootstrap).
+  for (const entry of v['agent-endpoint'] ?? []) {
+    const at = entry.indexOf('=');
+    if (at <= 0) throw new FlagError(`--agent-endpoint expects ID=AGENT_URL, got ${JSON.stringify(entry)}`);
+    endpoints.push({ id: entry.slice(0, at), senderAgent: entry.slice(at + 1) });
+  }
+  const bootstrapPort = v['bootstrap-sender-port'] !== undefined ? positiveInt('--bootstrap-sender-port', v['bootstrap-sender-port']) : undefined;
+  if (bootstrapPort !== undefined) {
+    if (v['insecure-loopback'] !== true) throw new FlagError('--bootstrap-sender-port needs --insecure-loopback (the harness agents are on loopback)');
+    endpoints.push(...bootstrapEndpoints(bootstrapPort));
+  }
+  const caFile = v['trust-ca'];
+  const bootstrap = {
+    ...(caFile !== undefined ? { caPem: () => (existsSync(caFile) ? readFileSync(caFile, 'utf8') : undefined) } : {}),
+    ...(bootstrapPort !== undefined ? { hosts: Object.fromEntries(BOOTSTRAP_HOSTS.map((h) => [h, '127.0.0.1'])) } : {}),
+  };
   return {
     help: false,
     listFaults: false,
@@ -86,6 +109,7 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): Parsed {
       trust: {
         senders: (v['trust-brand'] ?? []).map((brandJsonUrl) => ({ brandJsonUrl, ...(publisher ? { publisherDeclarationUrl: publisher } : {}) })),
         allowInsecureLoopback: v['insecure-loopback'] === true,
+        bootstrap,
       },
       dedupBoundPerSender: v['dedup-bound'] !== undefined ? positiveInt('--dedup-bound', v['dedup-bound']) : undefined,
       dedupBounds,

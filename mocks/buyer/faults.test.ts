@@ -8,6 +8,7 @@ import { startSenderIdentity, type SenderIdentity } from '../../harness/core/web
 import { findingIds } from '../../suites/testing/mock-run.js';
 import { listBuyerFaults, type BuyerFaultDef } from './faults.js';
 import { certifyMockBuyer } from './testing/certify-buyer.js';
+import type { RunResult } from '../../harness/core/engine/result.js';
 
 type Verdict = { caught: boolean; missed: string[]; unexpected: string[] };
 
@@ -22,8 +23,21 @@ function judge(fault: BuyerFaultDef, found: Record<'mcp' | 'a2a', string[]>): Ve
   return { caught: missed.length === 0, missed, unexpected };
 }
 
+/** One whole-suite certification, a few at once on shared cores. */
+const RUN_TIMEOUT_MS = 180_000;
+/** An unexpected finding with its outcome and message, so a failing matrix says why. */
+function explain(run: RunResult, ids: string[]): string[] {
+  return ids.map((tid) => {
+    const c = run.checks.find((x) => `${x.transport} ${x.check_id}` === tid);
+    return c ? `${tid} (${c.outcome}: ${c.message?.slice(0, 200)})` : tid;
+  });
+}
 const faults = listBuyerFaults();
 const results = new Map<string, Verdict>();
+const groups = new Map<string, BuyerFaultDef[]>();
+for (const f of faults) if (f.matrixGroup) groups.set(f.matrixGroup, [...(groups.get(f.matrixGroup) ?? []), f]);
+/** The checks a group names: its faults' targets and collateral. */
+const groupChecks = (g: BuyerFaultDef[]) => [...new Set(g.flatMap((f) => [...f.targets, ...(f.collateral ?? [])]))];
 
 describe.concurrent('mock buyer fault profiles', () => {
   let identity: SenderIdentity;
@@ -57,11 +71,30 @@ describe.concurrent('mock buyer fault profiles', () => {
     }
   });
 
-  it.each(faults.map((f) => [f.name, f] as const))('%s is caught by exactly its targeted checks', async (_name, fault) => {
-    const run = await certifyMockBuyer({ identity, buyer: { faults: [fault.name] } });
-    expect(run.checks.filter((c) => c.outcome === 'error').map((c) => `${c.transport} ${c.check_id}: ${c.message}`)).toEqual([]);
-    const verdict = judge(fault, { mcp: findingIds(run, 'mcp'), a2a: findingIds(run, 'a2a') });
-    results.set(fault.name, verdict);
-    expect({ missed: verdict.missed, unexpected: verdict.unexpected }).toEqual({ missed: [], unexpected: [] });
-  });
+  // A group runs together once against the whole suite: its targets fail, nothing beyond the group's checks.
+  it.each([...groups].map(([name, g]) => [name, g] as const))(
+    'the %s group fails only the checks its faults name',
+    async (_name, group) => {
+      const run = await certifyMockBuyer({ identity, buyer: { faults: group.map((f) => f.name) } });
+      expect(run.checks.filter((c) => c.outcome === 'error').map((c) => `${c.transport} ${c.check_id}: ${c.message}`)).toEqual([]);
+      const together: BuyerFaultDef = { name: group[0]!.name, rule: 'group', targets: group.flatMap((f) => f.targets), collateral: groupChecks(group) };
+      const verdict = judge(together, { mcp: findingIds(run, 'mcp'), a2a: findingIds(run, 'a2a') });
+      expect({ missed: verdict.missed, unexpected: explain(run, verdict.unexpected) }).toEqual({ missed: [], unexpected: [] });
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  // Each fault alone: against the whole suite, or (in a group) against the checks its group names.
+  it.each(faults.map((f) => [f.name, f] as const))(
+    '%s is caught by exactly its targeted checks',
+    async (_name, fault) => {
+      const checkGlob = fault.matrixGroup ? groupChecks(groups.get(fault.matrixGroup)!).join(',') : undefined;
+      const run = await certifyMockBuyer({ identity, buyer: { faults: [fault.name] }, ...(checkGlob ? { checkGlob } : {}) });
+      expect(run.checks.filter((c) => c.outcome === 'error').map((c) => `${c.transport} ${c.check_id}: ${c.message}`)).toEqual([]);
+      const verdict = judge(fault, { mcp: findingIds(run, 'mcp'), a2a: findingIds(run, 'a2a') });
+      results.set(fault.name, verdict);
+      expect({ missed: verdict.missed, unexpected: explain(run, verdict.unexpected) }).toEqual({ missed: [], unexpected: [] });
+    },
+    RUN_TIMEOUT_MS,
+  );
 });

@@ -15,6 +15,11 @@ export interface BuyerFaultDef {
   /** Check id(s) of the webhook-receiver suite that must fail when the fault is active. */
   readonly targets: readonly string[];
   readonly collateral?: readonly string[];
+  /**
+   * Faults of one group run together once against the whole suite, then each alone against the
+   * checks the group names only (mocks/buyer/faults.test.ts), keeping the matrix short.
+   */
+  readonly matrixGroup?: string;
 }
 
 const FAULT_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -189,6 +194,8 @@ const BUILTIN: BuyerFaultDef[] = [
     name: 'accepts-unknown-key',
     rule: "the keyid must resolve to a key the sender publishes, within the publisher's pin (checklist step 7, digest 1.11); unknown keyids are taken",
     targets: ['webhook-receiver.signature.unknown-key-rejected', 'webhook-receiver.signature.unpinned-key-rejected'],
+    // The kid refused inside the refetch cooldown is an unknown key too.
+    collateral: ['webhook-receiver.jwks.refetch-cooldown'],
   },
   {
     name: 'accepts-bad-signature',
@@ -288,6 +295,71 @@ const BUILTIN: BuyerFaultDef[] = [
     name: 'key-required-as-signature',
     rule: 'a signed webhook without idempotency_key still verifies, the schema rejects it later (digest 2.3, vector 007); the verifier refuses it as webhook_signature_params_incomplete',
     targets: ['webhook-receiver.body.missing-key-not-signature-error'],
+  },
+  // Discovery from the seller's agent URL (digest 1.11 bootstrap; mocks/buyer/bootstrap.ts).
+  {
+    name: 'bootstrap-hostname-origin',
+    rule: 'the agent and its brand.json must share an eTLD+1 (digest 1.11 bootstrap step 3); whole host names are compared, so a brand.json on a sibling host is refused',
+    targets: ['webhook-receiver.bootstrap.chain-accepted'],
+    // Every other bootstrap check first needs the good chain (setup): blocked.
+    collateral: [
+      'webhook-receiver.bootstrap.capabilities-unreachable-refused',
+      'webhook-receiver.bootstrap.brand-url-required',
+      'webhook-receiver.bootstrap.origin-mismatch-refused',
+      'webhook-receiver.bootstrap.brand-fetch-strict',
+      'webhook-receiver.bootstrap.agent-entry-exact',
+      'webhook-receiver.bootstrap.key-origins-checked',
+      'webhook-receiver.bootstrap.jwks-capped',
+      'webhook-receiver.jwks.refetch-cooldown',
+    ],
+  },
+  {
+    name: 'bootstrap-capabilities-ignored',
+    rule: 'discovery starts with get_<token>_capabilities, a failure is capabilities_unreachable (digest 1.11 bootstrap step 1); a failed call is taken as an empty declaration',
+    targets: ['webhook-receiver.bootstrap.capabilities-unreachable-refused'],
+    matrixGroup: 'bootstrap',
+  },
+  {
+    name: 'bootstrap-brand-url-fallback',
+    rule: 'identity.brand_json_url must be present and https, else brand_json_url_missing (digest 1.11 bootstrap step 2); without it /.well-known/brand.json at the agent origin is read',
+    targets: ['webhook-receiver.bootstrap.brand-url-required'],
+    matrixGroup: 'bootstrap',
+  },
+  {
+    name: 'bootstrap-origin-unchecked',
+    rule: 'the agent and its brand.json must share an eTLD+1, else brand_origin_mismatch (digest 1.11 bootstrap step 3); the origins are not compared',
+    targets: ['webhook-receiver.bootstrap.origin-mismatch-refused'],
+    matrixGroup: 'bootstrap',
+  },
+  {
+    name: 'bootstrap-brand-lax-parse',
+    rule: 'brand.json is parsed strictly, duplicate keys refused as brand_json_malformed (digest 1.11 bootstrap step 4); duplicate members collapse, the last wins',
+    targets: ['webhook-receiver.bootstrap.brand-fetch-strict'],
+    matrixGroup: 'bootstrap',
+  },
+  {
+    name: 'bootstrap-agent-url-canonicalized',
+    rule: 'agents[].url must byte-equal the agent URL, no canonicalization (digest 1.11 bootstrap step 5); trailing slashes are stripped before comparing',
+    targets: ['webhook-receiver.bootstrap.agent-entry-exact'],
+    matrixGroup: 'bootstrap',
+  },
+  {
+    name: 'bootstrap-key-origins-unchecked',
+    rule: 'the declared key origin must equal the jwks_uri host, a posture without one is key_origin_missing (digest 1.11 bootstrap step 7); key origins are not read',
+    targets: ['webhook-receiver.bootstrap.key-origins-checked'],
+    matrixGroup: 'bootstrap',
+  },
+  {
+    name: 'bootstrap-jwks-uncapped',
+    rule: 'the JWKS is fetched under a 64 KiB cap (digest 1.11 bootstrap step 8); the cap is 1 MiB',
+    targets: ['webhook-receiver.bootstrap.jwks-capped'],
+    matrixGroup: 'bootstrap',
+  },
+  {
+    name: 'jwks-refetch-no-cooldown',
+    rule: 'a kid miss refetches the JWKS at once, but not twice within 30 s for one jwks_uri (digest 1.11 direct resolution step 4); every miss refetches',
+    targets: ['webhook-receiver.jwks.refetch-cooldown'],
+    matrixGroup: 'bootstrap',
   },
 ];
 

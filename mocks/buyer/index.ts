@@ -96,7 +96,7 @@ export async function startMockBuyer(opts: MockBuyerOptions): Promise<RunningMoc
   const trustConfig = faults.has('ignores-pin')
     ? { ...opts.trust, senders: opts.trust.senders.map(({ publisherDeclarationUrl: _pin, ...s }) => s) }
     : opts.trust;
-  const trust = new TrustResolver(trustConfig, nowSeconds);
+  const trust = new TrustResolver(trustConfig, nowSeconds, { ids, faults });
   const bypass = { verification: opts.unsafeBypass?.verification === true, dedup: opts.unsafeBypass?.dedup === true };
 
   const db = openDatabase(opts.dbPath);

@@ -10,6 +10,9 @@
 import { BrandJwksResolver } from '../../harness/core/signing/keys/jwks-resolver.js';
 import type { KeyLookup, KeyResolver } from '../../harness/core/signing/keys/key-resolver.js';
 import type { DocumentFetcher } from '../../harness/core/net/safe-fetch.js';
+import type { ProtocolIds } from '../../harness/core/token.js';
+import { AgentBootstrapResolver, type BootstrapTrust } from './bootstrap.js';
+import type { BuyerFaultSet } from './faults.js';
 
 export interface TrustedSender {
   /** The seller operator's brand declaration (`/.well-known/brand.json`). */
@@ -27,6 +30,8 @@ export interface TrustConfig {
   /** JWKS / brand.json cache TTL in seconds (default 300). */
   cacheTtlSeconds?: number;
   fetchDocument?: DocumentFetcher;
+  /** Endpoints registered for one seller agent find its keys from its URL (bootstrap.ts): the CA and host names of a test sender. */
+  bootstrap?: BootstrapTrust;
 }
 
 export class TrustConfigError extends Error {
@@ -48,8 +53,13 @@ function checkUrl(what: string, url: string, insecure: boolean): void {
 /** Resolves a keyid across every trusted sender; a kid published by two senders is refused. */
 export class TrustResolver implements KeyResolver {
   private readonly byBrand = new Map<string, BrandJwksResolver[]>();
+  private readonly byAgent = new Map<string, AgentBootstrapResolver>();
 
-  constructor(config: TrustConfig, nowSeconds: () => number) {
+  constructor(
+    private readonly config: TrustConfig,
+    private readonly nowSeconds: () => number,
+    private readonly agentDeps?: { ids: ProtocolIds; faults: BuyerFaultSet },
+  ) {
     const insecure = config.allowInsecureLoopback === true;
     for (const s of config.senders) {
       checkUrl('trusted brand declaration', s.brandJsonUrl, insecure);
@@ -78,6 +88,24 @@ export class TrustResolver implements KeyResolver {
     if (brandJsonUrl === undefined) return this;
     const only = this.byBrand.get(brandJsonUrl) ?? [];
     return { resolve: (keyid) => resolveAcross(only, keyid) };
+  }
+
+  /** The resolver of an endpoint registered for one seller agent: its keys found from its agent URL (digest 1.11 bootstrap). */
+  forAgent(agentUrl: string): KeyResolver {
+    let r = this.byAgent.get(agentUrl);
+    if (!r) {
+      if (!this.agentDeps) throw new TrustConfigError('agent-URL discovery needs the buyer ids and faults');
+      r = new AgentBootstrapResolver({
+        agentUrl,
+        ...this.agentDeps,
+        trust: this.config.bootstrap ?? {},
+        allowInsecureLoopback: this.config.allowInsecureLoopback === true,
+        cacheTtlSeconds: this.config.cacheTtlSeconds ?? 300,
+        now: this.nowSeconds,
+      });
+      this.byAgent.set(agentUrl, r);
+    }
+    return r;
   }
 
   resolve(keyid: string): Promise<KeyLookup> {

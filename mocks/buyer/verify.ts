@@ -93,7 +93,7 @@ export class BuyerVerifier {
   }
 
   async verify(req: ReceivedRequest, reg: Registration): Promise<WebhookVerdict> {
-    const keys = this.o.trust.forEndpoint(reg.senderBrand);
+    const keys = reg.senderAgent !== undefined ? this.o.trust.forAgent(reg.senderAgent) : this.o.trust.forEndpoint(reg.senderBrand);
     const { ids, faults, nowSeconds } = this.o;
     if (reg.mode === 'rfc9421' && faults.has('rejects-standard-base64-digest') && /:[^:]*[+/=][^:]*:/.test(header(req, 'content-digest') ?? '')) {
       return refusal(CODE.malformed, 'Content-Digest is not base64url');

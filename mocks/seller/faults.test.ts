@@ -199,6 +199,10 @@ const PROBES: Record<string, Probe> = {
       return origins !== undefined && origins.governance_signing === origins.request_signing;
     },
   },
+  'brand-url-undeclared': {
+    violated: async ({ client }) =>
+      ((await client.ok('get_proto_capabilities')).identity as { brand_json_url?: string } | undefined)?.brand_json_url === undefined,
+  },
   'idempotency-not-declared': {
     violated: async ({ client }) => ((await client.ok('get_proto_capabilities')).proto as Record<string, unknown>).idempotency === undefined,
   },

@@ -257,6 +257,12 @@ const BUILTIN: FaultDef[] = [
     matrixGroup: 'seller',
   },
   {
+    name: 'brand-url-undeclared',
+    rule: 'an agent declaring a signing posture gives identity.brand_json_url (digest 1.11 step 2, 3.1 and later); the seller declares webhook_signing.supported without it',
+    targets: ['capabilities.identity.brand-url-declared'],
+    matrixGroup: 'seller',
+  },
+  {
     name: 'idempotency-not-declared',
     rule: 'capabilities must declare <token>.idempotency (digest 3.5, interface spec 4.3); the block is missing',
     targets: ['idempotency.capability.declared', 'capabilities.idempotency.shape', 'schemas.response.capabilities'],

@@ -167,6 +167,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     kinds,
     requestSigning,
     protocolLine,
+    brandJsonUrl: `https://${urlHost(address.address)}:${address.port}${BRAND_JSON_PATH}`,
     oauth: oauthGraph !== undefined,
     log,
   };

@@ -63,6 +63,12 @@ export interface ReceiverTarget {
    * the shared secret it was given (`$PROTO_COMPLY_RECEIVER_HMAC_SECRET`; redacted from every output).
    */
   hmac?: { url: string; secret: string };
+  /**
+   * Endpoints of the receiver each registered for one of the harness's bootstrap sender agents
+   * (`--receiver-bootstrap URL`, `{slot}` in it naming the agent; suites/webhook-receiver/README.md):
+   * the agents are served on `port` with a certificate of the test CA kept in `caDir`.
+   */
+  bootstrap?: { url: string; port: number; caDir?: string };
   /** An endpoint registered for the legacy Bearer scheme (`--receiver-bearer URL`), with its credential (`$PROTO_COMPLY_RECEIVER_BEARER_TOKEN`; redacted). */
   bearer?: { url: string; secret: string };
 }

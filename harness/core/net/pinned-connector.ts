@@ -7,6 +7,7 @@
  * certificate checks.
  */
 import type { LookupAddress } from 'node:dns';
+import { rootCertificates as tlsRootCertificates } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import { AddressRefusedError, type AddressPolicy, type ResolvedAddress } from './address-policy.js';
 
@@ -51,9 +52,11 @@ export function pinnedConnector(policy: AddressPolicy, options: buildConnector.B
  * An undici Agent for `policy`: pinned when the policy denies private addresses, a plain Agent
  * (the system resolver, no extra work per connection) when it refuses nothing.
  */
-export function policyAgent(policy: AddressPolicy | undefined, options: Agent.Options & { connectTimeoutMs?: number } = {}): Agent {
-  const { connectTimeoutMs, ...rest } = options;
-  const connect = connectTimeoutMs !== undefined ? { timeout: connectTimeoutMs } : {};
+export function policyAgent(policy: AddressPolicy | undefined, options: Agent.Options & { connectTimeoutMs?: number; ca?: string } = {}): Agent {
+  const { connectTimeoutMs, ca, ...rest } = options;
+  // Extra trusted CAs join the system's (tls `ca` alone would replace them).
+  const trust = ca !== undefined ? { ca: [...tlsRootCertificates, ca] } : {};
+  const connect = { ...(connectTimeoutMs !== undefined ? { timeout: connectTimeoutMs } : {}), ...trust };
   if (!policy?.denyPrivate) return new Agent({ ...rest, connect });
   return new Agent({ ...rest, connect: pinnedConnector(policy, connect) });
 }

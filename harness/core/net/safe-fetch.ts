@@ -48,6 +48,8 @@ export interface SafeFetchOptions {
   policy?: AddressPolicy;
   /** The Accept header (default application/json). */
   accept?: string;
+  /** PEM of extra certificate authorities to trust for https (a test counterparty's own CA), beside the system's. */
+  ca?: string;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
@@ -88,7 +90,7 @@ export function createSafeFetcher(opts: SafeFetchOptions = {}): DocumentFetcher 
     if (url.protocol === 'http:' && !addresses.every((a) => isLoopbackAddress(a.address))) {
       throw new SafeFetchError('scheme', 'plain http is allowed for loopback only');
     }
-    const agent = policyAgent(documents, { connectTimeoutMs: connectTimeout });
+    const agent = policyAgent(documents, { connectTimeoutMs: connectTimeout, ...(opts.ca ? { ca: opts.ca } : {}) });
     const signal = AbortSignal.timeout(totalTimeout);
     try {
       const res = await request(url, { method: 'GET', dispatcher: agent, signal, headers: { accept: opts.accept ?? 'application/json' } });

@@ -33,6 +33,12 @@ export type FailureReason =
   | 'brand_json_malformed'
   | 'brand_json_ambiguous'
   | 'agent_not_in_brand_json'
+  // Discovery from an agent URL (digest 1.11, bootstrap steps 1-3 and 7).
+  | 'capabilities_unreachable'
+  | 'brand_json_url_missing'
+  | 'brand_origin_mismatch'
+  | 'key_origin_mismatch'
+  | 'key_origin_missing'
   | 'target_uri_malformed'
   | 'body_malformed'
   | 'mode_mismatch';

@@ -17,6 +17,8 @@ export interface EndpointSpec {
   authentication?: WebhookAuthentication | null;
   /** RFC 9421 only: accept signatures from this trusted brand declaration only. */
   senderBrand?: string;
+  /** RFC 9421 only: the endpoint belongs to this seller agent, whose keys are found from its URL (digest 1.11 bootstrap). */
+  senderAgent?: string;
 }
 
 export interface EndpointInfo {
@@ -24,6 +26,7 @@ export interface EndpointInfo {
   path: string;
   mode: WebhookMode;
   senderBrand?: string;
+  senderAgent?: string;
   createdAt: number;
 }
 
@@ -41,6 +44,7 @@ export class EndpointLimitError extends EndpointConfigError {
   override name = 'EndpointLimitError';
 }
 
+const AGENT_PREFIX = 'agent:';
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const PATH = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,200}$/;
 
@@ -56,7 +60,9 @@ interface Row {
 function toRegistration(r: Row): Registration {
   const mode = r.mode as WebhookMode;
   const reg: Registration = { id: r.id, path: r.path, mode, createdAt: r.created_at };
-  if (r.sender_brand) reg.senderBrand = r.sender_brand;
+  // One column holds either: a seller agent is stored as `agent:<url>`.
+  if (r.sender_brand?.startsWith(AGENT_PREFIX)) reg.senderAgent = r.sender_brand.slice(AGENT_PREFIX.length);
+  else if (r.sender_brand) reg.senderBrand = r.sender_brand;
   if (mode !== 'rfc9421') reg.authentication = { schemes: [mode === 'hmac-sha256' ? 'HMAC-SHA256' : 'Bearer'], credentials: r.credentials ?? '' };
   return reg;
 }
@@ -110,14 +116,26 @@ export class EndpointStore {
         throw new EndpointConfigError((err as Error).message);
       }
     }
-    if (spec.senderBrand !== undefined && mode !== 'rfc9421') throw new EndpointConfigError('senderBrand applies to RFC 9421 endpoints only');
+    if ((spec.senderBrand !== undefined || spec.senderAgent !== undefined) && mode !== 'rfc9421') {
+      throw new EndpointConfigError('senderBrand and senderAgent apply to RFC 9421 endpoints only');
+    }
+    if (spec.senderBrand !== undefined && spec.senderAgent !== undefined) throw new EndpointConfigError('give senderBrand or senderAgent, not both');
+    if (spec.senderAgent !== undefined && !URL.canParse(spec.senderAgent))
+      throw new EndpointConfigError(`senderAgent ${JSON.stringify(spec.senderAgent)} is not a URL`);
     const taken = this.byPathCache.get(path);
     if (taken && taken.id !== id) throw new EndpointConfigError(`path ${path} is already registered as endpoint ${taken.id}`);
     const existing = [...this.byPathCache.values()].find((r) => r.id === id);
     if (!existing && this.byPathCache.size >= this.maxEndpoints) {
       throw new EndpointLimitError(`the buyer holds ${this.maxEndpoints} endpoints already (its limit); replace one by id instead`);
     }
-    this.upsert.run({ id, path, mode, credentials, sender_brand: spec.senderBrand ?? null, created_at: existing?.createdAt ?? this.now() });
+    this.upsert.run({
+      id,
+      path,
+      mode,
+      credentials,
+      sender_brand: spec.senderAgent !== undefined ? `${AGENT_PREFIX}${spec.senderAgent}` : (spec.senderBrand ?? null),
+      created_at: existing?.createdAt ?? this.now(),
+    });
     this.reload();
     return publicInfo(this.byPathCache.get(path)!);
   }

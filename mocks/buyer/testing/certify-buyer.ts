@@ -30,7 +30,12 @@ export async function certifyMockBuyer(o: BuyerRunOptions = {}): Promise<RunResu
   const dir = mkdtempSync(join(tmpdir(), 'buyer-suite-'));
   const { buyer: buyerOpts, withState = true, withAlt = true, withHmac = true, identity: _i, ...rest } = o;
   try {
-    const { buyer, receiver } = await startMockBuyerFor(identity, { dbPath: join(dir, 'buyer.sqlite'), token: o.token, buyer: buyerOpts });
+    const { buyer, receiver } = await startMockBuyerFor(identity, {
+      dbPath: join(dir, 'buyer.sqlite'),
+      token: o.token,
+      buyer: buyerOpts,
+      bootstrapCaDir: join(dir, 'bootstrap-ca'),
+    });
     const { url, stateUrl, altUrl, hmac, bearer, ...options } = receiver;
     try {
       return await certify({

@@ -35,6 +35,12 @@ export interface SellerServices {
   oauth?: boolean;
   /** The protocol line the seller speaks (MockSellerOptions.protocolLine). */
   protocolLine: ProtocolLine;
+  /**
+   * `identity.brand_json_url` declared on 3.1 and later (digest 1.11 step 2): the seller's own
+   * brand.json under https, as deployed; on loopback it is served over plain http on the same
+   * host and port (harness/core/webhooks/emission/keys.ts reads it there).
+   */
+  brandJsonUrl?: string;
   /** Simulated latency of the downstream booking call inside create_media_buy (ms). */
   bookingLatencyMs: number;
   log: (line: string) => void;

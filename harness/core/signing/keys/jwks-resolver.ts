@@ -37,6 +37,13 @@ export interface BrandJwksResolverOptions {
   allowInsecureLoopback?: boolean;
   /** The run's private-address policy, passed to the default fetcher (its allow-list; with denyPrivate, no loopback either). */
   addressPolicy?: AddressPolicy;
+  /** JWKS byte cap (default 64 KiB, digest 1.11 step 8). */
+  jwksMaxBytes?: number;
+  /**
+   * Judges the chosen agents[] entry's jwks_uri before its JWKS is fetched (discovery from an
+   * agent URL, digest 1.11 step 7: the declared key origins): a failure refuses the key.
+   */
+  checkJwksUri?: (jwksUri: string) => { reason: FailureReason; detail: string } | undefined;
 }
 
 interface AgentEntry {
@@ -102,6 +109,12 @@ export class BrandJwksResolver implements KeyResolver {
       entries = entries.filter((e) => e.url === this.opts.agentUrl);
       if (entries.length === 0) throw new ResolveFailure('agent_not_in_brand_json', `${this.opts.agentUrl} is not in brand.json agents[]`);
       if (entries.length > 1) throw new ResolveFailure('brand_json_ambiguous', `${this.opts.agentUrl} appears more than once in brand.json`);
+    }
+    if (this.opts.checkJwksUri) {
+      for (const e of entries) {
+        const refused = this.opts.checkJwksUri(e.jwksUri);
+        if (refused) throw new ResolveFailure(refused.reason, refused.detail);
+      }
     }
     let pinned: Jwk | null | undefined;
     if (this.opts.publisherDeclarationUrl !== undefined) {
@@ -208,7 +221,7 @@ export class BrandJwksResolver implements KeyResolver {
     const cached = this.jwks.get(uri);
     if (!force && this.fresh(cached, this.ttl)) return cached;
     const loaded = await this.load(async () => {
-      const doc = await this.fetchJson(uri, JWKS_MAX_BYTES, 'JWKS', 'jwks_unavailable', 'jwks_unavailable');
+      const doc = await this.fetchJson(uri, this.opts.jwksMaxBytes ?? JWKS_MAX_BYTES, 'JWKS', 'jwks_unavailable', 'jwks_unavailable');
       if (!isObj(doc) || !Array.isArray(doc.keys)) throw new ResolveFailure('jwks_unavailable', `JWKS ${uri}: no keys[]`);
       const byKid = new Map<string, Jwk>();
       for (const k of doc.keys) {

@@ -6,7 +6,9 @@
  * kid may be found in any single entry (the harness may know the agent by another URL).
  * Fetches are SSRF-safe; http and loopback are allowed only when the agent itself is on
  * loopback (a local agent under test) and the run does not deny private addresses; the run's
- * allow-list applies.
+ * allow-list applies. A loopback agent declaring an https brand_json_url on its own host and port
+ * (the scheme it is deployed under: the https the declaration must carry, digest 1.11 step 2) is
+ * read over http there, since one port cannot serve both and a loopback agent holds no certificate.
  */
 import type { CheckContext } from '../../engine/kinds/types.js';
 import { createSafeFetcher } from '../../net/safe-fetch.js';
@@ -49,8 +51,18 @@ export function brandJsonUrlFor(endpoint: string, capabilities: Record<string, u
 export function publishedKeyResolver(o: { agentUrl: string; brandJsonUrl: string; endpoint?: string; policy?: AddressPolicy }): KeyResolver {
   const local = isLoopbackHost(new URL(o.agentUrl).hostname) && isLoopbackHost(new URL(o.brandJsonUrl).hostname);
   const fetchDocument = createSafeFetcher({ allowInsecureLoopback: local, policy: o.policy });
-  const make = (agentUrl?: string) => new BrandJwksResolver({ brandJsonUrl: o.brandJsonUrl, agentUrl, fetchDocument, cacheTtlSeconds: 300 });
+  const brandJsonUrl = local ? loopbackBrandUrl(o.agentUrl, o.brandJsonUrl) : o.brandJsonUrl;
+  const make = (agentUrl?: string) => new BrandJwksResolver({ brandJsonUrl, agentUrl, fetchDocument, cacheTtlSeconds: 300 });
   return o.endpoint ? new AgentKeyResolver(make(o.endpoint), make()) : make();
+}
+
+/** An https brand.json on a plain-http loopback agent's own host and port, read over http there; any other URL as given. */
+export function loopbackBrandUrl(agentUrl: string, brandJsonUrl: string): string {
+  const agent = new URL(agentUrl);
+  const brand = new URL(brandJsonUrl);
+  if (agent.protocol !== 'http:' || brand.protocol !== 'https:' || brand.hostname !== agent.hostname || brand.port !== agent.port) return brandJsonUrl;
+  brand.protocol = 'http:';
+  return brand.href;
 }
 
 /** One resolver per (brand.json, endpoint) for the whole run, so keys are fetched once. */

@@ -10,6 +10,7 @@ import { createRecorder, type Recorder } from '../../transport/capture.js';
 import { HttpClient, type HttpResult } from '../../transport/http-client.js';
 import type { AuthOverride } from '../../transport/types.js';
 import { senderIdentityAt, startSenderIdentity, type SenderIdentity } from './sender.js';
+import { startBootstrapSender, type BootstrapSender } from './bootstrap/server.js';
 
 export const PROBE_CONNECT_TIMEOUT_MS = 5_000;
 export const PROBE_TOTAL_TIMEOUT_MS = 15_000;
@@ -54,6 +55,16 @@ export async function probeEnv(ctx: CheckContext): Promise<ProbeEnv> {
         await identity.close();
       },
     };
+  });
+}
+
+/** The bootstrap sender agents (once per run), or undefined when the run gave no --receiver-bootstrap. */
+export async function bootstrapSender(ctx: CheckContext): Promise<BootstrapSender | undefined> {
+  const b = receiverTarget(ctx)?.bootstrap;
+  if (!b) return undefined;
+  return ctx.resources.get('webhook-receiver:bootstrap', async () => {
+    const sender = await startBootstrapSender({ ids: ctx.ids, port: b.port, ...(b.caDir !== undefined ? { caDir: b.caDir } : {}) });
+    return { value: sender, close: () => sender.close() };
   });
 }
 

@@ -49,6 +49,13 @@ export function receiverTargetOf(url: string | undefined, opts: ReceiverOptions 
       throw new TransportConfigError(`the ${scheme} endpoint's credential must have at least ${MIN_LEGACY_SECRET_CHARS} characters (interface spec 8)`);
     }
   }
+  if (opts.bootstrap !== undefined) {
+    const b = opts.bootstrap;
+    if (!b.url.includes('{slot}')) throw new TransportConfigError('the receiver bootstrap URL must contain {slot} (the sender agent each endpoint belongs to)');
+    validateHttpUrl(b.url.replace('{slot}', 'mcp-good'), 'receiver bootstrap URL');
+    if (!Number.isInteger(b.port) || b.port < 1 || b.port > 65_535)
+      throw new TransportConfigError(`the bootstrap sender port must be an integer 1-65535, got ${b.port}`);
+  }
   if (opts.hmac !== undefined && opts.hmac.url === opts.bearer?.url) throw new TransportConfigError('the HMAC and Bearer receiver endpoints must differ');
   const target: ReceiverTarget = { url };
   if (opts.stateUrl !== undefined) target.stateUrl = opts.stateUrl;
@@ -58,6 +65,7 @@ export function receiverTargetOf(url: string | undefined, opts: ReceiverOptions 
   if (opts.senderBrandUrl !== undefined) target.senderBrandUrl = opts.senderBrandUrl;
   if (opts.hmac !== undefined) target.hmac = { url: opts.hmac.url, secret: opts.hmac.secret };
   if (opts.bearer !== undefined) target.bearer = { url: opts.bearer.url, secret: opts.bearer.secret };
+  if (opts.bootstrap !== undefined) target.bootstrap = { ...opts.bootstrap };
   return target;
 }
 

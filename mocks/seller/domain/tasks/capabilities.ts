@@ -78,12 +78,24 @@ function declaration(s: SellerServices, transport?: string): Record<string, unkn
       delivery_retry_horizon_seconds: 86_400,
     },
     ...(s.requestSigning ? { request_signing: s.requestSigning } : {}),
-    // Fault governance-origin-shared: one origin serves governance and transport keys (digest 1.11 step 7).
-    ...(s.faults.has('governance-origin-shared') ? { identity: { key_origins: SHARED_KEY_ORIGINS } } : {}),
+    ...identityBlock(s),
     ...(s.oauth ? { oauth: { supported: true } } : {}),
     // The capability names only what the 3.0 schema's closed list admits; list_scenarios names all.
     ...(s.testController ? { compliance_testing: { scenarios: CONTROLLER_SCENARIOS.filter(isDeclarable) } } : {}),
   };
+}
+
+/**
+ * identity: brand_json_url from 3.1 on (the 3.0.0 schema closes identity to it), required since the
+ * seller declares a signing posture (webhook_signing.supported; digest 1.11 step 2) unless fault
+ * brand-url-undeclared; fault governance-origin-shared: one origin serves governance and transport
+ * keys (digest 1.11 step 7).
+ */
+function identityBlock(s: SellerServices): Record<string, unknown> {
+  const identity: Record<string, unknown> = {};
+  if (s.protocolLine !== '3.0' && s.brandJsonUrl !== undefined && !s.faults.has('brand-url-undeclared')) identity.brand_json_url = s.brandJsonUrl;
+  if (s.faults.has('governance-origin-shared')) identity.key_origins = SHARED_KEY_ORIGINS;
+  return Object.keys(identity).length > 0 ? { identity } : {};
 }
 
 /** What a media-buy seller declares beyond the protocol block: its features and reporting, and account billing. */
