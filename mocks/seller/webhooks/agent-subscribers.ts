@@ -21,7 +21,7 @@ const KEY = 'agent';
 /** The revision of the mock's capability document (published in get_<token>_capabilities at 3.2). */
 export const CAPABILITIES_VERSION = 'pc-mock-capabilities-1';
 /** When the mock's capability document was last modified (its start). */
-const CHANGED_AT = new Date().toISOString();
+export const CHANGED_AT = new Date().toISOString();
 
 export class AgentSubscribers {
   constructor(

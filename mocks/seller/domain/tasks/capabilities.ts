@@ -14,7 +14,7 @@ import { DECLARABLE_SCENARIOS_3_0 } from '../../../../harness/core/protocol/cont
 
 const isDeclarable = (s: string): boolean => (DECLARABLE_SCENARIOS_3_0 as readonly string[]).includes(s);
 import { WINDOWED_PULL_GRANULARITIES } from './media-buy-read.js';
-import { CAPABILITIES_VERSION } from '../../webhooks/agent-subscribers.js';
+import { CAPABILITIES_VERSION, CHANGED_AT } from '../../webhooks/agent-subscribers.js';
 
 const schema = taskSchema({});
 
@@ -66,7 +66,8 @@ function declaration(s: SellerServices, transport?: string): Record<string, unkn
     };
   }
   // 3.2: agent-level capability-change notifications (sync_agent_notification_configs) and the revision they name.
-  if (s.protocolLine === '3.2') protocolBlock.capability_changes = { capabilities_version: CAPABILITIES_VERSION, notifications: { supported: true } };
+  if (s.protocolLine === '3.2')
+    protocolBlock.capability_changes = { capabilities_version: CAPABILITIES_VERSION, last_modified: CHANGED_AT, notifications: { supported: true } };
   return {
     [s.ids.token]: protocolBlock,
     supported_protocols: s.kinds.map((k) => AGENT_KIND_DEFS[k].protocol).filter((p) => p !== dropped),
