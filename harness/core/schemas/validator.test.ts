@@ -71,6 +71,8 @@ const EXPECTED_SCHEMAS = [
   'mcp-webhook-payload',
   'webhook-challenge',
   'creative-status-changed-webhook',
+  'agent-webhook-challenge',
+  'capabilities-changed-webhook',
   'delivery-report-result',
   'a2a-task',
   'brand-declaration',

@@ -367,6 +367,26 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     targets: ['webhooks.subscription.event-schema'],
     matrixGroup: 'webhook-envelope',
   },
+  // Agent-level subscriptions are rules of the 3.2 line only: these faults are judged by runs at
+  // --target 3.2 (a matrix group runs at the default 3.1 line, where the checks are other version).
+  {
+    name: 'agent-subscription-challenge-unsigned',
+    rule: 'the activation challenge of an agent-level subscriber is signed with the RFC 9421 webhook profile key (digest 5.9; 3.2 betas core/agent-webhook-challenge.json); the challenge POST carries no signature',
+    targets: ['webhooks.agent-subscription.challenge-signed'],
+    target: '3.2',
+  },
+  {
+    name: 'agent-subscription-challenge-account-scoped',
+    rule: 'the agent-level activation challenge follows core/agent-webhook-challenge.json (digest 5.9; 3.2 betas): scope agent and no account_id; it is sent in the account-level shape',
+    targets: ['webhooks.agent-subscription.challenge-shape'],
+    target: '3.2',
+  },
+  {
+    name: 'agent-subscription-event-task-envelope',
+    rule: 'agent-level subscriptions use event-specific schemas (digest 5.2; 3.2 betas core/capabilities-changed-webhook.json); capabilities.changed goes out in the task status envelope',
+    targets: ['webhooks.agent-subscription.event-schema'],
+    target: '3.2',
+  },
 ];
 
 for (const def of WEBHOOK_FAULTS) registerFault(def);

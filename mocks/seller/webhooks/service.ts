@@ -33,6 +33,7 @@ import { type RetryPolicy, WebhookSender } from './sender.js';
 import type { WebhookAdmission } from './admission.js';
 import type { AddressPolicy } from '../../../harness/core/net/address-policy.js';
 import { AccountSubscribers } from './account-subscribers.js';
+import { AgentSubscribers } from './agent-subscribers.js';
 import { SubscriberChallenger } from './subscriptions.js';
 
 /** Statuses that trigger a task webhook (interface spec 3.2 rule 3). */
@@ -91,6 +92,8 @@ export class WebhookService {
   private readonly challenger: SubscriberChallenger;
   /** Account-level subscribers (3.1 sync_accounts notification_configs[]). */
   readonly subscribers: AccountSubscribers;
+  /** Agent-level subscribers (3.2 sync_agent_notification_configs). */
+  readonly agentSubscribers: AgentSubscribers;
 
   constructor(private readonly deps: WebhookServiceDeps) {
     this.activity = new WebhookActivity(deps.records);
@@ -103,6 +106,13 @@ export class WebhookService {
     );
     this.challenger = new SubscriberChallenger(deps);
     this.subscribers = new AccountSubscribers({
+      records: deps.records,
+      challenger: this.challenger,
+      faults: deps.faults,
+      send: (e) => this.sender.send(e),
+      now: () => Date.now(),
+    });
+    this.agentSubscribers = new AgentSubscribers({
       records: deps.records,
       challenger: this.challenger,
       faults: deps.faults,

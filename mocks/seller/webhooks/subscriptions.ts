@@ -70,6 +70,26 @@ export function challengeBody(cfg: NotificationConfig, accountId: string, seller
   return body;
 }
 
+/** Agent-level notification types (3.2 betas core/agent-notification-config.json): capabilities.changed only. */
+export const AGENT_EVENT_TYPES = new Set(['capabilities.changed']);
+
+/** The challenge body for one pending agent-level subscriber (3.2 betas core/agent-webhook-challenge.json): scope agent, no account. */
+export function agentChallengeBody(cfg: NotificationConfig, sellerAgentUrl: string, faults: FaultSet): Record<string, unknown> {
+  // Fault agent-subscription-challenge-account-scoped: the account-level shape (an account_id, no scope).
+  if (faults.has('agent-subscription-challenge-account-scoped')) {
+    return { ...challengeBody(cfg, 'agent', sellerAgentUrl, faults) };
+  }
+  return {
+    type: 'webhook.challenge',
+    scope: 'agent',
+    challenge: randomBytes(32).toString('base64url'),
+    subscriber_id: cfg.subscriber_id,
+    seller_agent_url: sellerAgentUrl,
+    delivery_auth: { mode: 'rfc9421' },
+    event_types: cfg.event_types,
+  };
+}
+
 /** Whether an answer echoes the challenge in exactly one of `challenge` / `token`. */
 export function answerEchoes(text: string, challenge: string): boolean {
   const parsed = parseBoundedJson(text);
@@ -86,17 +106,22 @@ export class SubscriberChallenger {
     this.dispatcher = policyAgent(deps.addressPolicy, { connectTimeoutMs: Math.min(deps.timeoutMs, 5_000) });
   }
 
-  /** Sends one signed challenge to the subscriber URL; true when the receiver proved control. */
-  async prove(cfg: NotificationConfig, accountId: string, sellerAgentUrl: string): Promise<boolean> {
+  /**
+   * Sends one signed challenge to the subscriber URL; true when the receiver proved control. An
+   * account-level subscriber names its account; an agent-level one (accountId undefined) does not.
+   */
+  async prove(cfg: NotificationConfig, accountId: string | undefined, sellerAgentUrl: string): Promise<boolean> {
     const { ids, keys, faults } = this.deps;
     // Fault subscription-not-challenged: the subscriber is taken as proven without any request.
-    if (faults.has('subscription-not-challenged')) return true;
-    const body = challengeBody(cfg, accountId, sellerAgentUrl, faults);
+    if (accountId !== undefined && faults.has('subscription-not-challenged')) return true;
+    const body = accountId === undefined ? agentChallengeBody(cfg, sellerAgentUrl, faults) : challengeBody(cfg, accountId, sellerAgentUrl, faults);
     const raw = Buffer.from(JSON.stringify(body));
     const base = { 'Content-Type': 'application/json' };
     const created = Math.floor(Date.now() / 1000);
-    // Fault subscription-challenge-unsigned: the challenge POST carries no RFC 9421 signature.
-    const headers = faults.has('subscription-challenge-unsigned')
+    // Faults subscription-challenge-unsigned (account level), agent-subscription-challenge-unsigned
+    // (agent level): the challenge POST carries no RFC 9421 signature.
+    const unsigned = faults.has(accountId === undefined ? 'agent-subscription-challenge-unsigned' : 'subscription-challenge-unsigned');
+    const headers = unsigned
       ? base
       : signRequest(
           { method: 'POST', url: cfg.url, headers: base, body: raw },

@@ -1,10 +1,13 @@
 /**
  * Account-level webhook subscriptions (3.1 and later; digest 5.2, 5.9; released 3.1 sync_accounts
  * "Account-level webhook subscriptions" and "Endpoint proof of control", core/notification-config.json,
- * core/webhook-challenge.json). The harness is the subscriber:
+ * core/webhook-challenge.json) and, with `scope: agent`, agent-level ones (3.2 betas:
+ * sync_agent_notification_configs, core/agent-webhook-challenge.json, capabilities.changed in
+ * core/capabilities-changed-webhook.json). The harness is the subscriber:
  *
  *   webhook_subscribe           registers this check's capture (made with `answer_challenges`) as an
- *                               active `notification_configs[]` entry through sync_accounts, then
+ *                               active `notification_configs[]` entry through sync_accounts (or
+ *                               sync_agent_notification_configs), then
  *                               judges what reached the capture before the answer (`judge`)
  *   webhook_subscription_event  waits for the events that reach the subscriber (challenges left
  *                               out) and judges each against its event-specific schema
@@ -26,6 +29,35 @@ import { parseBoundedJson } from '../../../harness/core/transport/bounded-json.j
 import { captureOf } from './steps.js';
 
 const GAP = 'account-level notification_configs (sync_accounts, 3.1)';
+const AGENT_GAP = 'agent-level notification_configs (sync_agent_notification_configs, 3.2)';
+
+/** What differs between the account-level (sync_accounts) and agent-level (sync_agent_notification_configs) subscriber. */
+interface Scope {
+  gap: string;
+  task: string;
+  /** The fixture schema of its activation challenge. */
+  challengeSchema: string;
+  /** The check that judges its challenge's signature (blocks the shape check when no challenge came). */
+  signedCheck: string;
+  source: string;
+}
+const SCOPES: Record<'account' | 'agent', Scope> = {
+  account: {
+    gap: GAP,
+    task: 'sync_accounts',
+    challengeSchema: 'webhook-challenge',
+    signedCheck: 'webhooks.subscription.challenge-signed',
+    source: 'released 3.1 sync_accounts "Endpoint proof of control"',
+  },
+  agent: {
+    gap: AGENT_GAP,
+    task: 'sync_agent_notification_configs',
+    challengeSchema: 'agent-webhook-challenge',
+    signedCheck: 'webhooks.agent-subscription.challenge-signed',
+    source: '3.2 core/agent-notification-config.json: proof of control before a new active subscriber is treated as active',
+  },
+};
+const scopeOf = (step: Record<string, unknown>): Scope => SCOPES[step.scope === 'agent' ? 'agent' : 'account'];
 const MAX_TEXT = 300;
 
 function bodyOf(d: Delivery): Record<string, unknown> | undefined {
@@ -52,36 +84,42 @@ export const webhookSubscribe: StepKind = {
   fields: {
     /** Id of this check's webhook_receiver step (made with answer_challenges: true). */
     receiver: { type: 'string', minLength: 1 },
-    /** The account reference (templated): {account_id} or a natural key {brand, operator, sandbox?}. */
+    /** account (default): sync_accounts notification_configs[] (3.1+); agent: sync_agent_notification_configs (3.2). */
+    scope: { enum: ['account', 'agent'] },
+    /** The account reference (templated, account scope only): {account_id} or a natural key {brand, operator, sandbox?}. */
     account: {},
     subscriber_id: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,64}$' },
     event_types: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 11 },
     /** What is judged: the challenge's signature and order, its body, or nothing (setup of an event check). */
     judge: { enum: ['challenge-signed', 'challenge-shape', 'none'] },
   },
-  required: ['receiver', 'account', 'subscriber_id', 'event_types'],
+  required: ['receiver', 'subscriber_id', 'event_types'],
   async run(step, ctx) {
     const settings = settingsOf(ctx);
     if (isVerdict(settings)) return { verdict: settings };
     const capture = await captureOf(ctx, step.receiver as string);
     if (isVerdict(capture)) return { verdict: capture };
-    const account = ctx.expand(step.account) as Record<string, unknown>;
+    const scope = scopeOf(step);
     const sid = String(step.subscriber_id);
     const eventTypes = step.event_types as string[];
     const config = { subscriber_id: sid, url: capture.url, event_types: eventTypes, active: true };
-    const args = { idempotency_key: randomUUID(), accounts: [entryFor(account, config)] };
-    const reply = await ctx.call('sync_accounts', args, { purpose: 'sync_accounts registering an account-level webhook subscriber' });
+    const args =
+      scope === SCOPES.agent
+        ? { idempotency_key: randomUUID(), notification_configs: [config] }
+        : { idempotency_key: randomUUID(), accounts: [entryFor(ctx.expand(step.account) as Record<string, unknown>, config)] };
+    const reply = await ctx.call(scope.task, args, { purpose: `${scope.task} registering a webhook subscriber (${scope.gap})` });
     const record = recordOf(reply);
     const upto = capture.deliveries.length;
     await verifyCapture(capture, await verifyEnv(ctx, capture, settings));
     for (const d of capture.deliveries.slice(0, upto)) if (!ctx.exchanges.includes(d.exchange)) ctx.exchanges.push(d.exchange);
-    const verdict = judgeSubscription(ctx, capture.deliveries.slice(0, upto), reply, sid, eventTypes, String(step.judge ?? 'none'));
+    const verdict = judgeSubscription(ctx, scope, capture.deliveries.slice(0, upto), reply, sid, eventTypes, String(step.judge ?? 'none'));
     return { verdict, record };
   },
 };
 
 function judgeSubscription(
   ctx: CheckContext,
+  scope: Scope,
   before: Delivery[],
   reply: Awaited<ReturnType<CheckContext['call']>>,
   sid: string,
@@ -90,11 +128,13 @@ function judgeSubscription(
 ): StepVerdict {
   if (!reply.ok) {
     const why = reply.error ? `${reply.error.code}: ${reply.error.message ?? ''}` : (reply.failure?.message ?? reply.status);
-    return { status: 'gap', gap: GAP, message: `sync_accounts with notification_configs[] was refused (${String(why).slice(0, MAX_TEXT)})` };
+    return { status: 'gap', gap: scope.gap, message: `${scope.task} with notification_configs[] was refused (${String(why).slice(0, MAX_TEXT)})` };
   }
-  const entry = (reply.payload as { accounts?: Record<string, unknown>[] } | undefined)?.accounts?.[0];
+  const payload = reply.payload as { accounts?: Record<string, unknown>[] } | undefined;
+  const entry = scope === SCOPES.agent ? (payload as Record<string, unknown> | undefined) : payload?.accounts?.[0];
   if (entry?.action === 'failed') {
-    return { status: 'gap', gap: GAP, message: `the seller did not take the subscriber: accounts[0] failed with ${short(entry.errors)}` };
+    const where = scope === SCOPES.agent ? 'the replacement' : 'accounts[0]';
+    return { status: 'gap', gap: scope.gap, message: `the seller did not take the subscriber: ${where} failed with ${short(entry.errors)}` };
   }
   const configs = Array.isArray(entry?.notification_configs) ? (entry.notification_configs as Record<string, unknown>[]) : [];
   const echoed = configs.find((c) => c?.subscriber_id === sid);
@@ -104,27 +144,25 @@ function judgeSubscription(
   if (!challenge && firstOther) {
     return {
       status: 'gap',
-      gap: GAP,
+      gap: scope.gap,
       message: `the seller proved control of the URL by a request other than the standard webhook.challenge (${short(bodyOf(firstOther) ?? '(not JSON)')}); this harness answers only the standard one`,
     };
   }
   if (!challenge && !echoedActive) {
     return {
       status: 'gap',
-      gap: GAP,
-      message:
-        'the seller sent no activation challenge and did not echo the subscriber as active: it does not take account-level notification_configs[] (or activates later)',
+      gap: scope.gap,
+      message: `the seller sent no activation challenge and did not echo the subscriber as active: it does not take ${scope.gap} (or activates later)`,
     };
   }
   if (judge === 'none') return { status: 'ok' };
   if (!challenge) {
-    if (judge === 'challenge-shape')
-      return { status: 'unmet', message: 'no activation challenge reached the subscriber', blocked_by: 'webhooks.subscription.challenge-signed' };
+    if (judge === 'challenge-shape') return { status: 'unmet', message: 'no activation challenge reached the subscriber', blocked_by: scope.signedCheck };
     return {
       status: 'failed',
-      message: `sync_accounts echoed the new subscriber as active although nothing reached its URL: no activation challenge (released 3.1 sync_accounts "Endpoint proof of control": proof before persisting or echoing active: true)`,
+      message: `${scope.task} echoed the new subscriber as active although nothing reached its URL: no activation challenge (${scope.source})`,
       actual: echoed,
-      pointer: '/accounts/0/notification_configs',
+      pointer: scope === SCOPES.agent ? '/notification_configs' : '/accounts/0/notification_configs',
     };
   }
   const body = bodyOf(challenge)!;
@@ -138,12 +176,12 @@ function judgeSubscription(
       actual: deliveryView(challenge),
     };
   }
-  const schema = ctx.schemas.validate('webhook-challenge', body);
+  const schema = ctx.schemas.validate(scope.challengeSchema, body);
   if (!schema.valid) {
     const e = schema.errors[0]!;
     return {
       status: 'failed',
-      message: `the activation challenge is not shaped as core/webhook-challenge.json: ${e.pointer} ${e.message}`,
+      message: `the activation challenge is not shaped as core/${scope.challengeSchema}.json: ${e.pointer} ${e.message}`,
       actual: body,
       pointer: e.pointer,
     };
@@ -165,6 +203,8 @@ export const webhookSubscriptionEvent: StepKind = {
   waits: true,
   fields: {
     receiver: { type: 'string', minLength: 1 },
+    /** The subscriber's scope (names the coverage gap): account (default) or agent. */
+    scope: { enum: ['account', 'agent'] },
     /** The fixture schema each event must match (e.g. creative-status-changed-webhook). */
     schema: { type: 'string', minLength: 1 },
     /** The coverage gap reported when no event arrives (the rule judges events, not whether one fires). */
@@ -192,7 +232,7 @@ export const webhookSubscriptionEvent: StepKind = {
     for (const d of seen) if (!ctx.exchanges.includes(d.exchange)) ctx.exchanges.push(d.exchange);
     const record = { task: 'webhooks received', payload: snapshot(capture, upto) };
     const evs = seen.filter((d) => !isChallenge(d));
-    if (evs.length === 0) return { verdict: { status: 'gap', gap: GAP, message: String(step.none_reason) }, record };
+    if (evs.length === 0) return { verdict: { status: 'gap', gap: scopeOf(step).gap, message: String(step.none_reason) }, record };
     const name = String(step.schema);
     for (const d of evs) {
       const body = bodyOf(d);

@@ -14,6 +14,7 @@ import { DECLARABLE_SCENARIOS_3_0 } from '../../../../harness/core/protocol/cont
 
 const isDeclarable = (s: string): boolean => (DECLARABLE_SCENARIOS_3_0 as readonly string[]).includes(s);
 import { WINDOWED_PULL_GRANULARITIES } from './media-buy-read.js';
+import { CAPABILITIES_VERSION, CHANGED_AT } from '../../webhooks/agent-subscribers.js';
 
 const schema = taskSchema({});
 
@@ -64,6 +65,9 @@ function declaration(s: SellerServices, transport?: string): Record<string, unkn
       in_flight_max_seconds: s.idempotency.inFlightMaxSeconds,
     };
   }
+  // 3.2: agent-level capability-change notifications (sync_agent_notification_configs) and the revision they name.
+  if (s.protocolLine === '3.2')
+    protocolBlock.capability_changes = { capabilities_version: CAPABILITIES_VERSION, last_modified: CHANGED_AT, notifications: { supported: true } };
   return {
     [s.ids.token]: protocolBlock,
     supported_protocols: s.kinds.map((k) => AGENT_KIND_DEFS[k].protocol).filter((p) => p !== dropped),

@@ -4,6 +4,7 @@ import type { SellerServices } from '../services.js';
 import type { TaskDef } from '../task-def.js';
 import { brandTasks } from './brand.js';
 import { agentCapabilitiesTask, capabilitiesTask } from './capabilities.js';
+import { agentNotificationsTask } from './agent-notifications.js';
 import { controllerTask } from './controller.js';
 import { governanceTasks } from './governance.js';
 import { measurementTasks } from './measurement.js';
@@ -31,6 +32,8 @@ export function buildTasks(s: SellerServices): TaskDef[] {
     capabilitiesTask(s),
     agentCapabilitiesTask(s),
     ...all.filter((t) => served.has(t.name)),
+    // Agent-level webhook subscriptions: a 3.2 task (its schemas exist only in the 3.2 betas).
+    ...(s.protocolLine === '3.2' ? [agentNotificationsTask(s)] : []),
     ...(s.testController || s.faults.has('controller-served-in-production') ? [controllerTask(s)] : []),
   ];
 }
