@@ -37,6 +37,7 @@ const OUT_OF_REACH: Readonly<Record<string, string>> = {
   'action-not-allowed-without-details': `${MODEL_HAS_NO_COMMAND}: the model judges the refusal code, not ACTION_NOT_ALLOWED's error.details`,
   'confirmed-at-moves-on-update': `${MODEL_HAS_NO_COMMAND}: the model does not track confirmed_at`,
   'force-same-state-refused': `${MODEL_HAS_NO_COMMAND}: forcing the state a buy is already in`,
+  'revision-incremented-on-sync-assignment': `${MODEL_HAS_NO_COMMAND}: a sync_creatives assignment to a package (a rule of the 3.2 line only)`,
   'cancel-rejected-not-cancellable': `${MODEL_HAS_NO_COMMAND}: a cancel of a forced rejection, judged on which of two refusal codes`,
   'hash-not-canonical': `${HASH_BEYOND_MODEL} the same members reordered`,
   'governance-context-in-hash': `${HASH_BEYOND_MODEL} governance_context`,

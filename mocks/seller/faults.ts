@@ -542,6 +542,12 @@ const BUILTIN: FaultDef[] = [
     matrixGroup: 'seller-a',
   },
   {
+    name: 'revision-incremented-on-sync-assignment',
+    rule: 'sync_creatives assignment changes leave revision unchanged (digest 4.5, 3.2); each assignment bumps the buy revision',
+    targets: ['state-machine.revision.not-on-sync'],
+    target: '3.2',
+  },
+  {
     name: 'valid-actions-stale-after-pause',
     rule: 'valid_actions match the state (digest 4.3); a paused buy still lists pause and not resume',
     targets: ['state-machine.valid-actions.match-state'],

@@ -29,6 +29,8 @@ export interface PackageRecord {
   cancellation?: { canceled_at: string; canceled_by: 'buyer' | 'seller'; reason?: string };
   delivery: DeliveryCounters;
   targeting_overlay?: Record<string, unknown>;
+  /** Creatives assigned through sync_creatives `assignments` (not rendered). */
+  creative_ids?: string[];
 }
 
 export interface MediaBuyRecord {

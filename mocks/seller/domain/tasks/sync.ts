@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { accountIdOf, accountName } from '../accounts.js';
 import { invalidRequest } from '../errors.js';
+import { isTerminal } from '../media-buy-record.js';
 import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
 import { paginate, paginationArg } from '../pagination.js';
@@ -62,7 +63,18 @@ const creativeItem = z.looseObject({
   format_id: formatId,
   assets: z.record(z.string(), asset),
 });
-const syncCreativesSchema = taskSchema({ account: accountRef, creatives: z.array(creativeItem).min(1).max(100) });
+/** One creative-to-package assignment (released sync-creatives-request.json `assignments[]`). */
+const assignmentItem = z.strictObject({
+  creative_id: z.string().min(1).max(255),
+  package_id: z.string().min(1).max(255),
+  weight: z.number().min(0).max(100).optional(),
+  placement_ids: z.array(z.string()).min(1).max(100).optional(),
+});
+const syncCreativesSchema = taskSchema({
+  account: accountRef,
+  creatives: z.array(creativeItem).min(1).max(100),
+  assignments: z.array(assignmentItem).min(1).max(100).optional(),
+});
 
 const audienceItem = z.looseObject({
   audience_id: z.string().min(1).max(255),
@@ -186,6 +198,35 @@ export function syncTasks(s: SellerServices): TaskDef[] {
     },
   };
 
+  /**
+   * Assigns synced creatives to packages of the account's buys; returns per creative the packages
+   * it now serves (`assigned_to`) and the packages it could not be assigned to (`assignment_errors`).
+   * An assignment made here does not touch the buy's revision (digest 4.5: no shared fence between
+   * sync and control).
+   */
+  function assign(assignments: z.infer<typeof assignmentItem>[], principal: string, accountKey: string) {
+    const buys = s.mediaBuys.list(principal, accountKey);
+    const results = new Map<string, { assigned_to: string[]; assignment_errors: Record<string, string> }>();
+    for (const [i, a] of assignments.entries()) {
+      if (s.records.get<unknown>('creative', principal, a.creative_id) === undefined)
+        throw invalidRequest(`assignments[${i}].creative_id`, `unknown creative ${JSON.stringify(a.creative_id)}`);
+      const result = results.get(a.creative_id) ?? { assigned_to: [], assignment_errors: {} };
+      results.set(a.creative_id, result);
+      const buy = buys.find((b) => b.packages.some((p) => p.package_id === a.package_id));
+      const pkg = buy?.packages.find((p) => p.package_id === a.package_id);
+      if (!buy || !pkg || isTerminal(buy.status)) {
+        result.assignment_errors[a.package_id] = buy ? 'the media buy is no longer open' : 'no such package in this account';
+        continue;
+      }
+      pkg.creative_ids = [...new Set([...(pkg.creative_ids ?? []), a.creative_id])];
+      // Fault revision-incremented-on-sync-assignment: the assignment bumps the buy's revision.
+      if (s.faults.has('revision-incremented-on-sync-assignment')) buy.revision += 1;
+      s.mediaBuys.save(buy);
+      result.assigned_to.push(a.package_id);
+    }
+    return results;
+  }
+
   const syncCreatives: TaskDef<z.infer<typeof syncCreativesSchema>> = {
     name: 'sync_creatives',
     description: 'Upload or update creatives (format, assets) into the creative library of an account.',
@@ -200,7 +241,14 @@ export function syncTasks(s: SellerServices): TaskDef[] {
         const action = upsert(s, 'creative', caller.principal, accountKey, c.creative_id, { ...c, account_key: accountKey });
         return { creative_id: c.creative_id, action, status: 'approved' };
       });
-      return completed({ creatives });
+      if (!args.assignments) return completed({ creatives });
+      const assigned = assign(args.assignments, caller.principal, accountKey);
+      const shown = creatives.map((c) => {
+        const r = assigned.get(c.creative_id);
+        if (!r) return c;
+        return { ...c, assigned_to: r.assigned_to, ...(Object.keys(r.assignment_errors).length ? { assignment_errors: r.assignment_errors } : {}) };
+      });
+      return completed({ creatives: shown });
     },
   };
 
