@@ -546,6 +546,7 @@ const BUILTIN: FaultDef[] = [
     rule: 'sync_creatives assignment changes leave revision unchanged (digest 4.5, 3.2); each assignment bumps the buy revision',
     targets: ['state-machine.revision.not-on-sync'],
     target: '3.2',
+    matrixGroup: 'seller-3.2',
   },
   {
     name: 'valid-actions-stale-after-pause',
@@ -855,6 +856,7 @@ const BUILTIN: FaultDef[] = [
     rule: 'an identical force_task_completion replay is a no-op (digest 4.6, 3.2); it answers INVALID_TRANSITION',
     targets: ['controller.task-completion.identical-replay'],
     target: '3.2',
+    matrixGroup: 'seller-3.2',
   },
   {
     name: 'completion-different-result-accepted',

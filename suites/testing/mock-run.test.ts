@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../harness/core/engine/result.js';
 import type { FaultDef } from '../../mocks/seller/faults.js';
-import { groupRecheck, judgeGroup } from './mock-run.js';
+import { groupRecheck, judgeGroup, runFaultMatrix } from './mock-run.js';
 
 const fault = (name: string, targets: string[], collateral?: string[]): FaultDef => ({
   name,
@@ -37,5 +37,13 @@ describe('a matrix group', () => {
     const judged = judgeGroup(group, shared);
     expect(Object.fromEntries(judged.missed)).toEqual({ a: [], b: [] });
     expect(judged.unexpected).toEqual([expect.stringContaining('mcp z.blocked-elsewhere (blocked')]);
+  });
+});
+
+describe('a matrix group at a protocol line', () => {
+  it('refuses faults of different targets in one group before any run starts', async () => {
+    const at32: FaultDef = { ...fault('at-3.2', ['x.a']), target: '3.2' };
+    const atDefault = fault('at-default', ['x.b']);
+    await expect(runFaultMatrix([at32, atDefault], { parallel: 1 })).rejects.toThrow(/share matrix group g/);
   });
 });

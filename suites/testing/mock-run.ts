@@ -143,9 +143,15 @@ export async function runFaultMatrix(
   for (const f of faults) {
     if (!f.matrixGroup) continue;
     if (f.breaksTransport) throw new Error(`fault ${f.name} breaks its transport and cannot be judged in a group`);
-    if (f.target) throw new Error(`fault ${f.name} is judged at its own target and cannot be judged in a group`);
     if (f.production) throw new Error(`fault ${f.name} is judged without the test controller and cannot be judged in a group`);
-    groups.set(f.matrixGroup, [...(groups.get(f.matrixGroup) ?? []), f]);
+    const members = groups.get(f.matrixGroup) ?? [];
+    // A group runs at one protocol line: faults judged at their own target share it.
+    if (members.length > 0 && members[0]!.target !== f.target) {
+      throw new Error(
+        `fault ${f.name} (target ${f.target ?? 'default'}) and ${members[0]!.name} (target ${members[0]!.target ?? 'default'}) share matrix group ${f.matrixGroup}`,
+      );
+    }
+    groups.set(f.matrixGroup, [...members, f]);
   }
   const verdicts = new Map<string, MatrixVerdict>();
   const add = (name: string, v: Partial<MatrixVerdict>) => {
@@ -168,7 +174,8 @@ export async function runFaultMatrix(
   // full runs of the faults judged alone.
   for (const group of groups.values()) {
     pool.push(async () => {
-      const run = await certifyMock({ ...o.certify, mock: { faults: group.map((f) => f.name) }, ...fixturesOf(group) });
+      const target = group[0]!.target;
+      const run = await certifyMock({ ...o.certify, mock: { faults: group.map((f) => f.name) }, ...fixturesOf(group), ...(target ? { target } : {}) });
       const judged = judgeGroup(group, run);
       const errored = erroredChecks(run);
       for (const f of group) add(f.name, { missed: judged.missed.get(f.name), unexpected: judged.unexpected, errored });

@@ -265,6 +265,7 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     rule: 'every payload member, timestamp included, stays the same across retries (digest 5.4, a 3.2 rule); each retry is re-stamped',
     targets: ['webhooks.retry.same-payload'],
     target: '3.2',
+    matrixGroup: 'webhook-3.2',
   },
   {
     name: 'webhook-activity-not-recorded',
@@ -374,18 +375,21 @@ export const WEBHOOK_FAULTS: FaultDef[] = [
     rule: 'the activation challenge of an agent-level subscriber is signed with the RFC 9421 webhook profile key (digest 5.9; 3.2 betas core/agent-webhook-challenge.json); the challenge POST carries no signature',
     targets: ['webhooks.agent-subscription.challenge-signed'],
     target: '3.2',
+    matrixGroup: 'webhook-3.2',
   },
   {
     name: 'agent-subscription-challenge-account-scoped',
     rule: 'the agent-level activation challenge follows core/agent-webhook-challenge.json (digest 5.9; 3.2 betas): scope agent and no account_id; it is sent in the account-level shape',
     targets: ['webhooks.agent-subscription.challenge-shape'],
     target: '3.2',
+    matrixGroup: 'webhook-3.2',
   },
   {
     name: 'agent-subscription-event-task-envelope',
     rule: 'agent-level subscriptions use event-specific schemas (digest 5.2; 3.2 betas core/capabilities-changed-webhook.json); capabilities.changed goes out in the task status envelope',
     targets: ['webhooks.agent-subscription.event-schema'],
     target: '3.2',
+    matrixGroup: 'webhook-3.2',
   },
 ];
 
