@@ -50,6 +50,9 @@ describe('scenarios and errors', () => {
       'simulate_delivery',
       'simulate_budget_spend',
       'force_create_media_buy_arm',
+      'force_get_products_arm',
+      'force_get_signals_arm',
+      'query_upstream_traffic',
       'force_task_completion',
       'seed_product',
       'seed_pricing_option',
@@ -311,6 +314,38 @@ describe('seeds and account states (the fixtures storyboards seed before they ru
     expect(await control('force_creative_purge', { creative_id })).toMatchObject({ success: true, current_state: 'purged' });
     expect(await control('force_creative_purge', { creative_id })).toMatchObject({ success: false, error: 'NOT_FOUND' });
     expect(await control('force_session_status', { session_id: 's-x', status: 'terminated' })).toMatchObject({ success: false, error: 'NOT_FOUND' });
+  });
+
+  it('shapes the next get_products / get_signals of the account named submitted (force_get_*_arm)', async () => {
+    const account = freshAccount();
+    for (const [scenario, task, args] of [
+      ['force_get_products_arm', 'get_products', { buying_mode: 'brief', brief: 'sports video' }],
+      ['force_get_signals_arm', 'get_signals', { signal_spec: 'sports fans' }],
+    ] as const) {
+      const task_id = `task-${key()}`;
+      expect(await control(scenario, { arm: 'submitted', task_id, message: 'm' }, { ...account, sandbox: true })).toMatchObject({
+        success: true,
+        forced: { arm: 'submitted', task_id },
+      });
+      // Another account's call is not shaped; the named account's next call is, once.
+      expect((await client.call(task, { ...args, account: freshAccount() })).payload).not.toMatchObject({ status: 'submitted' });
+      expect((await client.call(task, { ...args, account })).payload).toMatchObject({ status: 'submitted', task_id, message: 'm' });
+      expect((await client.call(task, { ...args, account })).payload).not.toMatchObject({ status: 'submitted' });
+      expect(await control(scenario, { arm: 'input-required' })).toMatchObject({ success: false, error: 'INVALID_PARAMS' });
+      expect(await control(scenario, { arm: 'submitted' })).toMatchObject({ success: false, error: 'INVALID_PARAMS' });
+    }
+  });
+
+  it('answers query_upstream_traffic with no recorded calls (the sandbox has no upstream)', async () => {
+    const since_timestamp = isoIn(-1);
+    expect(await control('query_upstream_traffic', { since_timestamp, endpoint_pattern: 'POST *', limit: 10, attestation_mode: 'digest' })).toMatchObject({
+      success: true,
+      recorded_calls: [],
+      total_count: 0,
+      truncated: false,
+      since_timestamp,
+    });
+    expect(await control('query_upstream_traffic', { limit: 0 })).toMatchObject({ success: false, error: 'INVALID_PARAMS' });
   });
 
   it("sets a buy's spend to a share of its budget (simulate_budget_spend)", async () => {

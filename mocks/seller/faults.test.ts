@@ -40,6 +40,9 @@ const SCENARIO_PARAMS: Record<string, Record<string, unknown>> = {
   force_creative_purge: { creative_id: 'c-x' },
   force_session_status: { session_id: 's-x', status: 'terminated' },
   query_provenance_audit_observations: { creative_id: 'c-x' },
+  force_get_products_arm: { arm: 'submitted', task_id: 'task-x' },
+  force_get_signals_arm: { arm: 'submitted', task_id: 'task-x' },
+  query_upstream_traffic: { limit: 5 },
 };
 
 /** A fresh account synced without sandbox: its account_id. */

@@ -799,7 +799,7 @@ const BUILTIN: FaultDef[] = [
     name: 'creative-status-params-refused',
     rule: 'a listed scenario takes the parameters it is given (digest 4.6); the controller lists force_creative_status and answers it INVALID_PARAMS',
     targets: ['controller.params.force-creative-status'],
-    // The subscription event check forces a creative's status too, so it is blocked.
+    // The creative.status_changed subscription check forces a creative's status in its setup.
     collateral: ['webhooks.subscription.event-schema'],
     matrixGroup: 'seller',
   },
@@ -825,6 +825,24 @@ const BUILTIN: FaultDef[] = [
     name: 'provenance-audit-params-refused',
     rule: 'a listed scenario takes the parameters it is given (digest 4.6); the controller lists query_provenance_audit_observations and answers it INVALID_PARAMS',
     targets: ['controller.params.query-provenance-audit'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'products-arm-params-refused',
+    rule: 'a listed scenario takes the parameters it is given (digest 4.6, 3.1+); the controller lists force_get_products_arm and answers it INVALID_PARAMS',
+    targets: ['controller.params.force-get-products-arm'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'signals-arm-params-refused',
+    rule: 'a listed scenario takes the parameters it is given (digest 4.6, 3.1+); the controller lists force_get_signals_arm and answers it INVALID_PARAMS',
+    targets: ['controller.params.force-get-signals-arm'],
+    matrixGroup: 'seller',
+  },
+  {
+    name: 'upstream-traffic-params-refused',
+    rule: 'query_upstream_traffic takes its optional filters (digest 4.6, 3.1+); the controller lists it and answers INVALID_PARAMS',
+    targets: ['controller.params.query-upstream-traffic'],
     matrixGroup: 'seller',
   },
   {

@@ -23,6 +23,15 @@ export interface CreateArmDirective {
   account_key: string;
 }
 
+export type ReadArmTask = 'get_products' | 'get_signals';
+
+export interface ReadArmDirective {
+  arm: 'submitted';
+  task_id: string;
+  message?: string;
+  account_key: string;
+}
+
 export class AsyncTaskService {
   constructor(
     private readonly records: RecordStore,
@@ -64,6 +73,23 @@ export class AsyncTaskService {
 
   setArm(principal: string, directive: CreateArmDirective): void {
     this.records.put(ARM_KIND, principal, directive.account_key, directive.account_key, directive, this.clock.now());
+  }
+
+  /**
+   * `force_get_products_arm` / `force_get_signals_arm` (digest 4.6, 3.1+): the next get_products or
+   * get_signals naming this account answers `submitted` with the task id. Scoped to the account the
+   * controller call named (a call without one is not shaped), so another caller's discovery is not.
+   */
+  setReadArm(task: ReadArmTask, principal: string, directive: ReadArmDirective): void {
+    this.records.put(`${task}_arm`, principal, directive.account_key, directive.account_key, directive, this.clock.now());
+  }
+
+  /** Consumes the read directive for this account, if any. */
+  takeReadArm(task: ReadArmTask, principal: string, accountKey: string): ReadArmDirective | undefined {
+    if (!accountKey) return undefined;
+    const directive = this.records.get<ReadArmDirective>(`${task}_arm`, principal, accountKey);
+    if (directive) this.records.delete(`${task}_arm`, principal, accountKey);
+    return directive;
   }
 
   /** Consumes the directive for this account (or the principal-wide one), if any. */

@@ -28,6 +28,9 @@ export const CONTROLLER_SCENARIOS = [
   'simulate_delivery',
   'simulate_budget_spend',
   'force_create_media_buy_arm',
+  'force_get_products_arm',
+  'force_get_signals_arm',
+  'query_upstream_traffic',
   'force_task_completion',
   ...SEED_SCENARIOS,
   ...EXTENSION_SCENARIOS,
@@ -48,8 +51,13 @@ export const PARAMS_REFUSED_FAULTS = {
   'creative-purge-params-refused': 'force_creative_purge',
   'session-status-params-refused': 'force_session_status',
   'provenance-audit-params-refused': 'query_provenance_audit_observations',
+  'products-arm-params-refused': 'force_get_products_arm',
+  'signals-arm-params-refused': 'force_get_signals_arm',
+  'upstream-traffic-params-refused': 'query_upstream_traffic',
 } as const satisfies Record<string, SpecScenario>;
 
+/** The session start query_upstream_traffic defaults since_timestamp to: this process's start. */
+const STARTED_AT = new Date().toISOString();
 const MAX_RESULT_BYTES = 256 * 1024;
 const TEN_YEARS_S = 10 * 366 * 86_400;
 
@@ -89,6 +97,25 @@ const paramSchemas = {
     termination_reason: z.string().max(2_000).optional(),
   }),
   query_provenance_audit_observations: z.looseObject({ creative_id: z.string().min(1) }),
+  // 3.1 request schema: v1 forces only the submitted arm of get_products / get_signals, with a task_id.
+  force_get_products_arm: z.looseObject({
+    arm: z.literal('submitted'),
+    task_id: z.string().min(1).max(255),
+    message: z.string().max(2_000).optional(),
+    reason: z.string().max(2_000).optional(),
+    suggestions: z.array(z.unknown()).max(50).optional(),
+  }),
+  force_get_signals_arm: z.looseObject({ arm: z.literal('submitted'), task_id: z.string().min(1).max(255), message: z.string().max(2_000).optional() }),
+  query_upstream_traffic: z.looseObject({
+    since_timestamp: z.iso.datetime({ offset: true }).optional(),
+    endpoint_pattern: z.string().max(2_000).optional(),
+    limit: z.number().int().min(1).max(1_000).optional(),
+    attestation_mode: z.enum(['raw', 'digest']).optional(),
+    identifier_value_digests: z
+      .array(z.string().regex(/^[a-f0-9]{64}$/))
+      .max(64)
+      .optional(),
+  }),
   force_task_completion: z.looseObject({ task_id: z.string().min(1), result: z.record(z.string(), z.unknown()) }),
   advance_clock: z.looseObject({ seconds: z.number().positive().max(TEN_YEARS_S) }),
   simulate_impairment: z.looseObject({
@@ -320,6 +347,19 @@ export function controllerTask(s: SellerServices): TaskDef<ControllerArgs> {
           return completed(simulateBudgetSpend(caller, p));
         case 'force_create_media_buy_arm':
           return completed(forceArm(caller, args.account, p));
+        case 'force_get_products_arm':
+        case 'force_get_signals_arm': {
+          // Scoped to the account the controller call names; a call naming none shapes nothing.
+          const { arm, task_id, message } = parsed.data as z.infer<typeof paramSchemas.force_get_signals_arm>;
+          const task = scenario === 'force_get_products_arm' ? 'get_products' : 'get_signals';
+          s.asyncTasks.setReadArm(task, caller.principal, { arm, task_id, ...(message ? { message } : {}), account_key: accountKeyOf(args.account) });
+          return completed({ success: true, forced: { arm, task_id } });
+        }
+        case 'query_upstream_traffic': {
+          // The sandbox has no upstream platform: it makes no outbound call for a principal, so the record is empty.
+          const { since_timestamp } = parsed.data as z.infer<typeof paramSchemas.query_upstream_traffic>;
+          return completed({ success: true, recorded_calls: [], total_count: 0, truncated: false, since_timestamp: since_timestamp ?? STARTED_AT });
+        }
         case 'force_task_completion':
           return completed(completeTask(caller, p));
         case 'simulate_impairment':

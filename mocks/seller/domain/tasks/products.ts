@@ -1,4 +1,5 @@
 /** Discovery and creative tasks: get_products, list_creative_formats, build_creative (interface spec 4.3). */
+import { forcedReadArm } from '../read-arm.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { failure, invalidRequest } from '../errors.js';
@@ -59,12 +60,15 @@ export function productTasks(s: SellerServices): TaskDef[] {
     description: 'Discover sandbox products from a natural-language brief or refine an earlier answer.',
     idempotency: 'read',
     schema: getProductsSchema,
-    run({ args }) {
+    run(call) {
+      const { args } = call;
       // The buggy seller knows no account a buyer can name, lists or creates (interface spec 2.5a).
       if (s.faults.has('accounts-all-refused') && (args as { account?: unknown }).account !== undefined) {
         throw failure('ACCOUNT_NOT_FOUND', 'no such account', { field: 'account', recovery: 'correctable' });
       }
       if (s.faults.has('get-products-unavailable')) throw failure('SERVICE_UNAVAILABLE', 'Account resolution failed', { recovery: 'transient' });
+      const forced = forcedReadArm(s, 'get_products', call);
+      if (forced) return forced;
       const mode = args.buying_mode ?? (args.refine ? 'refine' : 'brief');
       let products: Product[] = s.catalog.products.filter((p) => !p.unlisted);
       if (mode === 'brief' && args.buying_mode === 'brief' && !args.brief?.trim()) {

@@ -1,4 +1,5 @@
 /** Signals: get_signals (segments with pricing, coverage, activation options) and activate_signal. */
+import { forcedReadArm } from '../read-arm.js';
 import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
 import type { SignalSegment } from '../catalog.js';
@@ -44,7 +45,10 @@ export function signalTasks(s: SellerServices): TaskDef[] {
     description: 'Find audience signal segments matching a natural-language spec, with pricing and coverage.',
     idempotency: 'read',
     schema: getSignalsSchema,
-    run({ args }) {
+    run(call) {
+      const { args } = call;
+      const forced = forcedReadArm(s, 'get_signals', call);
+      if (forced) return forced;
       const text = args.signal_spec.toLowerCase();
       const matching = s.catalog.signals.filter((seg) => seg.keywords.some((k) => text.includes(k)));
       const chosen = (matching.length > 0 ? matching : s.catalog.signals).slice(0, args.max_results ?? 10);
