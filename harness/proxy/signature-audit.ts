@@ -8,6 +8,7 @@
  * and exactly the checklist's code; accepting it is a finding. Judged only when the agent's
  * capabilities seen in the traffic declare request_signing.supported.
  */
+import { IMPOSSIBLE_JWK_KID } from '../core/signing/keys/counterparty.js';
 import { scanDuplicateKeys } from '../core/signing/parse/duplicate-keys.js';
 import { contentDigestMatches, parseContentDigest } from '../core/signing/parse/content-digest.js';
 import { parseSignatureHeaders, type ParsedSignature } from '../core/signing/parse/signature-headers.js';
@@ -246,6 +247,9 @@ export class SignatureAudit {
         return out;
       }
     }
+    // The harness's own probe under the separate impossible-key counterparty (signatures.key.impossible-jwk,
+    // digest 1.4): its key is in no caller's JWKS the audit holds, so the audit has no rule to judge it by.
+    if (sig?.params.keyid === IMPOSSIBLE_JWK_KID) return out;
     const msg = tryParseJson(x.request.body);
     const method = msg.ok && isObject(msg.value) && typeof msg.value.method === 'string' ? msg.value.method : undefined;
     const r = await verifyRequestSignature(

@@ -42,6 +42,8 @@ export type VerifyRequestHook = (input: VerifyRequestInput) => Promise<VerifyReq
 export interface MockSellerOptions {
   /** Default 127.0.0.1. */
   host?: string;
+  /** The host name the mock names itself by in its URLs (agent card, brand.json, base URL), e.g. `localhost`; default the listening address. */
+  publicHost?: string;
   /** Default 0 (an ephemeral port). */
   port?: number;
   /** Protocol token (harness/core/token.ts), default `proto`. */

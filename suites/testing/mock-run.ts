@@ -16,7 +16,15 @@ export interface MockRunOptions extends Omit<CertifyOptions, 'agentUrl' | 'authT
 export async function certifyMock(o: MockRunOptions = {}): Promise<RunResult> {
   const authToken = o.withAuth === false ? undefined : randomBytes(18).toString('base64url');
   // The mock speaks the run's target line unless the test says otherwise.
-  const mock = await startMockSeller({ token: o.token, authToken, allowPrivateWebhooks: true, ...(o.target ? { protocolLine: o.target } : {}), ...o.mock });
+  // Named `localhost`, not by IP literal, so the host checks (digest 1.6 step 2) have a host to case.
+  const mock = await startMockSeller({
+    token: o.token,
+    authToken,
+    allowPrivateWebhooks: true,
+    publicHost: 'localhost',
+    ...(o.target ? { protocolLine: o.target } : {}),
+    ...o.mock,
+  });
   try {
     return await certify({ ...o, agentUrl: mock.baseUrl, authToken, seed: o.seed ?? '20261122' });
   } finally {

@@ -5,7 +5,7 @@
  * hook, so `@target-uri` and `@authority` are the URL as sent, with the counterparty keys that
  * the run-scoped key server publishes (brand.json + JWKS on loopback).
  */
-import { counterpartyKeys, type CounterpartyRole } from './keys/counterparty.js';
+import { counterpartyKeys, impossibleJwkCounterparty, type ProbeKey } from './keys/counterparty.js';
 import { startCounterpartyServer, type RunningCounterpartyServer } from './keys/counterparty-server.js';
 import type { DefectName } from './sign/defects.js';
 import { signRequest } from './sign/signer.js';
@@ -13,7 +13,8 @@ import type { OutgoingRequest } from '../transport/types.js';
 import type { CheckContext } from '../engine/kinds/types.js';
 
 export interface SignSpec {
-  key: CounterpartyRole;
+  /** A counterparty key, or the separate counterparty's impossible key (digest 1.4). */
+  key: ProbeKey;
   defects: readonly DefectName[];
   /** Cover content-digest. */
   coverDigest: boolean;
@@ -66,14 +67,16 @@ function tamperKeepingJson(body: Uint8Array): Uint8Array {
 export function signingPrepare(ctx: CheckContext, spec: SignSpec, onSigned?: (req: OutgoingRequest) => void) {
   const keys = counterpartyKeys(ctx.ids);
   const tamperDigest = spec.defects.includes('digest-mismatch');
-  const defects = spec.defects.filter((d) => d !== 'digest-mismatch');
+  // The impossible key's probe declares the JWK's alg (ed25519) over ECDSA bytes (vector 025 shape).
+  const defects = [...spec.defects.filter((d) => d !== 'digest-mismatch'), ...(spec.key === 'impossible-jwk' ? (['alg-key-mismatch'] as const) : [])];
+  const key = spec.key === 'impossible-jwk' ? impossibleJwkCounterparty(ctx.ids).signingKey : keys.signingKey(spec.key);
   return (req: OutgoingRequest): OutgoingRequest => {
     const signed = signRequest(
       { method: req.method, url: req.url, headers: { ...req.headers }, body: req.body },
       {
         profile: 'request',
         ids: ctx.ids,
-        key: keys.signingKey(spec.key),
+        key,
         // The 3.2 request profile: padded standard-base64 sf-binary; earlier lines base64url (digest 1.5).
         encoding: ctx.target === '3.2' ? 'strict' : 'legacy',
         coverContentDigest: spec.coverDigest,

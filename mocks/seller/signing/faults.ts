@@ -56,6 +56,8 @@ export const VERIFIER_FAULTS = {
   namespacesMixed: 'verifier-namespaces-mixed',
   warnForEnforced: 'verifier-warn-for-enforced',
   warnForAuthenticates: 'verifier-warn-for-authenticates',
+  hostCaseKept: 'verifier-host-case-kept',
+  impossibleJwkAccepted: 'verifier-impossible-jwk-accepted',
 } as const;
 
 const F = VERIFIER_FAULTS;
@@ -162,6 +164,7 @@ registerFault({
     'signatures.header.standard-base64-accepted',
     'signatures.target.query-kept',
     'signatures.target.forwarded-host-ignored',
+    'signatures.target.host-case',
     'webhooks.auth.hmac',
     'webhooks.auth.bearer-refused',
     'idempotency.hash.push-credentials-excluded',
@@ -366,6 +369,18 @@ registerFault({
   name: F.forwardedHostTrusted,
   rule: '@authority comes from the Host header as received, never from proxy routing state (digest 1.6); the verifier takes the host from X-Forwarded-Host',
   targets: ['signatures.target.forwarded-host-ignored'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.hostCaseKept,
+  rule: '@target-uri and @authority lower-case the host (digest 1.6 step 2); the verifier builds the base over the Host header as received, so an upper-cased host no longer verifies',
+  targets: ['signatures.target.host-case'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.impossibleJwkAccepted,
+  rule: 'a JWK with an impossible parameter combination (alg EdDSA on an EC P-256 key) is key_purpose_invalid at step 8 (digest 1.4); the verifier takes the key as published and refuses only at the crypto step (request_signature_invalid)',
+  targets: ['signatures.key.impossible-jwk'],
   matrixGroup: 'verifier',
 });
 registerFault({

@@ -10,7 +10,12 @@ import { jsonRpcError } from '../http/server.js';
 import type { FaultSet } from '../faults.js';
 import type { VerifyRequestHook, VerifyRequestInput, VerifyRequestResult } from '../options.js';
 import type { ProtocolIds } from '../../../harness/core/token.js';
-import { counterpartyKeys, TEST_COUNTERPARTY_PER_KEYID_CAP } from '../../../harness/core/signing/keys/counterparty.js';
+import {
+  counterpartyKeys,
+  IMPOSSIBLE_JWK_KID,
+  impossibleJwkCounterparty,
+  TEST_COUNTERPARTY_PER_KEYID_CAP,
+} from '../../../harness/core/signing/keys/counterparty.js';
 import { errorCode } from '../../../harness/core/signing/codes.js';
 import { StaticKeyResolver, type KeyLookup, type KeyResolver } from '../../../harness/core/signing/keys/key-resolver.js';
 import {
@@ -262,7 +267,8 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
   const { ids, faults } = opts;
   const keys = counterpartyKeys(ids);
   const now = opts.now ?? (() => Math.floor(Date.now() / 1000));
-  const resolver = new StaticKeyResolver(keys.jwks.keys);
+  // The separate impossible-key counterparty is trusted too (its own entry in --agent-config, digest 1.4).
+  const resolver = new StaticKeyResolver([...keys.jwks.keys, ...impossibleJwkCounterparty(ids).jwks.keys]);
   const capIgnored = faults.has(F.rateCapIgnored);
   const cache = new CounterpartyReplayCache(
     new InMemoryReplayCache({ perKeyidCap: capIgnored ? REQUEST_PER_KEYID_CAP : TEST_COUNTERPARTY_PER_KEYID_CAP }),
@@ -402,6 +408,10 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
       : faults.has(F.forwardedHostTrusted) && forwarded
         ? { ...received(input), url: input.url.replace(/^(https?:\/\/)[^/?#]*/, `$1${forwarded}`), headers: { ...input.headers, host: forwarded } }
         : received(input);
+    // Fault: the host is not lower-cased, so a base built over an upper-cased Host header does not verify.
+    const host = header(input, 'host');
+    if (faults.has(F.hostCaseKept) && signed && host !== undefined && host !== host.toLowerCase())
+      return reject(input, errorCode('request', 'invalid'), 'signature base built over the Host header as received');
     let result: VerifyResult | VerifyRequestResult = await verifyRequestSignature(request, ctx);
     // The query-dropping fault answers for itself (the let-through faults must not mask it in a fault group).
     if ((faults.has(F.queryDropped) || faults.has(F.forwardedHostTrusted)) && request.url !== input.url && 'ok' in result && !result.ok) {
@@ -419,6 +429,15 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
         return faults.has(F.warnForAuthenticates) ? { outcome: 'verified' } : { outcome: 'absent' };
       }
     }
+    // Fault: the JWK's parameters are never checked for consistency, so the impossible key goes on to the crypto step and fails there.
+    if (
+      faults.has(F.impossibleJwkAccepted) &&
+      'ok' in result &&
+      !result.ok &&
+      result.reason === 'key_purpose_invalid' &&
+      parsed(input)?.params.keyid === IMPOSSIBLE_JWK_KID
+    )
+      return reject(input, errorCode('request', 'invalid'), 'signature did not verify under the key as published');
     if ('ok' in result && !result.ok) result = await faulty(input, ctx, result);
     if (!('ok' in result)) return result;
     if (!result.ok) return reject(input, result.code, result.detail);

@@ -3,7 +3,7 @@
  * the agent must trust, and judging a reply against "accepted" or "401 with
  * `WWW-Authenticate: Signature error="<code>"`" (digest 1.14, 2.6).
  */
-import { counterpartyKeys, COUNTERPARTY_ROLES } from '../../../harness/core/signing/keys/counterparty.js';
+import { COUNTERPARTY_ROLES, probeKid } from '../../../harness/core/signing/keys/counterparty.js';
 import { SIGNING_ALTERATIONS } from '../../../harness/core/signing/sign/defects.js';
 import { parseWwwAuthenticate } from '../../../harness/core/signing/parse/www-authenticate.js';
 import type { TaskReply } from '../../../harness/core/transport/types.js';
@@ -11,7 +11,7 @@ import { describeReply, type CheckContext, type StepVerdict } from '../../../har
 import { unreachable } from '../../../harness/core/engine/kinds/steps/util.js';
 import { counterpartyServer, type SignSpec } from '../../../harness/core/signing/counterparty-signing.js';
 
-export const KEY_FIELD = { enum: [...COUNTERPARTY_ROLES] } as const;
+export const KEY_FIELD = { enum: [...COUNTERPARTY_ROLES, 'impossible-jwk'] } as const;
 export const DEFECTS_FIELD = {
   type: 'array',
   items: { enum: SIGNING_ALTERATIONS.map((d) => d.name) },
@@ -149,8 +149,7 @@ export function judgeSigned(reply: TaskReply, expect: SignedExpectation, ctx: Ch
 }
 
 /** A short description of a signed probe for notes. */
-export function describeProbe(task: string, spec: SignSpec, ctx: CheckContext): string {
-  const keys = counterpartyKeys(ctx.ids);
+export function describeProbe(task: string, spec: SignSpec, _ctx: CheckContext): string {
   const defects = spec.defects.length ? `, defect ${spec.defects.join(' + ')}` : '';
-  return `${task} signed with ${keys.kid(spec.key)}${spec.coverDigest ? ' covering content-digest' : ''}${defects}`;
+  return `${task} signed with ${probeKid(spec.key)}${spec.coverDigest ? ' covering content-digest' : ''}${defects}`;
 }

@@ -5,7 +5,7 @@
  * `Signature error` code (digest 1.9, 1.14, 2.6).
  */
 import type { DefectName } from '../../../harness/core/signing/sign/defects.js';
-import { type CounterpartyRole, counterpartyKid } from '../../../harness/core/signing/keys/counterparty.js';
+import { type ProbeKey, probeKid } from '../../../harness/core/signing/keys/counterparty.js';
 import { recordOf, type CheckContext, type StepKind } from '../../../harness/core/engine/kinds/types.js';
 import type { OutgoingRequest } from '../../../harness/core/transport/types.js';
 import { authOverride } from '../../../harness/core/engine/kinds/steps/util.js';
@@ -40,6 +40,21 @@ export function asProtocolMethod(method: string, ctx: CheckContext): (req: Outgo
 /** Append a query to the request URL before it is signed (kept byte for byte by both sides). */
 function withQuery(query: string): (req: OutgoingRequest) => OutgoingRequest {
   return (req) => ({ ...req, url: `${req.url}${req.url.includes('?') ? '&' : '?'}${query}` });
+}
+
+/**
+ * The host of the agent URL when it has letters to case (a DNS name, or an IPv6 literal with hex
+ * letters); undefined for an IPv4 literal or an IPv6 literal of digits only, where digest 1.6 step 2
+ * has nothing to lower-case at that URL.
+ */
+export function caseableHost(agentUrl: string): string | undefined {
+  let host: string;
+  try {
+    host = new URL(agentUrl).hostname;
+  } catch {
+    return undefined;
+  }
+  return /[a-z]/i.test(host) ? host : undefined;
 }
 
 function capabilitiesTarget(ctx: CheckContext): TargetResult {
@@ -89,6 +104,15 @@ export const signedCall: StepKind = {
         },
       };
     }
+    const defects = (step.defects as DefectName[] | undefined) ?? [];
+    if (defects.includes('host-upper-case') && caseableHost(ctx.transport.endpoint) === undefined) {
+      return {
+        verdict: {
+          status: 'not_applicable',
+          message: `the endpoint host (${new URL(ctx.transport.endpoint).hostname}) is an IP literal without letters: there is no case to fold at this URL (digest 1.6 step 2); probed on a DNS-named agent URL`,
+        },
+      };
+    }
     const target =
       step.operations === 'capabilities'
         ? capabilitiesTarget(ctx)
@@ -96,8 +120,8 @@ export const signedCall: StepKind = {
     if (!target.ok) return { verdict: { status: 'gap', message: target.message, gap: 'an operation to probe the signature verifier with' } };
     const args = step.body_version === undefined ? target.target.args : { ...target.target.args, [ctx.ids.versionMember]: step.body_version };
     const spec: SignSpec = {
-      key: (step.key as CounterpartyRole | undefined) ?? 'ed25519',
-      defects: (step.defects as DefectName[] | undefined) ?? [],
+      key: (step.key as ProbeKey | undefined) ?? 'ed25519',
+      defects,
       coverDigest: coverDigest(step.content_digest, ctx),
     };
     const unsigned = spec.defects.includes('unsigned');
@@ -117,7 +141,7 @@ export const signedCall: StepKind = {
     });
     const verdict = judgeSigned(reply, expect, ctx, probe, {
       exactChallenge: step.exact_challenge === true,
-      ...(spec.key !== 'ed25519' && spec.key !== 'es256' ? { specialKey: counterpartyKid(spec.key) } : {}),
+      ...(spec.key !== 'ed25519' && spec.key !== 'es256' ? { specialKey: probeKid(spec.key) } : {}),
     });
     if (verdict.status === 'failed') await noteKeys(ctx);
     return { verdict, record: recordOf(reply) };

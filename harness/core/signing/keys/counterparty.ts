@@ -120,6 +120,28 @@ export function counterpartyKeys(ids: ProtocolIds): CounterpartyKeys {
   return keys;
 }
 
+/**
+ * A second test counterparty holding only one key of an impossible parameter combination
+ * (digest 1.4, vector 025 shape): `alg: "EdDSA"` on an EC P-256 key (the ES256 fixture's
+ * public half, under its own kid). Kept out of the main JWKS, so a strict loader that refuses
+ * a whole set with such a key breaks no other probe. Probes under it declare `alg="ed25519"`
+ * (the JWK's claim); their bytes are an ECDSA signature, never reached by step 10.
+ */
+export const IMPOSSIBLE_JWK_KID = 'own-impossible-2026';
+
+/** The kid of a counterparty key, or of the separate impossible-key counterparty's. */
+export type ProbeKey = CounterpartyRole | 'impossible-jwk';
+export const probeKid = (key: ProbeKey): string => (key === 'impossible-jwk' ? IMPOSSIBLE_JWK_KID : ROLE_KIDS[key]);
+
+export function impossibleJwkCounterparty(ids: ProtocolIds): { jwks: { keys: Jwk[] }; signingKey: SigningKey } {
+  const keys = counterpartyKeys(ids);
+  const es256 = keys.jwks.keys.find((k) => k.kid === ROLE_KIDS.es256)!;
+  return {
+    jwks: { keys: [{ ...es256, kid: IMPOSSIBLE_JWK_KID, alg: 'EdDSA' }] },
+    signingKey: { ...keys.signingKey('es256'), kid: IMPOSSIBLE_JWK_KID },
+  };
+}
+
 /** The agent-side configuration the `signatures` suite assumes, as a JSON document. */
 export function agentConfiguration(ids: ProtocolIds): Record<string, unknown> {
   const keys = counterpartyKeys(ids);
@@ -132,5 +154,10 @@ export function agentConfiguration(ids: ProtocolIds): Record<string, unknown> {
     min_replay_ttl_seconds: TEST_COUNTERPARTY_MIN_REPLAY_TTL_SECONDS,
     signature_encoding: 'base64url, unpadded (3.1 black-box contract)',
     tag: ids.requestSigningTag,
+    impossible_key_counterparty: {
+      $comment:
+        'TEST-ONLY: a second counterparty (its own trust entry, apart from trusted_jwks) whose only key is impossible (alg EdDSA on an EC P-256 key, digest 1.4): requests under it must be refused key_purpose_invalid',
+      trusted_jwks: impossibleJwkCounterparty(ids).jwks,
+    },
   };
 }

@@ -32,6 +32,7 @@ export type DefectName =
   | 'extra-input-label'
   | 'standard-base64-token'
   | 'forwarded-host'
+  | 'host-upper-case'
   | 'params-reordered'
   | 'unquoted-string-param'
   | 'mixed-alphabet'
@@ -146,6 +147,10 @@ export const VARIATIONS: readonly VariationInfo[] = [
   {
     name: 'forwarded-host',
     description: 'X-Forwarded-Host and Forwarded name another host (proxy routing state a verifier never reads, digest 1.6)',
+  },
+  {
+    name: 'host-upper-case',
+    description: 'the Host header carries the authority upper-cased; the signature covers the canonical lower-case host (digest 1.6 step 2)',
   },
   {
     name: 'standard-base64-token',
@@ -284,6 +289,8 @@ export function defectHooks(
             w.headers.Forwarded = `host=${FORWARDED_HOST};proto=https`;
           },
         };
+      case 'host-upper-case':
+        return { wire: (w) => void (w.headers.Host = (/^[a-z]+:\/\/([^/?#]+)/i.exec(w.url)?.[1] ?? '').toUpperCase()) };
       case 'standard-base64-token':
         return { wire: (w, c) => void (w.headers.Signature = `sig1=:${c.signature.toString('base64')}:`) };
       case 'unquoted-string-param':
