@@ -116,9 +116,22 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
     upstream: o.upstream,
     // The agent's published keys, found as `run` finds them (harness/core/webhooks/emission/keys.ts).
     keys: (endpoint, caps) => ({
-      resolver: publishedKeyResolver({ agentUrl: o.upstream, brandJsonUrl: brandJsonUrlFor(o.upstream, caps), endpoint, policy: o.addressPolicy }),
+      resolver: publishedKeyResolver({
+        agentUrl: o.upstream,
+        brandJsonUrl: upstreamBrandJsonUrl(brandJsonUrlFor(o.upstream, caps)),
+        endpoint,
+        policy: o.addressPolicy,
+      }),
     }),
   });
+  // An agent that declares its brand.json at the Host it was reached at names the proxy's origin;
+  // the audit reads the agent's own declaration, whose agents[] name the upstream URLs.
+  let proxyOrigin: string | undefined;
+  const upstreamBrandJsonUrl = (declared: string): string => {
+    const url = new URL(declared);
+    if (proxyOrigin === undefined || url.host !== new URL(proxyOrigin).host) return declared;
+    return new URL(`${url.pathname}${url.search}`, o.upstream).href;
+  };
   const signatureAudit = new SignatureAudit(protocolIds(o.token), o.callerKeys);
   const callerAudit = new CallerAudit(o.token);
   const callerCheckIds = [...CALLER_AUDITED_CHECKS, 'caller.signature.verifies'];
@@ -222,6 +235,7 @@ export async function startAuditingProxy(o: AuditingProxyOptions): Promise<Audit
         onRequest,
       })
     : await startReverseProxy({ upstream: o.upstream, host: o.host, port: o.port, rewriteHost: o.rewriteHost, inject: o.inject, clock, onExchange, onRequest });
+  proxyOrigin = proxy.url;
   let relay: RunningWebhookRelay | undefined;
   if (o.webhooksTo) {
     try {

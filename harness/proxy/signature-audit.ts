@@ -15,7 +15,7 @@ import { parseSignatureHeaders, type ParsedSignature } from '../core/signing/par
 import type { KeyLookup, KeyResolver } from '../core/signing/keys/key-resolver.js';
 import { type Jwk, sigAlgOfJwk } from '../core/signing/keys/keys.js';
 import { parseWwwAuthenticate } from '../core/signing/parse/www-authenticate.js';
-import type { RequestSigningCapability } from '../core/signing/verify/precheck.js';
+import { type RequestSigningCapability, signingMode } from '../core/signing/verify/precheck.js';
 import { InMemoryReplayCache, REQUEST_PER_KEYID_CAP } from '../core/signing/verify/replay-cache.js';
 import { verifyRequestSignature } from '../core/signing/verify/verifier.js';
 import { MAX_CLOCK_SKEW_SECONDS, MAX_WINDOW_SECONDS } from '../core/signing/verify/checklist.js';
@@ -272,6 +272,10 @@ export class SignatureAudit {
       },
     );
     if (input !== undefined || signature !== undefined) out.push(this.callerVerdict(c, x, r));
+    // Shadow mode (digest 1.10): under warn_for a failed signature is recorded, no signer is
+    // established, and another credential carries the request, so letting it through is the rule.
+    const mode = signingMode(capability, { operation: c.task, ...(method && method !== 'message/send' ? { jsonRpcMethod: method } : {}) });
+    if (mode === 'warn_for' && passed && header(x, 'authorization') !== undefined) return out;
     if (this.keys) {
       // The whole checklist ran, in order: a failure's code is exactly the one the agent owes.
       if (r.ok || !sig) {

@@ -15,6 +15,8 @@ export interface CallerContext {
   transport: TransportName;
   /** Set by a request verifier (RFC 9421 extension point) when the request was signed and verified. */
   verifiedSigner?: unknown;
+  /** The Host the caller reached the seller at (through a reverse proxy: the proxy's), for the URLs it declares. */
+  host?: string;
   /** A2A calls: the A2A task answering this call, and an A2A-native push registration
    *  (`params.configuration.pushNotificationConfig` exactly as sent; interface spec 2.7, 6.2). */
   a2a?: A2aCallContext;

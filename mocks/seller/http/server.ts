@@ -206,6 +206,14 @@ export class SellerHttpServer {
       principal: verified?.principal ?? principalOf(req.headers),
       transport,
       ...(verified?.signer !== undefined ? { verifiedSigner: verified.signer } : {}),
+      ...(hostOf(req.headers.host) ? { host: hostOf(req.headers.host) } : {}),
     };
   }
+}
+
+/** The Host a caller reached the seller at (`host[:port]`), when it is one; else undefined. */
+function hostOf(header: string | undefined): string | undefined {
+  if (header === undefined || header.length > 255 || !URL.canParse(`https://${header}/`)) return undefined;
+  const host = new URL(`https://${header}/`).host;
+  return host.length > 0 ? host : undefined;
 }

@@ -56,11 +56,15 @@ export function publishedKeyResolver(o: { agentUrl: string; brandJsonUrl: string
   return o.endpoint ? new AgentKeyResolver(make(o.endpoint), make()) : make();
 }
 
-/** An https brand.json on a plain-http loopback agent's own host and port, read over http there; any other URL as given. */
+/**
+ * An https brand.json on a loopback host, declared by a plain-http loopback agent, read over http
+ * there (a local agent names the https URL it would have in production; behind a local reverse
+ * proxy the port is the proxy's, not the agent's); any other URL as given.
+ */
 export function loopbackBrandUrl(agentUrl: string, brandJsonUrl: string): string {
   const agent = new URL(agentUrl);
   const brand = new URL(brandJsonUrl);
-  if (agent.protocol !== 'http:' || brand.protocol !== 'https:' || brand.hostname !== agent.hostname || brand.port !== agent.port) return brandJsonUrl;
+  if (agent.protocol !== 'http:' || brand.protocol !== 'https:' || !isLoopbackHost(agent.hostname) || !isLoopbackHost(brand.hostname)) return brandJsonUrl;
   brand.protocol = 'http:';
   return brand.href;
 }

@@ -27,7 +27,7 @@ export function capabilitiesTask(s: SellerServices): TaskDef {
     description: 'Capability declaration: protocol versions, idempotency window, media-buy features, test scenarios.',
     idempotency: 'exempt',
     schema,
-    run: ({ caller }) => completed(declaration(s, caller.transport)),
+    run: ({ caller }) => completed(declaration(s, caller.transport, caller.host)),
   };
 }
 
@@ -52,7 +52,7 @@ export function agentCapabilitiesTask(s: SellerServices): TaskDef {
 const SHARED_ORIGIN = 'https://keys.mock-seller.example';
 const SHARED_KEY_ORIGINS = { governance_signing: SHARED_ORIGIN, request_signing: SHARED_ORIGIN, webhook_signing: SHARED_ORIGIN };
 
-function declaration(s: SellerServices, transport?: string): Record<string, unknown> {
+function declaration(s: SellerServices, transport?: string, host?: string): Record<string, unknown> {
   // The buggy seller declares one protocol fewer over A2A than over MCP (interface spec 1: the same tasks on both).
   const dropped = transport === 'a2a' && s.faults.has('a2a-declaration-differs') ? 'governance' : undefined;
   // The lines it answers: a 3.2 seller verifies only the strict signing profile (digest 1.5).
@@ -82,7 +82,7 @@ function declaration(s: SellerServices, transport?: string): Record<string, unkn
       delivery_retry_horizon_seconds: 86_400,
     },
     ...(s.requestSigning ? { request_signing: s.requestSigning } : {}),
-    ...identityBlock(s),
+    ...identityBlock(s, host),
     ...(s.oauth ? { oauth: { supported: true } } : {}),
     // The capability names only what the 3.0 schema's closed list admits; list_scenarios names all.
     ...(s.testController ? { compliance_testing: { scenarios: CONTROLLER_SCENARIOS.filter(isDeclarable) } } : {}),
@@ -95,9 +95,11 @@ function declaration(s: SellerServices, transport?: string): Record<string, unkn
  * brand-url-undeclared; fault governance-origin-shared: one origin serves governance and transport
  * keys (digest 1.11 step 7).
  */
-function identityBlock(s: SellerServices): Record<string, unknown> {
+function identityBlock(s: SellerServices, host?: string): Record<string, unknown> {
   const identity: Record<string, unknown> = {};
-  if (s.protocolLine !== '3.0' && s.brandJsonUrl !== undefined && !s.faults.has('brand-url-undeclared')) identity.brand_json_url = s.brandJsonUrl;
+  // At the Host it was reached at, as a seller behind a reverse proxy declares its public URL.
+  const brandJsonUrl = host !== undefined && s.brandJsonUrl !== undefined ? `https://${host}${new URL(s.brandJsonUrl).pathname}` : s.brandJsonUrl;
+  if (s.protocolLine !== '3.0' && brandJsonUrl !== undefined && !s.faults.has('brand-url-undeclared')) identity.brand_json_url = brandJsonUrl;
   if (s.faults.has('governance-origin-shared')) identity.key_origins = SHARED_KEY_ORIGINS;
   return Object.keys(identity).length > 0 ? { identity } : {};
 }
