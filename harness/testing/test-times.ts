@@ -13,21 +13,21 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 export const SLOW_TEST_FILES: Readonly<Record<string, number>> = {
-  'suites/faults.test.ts': 99,
-  'harness/cli/fuzz-command.test.ts': 88,
-  'suites/interop/sdk-sellers.test.ts': 62,
-  'suites/interop/storyboards.test.ts': 59,
-  'harness/cli/hostile-agents.test.ts': 58,
-  'harness/cli/cli.test.ts': 51,
-  'suites/webhooks/webhooks.faults.test.ts': 50,
-  'mocks/buyer/faults.test.ts': 50,
-  'harness/cli/proxy-command.test.ts': 45,
-  'harness/fuzz/fuzz.test.ts': 42,
-  'suites/signatures/signatures.faults.test.ts': 41,
-  'harness/fuzz/kill-rate.test.ts': 39,
-  'harness/cli/registry-command.test.ts': 31,
-  'harness/compliance-service/postgres.test.ts': 30,
-  'harness/cli/diff-command.test.ts': 24,
+  'mocks/buyer/faults.test.ts': 259,
+  'suites/faults.test.ts': 180,
+  'suites/webhooks/webhooks.faults.test.ts': 88,
+  'harness/cli/cli.test.ts': 68,
+  'harness/cli/fuzz-command.test.ts': 61,
+  'suites/interop/sdk-sellers.test.ts': 57,
+  'harness/cli/hostile-agents.test.ts': 52,
+  'suites/interop/storyboards.test.ts': 47,
+  'harness/fuzz/kill-rate.test.ts': 42,
+  'suites/signatures/signatures.faults.test.ts': 39,
+  'harness/fuzz/fuzz.test.ts': 36,
+  'harness/compliance-service/postgres.test.ts': 34,
+  'harness/cli/registry-command.test.ts': 30,
+  'harness/cli/proxy-command.test.ts': 28,
+  'harness/cli/diff-command.test.ts': 8,
 };
 
 /**
@@ -36,7 +36,7 @@ export const SLOW_TEST_FILES: Readonly<Record<string, number>> = {
  * (a fresh clone and a quiet machine are not what `npm run bench` has): `npm run bench -- ci`
  * prints them against the 15-minute target, marked as recorded.
  */
-export const FRESH_CLONE_CI = { wholeMinutes: 14.5, vitestMinutes: 12.5, targetMinutes: 15 } as const;
+export const FRESH_CLONE_CI = { wholeMinutes: 15.2, vitestMinutes: 13.5, targetMinutes: 15 } as const;
 
 /** Known slow files first, longest first; every other file after them in vitest's own order. */
 export class SlowFirstSequencer extends BaseSequencer {

@@ -20,7 +20,8 @@ const opened: Array<{ close(): Promise<void> }> = [];
 
 /** Runs `plan` against a mock seller with `faults` on `port` (0: any), closes it, returns the port. */
 async function withSeller(port: number, faults: string[], plan: (url: string) => Promise<void>): Promise<number> {
-  const seller = await startMockSeller({ allowPrivateWebhooks: true, faults, port });
+  // With a bearer token, as a seller declaring shadow mode (warn_for) is certified: without one that check is a gap.
+  const seller = await startMockSeller({ allowPrivateWebhooks: true, faults, port, authToken: TOKEN });
   opened.push(seller);
   try {
     await plan(seller.baseUrl);
@@ -33,7 +34,8 @@ async function withSeller(port: number, faults: string[], plan: (url: string) =>
 
 /** Each run its own seed: one seller serves several runs, and a seed's names and idempotency keys would meet the previous run's buys. */
 let seeded = 0;
-const run = (agentUrl: string, extra: Partial<CertifyOptions> = {}) => certify({ agentUrl, seed: `${SEED}${(seeded += 1)}`, ...extra });
+const TOKEN = 'run-diff-test-token';
+const run = (agentUrl: string, extra: Partial<CertifyOptions> = {}) => certify({ agentUrl, authToken: TOKEN, seed: `${SEED}${(seeded += 1)}`, ...extra });
 
 beforeAll(async () => {
   const port = await withSeller(0, [], async (url) => {

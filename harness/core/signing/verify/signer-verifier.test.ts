@@ -71,6 +71,7 @@ describe('defects: each yields exactly its step and code', () => {
         if (variation.name === 'standard-base64-token') expect(signed.headers.Signature).toMatch(/^sig1=:[A-Za-z0-9+/]+==:$/);
         else if (variation.name === 'params-reordered') expect(signed.headers['Signature-Input']).toMatch(/;nonce=.*;created=\d+;expires=\d+$/);
         else if (variation.name === 'forwarded-host') expect(signed.headers['X-Forwarded-Host']).toBe('proxy-state.invalid');
+        else if (variation.name === 'host-upper-case') expect(signed.headers.Host).toBe('SELLER.EXAMPLE.COM');
         else expect(signed.headers['Signature-Input']).toMatch(/^sig2=/);
         const r = await verifyRequestSignature(signed, context(setup, [jwk]));
         expect(r).toMatchObject({ ok: true, signer: { keyid: jwk.kid, label: 'sig1' } });
