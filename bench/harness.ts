@@ -20,29 +20,13 @@ import { certify, DEFAULT_CONCURRENCY } from '../harness/certify/index.js';
 import { BUILTIN_MOCK_CONCURRENCY } from '../harness/cli/builtin-mocks.js';
 import { createSchemaValidator } from '../harness/core/schemas/validator.js';
 import { protocolIds } from '../harness/core/token.js';
-import type { BenchResult } from '../harness/core/signing/bench/bench.js';
-import { pairedTiming, type PairedTiming } from '../harness/core/signing/bench/bench-timing.js';
+import { type BenchResult, pairedRow } from '../harness/core/signing/bench/bench.js';
+import { pairedTiming } from '../harness/core/signing/bench/bench-timing.js';
 import { GET_PRODUCTS_ARGS, openMcpContenders, openSdkContender } from './bare-mcp.js';
 
 const BARE = 'mcp get_products, bare undici';
 const SDK = 'mcp get_products, official MCP SDK client (callTool + parse)';
 const HARNESS = 'mcp get_products, harness transport + capture + schema validation';
-
-/** The harness's row against one contender, its ratio the paired one with the target. */
-function paired(name: string, baseline: string, t: PairedTiming, target: number): BenchResult {
-  return {
-    name,
-    ops_per_sec: t.opsA,
-    iterations: t.iterations,
-    baseline,
-    ratio: t.ratio,
-    spread: t.spread,
-    total_ratio: t.totalRatio,
-    wall_ratio: t.wallRatio,
-    clock: t.clock,
-    target_ratio: target,
-  };
-}
 
 export async function harnessBench(opts: { calls?: number; block?: number } = {}): Promise<BenchResult[]> {
   const calls = opts.calls ?? 600;
@@ -87,9 +71,9 @@ export async function harnessBench(opts: { calls?: number; block?: number } = {}
     const polite = await timedRun(DEFAULT_CONCURRENCY);
     return [
       { name: BARE, ops_per_sec: vsBare.opsB, iterations: vsBare.iterations },
-      paired(HARNESS, BARE, vsBare, 0.8),
+      pairedRow(HARNESS, BARE, vsBare, 0.8),
       { name: SDK, ops_per_sec: vsSdk.opsB, iterations: vsSdk.iterations },
-      paired(HARNESS, SDK, vsSdk, 1),
+      pairedRow(HARNESS, SDK, vsSdk, 1),
       ...(
         [
           ['first', cold],

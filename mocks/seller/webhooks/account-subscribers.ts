@@ -20,16 +20,17 @@ function accountIdOfKey(principal: string, key: string): string | undefined {
   return m ? accountIdOf(principal, m[1]!, m[2]!) : undefined;
 }
 
+/** What a subscriber list needs: the records, the challenger, the faults, the event sender and a clock. */
+export interface SubscriberDeps {
+  records: RecordStore;
+  challenger: SubscriberChallenger;
+  faults: FaultSet;
+  send: (e: OutboundEvent) => void;
+  now: () => number;
+}
+
 export class AccountSubscribers {
-  constructor(
-    private readonly deps: {
-      records: RecordStore;
-      challenger: SubscriberChallenger;
-      faults: FaultSet;
-      send: (e: OutboundEvent) => void;
-      now: () => number;
-    },
-  ) {}
+  constructor(private readonly deps: SubscriberDeps) {}
 
   list(principal: string, accountId: string): NotificationConfig[] {
     return this.deps.records.get<NotificationConfig[]>(KIND, principal, accountId) ?? [];

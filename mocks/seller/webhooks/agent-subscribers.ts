@@ -12,9 +12,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FaultSet } from '../faults.js';
-import type { RecordStore } from '../store/record-store.js';
-import type { OutboundEvent } from './sender.js';
-import type { NotificationConfig, SubscriberChallenger } from './subscriptions.js';
+import type { NotificationConfig } from './subscriptions.js';
+import type { SubscriberDeps } from './account-subscribers.js';
 
 const KIND = 'agent_notification_configs';
 const KEY = 'agent';
@@ -24,15 +23,7 @@ export const CAPABILITIES_VERSION = 'pc-mock-capabilities-1';
 export const CHANGED_AT = new Date().toISOString();
 
 export class AgentSubscribers {
-  constructor(
-    private readonly deps: {
-      records: RecordStore;
-      challenger: SubscriberChallenger;
-      faults: FaultSet;
-      send: (e: OutboundEvent) => void;
-      now: () => number;
-    },
-  ) {}
+  constructor(private readonly deps: SubscriberDeps) {}
 
   list(principal: string): NotificationConfig[] {
     return this.deps.records.get<NotificationConfig[]>(KIND, principal, KEY) ?? [];
