@@ -464,6 +464,20 @@ const PROBES: Record<string, Probe> = {
       return (await readBuy(client, buy.media_buy_id)).revision !== buy.revision;
     },
   },
+  'revision-incremented-on-validation-only': {
+    async violated({ seller, client }) {
+      const args = createArgs();
+      const buy = await client.ok('create_media_buy', args);
+      const package_id = (buy.packages as Record<string, unknown>[])[0]!.package_id;
+      await client.ok('sync_creatives', {
+        ...creativeSync(seller, 'display_300x250'),
+        account: args.account,
+        dry_run: true,
+        assignments: [{ creative_id: 'c1', package_id }],
+      });
+      return (await readBuy(client, buy.media_buy_id)).revision !== buy.revision;
+    },
+  },
   'valid-actions-stale-after-pause': {
     async violated({ client }) {
       const buy = await client.ok('create_media_buy', createArgs());

@@ -549,6 +549,13 @@ const BUILTIN: FaultDef[] = [
     matrixGroup: 'seller-3.2',
   },
   {
+    name: 'revision-incremented-on-validation-only',
+    rule: 'validation-only calls leave revision unchanged (digest 4.5; 3.1 specification, revision semantics); a sync_creatives dry_run with an assignment bumps the buy revision',
+    targets: ['state-machine.revision.not-on-validation'],
+    // Not with revision-incremented-on-read (seller-a): its reads' bumps block this check.
+    matrixGroup: 'seller-b',
+  },
+  {
     name: 'valid-actions-stale-after-pause',
     rule: 'valid_actions match the state (digest 4.3); a paused buy still lists pause and not resume',
     targets: ['state-machine.valid-actions.match-state'],
@@ -984,6 +991,8 @@ const BUILTIN: FaultDef[] = [
     name: 'formats-without-format-id',
     rule: 'creative formats are named by a format_id {agent_url, id} (interface spec 2.5, 2.6); list_creative_formats lists them without it',
     targets: ['creative.formats.listed'],
+    // The validation-only check needs a listed format to rehearse: without one it is a gap.
+    collateral: ['state-machine.revision.not-on-validation'],
     matrixGroup: 'kinds-a',
   },
   {
@@ -1002,6 +1011,8 @@ const BUILTIN: FaultDef[] = [
     name: 'sync-creatives-refuses-all',
     rule: 'sync_creatives accepts a creative of a listed format (interface spec 4.3, 2.6); every creative is refused',
     targets: ['creative.sync.valid-accepted'],
+    // The dry-run sync of the validation-only check is refused too: a gap.
+    collateral: ['state-machine.revision.not-on-validation'],
     matrixGroup: 'seller-d',
   },
   {

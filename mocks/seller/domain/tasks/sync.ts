@@ -12,6 +12,7 @@ import type { SellerServices } from '../services.js';
 import { type TaskDef, completed } from '../task-def.js';
 import { paginate, paginationArg } from '../pagination.js';
 import { accountRef, brandRef, formatId, httpUrl, taskSchema } from '../validation.js';
+import { rehearseCreativeSync } from './sync-creatives-dry-run.js';
 import { TaskFailure } from '../errors.js';
 import { ACCOUNT_EVENT_TYPES, type NotificationConfig } from '../../webhooks/subscriptions.js';
 
@@ -74,6 +75,7 @@ const syncCreativesSchema = taskSchema({
   account: accountRef,
   creatives: z.array(creativeItem).min(1).max(100),
   assignments: z.array(assignmentItem).min(1).max(100).optional(),
+  dry_run: z.boolean().optional(),
 });
 
 const audienceItem = z.looseObject({
@@ -235,6 +237,7 @@ export function syncTasks(s: SellerServices): TaskDef[] {
     run({ args, caller, accountKey }) {
       uniqueIds(args.creatives, 'creative_id', 'creatives');
       if (s.faults.has('sync-creatives-refuses-all')) throw invalidRequest('creatives', 'the creative library accepts no creative');
+      if (args.dry_run === true) return completed(rehearseCreativeSync(s, args, caller.principal, accountKey));
       const creatives = args.creatives.map((c, i) => {
         if (!s.catalog.format(c.format_id.id) && !s.faults.has('sync-creatives-unknown-format-accepted'))
           throw invalidRequest(`creatives[${i}].format_id.id`, `unknown format ${JSON.stringify(c.format_id.id)}`);
