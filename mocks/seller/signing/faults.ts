@@ -57,6 +57,7 @@ export const VERIFIER_FAULTS = {
   warnForEnforced: 'verifier-warn-for-enforced',
   warnForAuthenticates: 'verifier-warn-for-authenticates',
   hostCaseKept: 'verifier-host-case-kept',
+  malformedHostAccepted: 'verifier-malformed-host-accepted',
   impossibleJwkAccepted: 'verifier-impossible-jwk-accepted',
 } as const;
 
@@ -239,6 +240,8 @@ registerFault({
   name: F.hostUnvalidated,
   rule: 'a raw U-label host is malformed at step 1 and a host with empty labels a malformed target at step 10 (digest 1.6, 1.9); the received authority is not validated',
   targets: ['signatures.header.non-ascii-host', 'signatures.target.malformed-authority'],
+  // Every malformed authority goes through, the step 3 forms included.
+  collateral: ['signatures.target.malformed-host'],
   matrixGroup: 'verifier',
 });
 registerFault({
@@ -375,6 +378,12 @@ registerFault({
   name: F.hostCaseKept,
   rule: '@target-uri and @authority lower-case the host (digest 1.6 step 2); the verifier builds the base over the Host header as received, so an upper-cased host no longer verifies',
   targets: ['signatures.target.host-case'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.malformedHostAccepted,
+  rule: 'an empty host, an unclosed IPv6 bracket and a bare IPv6 literal are malformed authorities, request_target_uri_malformed (digest 1.6 step 3); the verifier lets a Host of those forms through as verified',
+  targets: ['signatures.target.malformed-host'],
   matrixGroup: 'verifier',
 });
 registerFault({

@@ -188,6 +188,8 @@ const LET_THROUGH: readonly { fault: string; reason: VerifyFailure['reason']; de
   { fault: F.multiValuedAccepted, reason: 'header_malformed', detail: /is multi-valued$|^duplicate dictionary key/, as: 'verified' },
   { fault: F.hostUnvalidated, reason: 'header_malformed', detail: /^request URL:/, as: 'verified' },
   { fault: F.hostUnvalidated, reason: 'target_uri_malformed', as: 'verified' },
+  // Digest 1.6 step 3's forms only (the canonicalizer's words for them), not two trailing dots or another authority.
+  { fault: F.malformedHostAccepted, reason: 'target_uri_malformed', detail: /missing host|missing closing bracket|not bracketed/, as: 'verified' },
   { fault: F.coveredHeaderAbsentAccepted, reason: 'header_malformed', detail: /^covered field \S+ is absent$/, as: 'verified' },
   { fault: F.paramsUnchecked, reason: 'params_incomplete', as: 'verified' },
   { fault: F.windowBoundsIgnored, reason: 'window_invalid', detail: /^(?!signature expired)/, as: 'verified' },
