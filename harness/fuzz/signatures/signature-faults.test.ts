@@ -41,6 +41,7 @@ const OUT_OF_REACH = new Set<string>([
   VERIFIER_FAULTS.warnForAuthenticates,
   VERIFIER_FAULTS.hostCaseKept,
   VERIFIER_FAULTS.malformedHostAccepted,
+  VERIFIER_FAULTS.defaultPortKept,
   VERIFIER_FAULTS.impossibleJwkAccepted,
   VERIFIER_FAULTS.undeclaredVerifies,
 ]);

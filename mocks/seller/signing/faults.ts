@@ -58,6 +58,7 @@ export const VERIFIER_FAULTS = {
   warnForAuthenticates: 'verifier-warn-for-authenticates',
   hostCaseKept: 'verifier-host-case-kept',
   malformedHostAccepted: 'verifier-malformed-host-accepted',
+  defaultPortKept: 'verifier-default-port-kept',
   impossibleJwkAccepted: 'verifier-impossible-jwk-accepted',
 } as const;
 
@@ -385,6 +386,13 @@ registerFault({
   rule: 'an empty host, an unclosed IPv6 bracket and a bare IPv6 literal are malformed authorities, request_target_uri_malformed (digest 1.6 step 3); the verifier lets a Host of those forms through as verified',
   targets: ['signatures.target.malformed-host'],
   matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.defaultPortKept,
+  rule: "@target-uri and @authority drop the scheme's default port (digest 1.6 step 4); the verifier keeps a Host's :80 / :443, so a request to a port-less URL whose Host names the default port no longer verifies",
+  targets: ['signatures.target.default-port'],
+  // Only a port-less agent URL carries a default port to drop: judged through --connect-to.
+  portless: true,
 });
 registerFault({
   name: F.impossibleJwkAccepted,

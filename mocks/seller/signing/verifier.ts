@@ -414,6 +414,9 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
     const host = header(input, 'host');
     if (faults.has(F.hostCaseKept) && signed && host !== undefined && host !== host.toLowerCase())
       return reject(input, errorCode('request', 'invalid'), 'signature base built over the Host header as received');
+    // Fault: the scheme's default port is kept in the authority, so a Host naming it builds another base.
+    if (faults.has(F.defaultPortKept) && signed && host?.endsWith(input.url.startsWith('https:') ? ':443' : ':80'))
+      return reject(input, errorCode('request', 'invalid'), 'signature base built over the authority with its default port');
     let result: VerifyResult | VerifyRequestResult = await verifyRequestSignature(request, ctx);
     // The query-dropping fault answers for itself (the let-through faults must not mask it in a fault group).
     if ((faults.has(F.queryDropped) || faults.has(F.forwardedHostTrusted)) && request.url !== input.url && 'ok' in result && !result.ok) {

@@ -11,8 +11,9 @@
  * - `form: default-port` (step 4): on a port-less agent URL, the Host carries the scheme's default
  *   port (`name:443` / `name:80`), the same origin; the verifier strips it and accepts. A signature
  *   refusal is a failure; a non-401 refusal without a JSON-RPC body is a front server's (a gap).
- *   An agent URL with an explicit port is a gap: its Host is that port, there is no default port
- *   to send (`run --connect-to` certifies a port-less name at any address).
+ *   Not applicable at an agent URL with an explicit port, as signatures.target.host-case is at an
+ *   IP literal: its Host is that port, there is no default port to add at that URL (`run
+ *   --connect-to` certifies a port-less name at any address).
  */
 import type { DefectName } from '../../../harness/core/signing/sign/defects.js';
 import { errorCode } from '../../../harness/core/signing/codes.js';
@@ -103,9 +104,8 @@ async function defaultPort(ctx: CheckContext): Promise<{ verdict: StepVerdict; r
   if (port !== undefined) {
     return {
       verdict: {
-        status: 'gap',
+        status: 'not_applicable',
         message: `the agent URL names port ${port}: a Host with the scheme's default port would be another origin, so digest 1.6 step 4 is probed only at a port-less agent URL (name the agent without a port; run --connect-to reaches it at any address)`,
-        gap: 'an agent URL without an explicit port',
       },
     };
   }
