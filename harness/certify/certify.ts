@@ -15,6 +15,7 @@ import type { LifecycleStage } from '../core/engine/lifecycle.js';
 import type { SuiteDef } from '../core/engine/model.js';
 import type { CheckResult, RunResult } from '../core/engine/result.js';
 import { AddressPolicy, type LookupFunction } from '../core/net/address-policy.js';
+import type { ConnectTo } from '../core/net/connect-to.js';
 import {
   createRecorder,
   createTransport,
@@ -92,6 +93,8 @@ export interface CertifyOptions {
   allowHosts?: string[];
   /** The resolver (tests: map names to addresses without DNS); default the system's. */
   lookup?: LookupFunction;
+  /** `--connect-to` rules: connections to a host and port go elsewhere, the URLs and origins stay (net/connect-to.ts). */
+  connectTo?: readonly ConnectTo[];
   /** A ready policy (takes precedence over denyPrivate / allowHosts / lookup), e.g. one the caller
    *  already checked the agent's hosts with, so each host is resolved once. */
   addressPolicy?: AddressPolicy;
@@ -212,8 +215,8 @@ function schemasOf(o: CertifyOptions, token: string): SchemaChecker {
 }
 
 /** The run's private-address policy: the caller's, or one built from the options. */
-export function addressPolicyOf(o: Pick<CertifyOptions, 'addressPolicy' | 'denyPrivate' | 'allowHosts' | 'lookup'>): AddressPolicy {
-  return o.addressPolicy ?? new AddressPolicy({ denyPrivate: o.denyPrivate, allowHosts: o.allowHosts, lookup: o.lookup });
+export function addressPolicyOf(o: Pick<CertifyOptions, 'addressPolicy' | 'denyPrivate' | 'allowHosts' | 'lookup' | 'connectTo'>): AddressPolicy {
+  return o.addressPolicy ?? new AddressPolicy({ denyPrivate: o.denyPrivate, allowHosts: o.allowHosts, lookup: o.lookup, connectTo: o.connectTo });
 }
 
 /**

@@ -1,5 +1,6 @@
 /** `--deny-private` for the commands that talk to an agent (`run`, `fuzz`): the hosts the user named are checked before anything is sent. */
 import { type AddressPolicy, AllowHostError, findAddressRefusal, parseAllowHosts } from '../core/net/address-policy.js';
+import { type ConnectTo, ConnectToError, parseConnectToList } from '../core/net/connect-to.js';
 import { UsageError } from './usage.js';
 
 /** The `--allow-host` values, checked: a malformed one is a usage error of `command`. */
@@ -12,6 +13,16 @@ export function allowHostFlags(command: string, hosts: string[] | undefined): st
     throw e;
   }
   return list;
+}
+
+/** The `--connect-to` values, parsed: a malformed one is a usage error of `command`. */
+export function connectToFlags(command: string, specs: string[] | undefined): ConnectTo[] {
+  try {
+    return parseConnectToList(specs ?? []);
+  } catch (e) {
+    if (e instanceof ConnectToError) throw new UsageError(`${command}: --connect-to: ${e.message}`);
+    throw e;
+  }
 }
 
 /**

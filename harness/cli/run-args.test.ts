@@ -105,3 +105,14 @@ describe('run --format', () => {
     expect(() => parsed(['--format', ','])).toThrow(new UsageError('run: --format needs at least one format'));
   });
 });
+
+describe('--connect-to', () => {
+  it('is parsed into rules, kept in the reproduce command, and a malformed value is a usage error', () => {
+    const a = parsed(['--connect-to', 'seller.test:80:127.0.0.1:4000', '--connect-to', '::[::1]:']);
+    expect(a.connectTo).toEqual([{ host: 'seller.test', port: 80, connectHost: '127.0.0.1', connectPort: 4000 }, { connectHost: '::1' }]);
+    expect(reproduceCommand(a)).toContain("--connect-to seller.test:80:127.0.0.1:4000 --connect-to '::[::1]:'");
+    expect(() => parseRunArgs(['--agent', 'http://seller.test/', '--connect-to', 'seller.test:80:127.0.0.1'])).toThrow(
+      /--connect-to: .*HOST:PORT:CONNECT_HOST:CONNECT_PORT/,
+    );
+  });
+});

@@ -4,7 +4,8 @@ import { UsageError } from './usage.js';
 import { protocolIds, TokenError, DEFAULT_TOKEN } from '../core/token.js';
 import { isValidSeed, newSeed } from '../core/engine/rng.js';
 import { compileCheckGlobs } from '../core/engine/glob.js';
-import { allowHostFlags } from './address-flags.js';
+import { allowHostFlags, connectToFlags } from './address-flags.js';
+import type { ConnectTo } from '../core/net/connect-to.js';
 import { TransportConfigError, DEFAULT_TRANSPORT_LIMITS, type AgentTransportKind } from '../core/transport/index.js';
 import type { ReceiverTarget } from '../core/engine/resources.js';
 import { type RegistryTarget, registryTargetOf } from '../core/registry-face/target.js';
@@ -42,6 +43,7 @@ const OPTIONS = {
   json: { type: 'boolean', default: false },
   'deny-private': { type: 'boolean', default: false },
   'allow-host': { type: 'string', multiple: true },
+  'connect-to': { type: 'string', multiple: true },
   'allow-card-origin': { type: 'boolean', default: false },
   'send-token-to-card-origin': { type: 'boolean', default: false },
   registry: { type: 'string' },
@@ -97,6 +99,10 @@ export interface RunArgs {
   denyPrivate: boolean;
   /** Hosts, addresses and CIDR blocks let through under --deny-private (`--allow-host`, repeatable). */
   allowHosts: string[];
+  /** `--connect-to HOST:PORT:CONNECT_HOST:CONNECT_PORT` (repeatable): where connections to HOST:PORT really go. */
+  connectTo: ConnectTo[];
+  /** The `--connect-to` values as given (for the reproduce command). */
+  connectToFlags: string[];
   /** Use an agent card url on another origin (`--allow-card-origin`), without the token unless `sendTokenToCardOrigin`. */
   allowCardOrigin: boolean;
   sendTokenToCardOrigin: boolean;
@@ -146,6 +152,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   if (v.suite !== undefined && !suites?.length) throw new UsageError('run: --suite needs at least one suite id');
   if (v['allow-gaps'] && v['require-full-coverage']) throw new UsageError('run: --allow-gaps and --require-full-coverage exclude each other');
   const allowHosts = allowHostFlags('run', v['allow-host']);
+  const connectTo = connectToFlags('run', v['connect-to']);
   if (v.publisher !== undefined && v.adagents !== undefined) throw new UsageError('run: --publisher and --adagents name the same file: give one');
   let receiver: ReceiverTarget | undefined;
   let registry: RegistryTarget | undefined;
@@ -195,6 +202,8 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     ...(registry ? { registry } : {}),
     denyPrivate: v['deny-private'],
     allowHosts,
+    connectTo,
+    connectToFlags: v['connect-to'] ?? [],
     allowCardOrigin: v['allow-card-origin'] || v['send-token-to-card-origin'],
     sendTokenToCardOrigin: v['send-token-to-card-origin'],
   };
@@ -245,6 +254,7 @@ export function reproduceCommand(a: RunArgs): string {
   if (a.fixtures) parts.push(`--fixtures ${shellQuote(a.fixtures)}`);
   if (a.denyPrivate) parts.push('--deny-private');
   for (const h of a.allowHosts) parts.push(`--allow-host ${shellQuote(h)}`);
+  for (const c of a.connectToFlags) parts.push(`--connect-to ${shellQuote(c)}`);
   if (a.sendTokenToCardOrigin) parts.push('--send-token-to-card-origin');
   else if (a.allowCardOrigin) parts.push('--allow-card-origin');
   parts.push(...receiverReproduceFlags(a.receiver, shellQuote));

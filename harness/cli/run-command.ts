@@ -170,7 +170,7 @@ async function runParsed(args: RunArgs, deps: RunDeps, builtin: BuiltinMocksStar
   // The harness's webhook sender identity, started first so its brand URL is known (and printed).
   const sender = args.receiver ? await startRunSender(args.receiver, args.token, (line) => process.stderr.write(`${line}\n`)) : undefined;
   const receiver = sender?.target ?? builtinReceiver;
-  const addressPolicy = new AddressPolicy({ denyPrivate: args.denyPrivate, allowHosts: args.allowHosts, lookup: deps.lookup });
+  const addressPolicy = new AddressPolicy({ denyPrivate: args.denyPrivate, allowHosts: args.allowHosts, lookup: deps.lookup, connectTo: args.connectTo });
 
   try {
     const urls = [

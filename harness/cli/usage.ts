@@ -61,6 +61,11 @@ no --agent, only a registry (registry suite).
                       each host is resolved once and connections are pinned to the checked address
   --allow-host H      with --deny-private, let this host name, address or CIDR block through
                       (repeatable, e.g. --allow-host 127.0.0.1 --allow-host 10.0.0.0/8)
+  --connect-to HOST:PORT:CONNECT_HOST:CONNECT_PORT  as curl's: connections to HOST:PORT go to
+                      CONNECT_HOST:CONNECT_PORT; URLs, Host, TLS name and the token's origin stay
+                      HOST:PORT (repeatable; an empty field matches any / keeps the request's own;
+                      IPv6 in brackets); --deny-private judges CONNECT_HOST. E.g. certify
+                      http://seller.test/ on a local port: --connect-to seller.test:80:127.0.0.1:4000
   --out DIR           report directory (default ./compliance-report/)
   --budget-s N        run budget in seconds (default 1800); unfinished checks are recorded as not run
   --seed N            seed for generated keys, names and dates (default: random, recorded)

@@ -46,6 +46,12 @@ export interface FaultDef {
    */
   readonly production?: boolean;
   /**
+   * The broken rule shows only at an agent URL without a port (digest 1.6 step 4's default port):
+   * the fault is judged against the mock named `http://seller.test` and reached through
+   * `--connect-to` (suites/testing/mock-run.ts certifyMock `portless`), on the targets' checks alone.
+   */
+  readonly portless?: boolean;
+  /**
    * The certifier's values (`--fixtures`) of the runs judging the fault: with them the target is
    * judged where, without, it would be a coverage gap (a destination the seller takes).
    */
@@ -80,6 +86,7 @@ export function registerFault(def: FaultDef): void {
     ...(def.breaksTransport ? { breaksTransport: true } : {}),
     ...(def.matrixGroup ? { matrixGroup: def.matrixGroup } : {}),
     ...(def.production ? { production: true } : {}),
+    ...(def.portless ? { portless: true } : {}),
     ...(def.fixtures ? { fixtures: def.fixtures } : {}),
     ...(def.target ? { target: def.target } : {}),
     ...(def.storyboard ? { storyboard: def.storyboard } : {}),

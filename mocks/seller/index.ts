@@ -113,7 +113,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
     removeTemp();
     throw err;
   }
-  const baseUrl = `http://${opts.publicHost ?? urlHost(address.address)}:${address.port}`;
+  const baseUrl = opts.publicOrigin?.replace(/\/+$/, '') ?? `http://${opts.publicHost ?? urlHost(address.address)}:${address.port}`;
   const mcpUrl = `${baseUrl}/mcp`;
   const a2aUrl = `${baseUrl}/a2a`;
   const agentCardUrl = `${baseUrl}/.well-known/agent-card.json`;
@@ -212,6 +212,7 @@ export async function startMockSeller(opts: MockSellerOptions = {}): Promise<Run
 
   return {
     baseUrl,
+    listenUrl: `http://${urlHost(address.address)}:${address.port}`,
     mcpUrl,
     a2aUrl,
     agentCardUrl,

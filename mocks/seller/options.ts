@@ -44,6 +44,8 @@ export interface MockSellerOptions {
   host?: string;
   /** The host name the mock names itself by in its URLs (agent card, brand.json, base URL), e.g. `localhost`; default the listening address. */
   publicHost?: string;
+  /** The origin the mock names itself by instead (`http://seller.test`, no port), when the harness reaches it through `--connect-to`; wins over publicHost. */
+  publicOrigin?: string;
   /** Default 0 (an ephemeral port). */
   port?: number;
   /** Protocol token (harness/core/token.ts), default `proto`. */
@@ -130,6 +132,8 @@ export interface MockWebhookOptions {
 
 export interface RunningMockSeller {
   baseUrl: string;
+  /** The address it listens on, `http://127.0.0.1:PORT` (baseUrl may name it otherwise: publicHost, publicOrigin). */
+  listenUrl: string;
   /** `<base>/mcp` */
   mcpUrl: string;
   /** `<base>/a2a` */

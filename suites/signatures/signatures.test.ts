@@ -35,11 +35,19 @@ describe.concurrent('signatures suite against the mock seller', () => {
       'signatures.digest.uncovered-accepted',
       'signatures.profile.base64url-refused',
       'signatures.profile.digest-required-declared',
+      'signatures.target.default-port',
       'signatures.unsupported.signature-ignored',
       'signatures.warn.unauthenticated-refused',
     ]);
-    expect(ids.filter((id) => mcp[id] === 'pass')).toHaveLength(ids.length - 7);
+    expect(ids.filter((id) => mcp[id] === 'pass')).toHaveLength(ids.length - 8);
     expect(ids.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('at a port-less agent URL reached through --connect-to, passes every check, signatures.target.default-port included', async () => {
+    const run = await certifyMock({ suites: ['signatures'], portless: true, transports: ['mcp'] });
+    expect(problems(run)).toEqual([]);
+    expect(run.agent_url).toBe('http://seller.test');
+    expect(outcomes(run, 'mcp')['signatures.target.default-port']).toBe('pass');
   });
 
   it('follows covers_content_digest either and forbidden', async () => {

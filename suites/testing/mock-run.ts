@@ -11,7 +11,15 @@ export interface MockRunOptions extends Omit<CertifyOptions, 'agentUrl' | 'authT
   mock?: MockSellerOptions;
   /** Give the mock a bearer token and the harness the same one (default true). */
   withAuth?: boolean;
+  /**
+   * Name the mock `http://seller.test` (no port) and reach its loopback port through
+   * `--connect-to seller.test:80:127.0.0.1:PORT`: the agent URL of digest 1.6 step 4's probe.
+   */
+  portless?: boolean;
 }
+
+/** The port-less name certifyMock gives the mock with `portless` (a reserved TLD: never resolves). */
+export const PORTLESS_HOST = 'seller.test';
 
 export async function certifyMock(o: MockRunOptions = {}): Promise<RunResult> {
   const authToken = o.withAuth === false ? undefined : randomBytes(18).toString('base64url');
@@ -22,11 +30,13 @@ export async function certifyMock(o: MockRunOptions = {}): Promise<RunResult> {
     authToken,
     allowPrivateWebhooks: true,
     publicHost: 'localhost',
+    ...(o.portless ? { publicOrigin: `http://${PORTLESS_HOST}` } : {}),
     ...(o.target ? { protocolLine: o.target } : {}),
     ...o.mock,
   });
+  const connectTo = o.portless ? [{ host: PORTLESS_HOST, port: 80, connectHost: '127.0.0.1', connectPort: Number(new URL(mock.listenUrl).port) }] : undefined;
   try {
-    return await certify({ ...o, agentUrl: mock.baseUrl, authToken, seed: o.seed ?? '20261122' });
+    return await certify({ ...o, agentUrl: mock.baseUrl, authToken, seed: o.seed ?? '20261122', ...(connectTo ? { connectTo } : {}) });
   } finally {
     await mock.close();
   }
@@ -152,6 +162,7 @@ export async function runFaultMatrix(
     if (!f.matrixGroup) continue;
     if (f.breaksTransport) throw new Error(`fault ${f.name} breaks its transport and cannot be judged in a group`);
     if (f.production) throw new Error(`fault ${f.name} is judged without the test controller and cannot be judged in a group`);
+    if (f.portless) throw new Error(`fault ${f.name} is judged at a port-less agent URL and cannot be judged in a group`);
     const members = groups.get(f.matrixGroup) ?? [];
     // A group runs at one protocol line: faults judged at their own target share it.
     if (members.length > 0 && members[0]!.target !== f.target) {
@@ -174,7 +185,14 @@ export async function runFaultMatrix(
   };
   const alone = (f: FaultDef, checkGlob?: string) => async () => {
     const mock = { faults: [f.name], ...(f.production ? { testController: false } : {}) };
-    const run = await certifyMock({ ...o.certify, mock, ...(checkGlob ? { checkGlob } : {}), ...fixturesOf([f]), ...(f.target ? { target: f.target } : {}) });
+    const run = await certifyMock({
+      ...o.certify,
+      mock,
+      ...(checkGlob ? { checkGlob } : {}),
+      ...fixturesOf([f]),
+      ...(f.target ? { target: f.target } : {}),
+      ...(f.portless ? { portless: true } : {}),
+    });
     add(f.name, { ...judgeFault(f, run), errored: erroredChecks(run) });
   };
   const pool = new JobPool(o.parallel);
@@ -191,7 +209,8 @@ export async function runFaultMatrix(
       for (const f of group) pool.push(alone(f, checkGlob));
     });
   }
-  for (const f of faults.filter((x) => !x.matrixGroup)) pool.push(alone(f, f.production ? [...f.targets, ...(f.collateral ?? [])].join(',') : undefined));
+  for (const f of faults.filter((x) => !x.matrixGroup))
+    pool.push(alone(f, f.production || f.portless ? [...f.targets, ...(f.collateral ?? [])].join(',') : undefined));
   await pool.done();
   return verdicts;
 }

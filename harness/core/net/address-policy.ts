@@ -15,6 +15,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { type AddressBlock, classifyAddress, isLoopbackAddress, parseAddressBlock } from './address-ranges.js';
+import { type ConnectTo, connectTarget, defaultPort } from './connect-to.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -121,6 +122,8 @@ export interface AddressPolicyOptions {
   /** The resolver (default: the system's, via dns.lookup); `resolver` wins when both are given. */
   lookup?: LookupFunction;
   resolver?: HostResolver;
+  /** `--connect-to` rules: where connections to a host and port really go (connect-to.ts); the policy judges that address. */
+  connectTo?: readonly ConnectTo[];
 }
 
 interface ParsedAllowList {
@@ -151,6 +154,7 @@ export class AddressPolicy {
   readonly denyPrivate: boolean;
   readonly allowHosts: readonly string[];
   readonly resolver: HostResolver;
+  readonly connectTo: readonly ConnectTo[];
   private readonly allowed: ParsedAllowList;
   private readonly loopbackAllowed: boolean;
 
@@ -159,6 +163,7 @@ export class AddressPolicy {
     this.allowHosts = [...(o.allowHosts ?? [])];
     this.allowed = parseAllowHosts(this.allowHosts);
     this.resolver = o.resolver ?? new HostResolver({ lookup: o.lookup });
+    this.connectTo = [...(o.connectTo ?? [])];
     this.loopbackAllowed = internal.loopback === true;
   }
 
@@ -170,7 +175,7 @@ export class AddressPolicy {
    */
   forDocuments(o: { loopback?: boolean } = {}): AddressPolicy {
     return new AddressPolicy(
-      { denyPrivate: true, allowHosts: this.allowHosts, resolver: this.resolver },
+      { denyPrivate: true, allowHosts: this.allowHosts, resolver: this.resolver, connectTo: this.connectTo },
       { loopback: o.loopback === true && !this.denyPrivate },
     );
   }
@@ -209,8 +214,9 @@ export class AddressPolicy {
     return addresses;
   }
 
-  /** `resolve` for a URL's host; the URL must parse. */
+  /** `resolve` for the host a URL connects to (its own, or a `--connect-to` rule's); the URL must parse. */
   async checkUrl(url: string): Promise<readonly ResolvedAddress[]> {
-    return this.resolve(new URL(url).hostname);
+    const u = new URL(url);
+    return this.resolve(connectTarget(this.connectTo, u.hostname, Number(u.port) || defaultPort(u.protocol))?.hostname ?? u.hostname);
   }
 }

@@ -7,9 +7,11 @@
  * certificate checks.
  */
 import type { LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
 import { rootCertificates as tlsRootCertificates } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import { AddressRefusedError, type AddressPolicy, type ResolvedAddress } from './address-policy.js';
+import { type ConnectTo, connectTarget, defaultPort } from './connect-to.js';
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
@@ -49,14 +51,37 @@ export function pinnedConnector(policy: AddressPolicy, options: buildConnector.B
 }
 
 /**
+ * A connector that opens each socket where the `--connect-to` rules send it (connect-to.ts): the
+ * host name and port change, the origin (`host`, hence the TLS server name) does not. The inner
+ * connector (pinned or plain) resolves and connects to the rewritten host, so an address policy
+ * judges the address actually connected to.
+ */
+export function connectToConnector(rules: readonly ConnectTo[], inner: buildConnector.connector): buildConnector.connector {
+  return (opts, callback) => {
+    const port = Number(opts.port) || defaultPort(opts.protocol);
+    const to = connectTarget(rules, opts.hostname, port);
+    if (!to) return inner(opts, callback);
+    // The origin's own name stays the TLS server name (undici derives it from `host` otherwise).
+    const servername = opts.servername ?? (isIP(opts.hostname.replace(/^\[(.*)\]$/, '$1')) === 0 ? opts.hostname : undefined);
+    return inner({ ...opts, hostname: to.hostname, port: String(to.port), ...(servername ? { servername } : {}) }, callback);
+  };
+}
+
+/**
  * An undici Agent for `policy`: pinned when the policy denies private addresses, a plain Agent
- * (the system resolver, no extra work per connection) when it refuses nothing.
+ * (the system resolver, no extra work per connection) when it refuses nothing; connections follow
+ * the policy's `--connect-to` rules either way.
  */
 export function policyAgent(policy: AddressPolicy | undefined, options: Agent.Options & { connectTimeoutMs?: number; ca?: string } = {}): Agent {
   const { connectTimeoutMs, ca, ...rest } = options;
   // Extra trusted CAs join the system's (tls `ca` alone would replace them).
   const trust = ca !== undefined ? { ca: [...tlsRootCertificates, ca] } : {};
   const connect = { ...(connectTimeoutMs !== undefined ? { timeout: connectTimeoutMs } : {}), ...trust };
-  if (!policy?.denyPrivate) return new Agent({ ...rest, connect });
-  return new Agent({ ...rest, connect: pinnedConnector(policy, connect) });
+  const rules = policy?.connectTo ?? [];
+  if (!policy?.denyPrivate) {
+    if (rules.length === 0) return new Agent({ ...rest, connect });
+    return new Agent({ ...rest, connect: connectToConnector(rules, buildConnector(connect)) });
+  }
+  const pinned = pinnedConnector(policy, connect);
+  return new Agent({ ...rest, connect: rules.length === 0 ? pinned : connectToConnector(rules, pinned) });
 }

@@ -149,6 +149,17 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/**
+ * undici takes the TLS server name from a Host header and asserts on an IPv6 bracket left open
+ * there (`[::1`, a signature probe's malformed authority, digest 1.6 step 3): such a request names
+ * its server after the URL instead (the name it would have had without the header).
+ */
+function unclosedBracketServerName(req: OutgoingRequest): { servername?: string } {
+  const host = req.headers.host;
+  if (host === undefined || !host.startsWith('[') || host.includes(']')) return {};
+  return { servername: new URL(req.url).hostname.replace(/^\[(.*)\]$/, '$1') };
+}
+
 export class HttpClient {
   private readonly agent: Agent;
   /** Request URLs already found valid (a run sends every call to the same few endpoints). */
@@ -309,7 +320,8 @@ export class HttpClient {
           body: req.body.length > 0 || req.method !== 'GET' ? asBuffer(req.body) : undefined,
           signal: controller.signal,
           dispatcher: this.agent,
-        });
+          ...unclosedBracketServerName(req),
+        } as Parameters<typeof request>[1]);
       } catch (err) {
         return fail(classify(err, 'sending request'));
       }

@@ -33,12 +33,15 @@ const OUT_OF_REACH = new Set<string>([
   VERIFIER_FAULTS.nonceAfterBody,
   VERIFIER_FAULTS.webhookUsageAccepted,
   VERIFIER_FAULTS.challengeRealm,
-  // Shadow mode (warn_for), the Host header's case and the separate impossible-key counterparty:
-  // each needs a request built for it (a bearer beside a failed signature, a Host other than the
-  // URL's, another counterparty's kid), not a mutation of a valid signed request.
+  // Shadow mode (warn_for), the Host header's case, its malformed forms and default port, and the
+  // separate impossible-key counterparty: each needs a request built for it (a bearer beside a
+  // failed signature, a Host other than the URL's, another counterparty's kid), not a mutation of
+  // a valid signed request.
   VERIFIER_FAULTS.warnForEnforced,
   VERIFIER_FAULTS.warnForAuthenticates,
   VERIFIER_FAULTS.hostCaseKept,
+  VERIFIER_FAULTS.malformedHostAccepted,
+  VERIFIER_FAULTS.defaultPortKept,
   VERIFIER_FAULTS.impossibleJwkAccepted,
   VERIFIER_FAULTS.undeclaredVerifies,
 ]);

@@ -48,6 +48,9 @@ export class McpEndpoint {
     const { req, res, json } = ctx;
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
+    // The SDK transport answers a bare 400 to a Host no URL parser accepts (":80", "[::1"); such a
+    // request only gets here past a verifier fault (digest 1.6 step 3), which must show on MCP as on A2A.
+    if (req.headers.host !== undefined && !URL.canParse(`http://${req.headers.host}/`)) req.headers.host = 'host.invalid';
     const authed = req as IncomingMessage & { auth?: AuthInfo };
     authed.auth = { token: '', clientId: ctx.caller?.principal ?? 'anonymous', scopes: [], extra: { caller: ctx.caller } };
 

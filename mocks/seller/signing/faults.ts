@@ -57,6 +57,8 @@ export const VERIFIER_FAULTS = {
   warnForEnforced: 'verifier-warn-for-enforced',
   warnForAuthenticates: 'verifier-warn-for-authenticates',
   hostCaseKept: 'verifier-host-case-kept',
+  malformedHostAccepted: 'verifier-malformed-host-accepted',
+  defaultPortKept: 'verifier-default-port-kept',
   impossibleJwkAccepted: 'verifier-impossible-jwk-accepted',
 } as const;
 
@@ -239,6 +241,8 @@ registerFault({
   name: F.hostUnvalidated,
   rule: 'a raw U-label host is malformed at step 1 and a host with empty labels a malformed target at step 10 (digest 1.6, 1.9); the received authority is not validated',
   targets: ['signatures.header.non-ascii-host', 'signatures.target.malformed-authority'],
+  // Every malformed authority goes through, the step 3 forms included.
+  collateral: ['signatures.target.malformed-host'],
   matrixGroup: 'verifier',
 });
 registerFault({
@@ -376,6 +380,19 @@ registerFault({
   rule: '@target-uri and @authority lower-case the host (digest 1.6 step 2); the verifier builds the base over the Host header as received, so an upper-cased host no longer verifies',
   targets: ['signatures.target.host-case'],
   matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.malformedHostAccepted,
+  rule: 'an empty host, an unclosed IPv6 bracket and a bare IPv6 literal are malformed authorities, request_target_uri_malformed (digest 1.6 step 3); the verifier lets a Host of those forms through as verified',
+  targets: ['signatures.target.malformed-host'],
+  matrixGroup: 'verifier',
+});
+registerFault({
+  name: F.defaultPortKept,
+  rule: "@target-uri and @authority drop the scheme's default port (digest 1.6 step 4); the verifier keeps a Host's :80 / :443, so a request to a port-less URL whose Host names the default port no longer verifies",
+  targets: ['signatures.target.default-port'],
+  // Only a port-less agent URL carries a default port to drop: judged through --connect-to.
+  portless: true,
 });
 registerFault({
   name: F.impossibleJwkAccepted,

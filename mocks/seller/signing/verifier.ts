@@ -188,6 +188,8 @@ const LET_THROUGH: readonly { fault: string; reason: VerifyFailure['reason']; de
   { fault: F.multiValuedAccepted, reason: 'header_malformed', detail: /is multi-valued$|^duplicate dictionary key/, as: 'verified' },
   { fault: F.hostUnvalidated, reason: 'header_malformed', detail: /^request URL:/, as: 'verified' },
   { fault: F.hostUnvalidated, reason: 'target_uri_malformed', as: 'verified' },
+  // Digest 1.6 step 3's forms only (the canonicalizer's words for them), not two trailing dots or another authority.
+  { fault: F.malformedHostAccepted, reason: 'target_uri_malformed', detail: /missing host|missing closing bracket|not bracketed/, as: 'verified' },
   { fault: F.coveredHeaderAbsentAccepted, reason: 'header_malformed', detail: /^covered field \S+ is absent$/, as: 'verified' },
   { fault: F.paramsUnchecked, reason: 'params_incomplete', as: 'verified' },
   { fault: F.windowBoundsIgnored, reason: 'window_invalid', detail: /^(?!signature expired)/, as: 'verified' },
@@ -412,6 +414,9 @@ export function createMockRequestVerifier(opts: MockVerifierOptions): VerifyRequ
     const host = header(input, 'host');
     if (faults.has(F.hostCaseKept) && signed && host !== undefined && host !== host.toLowerCase())
       return reject(input, errorCode('request', 'invalid'), 'signature base built over the Host header as received');
+    // Fault: the scheme's default port is kept in the authority, so a Host naming it builds another base.
+    if (faults.has(F.defaultPortKept) && signed && host?.endsWith(input.url.startsWith('https:') ? ':443' : ':80'))
+      return reject(input, errorCode('request', 'invalid'), 'signature base built over the authority with its default port');
     let result: VerifyResult | VerifyRequestResult = await verifyRequestSignature(request, ctx);
     // The query-dropping fault answers for itself (the let-through faults must not mask it in a fault group).
     if ((faults.has(F.queryDropped) || faults.has(F.forwardedHostTrusted)) && request.url !== input.url && 'ok' in result && !result.ok) {

@@ -56,6 +56,10 @@ export type DefectName =
   | 'bad-signature'
   | 'malformed-target-uri'
   | 'authority-mismatch'
+  | 'host-empty'
+  | 'host-broken-bracket'
+  | 'host-bare-ipv6'
+  | 'host-default-port'
   | 'digest-mismatch'
   | 'body-and-digest-rewritten'
   | 'duplicate-json-key';
@@ -116,6 +120,20 @@ export const DEFECTS: readonly DefectInfo[] = [
   { name: 'bad-signature', step: 10, reason: 'invalid', description: 'one signature byte flipped' },
   { name: 'malformed-target-uri', step: 10, reason: 'target_uri_malformed', description: 'request URL host ends in two dots' },
   { name: 'authority-mismatch', step: 10, reason: 'target_uri_malformed', description: 'Host header names another authority than the URL' },
+  // Digest 1.6 step 3: malformed authorities; the signature covers the real one.
+  { name: 'host-empty', step: 10, reason: 'target_uri_malformed', description: 'Host header with an empty host (:PORT, digest 1.6 step 3)' },
+  {
+    name: 'host-broken-bracket',
+    step: 10,
+    reason: 'target_uri_malformed',
+    description: 'Host header [::1, an IPv6 literal without its closing bracket (digest 1.6 step 3)',
+  },
+  {
+    name: 'host-bare-ipv6',
+    step: 10,
+    reason: 'target_uri_malformed',
+    description: 'Host header fe80::1, an IPv6 literal without brackets (digest 1.6 step 3)',
+  },
   { name: 'digest-mismatch', step: 11, reason: 'digest_mismatch', description: 'body changed after the digest was computed and signed' },
   {
     name: 'body-and-digest-rewritten',
@@ -151,6 +169,11 @@ export const VARIATIONS: readonly VariationInfo[] = [
   {
     name: 'host-upper-case',
     description: 'the Host header carries the authority upper-cased; the signature covers the canonical lower-case host (digest 1.6 step 2)',
+  },
+  {
+    name: 'host-default-port',
+    description:
+      "the Host header carries the scheme's default port (:443 for https, :80 for http) on a port-less URL; the signature covers the canonical authority without it (digest 1.6 step 4)",
   },
   {
     name: 'standard-base64-token',
@@ -203,7 +226,12 @@ function replaceHost(url: string, f: (host: string) => string): string {
   return url.replace(/^([a-z]+:\/\/)([^/?#:]+)/i, (_m, s: string, h: string) => s + f(h));
 }
 
-/** The hooks implementing a list of defects for one signing call. */
+/** The port a URL connects to: its own, or its scheme's default. */
+function urlPort(url: string): string {
+  const u = new URL(url);
+  return u.port || (u.protocol === 'https:' ? '443' : '80');
+}
+
 /** The host the `forwarded-host` variation names in proxy headers. */
 export const FORWARDED_HOST = 'proxy-state.invalid';
 
@@ -228,6 +256,7 @@ function rewriteBody(body: Uint8Array): Uint8Array {
   return out;
 }
 
+/** The hooks implementing a list of defects for one signing call. */
 export function defectHooks(
   defects: readonly (DefectInfo | VariationInfo)[],
   opts: { profile: SignatureProfile; ids: ProtocolIds; key: { alg: string } },
@@ -370,6 +399,20 @@ export function defectHooks(
         return { wire: (w) => void (w.url = replaceHost(w.url, (h) => `${h}..`)) };
       case 'authority-mismatch':
         return { wire: (w) => void (w.headers.Host = 'other.invalid') };
+      case 'host-empty':
+        return { wire: (w) => void (w.headers.Host = `:${urlPort(w.url)}`) };
+      case 'host-broken-bracket':
+        return { wire: (w) => void (w.headers.Host = '[::1') };
+      case 'host-bare-ipv6':
+        return { wire: (w) => void (w.headers.Host = 'fe80::1') };
+      case 'host-default-port':
+        return {
+          wire: (w) => {
+            const u = new URL(w.url);
+            if (u.port !== '') throw new DefectError('host-default-port needs a URL without an explicit port');
+            w.headers.Host = `${u.host}:${urlPort(w.url)}`;
+          },
+        };
       case 'digest-mismatch':
         return {
           wire: (w) => {

@@ -72,6 +72,7 @@ describe('defects: each yields exactly its step and code', () => {
         else if (variation.name === 'params-reordered') expect(signed.headers['Signature-Input']).toMatch(/;nonce=.*;created=\d+;expires=\d+$/);
         else if (variation.name === 'forwarded-host') expect(signed.headers['X-Forwarded-Host']).toBe('proxy-state.invalid');
         else if (variation.name === 'host-upper-case') expect(signed.headers.Host).toBe('SELLER.EXAMPLE.COM');
+        else if (variation.name === 'host-default-port') expect(signed.headers.Host).toBe('seller.example.com:443');
         else expect(signed.headers['Signature-Input']).toMatch(/^sig2=/);
         const r = await verifyRequestSignature(signed, context(setup, [jwk]));
         expect(r).toMatchObject({ ok: true, signer: { keyid: jwk.kid, label: 'sig1' } });
