@@ -49,15 +49,18 @@ const OUT_OF_REACH = new Set<string>([
 describe('fuzz.signatures.mutation-refused finds the verifier faults of the mock', () => {
   it('kills every fault in reach; the shrunk mutation replays from seed and path', { timeout: 120_000 }, async () => {
     const all = Object.values(VERIFIER_FAULTS);
+    // Only the faults in reach are hunted: a fault named out of reach would cost a mock start and
+    // 300 cases to show nothing (the list is what the hunt is judged against, not a finding).
+    const hunted = all.filter((f) => !OUT_OF_REACH.has(f));
     const killed: string[] = [];
     const missed: string[] = [];
     const t0 = Date.now();
-    for (const fault of all) {
+    for (const fault of hunted) {
       const m = await openMockContext({ faults: [fault] });
       try {
         const out = await signatureMutations.run(m.ctx, { seed: 1304, numRuns: 300 });
         if (out.outcome !== 'violated') {
-          if (!OUT_OF_REACH.has(fault)) missed.push(`${fault} (${out.outcome}: ${out.message ?? ''})`);
+          missed.push(`${fault} (${out.outcome}: ${out.message ?? ''})`);
           continue;
         }
         killed.push(fault);
@@ -70,7 +73,7 @@ describe('fuzz.signatures.mutation-refused finds the verifier faults of the mock
       }
     }
     console.log(
-      `fuzz signature kill rate: ${killed.length}/${all.length} (${Date.now() - t0} ms); out of reach by design: ${[...OUT_OF_REACH].filter((f) => !killed.includes(f)).join(', ')}`,
+      `fuzz signature kill rate: ${killed.length}/${hunted.length} hunted of ${all.length} (${Date.now() - t0} ms); out of reach by design: ${[...OUT_OF_REACH].join(', ')}`,
     );
     expect(missed).toEqual([]);
   });
