@@ -1,6 +1,8 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../harness/core/engine/result.js';
 import {
@@ -12,6 +14,9 @@ import {
   writeAgentComplianceJson,
 } from './json.js';
 import { HOSTILE, HOSTILE_AGENT_URL, buildRunFixture } from './testing/run-result.js';
+
+/** ajv-formats is CommonJS; under NodeNext its default import is the module object. */
+const addFormats = ((formatsModule as unknown as { default?: unknown }).default ?? formatsModule) as (ajv: Ajv2020) => Ajv2020;
 
 let dir: string;
 beforeAll(async () => {
@@ -26,6 +31,13 @@ function parsedDoc(run: RunResult = buildRunFixture()): Record<string, any> {
 }
 
 describe('agent-compliance.json', () => {
+  it('has a committed schema that is valid JSON Schema 2020-12 (the run compiles it without the meta-schema)', () => {
+    const ajv = new Ajv2020({ strict: true, strictRequired: false });
+    addFormats(ajv);
+    expect(ajv.validateSchema(agentComplianceSchema()), JSON.stringify(ajv.errors)).toBe(true);
+    expect(() => ajv.compile(agentComplianceSchema())).not.toThrow();
+  });
+
   it('writes a document that validates against the committed schema and round-trips the run', async () => {
     const run = buildRunFixture();
     const path = await writeAgentComplianceJson(run, dir);

@@ -8,7 +8,7 @@
  */
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { rootCertificates as tlsRootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates as tlsRootCertificates, type SecureContext } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import { AddressRefusedError, type AddressPolicy, type ResolvedAddress } from './address-policy.js';
 import { type ConnectTo, connectTarget, defaultPort } from './connect-to.js';
@@ -75,7 +75,7 @@ export function connectToConnector(rules: readonly ConnectTo[], inner: buildConn
 export function policyAgent(policy: AddressPolicy | undefined, options: Agent.Options & { connectTimeoutMs?: number; ca?: string } = {}): Agent {
   const { connectTimeoutMs, ca, ...rest } = options;
   // Extra trusted CAs join the system's (tls `ca` alone would replace them).
-  const trust = ca !== undefined ? { ca: [...tlsRootCertificates, ca] } : {};
+  const trust = ca !== undefined ? { secureContext: trustContext(ca) } : {};
   const connect = { ...(connectTimeoutMs !== undefined ? { timeout: connectTimeoutMs } : {}), ...trust };
   const rules = policy?.connectTo ?? [];
   if (!policy?.denyPrivate) {
@@ -84,4 +84,23 @@ export function policyAgent(policy: AddressPolicy | undefined, options: Agent.Op
   }
   const pinned = pinnedConnector(policy, connect);
   return new Agent({ ...rest, connect: rules.length === 0 ? pinned : connectToConnector(rules, pinned) });
+}
+
+/** At most this many secure contexts with extra CAs are kept (one per distinct CA PEM). */
+const MAX_TRUST_CONTEXTS = 16;
+const trustContexts = new Map<string, SecureContext>();
+
+/**
+ * The TLS context trusting the system's roots plus `ca`, made once per CA and reused: given as
+ * `ca` instead, every connection parsed the whole root list again (about 150 certificates, tens of
+ * milliseconds of CPU per https connection of a test counterparty).
+ */
+function trustContext(ca: string): SecureContext {
+  let context = trustContexts.get(ca);
+  if (context === undefined) {
+    if (trustContexts.size >= MAX_TRUST_CONTEXTS) trustContexts.delete(trustContexts.keys().next().value!);
+    context = createSecureContext({ ca: [...tlsRootCertificates, ca] });
+    trustContexts.set(ca, context);
+  }
+  return context;
 }
