@@ -478,6 +478,35 @@ const PROBES: Record<string, Probe> = {
       return (await readBuy(client, buy.media_buy_id)).revision !== buy.revision;
     },
   },
+  'creatives-assigned-stays-pending': {
+    async violated({ seller, client }) {
+      const args = createArgs({ start_time: isoIn(7), end_time: isoIn(37) });
+      const packages = [{ ...(args.packages as Record<string, unknown>[])[0], format_ids: [{ agent_url: seller.baseUrl, id: 'display_300x250' }] }];
+      const buy = await client.ok('create_media_buy', { ...args, packages });
+      const package_id = (buy.packages as Record<string, unknown>[])[0]!.package_id;
+      await client.ok('sync_creatives', {
+        ...creativeSync(seller, 'display_300x250'),
+        account: args.account,
+        assignments: [{ creative_id: 'c1', package_id }],
+      });
+      return buy.status === 'pending_creatives' && (await readBuy(client, buy.media_buy_id)).status === 'pending_creatives';
+    },
+  },
+  'terminal-keeps-creative-assignments': {
+    async violated({ seller, client }) {
+      const args = createArgs();
+      const buy = await client.ok('create_media_buy', args);
+      const package_id = (buy.packages as Record<string, unknown>[])[0]!.package_id;
+      await client.ok('sync_creatives', {
+        ...creativeSync(seller, 'display_300x250'),
+        account: args.account,
+        assignments: [{ creative_id: 'c1', package_id }],
+      });
+      await client.ok('update_media_buy', { ...update(buy.media_buy_id, { canceled: true }), account: args.account });
+      const read = (await client.ok('get_media_buys', { media_buy_ids: [buy.media_buy_id], account: args.account })).media_buys as Record<string, unknown>[];
+      return (read[0]!.packages as Record<string, unknown>[]).some((p) => Array.isArray(p.creative_approvals) && p.creative_approvals.length > 0);
+    },
+  },
   'valid-actions-stale-after-pause': {
     async violated({ client }) {
       const buy = await client.ok('create_media_buy', createArgs());

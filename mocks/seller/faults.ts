@@ -549,6 +549,18 @@ const BUILTIN: FaultDef[] = [
     matrixGroup: 'seller-a',
   },
   {
+    name: 'creatives-assigned-stays-pending',
+    rule: 'pending_creatives becomes pending_start once creatives are assigned (digest 4.2); a buy awaiting creatives stays pending_creatives after sync_creatives assigns one to its package',
+    targets: ['state-machine.creatives.assigned-leaves-pending'],
+    matrixGroup: 'seller-b',
+  },
+  {
+    name: 'terminal-keeps-creative-assignments',
+    rule: 'rejection or cancellation releases creative assignments, which no longer appear on get_media_buys (digest 4.2); a canceled or rejected buy still lists its package creatives (creative_approvals)',
+    targets: ['state-machine.creatives.released-on-cancel', 'state-machine.creatives.released-on-reject'],
+    matrixGroup: 'seller-b',
+  },
+  {
     name: 'revision-incremented-on-sync-assignment',
     rule: 'sync_creatives assignment changes leave revision unchanged (digest 4.5, 3.2); each assignment bumps the buy revision',
     targets: ['state-machine.revision.not-on-sync'],
@@ -998,8 +1010,14 @@ const BUILTIN: FaultDef[] = [
     name: 'formats-without-format-id',
     rule: 'creative formats are named by a format_id {agent_url, id} (interface spec 2.5, 2.6); list_creative_formats lists them without it',
     targets: ['creative.formats.listed'],
-    // The validation-only check needs a listed format to rehearse: without one it is a gap.
-    collateral: ['state-machine.revision.not-on-validation'],
+    // The validation-only and creative-assignment checks find no format to sync, or no creative
+    // accepted: a coverage gap.
+    collateral: [
+      'state-machine.revision.not-on-validation',
+      'state-machine.creatives.assigned-leaves-pending',
+      'state-machine.creatives.released-on-cancel',
+      'state-machine.creatives.released-on-reject',
+    ],
     matrixGroup: 'kinds-a',
   },
   {
@@ -1018,8 +1036,14 @@ const BUILTIN: FaultDef[] = [
     name: 'sync-creatives-refuses-all',
     rule: 'sync_creatives accepts a creative of a listed format (interface spec 4.3, 2.6); every creative is refused',
     targets: ['creative.sync.valid-accepted'],
-    // The dry-run sync of the validation-only check is refused too: a gap.
-    collateral: ['state-machine.revision.not-on-validation'],
+    // The validation-only and creative-assignment checks find no format to sync, or no creative
+    // accepted: a coverage gap.
+    collateral: [
+      'state-machine.revision.not-on-validation',
+      'state-machine.creatives.assigned-leaves-pending',
+      'state-machine.creatives.released-on-cancel',
+      'state-machine.creatives.released-on-reject',
+    ],
     matrixGroup: 'seller-d',
   },
   {

@@ -29,7 +29,10 @@ export interface PackageRecord {
   cancellation?: { canceled_at: string; canceled_by: 'buyer' | 'seller'; reason?: string };
   delivery: DeliveryCounters;
   targeting_overlay?: Record<string, unknown>;
-  /** Creatives assigned through sync_creatives `assignments` (not rendered). */
+  /**
+   * Creatives assigned through sync_creatives `assignments`, shown on reads as `creative_approvals`
+   * and released when the buy is rejected or canceled (digest 4.2).
+   */
   creative_ids?: string[];
 }
 

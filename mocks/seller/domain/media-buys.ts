@@ -106,6 +106,11 @@ export class MediaBuyService {
   setStatus(buy: MediaBuyRecord, to: MediaBuyStatus, cause: MediaBuyStatusChanged['cause']): void {
     const previous = buy.status;
     buy.status = to;
+    // Rejection or cancellation releases the buy's creative assignments (digest 4.2); the buggy
+    // seller keeps them on the terminal buy.
+    if ((to === 'rejected' || to === 'canceled') && !this.deps.faults.has('terminal-keeps-creative-assignments')) {
+      for (const p of buy.packages) delete p.creative_ids;
+    }
     this.save(buy);
     if (previous !== to) {
       this.deps.events.emit('media_buy.status_changed', {
@@ -116,6 +121,22 @@ export class MediaBuyService {
         at: buy.updated_at,
       });
     }
+  }
+
+  /**
+   * A creative was assigned to the buy: one awaiting creatives leaves `pending_creatives` (digest
+   * 4.2) for `pending_start`, or, its flight started, for `active` (`paused` behind a latent
+   * create-time hold). The buggy seller leaves it waiting.
+   */
+  creativesAssigned(buy: MediaBuyRecord): void {
+    if (buy.status !== 'pending_creatives' || this.deps.faults.has('creatives-assigned-stays-pending')) return;
+    if (this.now(buy) < Date.parse(buy.start_time)) {
+      this.setStatus(buy, 'pending_start', 'buyer');
+      return;
+    }
+    const held = buy.hold;
+    buy.hold = false;
+    this.setStatus(buy, held ? 'paused' : 'active', 'buyer');
   }
 
   /** Seller-driven flight transitions, applied lazily whenever a buy is read. */
@@ -174,6 +195,13 @@ export class MediaBuyService {
 
   /** The buy's current state as get_media_buys shows it (with `impairments[]`, interface spec 2.4a). */
   renderCurrent(buy: MediaBuyRecord, withWebhookActivity = false): Record<string, unknown> {
-    return { ...this.render(buy), impairments: [], ...(withWebhookActivity ? { webhook_activity: [] } : {}) };
+    const out = this.render(buy);
+    // The creatives assigned to each package (get-media-buys-response.json creative_approvals, absent
+    // when none is assigned); sandbox creatives are approved on sync.
+    out.packages = (out.packages as Record<string, unknown>[]).map((p, i) => {
+      const ids = buy.packages[i]?.creative_ids;
+      return ids?.length ? { ...p, creative_approvals: ids.map((creative_id) => ({ creative_id, approval_status: 'approved' })) } : p;
+    });
+    return { ...out, impairments: [], ...(withWebhookActivity ? { webhook_activity: [] } : {}) };
   }
 }

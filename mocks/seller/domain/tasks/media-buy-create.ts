@@ -1,7 +1,10 @@
 /**
  * create_media_buy (interface spec 4.3, 2.4a; digest 4.2). The buy starts `active` when its
  * flight has started, `pending_start` when it starts in the future, `paused` when the buyer asked
- * for a paused create; revision starts at 1. A controller directive (digest 4.6) can make the next
+ * for a paused create; revision starts at 1. A package that names the formats it will run
+ * (`format_ids`) but brings no creative (`creative_assignments`, `creatives`) makes the buy
+ * `pending_creatives` until a creative is assigned (sync_creatives `assignments`); a create-time
+ * pause then waits behind it, latent. A controller directive (digest 4.6) can make the next
  * create answer asynchronously instead.
  */
 import { randomUUID } from 'node:crypto';
@@ -62,6 +65,12 @@ const createSchema = taskSchema({
   reporting_webhook: reportingWebhook.optional(),
 });
 type CreateArgs = z.infer<typeof createSchema>;
+
+/** A package naming the formats it will run (`format_ids`) with no creative assigned or uploaded inline. */
+function awaitsCreatives(p: z.infer<typeof packageInput>): boolean {
+  const has = (v: unknown) => Array.isArray(v) && v.length > 0;
+  return has(p.format_ids) && !has(p.creative_assignments) && !has(p.creatives);
+}
 
 /** Checks product and pricing option references of new packages. */
 export function checkPackageRefs(s: SellerServices, packages: z.infer<typeof packageInput>[], base: string): void {
@@ -158,6 +167,7 @@ export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
       if (s.bookingLatencyMs > 0) await delay(s.bookingLatencyMs);
 
       const future = start > now;
+      const awaitingCreatives = args.packages.some(awaitsCreatives);
       // The buggy seller ignores a create-time paused: true (digest 4.2: the buy starts paused).
       const paused = args.paused === true && !s.faults.has('create-paused-ignored');
       const iso = s.clock.iso(clockScope);
@@ -167,9 +177,9 @@ export function createMediaBuyTask(s: SellerServices): TaskDef<CreateArgs> {
         account_key: accountKey,
         account: accountView(caller.principal, args.account),
         ...(args.brand ? { brand: structuredClone(args.brand) } : {}),
-        status: future ? 'pending_start' : paused ? 'paused' : 'active',
+        status: awaitingCreatives ? 'pending_creatives' : future ? 'pending_start' : paused ? 'paused' : 'active',
         revision: s.faults.has('initial-revision-zero') ? 0 : 1,
-        hold: future && paused,
+        hold: (future || awaitingCreatives) && paused,
         start_time: new Date(start).toISOString(),
         ...(args.start_time === 'asap' ? { created_asap: true } : {}),
         end_time: new Date(end).toISOString(),

@@ -224,6 +224,8 @@ export function syncTasks(s: SellerServices): TaskDef[] {
       // Fault revision-incremented-on-sync-assignment: the assignment bumps the buy's revision.
       if (s.faults.has('revision-incremented-on-sync-assignment')) buy.revision += 1;
       s.mediaBuys.save(buy);
+      // A buy awaiting creatives now has one (digest 4.2: pending_creatives -> pending_start).
+      s.mediaBuys.creativesAssigned(buy);
       result.assigned_to.push(a.package_id);
     }
     return results;
