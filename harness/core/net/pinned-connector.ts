@@ -7,7 +7,7 @@
  * certificate checks.
  */
 import type { LookupAddress } from 'node:dns';
-import { rootCertificates as tlsRootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates as tlsRootCertificates, type SecureContext } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import { AddressRefusedError, type AddressPolicy, type ResolvedAddress } from './address-policy.js';
 
@@ -54,9 +54,26 @@ export function pinnedConnector(policy: AddressPolicy, options: buildConnector.B
  */
 export function policyAgent(policy: AddressPolicy | undefined, options: Agent.Options & { connectTimeoutMs?: number; ca?: string } = {}): Agent {
   const { connectTimeoutMs, ca, ...rest } = options;
-  // Extra trusted CAs join the system's (tls `ca` alone would replace them).
-  const trust = ca !== undefined ? { ca: [...tlsRootCertificates, ca] } : {};
+  const trust = ca !== undefined ? { secureContext: trustingAlso(ca) } : {};
   const connect = { ...(connectTimeoutMs !== undefined ? { timeout: connectTimeoutMs } : {}), ...trust };
   if (!policy?.denyPrivate) return new Agent({ ...rest, connect });
   return new Agent({ ...rest, connect: pinnedConnector(policy, connect) });
+}
+
+/** Secure contexts that trust the system's CAs plus one more, by that CA's PEM (a few at most: a run's test CA). */
+const contexts = new Map<string, SecureContext>();
+const MAX_CONTEXTS = 8;
+
+/**
+ * A TLS context trusting the system's CAs and `ca` (tls `ca` alone would replace them), made once
+ * per CA: given as `ca` per connection, node parses the whole system store again for every socket
+ * (tens of milliseconds of CPU each).
+ */
+function trustingAlso(ca: string): SecureContext {
+  let ctx = contexts.get(ca);
+  if (ctx) return ctx;
+  ctx = createSecureContext({ ca: [...tlsRootCertificates, ca] });
+  if (contexts.size >= MAX_CONTEXTS) contexts.delete(contexts.keys().next().value!);
+  contexts.set(ca, ctx);
+  return ctx;
 }
