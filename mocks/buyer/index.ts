@@ -14,7 +14,7 @@ import { WEBHOOK_PER_KEYID_CAP } from '../../harness/core/signing/verify/replay-
 import { BuyerFaultSet } from './faults.js';
 import { handleAdmin } from './http/admin.js';
 import { BuyerHttpServer } from './http/server.js';
-import { handleWebhook } from './http/webhook.js';
+import { FirstArrivals, handleWebhook } from './http/webhook.js';
 import {
   DEFAULT_DEDUP_BOUND_PER_SENDER,
   DEFAULT_ENDPOINT_ID,
@@ -123,6 +123,7 @@ export async function startMockBuyer(opts: MockBuyerOptions): Promise<RunningMoc
   const readBack = new ReadBack(db);
   const processor = new Processor(db, { now, faults, paused: opts.pauseProcessing, log });
   const verifier = new BuyerVerifier({ ids, trust, replayCache, faults, nowSeconds });
+  const arrivals = new FirstArrivals();
   const boundFor = (sender: string) => (faults.has('no-429-bound') ? Number.MAX_SAFE_INTEGER : (bounds.get(sender) ?? defaultBound));
 
   let baseUrl = '';
@@ -138,6 +139,7 @@ export async function startMockBuyer(opts: MockBuyerOptions): Promise<RunningMoc
         intake,
         processor,
         faults,
+        arrivals,
         now,
         boundFor,
         maxBodyBytes: MAX_BODY_BYTES,

@@ -83,3 +83,24 @@ export class NoGraceReplayCache implements ReplayCache {
     return this.inner.insert(keyid, nonce, Math.max(1, ttlSeconds - 60), now);
   }
 }
+
+/**
+ * A replay cache read and written at the receiver's own clock whatever time the verifier judges
+ * at (fault `accepts-expired-window` judges the window at the signature's own time): a
+ * future-dated signature must not sweep live nonces of other deliveries out of the cache.
+ */
+export class ClockedReplayCache implements ReplayCache {
+  constructor(
+    private readonly inner: ReplayCache,
+    private readonly now: () => number,
+  ) {}
+  capReached(keyid: string) {
+    return this.inner.capReached(keyid, this.now());
+  }
+  has(keyid: string, nonce: string) {
+    return this.inner.has(keyid, nonce, this.now());
+  }
+  insert(keyid: string, nonce: string, ttlSeconds: number) {
+    return this.inner.insert(keyid, nonce, ttlSeconds, this.now());
+  }
+}

@@ -15,7 +15,7 @@ import { verifyWebhook, type WebhookVerdict, type WebhookVerifyOptions } from '.
 import { wwwAuthenticate } from '../../harness/core/signing/parse/www-authenticate.js';
 import type { BuyerFaultSet } from './faults.js';
 import { hasHmacFault, laxHmacAccepts } from './lax-hmac.js';
-import { NoGraceReplayCache, NoReplayCache } from './replay-cache.js';
+import { ClockedReplayCache, NoGraceReplayCache, NoReplayCache } from './replay-cache.js';
 import type { Registration } from './store/endpoints.js';
 import type { TrustResolver } from './trust.js';
 
@@ -82,11 +82,9 @@ export class BuyerVerifier {
   }
 
   private options(keys: KeyResolver, ids: ProtocolIds, now: () => number): WebhookVerifyOptions {
-    const replayCache = this.o.faults.has('accepts-replayed-nonce')
-      ? this.noReplay
-      : this.o.faults.has('replay-ttl-no-grace')
-        ? this.noGrace
-        : this.o.replayCache;
+    const cache = this.o.faults.has('accepts-replayed-nonce') ? this.noReplay : this.o.faults.has('replay-ttl-no-grace') ? this.noGrace : this.o.replayCache;
+    // The replay cache keeps the receiver's own clock when the window is judged at another time.
+    const replayCache = now === this.o.nowSeconds ? cache : new ClockedReplayCache(cache, this.o.nowSeconds);
     // The Ed25519/ECDSA check runs on libuv's pool: the event loop keeps reading, answering and
     // committing other deliveries meanwhile (npm run bench -- buyer).
     return { ids, now: this.o.nowSeconds, signature: { encoding: 'legacy', now, keys, replayCache, offloadCrypto: true } };

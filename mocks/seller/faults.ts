@@ -36,7 +36,9 @@ export interface FaultDef {
    * those the shared run did not judge on their own (blocked through the group's checks, or not
    * applicable): its targets must fail there, nothing else. For faults that act on disjoint probes
    * (not with `production`, `target` or `breaksTransport`); a fault without a group is judged
-   * alone against every suite (suites/testing/mock-run.ts runFaultMatrix).
+   * alone against every suite (suites/testing/mock-run.ts runFaultMatrix). Each member reruns
+   * every check its group names, so a big group costs more than it saves: the groups hold a dozen
+   * or so faults of one theme (seller-state, seller-idempotency, seller-controller, seller-tasks…).
    */
   readonly matrixGroup?: string;
   /**
@@ -171,7 +173,7 @@ const BUILTIN: FaultDef[] = [
     name: 'unknown-tool-unnamed',
     rule: 'the unknown-tool error message names the tool (interface spec 7); it says only "unknown tool"',
     targets: ['errors.unknown-task.names-tool'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
   {
     name: 'push-config-crashes-sync-task',
@@ -179,13 +181,13 @@ const BUILTIN: FaultDef[] = [
     targets: ['errors.push-config.sync-task'],
     // Over A2A the SDK turns the crash into a failed task without a data part: no get_products response to validate.
     collateral: ['schemas.response.get_products'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
   {
     name: 'a2a-declaration-differs',
     rule: 'the same tasks and schemas run on MCP and A2A (interface spec 1); the capability answer over A2A leaves governance out of supported_protocols',
     targets: ['capabilities.transports.same-declaration'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
   {
     name: 'controller-not-listed',
@@ -261,13 +263,13 @@ const BUILTIN: FaultDef[] = [
     name: 'governance-origin-shared',
     rule: 'the governance key origin differs from the request- and webhook-signing key origins (digest 1.11 step 7, at onboarding); identity.key_origins gives one origin for all three',
     targets: ['capabilities.identity.governance-origin-distinct'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
   {
     name: 'brand-url-undeclared',
     rule: 'an agent declaring a signing posture gives identity.brand_json_url (digest 1.11 step 2, 3.1 and later); the seller declares webhook_signing.supported without it',
     targets: ['capabilities.identity.brand-url-declared'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
   {
     name: 'idempotency-not-declared',
@@ -345,7 +347,7 @@ const BUILTIN: FaultDef[] = [
     rule: 'a rejected request is never cached (digest 3.2 rules 1 and 3); the rejection is stored under its key, so the corrected request conflicts',
     // a refusal in handling (an unknown product) is kept under its key too
     targets: ['idempotency.errors.not-cached', 'idempotency.errors.failed-first-released'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'rate-limited-cached',
@@ -407,25 +409,25 @@ const BUILTIN: FaultDef[] = [
     name: 'read-key-ignored',
     rule: 'a read carrying an idempotency_key gets replay semantics (digest 3.1); the keyed read runs afresh every time, never replayed',
     targets: ['idempotency.read.replay'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'low-entropy-key-accepted',
     rule: 'sellers SHOULD refuse low-entropy keys with INVALID_REQUEST (digest 3.1); a well-formed key of one repeated character is taken',
     targets: ['idempotency.key.low-entropy-rejected'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'key-refusal-transient',
     rule: 'INVALID_REQUEST is correctable (digest 3.6 recovery classes); the refusal of a malformed idempotency_key says recovery transient',
     targets: ['idempotency.key.refusal-recovery'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'expired-recovery-terminal',
     rule: 'IDEMPOTENCY_EXPIRED is correctable (digest 3.6 recovery classes); it says recovery terminal',
     targets: ['idempotency.expiry.recovery'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'async-replay-current-state',
@@ -433,25 +435,25 @@ const BUILTIN: FaultDef[] = [
     targets: ['idempotency.replay.async-submitted'],
     // the replay the webhook check sends must be a replay first
     collateral: ['webhooks.task.replay-silent'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'hash-not-canonical',
     rule: 'payloads compare by SHA-256 of their RFC 8785 canonical JSON (digest 3.3); the hash is over the members in the order sent, so a reordered replay conflicts',
     targets: ['idempotency.hash.canonical'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'governance-context-in-hash',
     rule: 'governance_context is left out of the payload hash (digest 3.3); it is hashed, so a replay with another governance_context conflicts',
     targets: ['idempotency.hash.governance-context-excluded'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'push-credentials-in-hash',
     rule: 'the push credential value is left out of the payload hash (digest 3.3); it is hashed, so a replay with a rotated credential conflicts',
     targets: ['idempotency.hash.push-credentials-excluded'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'ext-not-hashed',
@@ -459,31 +461,31 @@ const BUILTIN: FaultDef[] = [
     // signals.idempotency.conflict changes only ext under its key
     targets: ['idempotency.hash.ext-hashed', 'signals.idempotency.conflict'],
     collateral: ['idempotency.hash.null-differs'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'null-members-dropped-in-hash',
     rule: 'a missing member differs from an explicit null (digest 3.3); nulls are dropped before hashing, so a payload adding a null member is replayed',
     targets: ['idempotency.hash.null-differs'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'push-url-not-hashed',
     rule: 'a changed push_notification_config.url under one key is a conflict (digest 3.3); the URL is left out of the hash, so it is replayed',
     targets: ['idempotency.hash.push-url'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'in-flight-conflict-answered-in-flight',
     rule: 'another payload while the first is in flight is IDEMPOTENCY_CONFLICT at once (digest 3.4); it is answered IDEMPOTENCY_IN_FLIGHT (a slow handler keeps the first in flight)',
     targets: ['idempotency.concurrent.changed-payload-conflict'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'failed-first-pins-key',
     rule: 'a first request that fails releases its row, so the key is "never seen" again (digest 3.4); the failed request stays in flight under its key, so the corrected retry conflicts',
     targets: ['idempotency.errors.failed-first-released'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'conflict-wrong-code',
@@ -505,7 +507,7 @@ const BUILTIN: FaultDef[] = [
       'idempotency.hash.push-url',
       'idempotency.concurrent.changed-payload-conflict',
     ],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   // Media-buy state machine (interface spec 2.4a, 3.1; digest 4).
   {
@@ -605,19 +607,19 @@ const BUILTIN: FaultDef[] = [
     name: 'resume-ignored',
     rule: 'paused: false moves a paused buy back to active (digest 4.2); success is answered but the buy stays paused',
     targets: ['state-machine.walk.resume'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-state',
   },
   {
     name: 'cancellation-without-canceled-by',
     rule: 'a cancellation carries {canceled_at, canceled_by} (digest 4.2); a buyer cancel records no canceled_by',
     targets: ['state-machine.walk.cancel'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-state',
   },
   {
     name: 'completed-read-as-active',
     rule: 'a completed buy reads as completed, a terminal state (digest 4.2); get_media_buys shows it as active',
     targets: ['state-machine.controller.complete'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-state',
   },
   {
     name: 'resume-canceled-accepted',
@@ -683,19 +685,19 @@ const BUILTIN: FaultDef[] = [
     name: 'create-paused-ignored',
     rule: 'a create with paused: true and nothing else blocking starts paused (digest 4.2); the buy starts active',
     targets: ['state-machine.create.paused'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-state',
   },
   {
     name: 'uncancel-accepted',
     rule: 'canceled is const true and nothing un-cancels (digest 4.2); canceled: false brings a canceled buy back to active',
     targets: ['state-machine.cancel.no-uncancel'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-state',
   },
   {
     name: 'cancel-applies-other-fields',
     rule: 'a root canceled: true overrides the other fields of the update (digest 4.2); the package budget sent with it is applied',
     targets: ['state-machine.cancel.overrides-other-fields'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-state',
   },
   {
     name: 'cancel-completed-accepted',
@@ -708,31 +710,31 @@ const BUILTIN: FaultDef[] = [
     name: 'cancel-rejected-not-cancellable',
     rule: 'canceling a rejected buy is INVALID_STATE (digest 4.4; NOT_CANCELLABLE is for an already canceled buy); it answers NOT_CANCELLABLE',
     targets: ['state-machine.cancel.rejected-invalid-state'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-state',
   },
   {
     name: 'package-pause-applies-to-all',
     rule: 'packages pause independently (digest 4.2); pausing one package pauses every package of the buy',
     targets: ['state-machine.packages.pause-independent'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-state',
   },
   {
     name: 'package-cancel-cancels-buy',
     rule: 'packages cancel independently (digest 4.2); canceling one package cancels the whole buy',
     targets: ['state-machine.packages.cancel-independent'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-state',
   },
   {
     name: 'action-not-allowed-without-details',
     rule: 'ACTION_NOT_ALLOWED carries error.details {attempted_action, reason, currently_available_actions} (digest 4.4); it carries no details',
     targets: ['state-machine.action-not-allowed.details'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-state',
   },
   {
     name: 'confirmed-at-moves-on-update',
     rule: 'confirmed_at is set exactly once (digest 4.5); every update moves it a second later',
     targets: ['state-machine.confirmed-at.stable'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-state',
   },
   // Setup (interface spec 2.5a, 4.3).
   {
@@ -795,31 +797,31 @@ const BUILTIN: FaultDef[] = [
     name: 'force-same-state-refused',
     rule: 'force_* calls are idempotent: forcing the current state answers previous_state == current_state (digest 4.6); it answers INVALID_TRANSITION',
     targets: ['state-machine.controller.force-same-state'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-state',
   },
   {
     name: 'unknown-scenario-schema-error',
     rule: 'an unknown scenario is UNKNOWN_SCENARIO, never a schema rejection (digest 4.6); it is a task error INVALID_REQUEST on the scenario field',
     targets: ['controller.scenario.unknown'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-controller',
   },
   {
     name: 'reseed-identical-refused',
     rule: 'an identical re-seed answers previous_state existing (digest 4.6); it answers INVALID_PARAMS',
     targets: ['controller.seed.identical-existing'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-controller',
   },
   {
     name: 'reseed-different-accepted',
     rule: 'a re-seed with a different fixture is INVALID_PARAMS (digest 4.6); the new fixture replaces the old one',
     targets: ['controller.seed.different-refused'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-controller',
   },
   {
     name: 'account-status-params-refused',
     rule: 'a listed scenario takes the parameters it is given (digest 4.6); the controller lists force_account_status and answers it INVALID_PARAMS',
     targets: ['controller.params.force-account-status'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-controller',
   },
   {
     name: 'creative-status-params-refused',
@@ -827,61 +829,61 @@ const BUILTIN: FaultDef[] = [
     targets: ['controller.params.force-creative-status'],
     // The creative.status_changed subscription check forces a creative's status in its setup.
     collateral: ['webhooks.subscription.event-schema'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-controller',
   },
   {
     name: 'budget-spend-params-refused',
     rule: 'a listed scenario takes the parameters it is given (digest 4.6); the controller lists simulate_budget_spend and answers it INVALID_PARAMS',
     targets: ['controller.params.simulate-budget-spend'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-controller',
   },
   {
     name: 'creative-purge-params-refused',
     rule: 'a listed scenario takes the parameters it is given (digest 4.6); the controller lists force_creative_purge and answers it INVALID_PARAMS',
     targets: ['controller.params.force-creative-purge'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-controller',
   },
   {
     name: 'session-status-params-refused',
     rule: 'a listed scenario takes the parameters it is given (digest 4.6); the controller lists force_session_status and answers it INVALID_PARAMS',
     targets: ['controller.params.force-session-status'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-controller',
   },
   {
     name: 'provenance-audit-params-refused',
     rule: 'a listed scenario takes the parameters it is given (digest 4.6); the controller lists query_provenance_audit_observations and answers it INVALID_PARAMS',
     targets: ['controller.params.query-provenance-audit'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-controller',
   },
   {
     name: 'products-arm-params-refused',
     rule: 'a listed scenario takes the parameters it is given (digest 4.6, 3.1+); the controller lists force_get_products_arm and answers it INVALID_PARAMS',
     targets: ['controller.params.force-get-products-arm'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-controller',
   },
   {
     name: 'signals-arm-params-refused',
     rule: 'a listed scenario takes the parameters it is given (digest 4.6, 3.1+); the controller lists force_get_signals_arm and answers it INVALID_PARAMS',
     targets: ['controller.params.force-get-signals-arm'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-controller',
   },
   {
     name: 'upstream-traffic-params-refused',
     rule: 'query_upstream_traffic takes its optional filters (digest 4.6, 3.1+); the controller lists it and answers INVALID_PARAMS',
     targets: ['controller.params.query-upstream-traffic'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-controller',
   },
   {
     name: 'non-sandbox-params-served',
     rule: 'the controller answers FORBIDDEN when params name a non-sandbox account (digest 4.6); it forces the status of an account synced without sandbox',
     targets: ['records.accounts.non-sandbox-forbidden'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
   {
     name: 'non-sandbox-account-served',
     rule: "the seller checks its own records that the call's account is a sandbox one (digest 4.6); a non-sandbox account_id is served",
     targets: ['records.accounts.non-sandbox-controller-refused'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
   {
     name: 'account-suspended-books',
@@ -906,7 +908,7 @@ const BUILTIN: FaultDef[] = [
     name: 'completion-different-result-accepted',
     rule: 'another result for a completed task is INVALID_TRANSITION (digest 4.6); it replaces the result',
     targets: ['controller.task-completion.different-result'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-controller',
   },
   {
     name: 'controller-served-in-production',
@@ -921,7 +923,7 @@ const BUILTIN: FaultDef[] = [
     targets: ['records.accounts.status-documented'],
     // "ok" is no active status: list_accounts has nothing it must show (a gap).
     collateral: ['records.accounts.listed-after-sync'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
   {
     name: 'sync-accounts-no-status',
@@ -1050,19 +1052,19 @@ const BUILTIN: FaultDef[] = [
     name: 'sync-creatives-unknown-format-accepted',
     rule: 'a creative of a format the agent does not list is bad input, INVALID_REQUEST (interface spec 7); it is stored',
     targets: ['creative.sync.unknown-format-refused'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
   {
     name: 'build-creative-not-idempotent',
     rule: 'build_creative is a mutating task under the idempotency rules (interface spec 4.3, 4.4 rules 1-3); it ignores idempotency_key',
     targets: ['creative.idempotency.build-replay', 'creative.idempotency.build-conflict', 'creative.idempotency.build-missing-key'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
   {
     name: 'sync-creatives-not-idempotent',
     rule: 'sync_creatives is a mutating task under the idempotency rules (interface spec 4.3, 4.4 rules 1-3); it ignores idempotency_key',
     targets: ['creative.idempotency.sync-replay', 'creative.idempotency.sync-conflict', 'creative.idempotency.sync-missing-key'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
   // Signals agent (interface spec 4.3, 4.4).
   {
@@ -1083,13 +1085,13 @@ const BUILTIN: FaultDef[] = [
     name: 'activate-unknown-segment-accepted',
     rule: 'an unknown signal_agent_segment_id is bad input, INVALID_REQUEST (interface spec 7); it is activated',
     targets: ['signals.activate.unknown-segment-refused'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
   {
     name: 'activate-signal-not-idempotent',
     rule: 'activate_signal is a mutating task under the idempotency rules (interface spec 4.4 rules 1-3); it ignores idempotency_key',
     targets: ['signals.idempotency.replay', 'signals.idempotency.conflict', 'signals.idempotency.missing-key'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
   // Governance agent (interface spec 4.3, 2.6).
   {
@@ -1116,19 +1118,19 @@ const BUILTIN: FaultDef[] = [
     targets: ['idempotency.update.replay', 'idempotency.update.conflict', 'idempotency.update.missing-key'],
     // A replayed pause runs again, so the revision moves on a replay.
     collateral: ['state-machine.revision.not-on-replay'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-idempotency',
   },
   {
     name: 'buys-not-scoped-by-account',
     rule: "a buy is read and changed only through its own account (interface spec 2.6, digest 4.6: another tenant's entity is not found); reads list every buy of the buyer and updates take any account",
     targets: ['state-machine.scope.other-account'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-state',
   },
   {
     name: 'agent-capabilities-fails',
     rule: 'a listed get_agent_capabilities answers (interface spec 4.3, 6); every call is a SERVICE_UNAVAILABLE error',
     targets: ['capabilities.agent-capabilities.answers'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
   // Brand identity agent (interface spec 4.3).
   {
@@ -1137,7 +1139,7 @@ const BUILTIN: FaultDef[] = [
     targets: ['brand.identity.answers'],
     // With no successful reply, the response shape cannot be judged: a coverage gap.
     collateral: ['schemas.response.get_brand_identity'],
-    matrixGroup: 'seller',
+    matrixGroup: 'seller-tasks',
   },
 ];
 

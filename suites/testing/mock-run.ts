@@ -145,18 +145,48 @@ export interface MatrixVerdict extends FaultVerdict {
 }
 
 /**
+ * One certification of a fault matrix: the agent under test started with `faults` active (one
+ * fault, or the faults of one group), limited to the checks of `checkGlob` when given.
+ */
+export type MatrixRun = (faults: readonly FaultDef[], checkGlob: string | undefined) => Promise<RunResult>;
+
+/** The mock seller with the faults active (certifyMock), at their protocol line, with their fixtures. */
+function mockSellerRun(certify: Omit<MockRunOptions, 'mock' | 'suites' | 'checkGlob'> = {}): MatrixRun {
+  return (faults, checkGlob) => {
+    const target = faults[0]!.target;
+    const production = faults.length === 1 && faults[0]!.production;
+    const portless = faults.length === 1 && faults[0]!.portless;
+    return certifyMock({
+      ...certify,
+      mock: { faults: faults.map((f) => f.name), ...(production ? { testController: false } : {}) },
+      ...(checkGlob ? { checkGlob } : {}),
+      ...fixturesOf(faults),
+      ...(target ? { target } : {}),
+      ...(portless ? { portless: true } : {}),
+    });
+  };
+}
+
+/**
  * Runs a fault matrix with at most `parallel` certifications at once. A fault without a
  * `matrixGroup` runs alone against every suite (judgeFault). The faults of a group run together
  * once against every suite (judgeGroup: its unexpected findings count against each of them), then
  * each of them alone (judgeFault) against the checks the group names plus every check the shared
  * run did not judge on its own (groupRecheck): its targets fail there, none of the other faults'
  * targets or collateral does unless it declares them, and an effect of its own that another
- * fault's cascade or a not-applicable outcome hid in the shared run shows.
+ * fault's cascade or a not-applicable outcome hid in the shared run shows. The agent is the mock
+ * seller unless `run` makes the certifications (the mock buyer's matrix: mocks/buyer/faults.test.ts).
  */
 export async function runFaultMatrix(
   faults: readonly FaultDef[],
-  o: { parallel: number; certify?: Omit<MockRunOptions, 'mock' | 'suites' | 'checkGlob'> },
+  o: {
+    parallel: number;
+    certify?: Omit<MockRunOptions, 'mock' | 'suites' | 'checkGlob'>;
+    /** How a run is made (default: the mock seller with the faults, certifyMock with `certify`). */
+    run?: MatrixRun;
+  },
 ): Promise<Map<string, MatrixVerdict>> {
+  const certifyWith = o.run ?? mockSellerRun(o.certify);
   const groups = new Map<string, FaultDef[]>();
   for (const f of faults) {
     if (!f.matrixGroup) continue;
@@ -184,15 +214,7 @@ export async function runFaultMatrix(
     });
   };
   const alone = (f: FaultDef, checkGlob?: string) => async () => {
-    const mock = { faults: [f.name], ...(f.production ? { testController: false } : {}) };
-    const run = await certifyMock({
-      ...o.certify,
-      mock,
-      ...(checkGlob ? { checkGlob } : {}),
-      ...fixturesOf([f]),
-      ...(f.target ? { target: f.target } : {}),
-      ...(f.portless ? { portless: true } : {}),
-    });
+    const run = await certifyWith([f], checkGlob);
     add(f.name, { ...judgeFault(f, run), errored: erroredChecks(run) });
   };
   const pool = new JobPool(o.parallel);
@@ -200,8 +222,7 @@ export async function runFaultMatrix(
   // full runs of the faults judged alone.
   for (const group of groups.values()) {
     pool.push(async () => {
-      const target = group[0]!.target;
-      const run = await certifyMock({ ...o.certify, mock: { faults: group.map((f) => f.name) }, ...fixturesOf(group), ...(target ? { target } : {}) });
+      const run = await certifyWith(group, undefined);
       const judged = judgeGroup(group, run);
       const errored = erroredChecks(run);
       for (const f of group) add(f.name, { missed: judged.missed.get(f.name), unexpected: judged.unexpected, errored });

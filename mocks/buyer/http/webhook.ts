@@ -18,19 +18,25 @@ import type { Intake } from '../store/intake.js';
 import type { BuyerVerifier } from '../verify.js';
 import { isJsonContentType, readBody, sendJson } from './io.js';
 
-/** Fault `in-flight-duplicate-409`: when each key was first taken (ms), kept for IN_FLIGHT_MS, bounded. */
-const firstTaken = new Map<string, number>();
 const IN_FLIGHT_MS = 1000;
 
-function noteArrival(key: string, now: number): void {
-  if (firstTaken.has(key)) return;
-  if (firstTaken.size >= 10_000) firstTaken.clear();
-  firstTaken.set(key, now);
-}
+/**
+ * Fault `in-flight-duplicate-409`: when each key was first taken (ms), kept for IN_FLIGHT_MS,
+ * bounded; one per buyer (buyers started side by side in one process see the same keys).
+ */
+export class FirstArrivals {
+  private readonly firstTaken = new Map<string, number>();
 
-function inFlight(key: string, now: number): boolean {
-  const at = firstTaken.get(key);
-  return at !== undefined && now - at < IN_FLIGHT_MS;
+  note(key: string, now: number): void {
+    if (this.firstTaken.has(key)) return;
+    if (this.firstTaken.size >= 10_000) this.firstTaken.clear();
+    this.firstTaken.set(key, now);
+  }
+
+  inFlight(key: string, now: number): boolean {
+    const at = this.firstTaken.get(key);
+    return at !== undefined && now - at < IN_FLIGHT_MS;
+  }
 }
 
 /** Body cap under the `no-413` fault: still bounded, just far above the rule. */
@@ -41,6 +47,7 @@ export interface WebhookDeps {
   intake: Intake;
   processor: Processor;
   faults: BuyerFaultSet;
+  arrivals: FirstArrivals;
   /** Milliseconds. */
   now: () => number;
   boundFor: (sender: string) => number;
@@ -121,7 +128,7 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, r
   }
 
   const env = parsed.envelope;
-  if (d.faults.has('in-flight-duplicate-409')) noteArrival(`${sender}\u0000${env.idempotencyKey}`, d.now());
+  if (d.faults.has('in-flight-duplicate-409')) d.arrivals.note(`${sender}\u0000${env.idempotencyKey}`, d.now());
   let outcome;
   try {
     outcome = await d.intake.submit({
@@ -144,7 +151,7 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, r
     return;
   }
   // The buggy receiver calls a duplicate of a delivery that arrived within the last second "in progress" and answers 409.
-  if (outcome.kind === 'duplicate' && d.faults.has('in-flight-duplicate-409') && inFlight(`${sender}\u0000${env.idempotencyKey}`, d.now())) {
+  if (outcome.kind === 'duplicate' && d.faults.has('in-flight-duplicate-409') && d.arrivals.inFlight(`${sender}\u0000${env.idempotencyKey}`, d.now())) {
     sendJson(res, 409, { error: 'conflict', message: 'this delivery is still being processed' });
     return;
   }
