@@ -9,12 +9,13 @@
  * address policy that denies private addresses every connection is resolved, checked and pinned
  * (harness/core/net); a refused connection is a `refused` failure and nothing is sent.
  */
-import { type Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { findAddressRefusal } from '../net/address-policy.js';
 import { policyAgent } from '../net/pinned-connector.js';
-import type { IncomingHttpHeaders } from 'node:http';
 import { describeError, failure, TransportConfigError } from './errors.js';
-import { readBody } from './read-body.js';
+import { startExchange } from './exchange.js';
+
+export { normalizeHeaders } from './exchange.js';
 import { HARNESS_NAME, HARNESS_VERSION } from './version.js';
 import type { AuthOverride, CallOptions, OutgoingRequest, TransportFailure, TransportKind, TransportSettings, WireExchange } from './types.js';
 
@@ -84,15 +85,6 @@ function errorCode(err: unknown): string | undefined {
 function positive(name: string, value: number): number {
   if (!Number.isFinite(value) || value <= 0) throw new TransportConfigError(`${name} must be a positive number, got ${value}`);
   return value;
-}
-
-export function normalizeHeaders(h: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) {
-    if (v === undefined) continue;
-    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
-  }
-  return out;
 }
 
 export function validateHttpUrl(url: string, what = 'URL'): URL {
@@ -283,15 +275,26 @@ export class HttpClient {
     if (spec.signal?.aborted) return fail(failure('aborted', 'request aborted before it was sent'));
 
     const timeoutMs = Math.max(1, Math.min(spec.timeoutMs ?? this.settings.totalTimeoutMs, this.settings.totalTimeoutMs));
-    const controller = new AbortController();
+    const cap = this.settings.maxResponseBytes;
+    const exchange = startExchange(this.agent, {
+      url: req.url,
+      method: req.method,
+      headers: req.headers,
+      // A view of the bytes `outgoing` or `prepare` made, not a copy.
+      body: req.body.length > 0 || req.method !== 'GET' ? asBuffer(req.body) : undefined,
+      cap,
+      consumer: spec.consumer,
+      drainMs: DRAIN_AFTER_ANSWER_MS,
+      ...unclosedBracketServerName(req),
+    });
     let why: 'timeout' | 'aborted' | undefined;
     const timer = setTimeout(() => {
       why ??= 'timeout';
-      controller.abort(new Error(`total timeout of ${timeoutMs} ms exceeded`));
+      exchange.abort(new Error(`total timeout of ${timeoutMs} ms exceeded`));
     }, timeoutMs);
     const onCallerAbort = (): void => {
       why ??= 'aborted';
-      controller.abort(new Error('request aborted by the caller'));
+      exchange.abort(new Error('request aborted by the caller'));
     };
     spec.signal?.addEventListener('abort', onCallerAbort, { once: true });
 
@@ -309,52 +312,19 @@ export class HttpClient {
       return failure('network', `${phase}: ${describeError(err)}`);
     };
 
-    const cap = this.settings.maxResponseBytes;
+    let out;
     try {
-      let res;
-      try {
-        res = await request(req.url, {
-          method: req.method as 'POST',
-          headers: req.headers,
-          // A view of the bytes `outgoing` or `prepare` made, not a copy.
-          body: req.body.length > 0 || req.method !== 'GET' ? asBuffer(req.body) : undefined,
-          signal: controller.signal,
-          dispatcher: this.agent,
-          ...unclosedBracketServerName(req),
-        } as Parameters<typeof request>[1]);
-      } catch (err) {
-        return fail(classify(err, 'sending request'));
-      }
-      const status = res.statusCode;
-      const headers = normalizeHeaders(res.headers);
-      const head = { status, headers };
-      const drop = (): void => {
-        res.body.on('error', () => {});
-        res.body.destroy();
-      };
-      /**
-       * The consumer has its answer before the server ended the body (an SSE stream): the rest is
-       * read in the background, bounded in bytes and time, so the connection stays reusable when
-       * the server ends the stream promptly, and is dropped when it keeps it open.
-       */
-      const drainRest = (read: number): void => {
-        let left = cap - read;
-        const late = setTimeout(drop, DRAIN_AFTER_ANSWER_MS);
-        late.unref();
-        res.body.on('data', (chunk: Buffer) => {
-          left -= chunk.length;
-          if (left < 0) {
-            clearTimeout(late);
-            drop();
-          }
-        });
-        res.body.on('error', () => clearTimeout(late));
-        res.body.once('close', () => clearTimeout(late));
-        res.body.resume();
-      };
-
-      if (status >= 300 && status < 400) {
-        drop();
+      out = await exchange.done;
+    } finally {
+      clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', onCallerAbort);
+    }
+    if (out.end === 'error' && out.status === undefined) return fail(classify(out.error, 'sending request'));
+    const status = out.status!;
+    const headers = out.headers!;
+    const head = { status, headers };
+    switch (out.end) {
+      case 'redirect': {
         const location = headers.location;
         return fail(
           failure('redirect', `HTTP ${status} redirect${location ? ` to ${location}` : ' without a Location header'} not followed`, {
@@ -363,43 +333,29 @@ export class HttpClient {
           { ...head, body: '' },
         );
       }
-      const declared = Number(headers['content-length']);
-      if (Number.isFinite(declared) && declared > cap) {
-        drop();
-        return fail(failure('body_too_large', `response declares ${declared} bytes, above the ${cap}-byte cap; not read`, { httpStatus: status }), {
-          ...head,
-          body: '',
-          body_truncated: true,
-        });
-      }
-
-      const read = await readBody(res.body, cap, spec.consumer?.(status, headers));
-      const chunks = read.chunks;
-      if (read.end === 'too_large') {
-        drop();
+      case 'declared_too_large':
+        return fail(
+          failure('body_too_large', `response declares ${Number(headers['content-length'])} bytes, above the ${cap}-byte cap; not read`, {
+            httpStatus: status,
+          }),
+          { ...head, body: '', body_truncated: true },
+        );
+      case 'too_large':
         return fail(failure('body_too_large', `response body exceeded the ${cap}-byte cap; reading stopped`, { httpStatus: status }), {
           ...head,
-          body: Buffer.concat(chunks).toString('utf8'),
+          body: Buffer.concat(out.chunks).toString('utf8'),
           body_truncated: true,
         });
-      }
-      if (read.end === 'error') {
-        return fail(classify(read.error, 'reading response body'), {
+      case 'error':
+        return fail(classify(out.error, 'reading response body'), {
           ...head,
-          body: Buffer.concat(chunks).toString('utf8'),
+          body: Buffer.concat(out.chunks).toString('utf8'),
           body_truncated: true,
         });
-      }
-      const stoppedEarly = read.end === 'stopped';
-      // Stopping early leaves the rest to drainRest, not to a destroy.
-      if (stoppedEarly) drainRest(read.size);
-      const body = Buffer.concat(chunks);
-      const text = body.toString('utf8');
-      return { ok: true, status, headers, body, text, stoppedEarly, ...finish({ ...head, body: text }, undefined) };
-    } finally {
-      clearTimeout(timer);
-      spec.signal?.removeEventListener('abort', onCallerAbort);
     }
+    const body = out.chunks.length === 1 ? out.chunks[0]! : Buffer.concat(out.chunks, out.size);
+    const text = body.toString('utf8');
+    return { ok: true, status, headers, body, text, stoppedEarly: out.end === 'stopped', ...finish({ ...head, body: text }, undefined) };
   }
 
   /** Close idle connections; anything still open after a short grace period is destroyed. */

@@ -5,6 +5,9 @@
  * back and the batch runs again with one savepoint per unit. Units are database work only, so
  * running one again after a rollback is safe.
  *
+ * Units that arrive while an fsync runs are committed when it ends, all in one transaction, and
+ * the next fsync starts at once: they could not have been released earlier anyway.
+ *
  * Every submitter learns its result only once its transaction is on disk. The connection commits
  * with synchronous=NORMAL (COMMIT writes the WAL but does not wait for the disk), and the
  * committer then fsyncs the WAL file itself, on libuv's thread pool: the event loop keeps
@@ -75,6 +78,9 @@ export class GroupCommitter {
 
   private flush(): void {
     this.scheduled = false;
+    // While an fsync runs, units wait for its end: none of them could be released before the
+    // next fsync anyway, and waiting lets them commit together, in one larger transaction.
+    if (this.syncing) return;
     const units = this.queue.splice(0, MAX_BATCH);
     if (this.queue.length > 0) {
       this.scheduled = true;
@@ -131,6 +137,7 @@ export class GroupCommitter {
       // A failed fsync leaves nothing known durable: the submitters are refused (the sender retries).
       for (const s of settled) s(err ?? undefined);
       if (this.closed) this.closeWal();
+      else if (this.queue.length > 0) this.flush();
       else this.sync();
     });
   }
