@@ -11,13 +11,13 @@ function clockTicks(): number {
   return ticks;
 }
 
-function statOf(pid: number | string): { comm: string; cpu: number } | undefined {
+function statOf(pid: number | string): { comm: string; ppid: number; cpu: number } | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const close = text.lastIndexOf(')');
     const fields = text.slice(close + 2).split(' ');
-    // utime and stime are fields 14 and 15 of stat(5); fields[0] here is field 3.
-    return { comm: text.slice(text.indexOf('(') + 1, close), cpu: (Number(fields[11]) + Number(fields[12])) / clockTicks() };
+    // ppid, utime and stime are fields 4, 14 and 15 of stat(5); fields[0] here is field 3.
+    return { comm: text.slice(text.indexOf('(') + 1, close), ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / clockTicks() };
   } catch {
     return undefined;
   }
@@ -28,19 +28,24 @@ export function cpuSecondsOf(pid: number | undefined): number | undefined {
   return pid === undefined ? undefined : statOf(pid)?.cpu;
 }
 
-/** User + system CPU seconds of every live process named `comm` (e.g. `postgres`: the server and its backends). */
-export function cpuSecondsOfCommand(comm: string): number | undefined {
+/**
+ * User + system CPU seconds of every live process named `comm` (e.g. `postgres`: the server and
+ * its backends); with `under`, only those descending from that process (not another user's server).
+ */
+export function cpuSecondsOfCommand(comm: string, under?: number): number | undefined {
   let pids: string[];
   try {
     pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
   } catch {
     return undefined;
   }
+  const stats = new Map(pids.map((p) => [Number(p), statOf(p)]));
+  const descends = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; p = stats.get(p)?.ppid ?? 0, hops++) if (p === under) return true;
+    return false;
+  };
   let sum = 0;
-  for (const pid of pids) {
-    const s = statOf(pid);
-    if (s?.comm === comm) sum += s.cpu;
-  }
+  for (const [pid, s] of stats) if (s?.comm === comm && (under === undefined || descends(pid))) sum += s.cpu;
   return sum;
 }
 

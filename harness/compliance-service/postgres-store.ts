@@ -392,6 +392,11 @@ export class PostgresRegistryStore implements RegistryStore {
     return out;
   }
 
+  /** NOTIFY on `channel` (best effort: its listeners poll too). */
+  async notify(channel: string): Promise<void> {
+    await this.pool.query('SELECT pg_notify($1, $2)', [channel, '']).catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }
