@@ -4,14 +4,13 @@
  * without it, and a CA kept in the directory from an earlier run (an RSA key, as node-forge wrote
  * it) still issues the server certificate.
  */
-import { generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { generateKeyPairSync, webcrypto, X509Certificate } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-// @ts-expect-error node-forge ships no types
-import forge from 'node-forge';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AddressPolicy } from '../../../net/address-policy.js';
@@ -77,19 +76,25 @@ describe('bootstrap test CA', () => {
   it('issues the server certificate under an RSA CA kept in the directory from an earlier run', async () => {
     const dir = tempDir();
     const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const name = [{ name: 'commonName', value: 'proto-comply TEST-ONLY bootstrap CA' }];
-    const cert = forge.pki.createCertificate();
-    cert.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }));
-    cert.serialNumber = '01';
-    cert.validity.notBefore = new Date(Date.now() - 86_400_000);
-    cert.validity.notAfter = new Date(Date.now() + 86_400_000);
-    cert.setSubject(name);
-    cert.setIssuer(name);
-    cert.setExtensions([{ name: 'basicConstraints', cA: true }]);
-    cert.sign(forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' })), forge.md.sha256.create());
+    const rsa = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
+    const keys = {
+      publicKey: await webcrypto.subtle.importKey('spki', publicKey.export({ type: 'spki', format: 'der' }), rsa, true, ['verify']),
+      privateKey: await webcrypto.subtle.importKey('pkcs8', privateKey.export({ type: 'pkcs8', format: 'der' }), rsa, true, ['sign']),
+    };
+    x509.cryptoProvider.set(webcrypto as never);
+    const cert = await x509.X509CertificateGenerator.createSelfSigned({
+      serialNumber: '01',
+      name: 'CN=proto-comply TEST-ONLY bootstrap CA',
+      notBefore: new Date(Date.now() - 86_400_000),
+      notAfter: new Date(Date.now() + 86_400_000),
+      signingAlgorithm: rsa,
+      keys: keys as never,
+      extensions: [new x509.BasicConstraintsExtension(true, undefined, true)],
+    });
     mkdirSync(join(dir, 'certs'), { recursive: true });
     mkdirSync(join(dir, 'keys'), { recursive: true });
-    writeFileSync(join(dir, 'certs', 'ca.pem'), forge.pki.certificateToPem(cert));
+    writeFileSync(join(dir, 'certs', 'ca.pem'), cert.toString('pem'));
+    // An earlier run's key, in the PKCS#1 form node-forge wrote.
     writeFileSync(join(dir, 'keys', 'ca.private.key'), privateKey.export({ type: 'pkcs1', format: 'pem' }));
     const ca = await testCa(dir, BOOTSTRAP_HOSTS);
     expectChain(ca.caPem, ca.serverCertPem);

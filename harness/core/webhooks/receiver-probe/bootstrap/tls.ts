@@ -3,20 +3,23 @@
  * `dir/keys/ca.private.key` (the layout of the proxy's CA), reused when present, else written;
  * one server certificate for the given host names.
  *
- * New keys are ECDSA P-256 from node:crypto (made in well under a millisecond, where RSA-2048 took
- * 100-200 ms of CPU each, and each TLS handshake then signs with ECDSA instead of RSA); the
- * certificates are assembled with node-forge's ASN.1 encoder (forge's own certificate builder
- * knows RSA keys only) and signed by node:crypto. A CA kept in a directory from an earlier run
- * may hold an RSA key: it still signs, with sha256WithRSAEncryption.
+ * New keys are ECDSA P-256 (made in well under a millisecond, where RSA-2048 took 100-200 ms of
+ * CPU each, and each TLS handshake then signs with ECDSA instead of RSA); the certificates are
+ * built and signed by @peculiar/x509 over node's WebCrypto. A CA kept in a directory from an
+ * earlier run may hold an RSA key: it still signs, with sha256WithRSAEncryption.
  * One CA and one server certificate are made per process and CA: certifications running side by
  * side in one process (the self-tests) share them.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import { createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as x509 from '@peculiar/x509';
 
-// @ts-expect-error node-forge ships no types (no @types package is installed): only its ASN.1 encoder is used
-import asn1 from 'node-forge/lib/asn1.js';
+// Node's WebCrypto is the standard one; the project compiles without the DOM library's names for it.
+x509.cryptoProvider.set(webcrypto as never);
+const { subtle } = webcrypto;
+type CryptoKey = webcrypto.CryptoKey;
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
 
 export interface TestCa {
   caPem: string;
@@ -30,160 +33,79 @@ interface Pair {
   keyPem: string;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: forge's ASN.1 nodes are untyped
-type Node = any;
-const { Class, Type } = asn1 as { Class: Record<string, number>; Type: Record<string, number> };
-const seq = (items: Node[]): Node => asn1.create(Class.UNIVERSAL, Type.SEQUENCE, true, items);
-const oid = (dotted: string): Node => asn1.create(Class.UNIVERSAL, Type.OID, false, asn1.oidToDer(dotted).getBytes());
-const bin = (b: Buffer): string => b.toString('binary');
-const der = (node: Node): Buffer => Buffer.from(asn1.toDer(node).getBytes(), 'binary');
+const EC: webcrypto.EcKeyGenParams & webcrypto.EcdsaParams = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+const RSA: webcrypto.RsaHashedImportParams = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
+const CA_NAME = 'CN=proto-comply TEST-ONLY bootstrap CA, O=proto-comply';
+const DAY = 86_400_000;
 
-const OID = {
-  commonName: '2.5.4.3',
-  organizationName: '2.5.4.10',
-  ecdsaWithSha256: '1.2.840.10045.4.3.2',
-  sha256WithRsa: '1.2.840.113549.1.1.11',
-  basicConstraints: '2.5.29.19',
-  keyUsage: '2.5.29.15',
-  extKeyUsage: '2.5.29.37',
-  serverAuth: '1.3.6.1.5.5.7.3.1',
-  subjectAltName: '2.5.29.17',
-  subjectKeyIdentifier: '2.5.29.14',
-  authorityKeyIdentifier: '2.5.29.35',
-};
+/** A positive serial number, hex. */
+const serial = (): string => `01${randomBytes(8).toString('hex')}`;
 
-const CA_NAME: Array<[string, string]> = [
-  [OID.commonName, 'proto-comply TEST-ONLY bootstrap CA'],
-  [OID.organizationName, 'proto-comply'],
-];
-
-function name(attrs: Array<[string, string]>): Node {
-  return seq(
-    attrs.map(([type, value]) =>
-      asn1.create(Class.UNIVERSAL, Type.SET, true, [seq([oid(type), asn1.create(Class.UNIVERSAL, Type.UTF8, false, bin(Buffer.from(value, 'utf8')))])]),
-    ),
-  );
-}
-
-function extension(id: string, critical: boolean, value: Node): Node {
-  return seq([
-    oid(id),
-    ...(critical ? [asn1.create(Class.UNIVERSAL, Type.BOOLEAN, false, '\xff')] : []),
-    asn1.create(Class.UNIVERSAL, Type.OCTETSTRING, false, bin(der(value))),
-  ]);
-}
-
-/** keyUsage bits (RFC 5280 4.2.1.3) as a DER named BIT STRING: trailing zero bits dropped. */
-function keyUsage(bits: number[]): Node {
-  const byte = bits.reduce((b, i) => b | (0x80 >> i), 0);
-  const unused = Math.min(7, 7 - Math.max(...bits));
-  return asn1.create(Class.UNIVERSAL, Type.BITSTRING, false, String.fromCharCode(unused, byte));
-}
-
-/** The key identifier of RFC 5280 4.2.1.2 method 1: SHA-1 of the subjectPublicKey bits. */
-function keyId(spki: Buffer): string {
-  const bits = asn1.fromDer(bin(spki)).value[1].value as string; // the BIT STRING: unused-bits byte, then the key
-  return bin(
-    createHash('sha1')
-      .update(Buffer.from(bits.slice(1), 'binary'))
-      .digest(),
-  );
-}
-
-interface CertSpec {
-  subject: Array<[string, string]>;
-  /** The issuer's Name, as encoded in its own certificate (or to be). */
-  issuer: Node;
-  subjectKey: KeyObject;
-  issuerKey: KeyObject;
-  issuerPublic: KeyObject;
-  days: number;
-  ca: boolean;
-  hosts?: readonly string[];
-}
-
-/** A v3 certificate for `subjectKey`, signed by `issuerKey` (ECDSA P-256 or RSA, SHA-256), as PEM. */
-function certificate(s: CertSpec): string {
-  const spki = s.subjectKey.export({ type: 'spki', format: 'der' });
-  const rsa = s.issuerKey.asymmetricKeyType === 'rsa';
-  const algorithm = seq(rsa ? [oid(OID.sha256WithRsa), asn1.create(Class.UNIVERSAL, Type.NULL, false, '')] : [oid(OID.ecdsaWithSha256)]);
-  const time = (d: Date) => asn1.create(Class.UNIVERSAL, Type.UTCTIME, false, asn1.dateToUtcTime(d));
-  const extensions = [
-    extension(OID.basicConstraints, true, seq(s.ca ? [asn1.create(Class.UNIVERSAL, Type.BOOLEAN, false, '\xff')] : [])),
-    // CA: keyCertSign (5), cRLSign (6); server: digitalSignature (0).
-    extension(OID.keyUsage, true, keyUsage(s.ca ? [5, 6] : [0])),
-    ...(s.ca ? [] : [extension(OID.extKeyUsage, false, seq([oid(OID.serverAuth)]))]),
-    ...(s.hosts ? [extension(OID.subjectAltName, false, seq(s.hosts.map((h) => asn1.create(Class.CONTEXT_SPECIFIC, 2, false, h))))] : []),
-    extension(OID.subjectKeyIdentifier, false, asn1.create(Class.UNIVERSAL, Type.OCTETSTRING, false, keyId(spki))),
-    extension(
-      OID.authorityKeyIdentifier,
-      false,
-      seq([asn1.create(Class.CONTEXT_SPECIFIC, 0, false, keyId(s.issuerPublic.export({ type: 'spki', format: 'der' })))]),
-    ),
-  ];
-  const now = Date.now();
-  const tbs = seq([
-    asn1.create(Class.CONTEXT_SPECIFIC, 0, true, [asn1.create(Class.UNIVERSAL, Type.INTEGER, false, '\x02')]), // v3
-    asn1.create(Class.UNIVERSAL, Type.INTEGER, false, `\x01${bin(randomBytes(8))}`), // positive
-    algorithm,
-    s.issuer,
-    seq([time(new Date(now - 86_400_000)), time(new Date(now + s.days * 86_400_000))]),
-    name(s.subject),
-    asn1.fromDer(bin(spki)),
-    asn1.create(Class.CONTEXT_SPECIFIC, 3, true, [seq(extensions)]),
-  ]);
-  const tbsDer = der(tbs);
-  const signature = sign('sha256', tbsDer, s.issuerKey);
-  const cert = der(seq([asn1.fromDer(bin(tbsDer)), algorithm, asn1.create(Class.UNIVERSAL, Type.BITSTRING, false, `\x00${bin(signature)}`)]));
-  return `-----BEGIN CERTIFICATE-----\n${cert
+async function keyPem(key: CryptoKey): Promise<string> {
+  const der = Buffer.from(await subtle.exportKey('pkcs8', key));
+  return `-----BEGIN PRIVATE KEY-----\n${der
     .toString('base64')
     .replace(/.{1,64}/g, '$&\n')
-    .trimEnd()}\n-----END CERTIFICATE-----\n`;
+    .trimEnd()}\n-----END PRIVATE KEY-----\n`;
 }
 
-/** The subject Name of a certificate as it encodes it (a CA kept from an earlier run names itself its own way). */
-function subjectOf(cert: X509Certificate): Node {
-  const tbs = asn1.fromDer(bin(cert.raw)).value[0].value as Node[];
-  // version [0] (v3), serialNumber, signature, issuer, validity, subject
-  return tbs[tbs[0].tagClass === Class.CONTEXT_SPECIFIC ? 5 : 4];
+async function ecPair(): Promise<CryptoKeyPair> {
+  return subtle.generateKey(EC, true, ['sign', 'verify']);
 }
 
-function ecKey(): KeyObject {
-  return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-}
-
-function makeCa(): Pair {
-  const key = ecKey();
-  const certPem = certificate({
-    subject: CA_NAME,
-    issuer: name(CA_NAME),
-    subjectKey: createPublicKey(key),
-    issuerKey: key,
-    issuerPublic: createPublicKey(key),
-    days: 5 * 365,
-    ca: true,
+async function makeCa(): Promise<Pair> {
+  const keys = await ecPair();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serial(),
+    name: CA_NAME,
+    notBefore: new Date(Date.now() - DAY),
+    notAfter: new Date(Date.now() + 5 * 365 * DAY),
+    signingAlgorithm: EC,
+    keys,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ],
   });
-  return { certPem, keyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string };
+  return { certPem: cert.toString('pem'), keyPem: await keyPem(keys.privateKey) };
 }
 
-function makeServerCert(ca: Pair, hosts: readonly string[]): Pair {
-  const key = ecKey();
-  const caCert = new X509Certificate(ca.certPem);
-  const certPem = certificate({
-    subject: [[OID.commonName, hosts[0]!]],
-    issuer: subjectOf(caCert),
-    subjectKey: createPublicKey(key),
-    issuerKey: createPrivateKey(ca.keyPem),
-    issuerPublic: caCert.publicKey,
-    days: 365,
-    ca: false,
-    hosts,
+/** The CA's private key for signing, whatever PEM form an earlier run left (PKCS#1 RSA, PKCS#8 EC or RSA). */
+async function signingKey(pem: string): Promise<{ key: CryptoKey; algorithm: webcrypto.Algorithm }> {
+  const object = createPrivateKey(pem);
+  const pkcs8 = object.export({ type: 'pkcs8', format: 'der' });
+  const algorithm = object.asymmetricKeyType === 'rsa' ? RSA : EC;
+  return { key: await subtle.importKey('pkcs8', pkcs8, algorithm, false, ['sign']), algorithm };
+}
+
+async function makeServerCert(ca: Pair, hosts: readonly string[]): Promise<Pair> {
+  const caCert = new x509.X509Certificate(ca.certPem);
+  const { key, algorithm } = await signingKey(ca.keyPem);
+  const keys = await ecPair();
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serial(),
+    subject: `CN=${hosts[0]}`,
+    issuer: caCert.subject,
+    notBefore: new Date(Date.now() - DAY),
+    notAfter: new Date(Date.now() + 365 * DAY),
+    signingAlgorithm: algorithm,
+    publicKey: keys.publicKey,
+    signingKey: key,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      new x509.SubjectAlternativeNameExtension(hosts.map((value) => ({ type: 'dns' as const, value }))),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+      await x509.AuthorityKeyIdentifierExtension.create(await caCert.publicKey.export()),
+    ],
   });
-  return { certPem, keyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string };
+  return { certPem: cert.toString('pem'), keyPem: await keyPem(keys.privateKey) };
 }
 
-let processCa: Pair | undefined;
-const serverCerts = new Map<string, Pair>();
+let processCa: Promise<Pair> | undefined;
+const serverCerts = new Map<string, Promise<Pair>>();
 
 export async function testCa(dir: string, hosts: readonly string[]): Promise<TestCa> {
   const caCertPath = join(dir, 'certs', 'ca.pem');
@@ -192,7 +114,7 @@ export async function testCa(dir: string, hosts: readonly string[]): Promise<Tes
   if (existsSync(caCertPath) && existsSync(caKeyPath)) ca = { certPem: readFileSync(caCertPath, 'utf8'), keyPem: readFileSync(caKeyPath, 'utf8') };
   else {
     processCa ??= makeCa();
-    ca = processCa;
+    ca = await processCa;
     mkdirSync(join(dir, 'certs'), { recursive: true });
     mkdirSync(join(dir, 'keys'), { recursive: true, mode: 0o700 });
     writeFileSync(caKeyPath, ca.keyPem, { mode: 0o600 });
@@ -201,5 +123,6 @@ export async function testCa(dir: string, hosts: readonly string[]): Promise<Tes
   const memo = `${ca.certPem}\u0000${hosts.join(',')}`;
   let server = serverCerts.get(memo);
   if (!server) serverCerts.set(memo, (server = makeServerCert(ca, hosts)));
-  return { caPem: ca.certPem, caCertPath, serverCertPem: server.certPem, serverKeyPem: server.keyPem };
+  const s = await server;
+  return { caPem: ca.certPem, caCertPath, serverCertPem: s.certPem, serverKeyPem: s.keyPem };
 }
