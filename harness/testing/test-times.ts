@@ -7,7 +7,7 @@
  * - docs/testing.md names them with these times (checked by test-times.test.ts).
  * Refresh the figures from a CI log when a file's time changes much (these: the fresh-clone CI of
  * 29 November, 16:50 UTC, machine otherwise quiet).
- * FRESH_CLONE_CI below is the slower of that day's two quiet fresh-clone runs (11.3 and 13.7 minutes).
+ * FRESH_CLONE_CI below is the slowest of that day's three quiet fresh-clone runs (11.3, 13.7 and 14.3 minutes).
  */
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -36,7 +36,7 @@ export const SLOW_TEST_FILES: Readonly<Record<string, number>> = {
  * (a fresh clone and a quiet machine are not what `npm run bench` has): `npm run bench -- ci`
  * prints them against the 15-minute target, marked as recorded.
  */
-export const FRESH_CLONE_CI = { wholeMinutes: 13.7, vitestMinutes: 12.1, targetMinutes: 15 } as const;
+export const FRESH_CLONE_CI = { wholeMinutes: 14.3, vitestMinutes: 12.6, targetMinutes: 15 } as const;
 
 /** Known slow files first, longest first; every other file after them in vitest's own order. */
 export class SlowFirstSequencer extends BaseSequencer {
