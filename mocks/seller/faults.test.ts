@@ -93,6 +93,28 @@ const creativeSync = (seller: RunningMockSeller, format: string) => ({
     },
   ],
 });
+
+/**
+ * Creates a buy (`args`, its first package given `packageExtra`), then syncs creative c1 with an
+ * assignment to that package (`syncExtra`, e.g. dry_run); the created buy and its arguments.
+ */
+async function createAndAssign(
+  { seller, client }: ProbeContext,
+  args: Record<string, unknown> = createArgs(),
+  packageExtra: Record<string, unknown> = {},
+  syncExtra: Record<string, unknown> = {},
+) {
+  const packages = [{ ...(args.packages as Record<string, unknown>[])[0], ...packageExtra }];
+  const buy = await client.ok('create_media_buy', { ...args, packages });
+  const package_id = (buy.packages as Record<string, unknown>[])[0]!.package_id;
+  await client.ok('sync_creatives', {
+    ...creativeSync(seller, 'display_300x250'),
+    account: args.account,
+    ...syncExtra,
+    assignments: [{ creative_id: 'c1', package_id }],
+  });
+  return { args, buy };
+}
 const activation = (segment: string) => ({ idempotency_key: key(), signal_agent_segment_id: segment, destinations: [{ type: 'platform', platform: 'dsp' }] });
 const governanceCheck = (plan_id: string) => ({ plan_id, caller: 'https://buyer.example/agent', tool: 'create_media_buy', payload: { budget: 1000 } });
 
@@ -452,56 +474,31 @@ const PROBES: Record<string, Probe> = {
     },
   },
   'revision-incremented-on-sync-assignment': {
-    async violated({ seller, client }) {
-      const args = createArgs();
-      const buy = await client.ok('create_media_buy', args);
-      const package_id = (buy.packages as Record<string, unknown>[])[0]!.package_id;
-      await client.ok('sync_creatives', {
-        ...creativeSync(seller, 'display_300x250'),
-        account: args.account,
-        assignments: [{ creative_id: 'c1', package_id }],
-      });
+    async violated(ctx) {
+      const { client } = ctx;
+      const { buy } = await createAndAssign(ctx);
       return (await readBuy(client, buy.media_buy_id)).revision !== buy.revision;
     },
   },
   'revision-incremented-on-validation-only': {
-    async violated({ seller, client }) {
-      const args = createArgs();
-      const buy = await client.ok('create_media_buy', args);
-      const package_id = (buy.packages as Record<string, unknown>[])[0]!.package_id;
-      await client.ok('sync_creatives', {
-        ...creativeSync(seller, 'display_300x250'),
-        account: args.account,
-        dry_run: true,
-        assignments: [{ creative_id: 'c1', package_id }],
-      });
+    async violated(ctx) {
+      const { client } = ctx;
+      const { buy } = await createAndAssign(ctx, createArgs(), {}, { dry_run: true });
       return (await readBuy(client, buy.media_buy_id)).revision !== buy.revision;
     },
   },
   'creatives-assigned-stays-pending': {
-    async violated({ seller, client }) {
-      const args = createArgs({ start_time: isoIn(7), end_time: isoIn(37) });
-      const packages = [{ ...(args.packages as Record<string, unknown>[])[0], format_ids: [{ agent_url: seller.baseUrl, id: 'display_300x250' }] }];
-      const buy = await client.ok('create_media_buy', { ...args, packages });
-      const package_id = (buy.packages as Record<string, unknown>[])[0]!.package_id;
-      await client.ok('sync_creatives', {
-        ...creativeSync(seller, 'display_300x250'),
-        account: args.account,
-        assignments: [{ creative_id: 'c1', package_id }],
-      });
+    async violated(ctx) {
+      const { seller, client } = ctx;
+      const dated = createArgs({ start_time: isoIn(7), end_time: isoIn(37) });
+      const { buy } = await createAndAssign(ctx, dated, { format_ids: [{ agent_url: seller.baseUrl, id: 'display_300x250' }] });
       return buy.status === 'pending_creatives' && (await readBuy(client, buy.media_buy_id)).status === 'pending_creatives';
     },
   },
   'terminal-keeps-creative-assignments': {
-    async violated({ seller, client }) {
-      const args = createArgs();
-      const buy = await client.ok('create_media_buy', args);
-      const package_id = (buy.packages as Record<string, unknown>[])[0]!.package_id;
-      await client.ok('sync_creatives', {
-        ...creativeSync(seller, 'display_300x250'),
-        account: args.account,
-        assignments: [{ creative_id: 'c1', package_id }],
-      });
+    async violated(ctx) {
+      const { client } = ctx;
+      const { args, buy } = await createAndAssign(ctx);
       await client.ok('update_media_buy', { ...update(buy.media_buy_id, { canceled: true }), account: args.account });
       const read = (await client.ok('get_media_buys', { media_buy_ids: [buy.media_buy_id], account: args.account })).media_buys as Record<string, unknown>[];
       return (read[0]!.packages as Record<string, unknown>[]).some((p) => Array.isArray(p.creative_approvals) && p.creative_approvals.length > 0);

@@ -32,7 +32,7 @@ import { type WebhookRegistration, parseRegistration, registrationOf } from './r
 import { type RetryPolicy, WebhookSender } from './sender.js';
 import type { WebhookAdmission } from './admission.js';
 import type { AddressPolicy } from '../../../harness/core/net/address-policy.js';
-import { AccountSubscribers } from './account-subscribers.js';
+import { AccountSubscribers, type SubscriberDeps } from './account-subscribers.js';
 import { AgentSubscribers } from './agent-subscribers.js';
 import { SubscriberChallenger } from './subscriptions.js';
 
@@ -105,20 +105,16 @@ export class WebhookService {
       (principal, id, items) => this.pushImpairments(principal, id, items),
     );
     this.challenger = new SubscriberChallenger(deps);
-    this.subscribers = new AccountSubscribers({
+    // Account-level (sync_accounts) and agent-level (3.2) subscriptions: the same challenger and sender.
+    const subscriberDeps: SubscriberDeps = {
       records: deps.records,
       challenger: this.challenger,
       faults: deps.faults,
       send: (e) => this.sender.send(e),
       now: () => Date.now(),
-    });
-    this.agentSubscribers = new AgentSubscribers({
-      records: deps.records,
-      challenger: this.challenger,
-      faults: deps.faults,
-      send: (e) => this.sender.send(e),
-      now: () => Date.now(),
-    });
+    };
+    this.subscribers = new AccountSubscribers(subscriberDeps);
+    this.agentSubscribers = new AgentSubscribers(subscriberDeps);
     this.unsubscribe = [
       deps.events.on('creative.status_changed', (e) => this.subscribers.creativeStatusChanged(e)),
       deps.events.on('task.status_changed', (e) => this.onTaskStatus(e)),
